@@ -1,0 +1,123 @@
+# extkit - one non-recursive Makefile (see STYLE.md "Build").
+#
+#   make                 library and tools
+#   make check           unit, image and fuzz-seed tests (SANITIZE=1 for ASan+UBSan)
+#   make demo            build, make a sample image, inspect it
+#   make fuzz            libFuzzer targets (clang)
+#   make install PREFIX=/usr/local DESTDIR=
+#   make sparse          endianness check with sparse
+#   DEVELOPER=1          warnings are errors
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+MANDIR   ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+CFLAGS   ?= -O2 -g
+WARN     := -std=c11 -Wall -Wextra -Wvla -Wstrict-prototypes -Wno-sign-compare \
+	    -Wno-missing-field-initializers
+ifeq ($(DEVELOPER),1)
+WARN     += -Werror
+endif
+ifeq ($(SANITIZE),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+BUILD    := build-san
+else
+SANFLAGS :=
+BUILD    := build
+endif
+ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LIBS     := -lpthread
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIBA     := $(BUILD)/lib/libextkit.a
+
+TOOLS    := debugfs
+define tool_rules
+$(1)_SRCS := $$(sort $$(wildcard $(1)/*.c))
+$(1)_OBJS := $$($(1)_SRCS:%.c=$$(BUILD)/%.o)
+$$(BUILD)/$(1)/extkit-$(1): $$($(1)_OBJS) $$(LIBA)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS)
+$(1)/extkit-$(1): $$(BUILD)/$(1)/extkit-$(1)
+	@ln -sf ../$$< $$@
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
+BINS     := $(foreach t,$(TOOLS),$(t)/extkit-$(t))
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/check_*.c))
+UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all check unit imgtest fuzz fuzz-seeds demo install clean sparse deps
+all: deps $(LIBA) $(BINS)
+
+# installs missing build dependencies (or prints the apt-get line)
+deps:
+	@scripts/install-deps --check-only >/dev/null 2>&1 || scripts/install-deps
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBA): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Itests/unit -o $@ $< $(LIBA) $(ALL_LDFLAGS) $(CHECK_LIBS) $(LIBS)
+
+# fuzz targets built with a replay main() for `make check`
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(LIBA) $(ALL_LDFLAGS) $(LIBS)
+
+FUZZ_REPLAY := $(FUZZ_SRCS:%.c=$(BUILD)/%)
+
+check: all $(UNIT_BINS) $(FUZZ_REPLAY)
+	@tests/run-unit.sh $(UNIT_BINS)
+	@tests/run-fuzz-seeds.sh $(FUZZ_REPLAY)
+	@BUILD=$(BUILD) tests/run-img.sh
+
+unit: all $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+imgtest: all
+	@BUILD=$(BUILD) tests/run-img.sh
+
+fuzz: $(LIB_SRCS)
+	@mkdir -p build-fuzz
+	for f in $(FUZZ_SRCS); do \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib \
+	    -o build-fuzz/$$(basename $$f .c) $$f $(LIB_SRCS) -lpthread || exit 1; \
+	done
+
+demo: all
+	@scripts/demo.sh
+
+sparse:
+	sparse -D__CHECKER__ -D_GNU_SOURCE -Ilib $(LIB_SRCS)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/extkit \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(foreach t,$(TOOLS),$(BUILD)/$(t)/extkit-$(t)) $(DESTDIR)$(BINDIR)
+	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)
+	install -m 644 lib/extkit.h lib/ondisk.h lib/endian.h $(DESTDIR)$(INCDIR)/extkit
+	install -m 644 $(foreach t,$(TOOLS),man/extkit-$(t).8) $(DESTDIR)$(MANDIR)/man8
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(shell sed -n 's/^#define EK_VERSION "\(.*\)"/\1/p' lib/extkit.h)|' \
+	    extkit.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/extkit.pc
+
+clean:
+	rm -rf build build-san build-fuzz $(BINS)
+
+-include $(shell find build build-san -name '*.d' 2>/dev/null)

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * extkit.h - libextkit public interface.
+ *
+ * The library reads (and later writes) ext2/ext3/ext4 images.  It never
+ * prints and never exits: functions return 0 or a negative error code
+ * (-ENOMEM, -EIO, -EINVAL for caller bugs, or -EK_CORRUPT, -EK_BADCRC,
+ * -EK_UNSUPP), and the place where damage was found is recorded for
+ * ek_error_msg().  Decoded ("in-core") structures carry host-order values;
+ * raw on-disk structures live in ondisk.h.
+ */
+#ifndef EXTKIT_H
+#define EXTKIT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ondisk.h"
+
+#define EK_VERSION "0.1.0"
+
+typedef uint64_t ek_blk_t;	/* filesystem block number */
+typedef uint32_t ek_ino_t;	/* inode number */
+typedef uint32_t ek_tid_t;	/* journal transaction id */
+
+/* ---- errors (err.c) ---------------------------------------------------- */
+
+enum {
+	EK_CORRUPT = 2000,	/* on-disk structure is inconsistent */
+	EK_BADCRC,		/* checksum mismatch (data decoded anyway) */
+	EK_UNSUPP,		/* feature or format we do not handle */
+};
+
+enum ek_where {
+	EK_AT_NONE,
+	EK_AT_BLOCK,		/* where = block number */
+	EK_AT_INODE,		/* where = inode number */
+	EK_AT_GROUP,		/* where = group number */
+	EK_AT_OFFSET,		/* where = byte offset in the image */
+};
+
+struct ek_error {
+	int code;			/* negative error code */
+	enum ek_where kind;
+	uint64_t where;
+	const char *file;		/* source location that detected it, for -v */
+	int line;
+	char msg[320];			/* "inode 12: extent header bad magic 0x0" */
+};
+
+/* The last error recorded on this thread; valid until the next one. */
+const struct ek_error *ek_last_error(void);
+/* Message of the last error if @err matches it, else a generic text for @err. */
+const char *ek_error_msg(int err);
+const char *ek_strerror(int err);
+void ek_error_clear(void);
+
+int ek__error(int code, const char *file, int line, enum ek_where kind,
+	      uint64_t where, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+#define ek_corrupt(blk, ...) \
+	ek__error(-EK_CORRUPT, __FILE__, __LINE__, EK_AT_BLOCK, (blk), __VA_ARGS__)
+#define ek_corrupt_ino(ino, ...) \
+	ek__error(-EK_CORRUPT, __FILE__, __LINE__, EK_AT_INODE, (ino), __VA_ARGS__)
+#define ek_corrupt_grp(grp, ...) \
+	ek__error(-EK_CORRUPT, __FILE__, __LINE__, EK_AT_GROUP, (grp), __VA_ARGS__)
+#define ek_corrupt_fs(...) \
+	ek__error(-EK_CORRUPT, __FILE__, __LINE__, EK_AT_NONE, 0, __VA_ARGS__)
+#define ek_badcrc(blk, ...) \
+	ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_BLOCK, (blk), __VA_ARGS__)
+#define ek_badcrc_ino(ino, ...) \
+	ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_INODE, (ino), __VA_ARGS__)
+#define ek_unsupp(...) \
+	ek__error(-EK_UNSUPP, __FILE__, __LINE__, EK_AT_NONE, 0, __VA_ARGS__)
+#define ek_err(code, ...) \
+	ek__error((code), __FILE__, __LINE__, EK_AT_NONE, 0, __VA_ARGS__)
+
+/* ---- memory (err.c) ---------------------------------------------------- */
+
+/* calloc(n, sz) that fails with NULL on overflow or when n * sz > 1 GiB */
+void *ek_calloc(size_t n, size_t sz);
+void *ek_malloc(size_t sz);
+
+/* ---- crc (crc.c) ------------------------------------------------------- */
+
+/* crc32c (Castagnoli), kernel convention: no pre/post inversion inside. */
+uint32_t ek_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t ek_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+/* crc16 (poly 0x8005, reflected) as used by uninit_bg descriptors */
+uint16_t ek_crc16(uint16_t crc, const void *buf, size_t len);
+/* big-endian crc32 (poly 0x04C11DB7), jbd2 checksum v1 */
+uint32_t ek_crc32_be(uint32_t crc, const void *buf, size_t len);
+
+/* ---- io (io.c) --------------------------------------------------------- */
+
+#define EK_IO_RW	0x1	/* open for writing (O_EXCL on block devices) */
+
+struct ek_io;
+
+/*
+ * Open @path (image file or block device); @offset is where the filesystem
+ * starts inside it.  On success *out is owned by the caller: ek_io_close().
+ */
+int ek_io_open(const char *path, unsigned flags, uint64_t offset, struct ek_io **out);
+void ek_io_close(struct ek_io *io);
+/* bytes available after the offset */
+uint64_t ek_io_size(const struct ek_io *io);
+/* Read exactly @len bytes at @off (relative to the offset); -EIO on error or EOF. */
+int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off);
+int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
+const char *ek_io_path(const struct ek_io *io);
+
+/* ---- superblock (super.c) ---------------------------------------------- */
+
+struct ek_feature {
+	int type;		/* 0 compat, 1 incompat, 2 ro_compat */
+	uint32_t mask;
+	const char *name;	/* e2fsprogs spelling */
+};
+
+#define EK_FEAT_COMPAT		0
+#define EK_FEAT_INCOMPAT	1
+#define EK_FEAT_RO_COMPAT	2
+
+/* incompat features we can read */
+#define EK_INCOMPAT_SUPP (EXT4_FEATURE_INCOMPAT_FILETYPE | \
+	EXT4_FEATURE_INCOMPAT_RECOVER | EXT4_FEATURE_INCOMPAT_META_BG | \
+	EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT | \
+	EXT4_FEATURE_INCOMPAT_MMP | EXT4_FEATURE_INCOMPAT_FLEX_BG | \
+	EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_CSUM_SEED | \
+	EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA | \
+	EXT4_FEATURE_INCOMPAT_ENCRYPT | EXT4_FEATURE_INCOMPAT_CASEFOLD)
+
+/* Name of one feature bit, or NULL; ek_feature_lookup parses "FEATURE_C12" too. */
+const char *ek_feature_name(int type, uint32_t mask);
+int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
+const struct ek_feature *ek_feature_table(size_t *count);
+
+/* Decoded superblock: host order, lo/hi pairs joined. */
+struct ek_super {
+	uint32_t inodes_count;
+	uint64_t blocks_count;
+	uint64_t r_blocks_count;
+	uint64_t free_blocks_count;
+	uint32_t free_inodes_count;
+	uint32_t first_data_block;
+	uint32_t log_block_size;
+	uint32_t log_cluster_size;
+	uint32_t blocks_per_group;
+	uint32_t clusters_per_group;
+	uint32_t inodes_per_group;
+	uint32_t rev_level;
+	uint32_t first_ino;
+	uint32_t inode_size;
+	uint32_t compat, incompat, ro_compat;
+	uint32_t desc_size;
+	uint32_t reserved_gdt_blocks;
+	uint32_t first_meta_bg;
+	uint32_t log_groups_per_flex;
+	uint32_t journal_inum;
+	uint32_t last_orphan;
+	uint32_t orphan_file_inum;
+	uint32_t hash_seed[4];
+	uint32_t def_hash_version;
+	uint32_t flags;
+	uint32_t min_extra_isize, want_extra_isize;
+	uint32_t checksum_seed;
+	uint32_t checksum;
+	uint16_t state, magic;
+	int64_t mtime, wtime, mkfs_time, lastcheck;
+	uint8_t uuid[16];
+};
+
+/*
+ * Decode and validate the 1024-byte superblock at @raw, in order: magic,
+ * unknown incompat features (-EK_UNSUPP), checksum (-EK_BADCRC unless
+ * @ignore_csum), then geometry.  @sb_blk is for messages.
+ */
+int ek_super_decode(const struct ext4_super_block *raw, bool ignore_csum,
+		    struct ek_super *out);
+uint32_t ek_super_csum(const struct ext4_super_block *raw);
+
+/* field table for the raw superblock: drives stats/ssv/JSON */
+enum ek_ftype { EK_F_UINT, EK_F_HEX, EK_F_TIME, EK_F_UUID, EK_F_STRING,
+		EK_F_BYTES, EK_F_HASHALG, EK_F_FEATURES, EK_F_STATE,
+		EK_F_ERRORS, EK_F_OS, EK_F_MNTOPTS };
+
+struct ek_field {
+	const char *name;	/* snake_case without the s_ prefix */
+	uint16_t offset;
+	uint16_t size;		/* bytes of the low part (1, 2, 4, 8, or array length) */
+	uint16_t hi_offset;	/* 0: none */
+	uint8_t hi_size;
+	uint8_t type;		/* enum ek_ftype */
+	uint16_t count;		/* array elements (0/1 scalar) */
+};
+
+const struct ek_field *ek_super_fields(size_t *count);
+/* value of an integer field (lo | hi << bits) */
+uint64_t ek_field_get(const void *raw, const struct ek_field *f, unsigned idx);
+
+/* ---- filesystem (fs.c) ------------------------------------------------- */
+
+struct ek_group {
+	ek_blk_t block_bitmap;
+	ek_blk_t inode_bitmap;
+	ek_blk_t inode_table;
+	uint32_t free_blocks;
+	uint32_t free_inodes;
+	uint32_t used_dirs;
+	uint32_t itable_unused;
+	uint32_t block_bitmap_csum;
+	uint32_t inode_bitmap_csum;
+	uint16_t flags;
+	uint16_t checksum;
+	bool csum_bad;		/* descriptor checksum mismatch */
+};
+
+#define EK_OPEN_RW		0x01	/* writable */
+#define EK_OPEN_NO_BITMAPS	0x02	/* never read bitmaps (debugfs -c) */
+#define EK_OPEN_IGNORE_CSUM	0x04	/* decode despite checksum errors */
+
+struct ek_open_opts {
+	unsigned flags;
+	uint64_t offset;	/* byte offset of the fs in the image */
+	ek_blk_t superblock;	/* 0: primary; else a backup superblock block */
+	uint32_t blocksize;	/* with superblock: its block size (0: try all) */
+};
+
+#define EK_MAX_WARNINGS 64
+
+struct ek_fs {
+	struct ek_io *io;
+	struct ext4_super_block *raw_sb;	/* owned, 1024 bytes as read */
+	struct ek_super sb;
+	uint32_t blksz;
+	uint32_t log_blksz;		/* log2(blksz) */
+	uint32_t cluster_bits;		/* log2(blocks per cluster) */
+	uint32_t group_count;
+	uint32_t desc_size;
+	uint32_t desc_per_block;
+	uint32_t inode_size;
+	uint32_t inodes_per_block;
+	uint32_t itable_blocks;		/* inode table blocks per group */
+	uint32_t csum_seed;		/* metadata_csum seed */
+	ek_blk_t sb_block;		/* where the superblock was read (0 = primary) */
+	unsigned flags;			/* EK_OPEN_* */
+	bool has_csum;			/* metadata_csum */
+	bool has_gdt_csum;		/* uninit_bg (gdt_csum) */
+	struct ek_group *groups;	/* group_count entries */
+	uint8_t *gd_raw;		/* raw descriptor table */
+	uint8_t **block_bitmaps;	/* lazily loaded, per group */
+	uint8_t **inode_bitmaps;
+	unsigned nwarnings;		/* non-fatal findings on open/read */
+	char *warnings[EK_MAX_WARNINGS];
+	unsigned warnings_dropped;
+
+};
+
+/* Open the filesystem in @path.  *out is freed with ek_fs_close(). */
+int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs **out);
+void ek_fs_close(struct ek_fs *fs);
+/* Record a non-fatal finding (bad bitmap checksum...) for the tool to print. */
+void ek_fs_warn(struct ek_fs *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static inline bool ek_has_compat(const struct ek_fs *fs, uint32_t m) { return fs->sb.compat & m; }
+static inline bool ek_has_incompat(const struct ek_fs *fs, uint32_t m) { return fs->sb.incompat & m; }
+static inline bool ek_has_ro_compat(const struct ek_fs *fs, uint32_t m) { return fs->sb.ro_compat & m; }
+
+/* Read @count blocks at @blk into @buf; the range is checked against the fs. */
+int ek_fs_read_blocks(struct ek_fs *fs, ek_blk_t blk, uint32_t count, void *buf);
+bool ek_fs_block_valid(const struct ek_fs *fs, ek_blk_t blk);
+bool ek_fs_range_valid(const struct ek_fs *fs, ek_blk_t blk, uint64_t count);
+
+/* ---- groups and bitmaps (group.c) -------------------------------------- */
+
+uint32_t ek_group_of_block(const struct ek_fs *fs, ek_blk_t blk);
+uint32_t ek_group_of_ino(const struct ek_fs *fs, ek_ino_t ino);
+ek_blk_t ek_group_first_block(const struct ek_fs *fs, uint32_t g);
+ek_blk_t ek_group_last_block(const struct ek_fs *fs, uint32_t g);
+uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g);
+bool ek_group_has_super(const struct ek_fs *fs, uint32_t g);
+/* blocks used by the superblock copy and GDT (+reserved GDT) in group g */
+uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
+/* block number of GDT block @i (primary copy), meta_bg aware */
+ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
+uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
+/* decode descriptors from fs->gd_raw into fs->groups, checking each */
+int ek_groups_load(struct ek_fs *fs);
+
+/*
+ * Bitmaps: 1 = in use.  A BLOCK_UNINIT group's bitmap is computed; a
+ * checksum mismatch is a warning (ek_fs_warn), not an error.
+ */
+int ek_block_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
+int ek_inode_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
+/* 1 in use, 0 free, negative error */
+int ek_test_block(struct ek_fs *fs, ek_blk_t blk);
+int ek_test_inode(struct ek_fs *fs, ek_ino_t ino);
+
+static inline bool ek_bit_test(const uint8_t *map, uint64_t bit)
+{
+	return map[bit >> 3] & (1u << (bit & 7));
+}
+
+/* ---- inodes (inode.c) -------------------------------------------------- */
+
+struct ek_time {
+	int64_t sec;
+	uint32_t nsec;
+	bool present;		/* field exists in this inode */
+};
+
+struct ek_inode {
+	ek_ino_t ino;
+	uint16_t mode;
+	uint16_t links_count;
+	uint32_t uid, gid;
+	uint64_t size;
+	uint64_t blocks;	/* in 512-byte units, huge_file resolved */
+	uint32_t flags;
+	uint32_t generation;
+	uint64_t file_acl;
+	uint32_t dtime;
+	struct ek_time atime, ctime, mtime, crtime;
+	uint16_t extra_isize;	/* 0 for 128-byte inodes */
+	uint32_t projid;
+	uint64_t version;
+	uint32_t checksum;	/* as stored */
+	bool csum_bad;
+	uint32_t raw_size;	/* bytes in raw */
+	uint8_t *raw;		/* owned copy of the on-disk inode */
+};
+
+static inline const __le32 *ek_inode_i_block(const struct ek_inode *ei)
+{
+	return ((const struct ext4_inode *)ei->raw)->i_block;
+}
+
+/* Read and decode inode @ino.  Returns -EK_BADCRC with *out fully decoded
+ * when only the checksum is wrong.  Release with ek_inode_release(). */
+int ek_inode_read(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *out);
+/* Decode @raw (inode_size bytes) of inode @ino; copies raw. */
+int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_inode *out);
+void ek_inode_release(struct ek_inode *ei);
+uint32_t ek_inode_csum(const struct ek_fs *fs, ek_ino_t ino, const void *raw);
+uint32_t ek_inode_csum_seed(const struct ek_fs *fs, ek_ino_t ino, uint32_t generation);
+/* on-disk offset of inode @ino; -EK_CORRUPT if its table is out of range */
+int ek_inode_loc(struct ek_fs *fs, ek_ino_t ino, ek_blk_t *blk, uint32_t *off);
+bool ek_inode_has_inline(const struct ek_inode *ei);
+bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);
+
+/*
+ * Scan every inode table in order with large sequential reads.  @fn is
+ * called for each inode whose raw bytes are not all zero in groups that
+ * are initialised; return nonzero from @fn to stop (returned as is).
+ * Per-inode decode problems are passed to @fn via @err.
+ */
+typedef int (*ek_inode_scan_fn)(void *arg, struct ek_inode *ei, int err);
+int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg);
+
+static inline bool ek_is_dir(uint16_t m) { return (m & 0170000) == 0040000; }
+static inline bool ek_is_reg(uint16_t m) { return (m & 0170000) == 0100000; }
+static inline bool ek_is_lnk(uint16_t m) { return (m & 0170000) == 0120000; }
+static inline bool ek_is_chr(uint16_t m) { return (m & 0170000) == 0020000; }
+static inline bool ek_is_blk(uint16_t m) { return (m & 0170000) == 0060000; }
+static inline bool ek_is_fifo(uint16_t m) { return (m & 0170000) == 0010000; }
+static inline bool ek_is_sock(uint16_t m) { return (m & 0170000) == 0140000; }
+
+/* ---- block mapping (extent.c, blockmap.c, map.c) ----------------------- */
+
+enum ek_map_kind {
+	EK_MAP_DATA,		/* lblk..lblk+len-1 -> pblk.. */
+	EK_MAP_INDEX,		/* extent index entry: pblk is the child node */
+	EK_MAP_TREE,		/* a block holding tree nodes (extent node, IND/DIND/TIND) */
+};
+
+struct ek_mapping {
+	enum ek_map_kind kind;
+	unsigned level;		/* depth of the node holding the entry (0 = leaf) */
+	uint64_t lblk;
+	uint64_t len;		/* blocks (DATA), 1 (TREE), covered range or 0 (INDEX) */
+	ek_blk_t pblk;
+	bool unwritten;
+};
+
+/* return nonzero to stop the walk; the value is returned by the walk */
+typedef int (*ek_map_fn)(void *arg, const struct ek_mapping *m);
+
+/*
+ * Walk the block map of @ei (extent tree or indirect blocks) in logical
+ * order.  DATA runs are maximal contiguous runs for indirect maps.  Loops,
+ * shared tree blocks, out-of-range pointers and bad nodes stop the walk
+ * with -EK_CORRUPT naming the inode and block; a tree-block checksum
+ * mismatch is -EK_BADCRC at the end, after the walk completed.
+ */
+int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void *arg);
+/* physical block for @lblk; *pblk = 0 for a hole.  *unwritten optional. */
+int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
+		ek_blk_t *pblk, bool *unwritten);
+/* bigalloc: cluster size in blocks */
+static inline uint32_t ek_cluster_ratio(const struct ek_fs *fs) { return 1u << fs->cluster_bits; }
+
+/*
+ * Read file content: @fn receives consecutive chunks of up to @bufsz bytes
+ * (holes and unwritten extents as zeros unless EK_READ_HOLES_CB) up to
+ * i_size.  Handles inline data and fast symlinks.
+ */
+#define EK_READ_SKIP_HOLES 0x1	/* call @hole for holes instead of passing zeros */
+struct ek_read_cb {
+	int (*data)(void *arg, uint64_t off, const void *buf, size_t len);
+	int (*hole)(void *arg, uint64_t off, uint64_t len);	/* may be NULL */
+	void *arg;
+};
+int ek_file_read(struct ek_fs *fs, const struct ek_inode *ei, unsigned flags,
+		 const struct ek_read_cb *cb);
+/* read logical block @lblk of a file into @buf (zeros for a hole) */
+int ek_file_read_block(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk, void *buf);
+
+/* ---- xattrs (xattr.c) -------------------------------------------------- */
+
+struct ek_xattr {
+	uint8_t index;		/* EXT4_XATTR_INDEX_* */
+	const char *prefix;	/* "user." ... or "" if unknown index */
+	const char *name;	/* not NUL-terminated */
+	uint32_t name_len;
+	const uint8_t *value;	/* valid during the callback only */
+	uint32_t value_len;
+	uint32_t value_inum;	/* ea_inode, 0 if inline */
+	bool in_block;		/* stored in the xattr block */
+	uint32_t hash;
+};
+
+typedef int (*ek_xattr_fn)(void *arg, const struct ek_xattr *xa);
+/* Iterate in-inode then block xattrs.  Bad entries stop with -EK_CORRUPT. */
+int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn, void *arg);
+/* Find one xattr by index and name; copies the value into *out (malloc'd, caller frees). */
+int ek_xattr_get(struct ek_fs *fs, const struct ek_inode *ei, uint8_t index,
+		 const char *name, size_t name_len, uint8_t **out, size_t *out_len);
+const char *ek_xattr_prefix(uint8_t index);
+/* convert an on-disk ACL value to the Linux xattr format (posix_acl_xattr) */
+int ek_acl_to_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out_len);
+uint32_t ek_xattr_block_csum(const struct ek_fs *fs, ek_blk_t blk, const void *buf);
+
+/* ---- directories (dir.c, dxhash.c) ------------------------------------- */
+
+struct ek_dirent {
+	ek_ino_t ino;
+	uint8_t file_type;
+	uint8_t name_len;
+	const char *name;	/* not NUL-terminated; valid during the callback */
+	uint32_t rec_len;
+	uint64_t lblk;		/* directory block (0 for inline) */
+	uint32_t offset;	/* offset in that block */
+};
+
+#define EK_DIR_INCLUDE_EMPTY 0x1	/* also report entries with inode 0 */
+
+typedef int (*ek_dir_fn)(void *arg, const struct ek_dirent *de);
+/*
+ * Iterate entries of directory @dir (linear, htree leaves, inline).  A bad
+ * block is skipped and reported with -EK_CORRUPT after the walk; a bad
+ * leaf checksum is -EK_BADCRC after the walk.
+ */
+int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
+		   ek_dir_fn fn, void *arg);
+/* look up one name in @dir; -ENOENT if absent */
+int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name,
+		  size_t len, ek_ino_t *out);
+/*
+ * Resolve @path from @cwd (absolute if it starts with '/'); symlinks in
+ * the middle are followed, the last one only if @follow.  Depth limit 40.
+ */
+int ek_namei(struct ek_fs *fs, ek_ino_t root, ek_ino_t cwd, const char *path,
+	     bool follow, ek_ino_t *out);
+/* symlink target into @buf (NUL-terminated), -ENAMETOOLONG if it doesn't fit */
+int ek_readlink(struct ek_fs *fs, const struct ek_inode *ei, char *buf, size_t bufsz);
+
+/* dx hash: returns 0 and hash/minor_hash, -EINVAL for unknown version */
+int ek_dx_hash(int version, const char *name, size_t len, const uint32_t seed[4],
+	       uint32_t *hash, uint32_t *minor_hash);
+/* hash version a directory of @fs uses for @v (adds unsigned variants) */
+int ek_dx_hash_version(const struct ek_fs *fs, int v);
+
+/* ---- output (out.c) ---------------------------------------------------- */
+
+enum ek_out_mode { EK_OUT_TEXT, EK_OUT_JSON, EK_OUT_JSONL };
+struct ek_out;
+
+/* One emitter for text and JSON.  In JSON modes the value calls build the
+ * document and ek_out_text() is ignored; in text mode only ek_out_text()
+ * writes.  Free with ek_out_free(), which closes open containers. */
+struct ek_out *ek_out_new(FILE *f, enum ek_out_mode mode);
+void ek_out_free(struct ek_out *o);
+bool ek_out_json(const struct ek_out *o);
+void ek_out_obj_begin(struct ek_out *o, const char *key);
+void ek_out_obj_end(struct ek_out *o);
+void ek_out_arr_begin(struct ek_out *o, const char *key);
+void ek_out_arr_end(struct ek_out *o);
+void ek_out_u64(struct ek_out *o, const char *key, uint64_t v);
+void ek_out_s64(struct ek_out *o, const char *key, int64_t v);
+void ek_out_bool(struct ek_out *o, const char *key, bool v);
+void ek_out_null(struct ek_out *o, const char *key);
+void ek_out_double(struct ek_out *o, const char *key, double v);
+void ek_out_str(struct ek_out *o, const char *key, const char *s);
+/* a name from (ptr, len): invalid UTF-8 becomes U+FFFD and key_hex is added */
+void ek_out_name(struct ek_out *o, const char *key, const char *s, size_t len);
+void ek_out_hex(struct ek_out *o, const char *key, const void *buf, size_t len);
+void ek_out_text(struct ek_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* JSONL: end of one top-level record (a newline) */
+void ek_out_record_end(struct ek_out *o);
+void ek_out_flush(struct ek_out *o);
+/* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
+const char *ek_fmt_time(int64_t t, char *buf, size_t len);
+/* ISO-8601 UTC "2026-11-30T08:21:44Z" */
+const char *ek_fmt_iso(int64_t t, char *buf, size_t len);
+
+#endif /* EXTKIT_H */

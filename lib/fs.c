@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fs.c - open a filesystem: superblock, descriptors, lazy bitmaps.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+void ek_fs_warn(struct ek_fs *fs, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (fs->nwarnings >= EK_MAX_WARNINGS) {
+		fs->warnings_dropped++;
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		fs->warnings[fs->nwarnings++] = msg;
+	va_end(ap);
+}
+
+bool ek_fs_block_valid(const struct ek_fs *fs, ek_blk_t blk)
+{
+	return blk >= fs->sb.first_data_block && blk < fs->sb.blocks_count;
+}
+
+bool ek_fs_range_valid(const struct ek_fs *fs, ek_blk_t blk, uint64_t count)
+{
+	return blk >= fs->sb.first_data_block && blk < fs->sb.blocks_count &&
+	       count <= fs->sb.blocks_count - blk;
+}
+
+int ek_fs_read_blocks(struct ek_fs *fs, ek_blk_t blk, uint32_t count, void *buf)
+{
+	/* block 0 is legitimately read for the boot sector / 4k superblock block */
+	if (blk >= fs->sb.blocks_count || count > fs->sb.blocks_count - blk)
+		return ek_corrupt(blk, "read of %u blocks outside the filesystem (%llu blocks)",
+				  count, (unsigned long long)fs->sb.blocks_count);
+	return ek_io_pread(fs->io, buf, (size_t)count << fs->log_blksz,
+			   (uint64_t)blk << fs->log_blksz);
+}
+
+static int read_super(struct ek_fs *fs, const struct ek_open_opts *o)
+{
+	bool ignore = o->flags & EK_OPEN_IGNORE_CSUM;
+	int err;
+
+	if (!o->superblock) {
+		err = ek_io_pread(fs->io, fs->raw_sb, EXT4_SUPERBLOCK_SIZE, EXT4_SUPERBLOCK_OFFSET);
+		if (err)
+			return err;
+		return ek_super_decode(fs->raw_sb, ignore, &fs->sb);
+	}
+
+	/* a backup superblock: try the given block size, or each one */
+	err = -EINVAL;
+	for (uint32_t bs = 1024; bs <= 65536; bs <<= 1) {
+		if (o->blocksize && bs != o->blocksize)
+			continue;
+		if (o->superblock > UINT64_MAX / bs)
+			break;
+		err = ek_io_pread(fs->io, fs->raw_sb, EXT4_SUPERBLOCK_SIZE, o->superblock * bs);
+		if (err)
+			continue;
+		err = ek_super_decode(fs->raw_sb, ignore, &fs->sb);
+		if (!err && (1024u << fs->sb.log_block_size) != bs)
+			err = ek_corrupt_fs("superblock at block %llu: block size %u, expected %u",
+					    (unsigned long long)o->superblock,
+					    1024u << fs->sb.log_block_size, bs);
+		if (!err)
+			return 0;
+	}
+	if (err == -EINVAL)
+		return ek_err(-EINVAL, "no valid superblock at block %llu",
+			      (unsigned long long)o->superblock);
+	return err;
+}
+
+static int read_descriptors(struct ek_fs *fs)
+{
+	uint32_t nblocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+	uint64_t bytes = (uint64_t)nblocks * fs->blksz;
+	ek_blk_t sb_blk = fs->sb_block ? fs->sb_block : fs->sb.first_data_block;
+	int err;
+
+	/* a physical bound before allocating: the table must fit in the image */
+	if (bytes > ek_io_size(fs->io))
+		return ek_corrupt_fs("superblock: %u groups need %llu bytes of descriptors, "
+				     "more than the image holds", fs->group_count,
+				     (unsigned long long)bytes);
+	fs->gd_raw = ek_malloc(bytes);
+	fs->groups = ek_calloc(fs->group_count, sizeof(*fs->groups));
+	fs->block_bitmaps = ek_calloc(fs->group_count, sizeof(uint8_t *));
+	fs->inode_bitmaps = ek_calloc(fs->group_count, sizeof(uint8_t *));
+	if (!fs->gd_raw || !fs->groups || !fs->block_bitmaps || !fs->inode_bitmaps)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nblocks; i++) {
+		ek_blk_t blk = ek_gdt_block(fs, sb_blk, i);
+
+		if (blk >= fs->sb.blocks_count)
+			return ek_corrupt(blk, "group descriptor block %u outside the filesystem", i);
+		err = ek_fs_read_blocks(fs, blk, 1, fs->gd_raw + (size_t)i * fs->blksz);
+		if (err)
+			return err;
+	}
+	return ek_groups_load(fs);
+}
+
+int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs **out)
+{
+	static const struct ek_open_opts defaults;
+	const struct ek_open_opts *o = opts ? opts : &defaults;
+	struct ek_fs *fs;
+	int err;
+
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->flags = o->flags;
+	fs->raw_sb = calloc(1, EXT4_SUPERBLOCK_SIZE);
+	if (!fs->raw_sb) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	err = ek_io_open(path, (o->flags & EK_OPEN_RW) ? EK_IO_RW : 0, o->offset, &fs->io);
+	if (err)
+		goto out_close;
+	err = read_super(fs, o);
+	if (err)
+		goto out_close;
+
+	fs->sb_block = o->superblock;
+	fs->log_blksz = 10 + fs->sb.log_block_size;
+	fs->blksz = 1u << fs->log_blksz;
+	fs->cluster_bits = fs->sb.log_cluster_size - fs->sb.log_block_size;
+	fs->group_count = (fs->sb.blocks_count - fs->sb.first_data_block +
+			   fs->sb.blocks_per_group - 1) / fs->sb.blocks_per_group;
+	fs->desc_size = fs->sb.desc_size;
+	fs->desc_per_block = fs->blksz / fs->desc_size;
+	fs->inode_size = fs->sb.inode_size;
+	fs->inodes_per_block = fs->blksz / fs->inode_size;
+	fs->itable_blocks = ((uint64_t)fs->sb.inodes_per_group * fs->inode_size +
+			     fs->blksz - 1) / fs->blksz;
+	fs->has_csum = ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	fs->has_gdt_csum = !fs->has_csum &&
+			   ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
+		fs->csum_seed = fs->sb.checksum_seed;
+	else
+		fs->csum_seed = ek_crc32c(~0u, fs->sb.uuid, 16);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG) &&
+	    fs->sb.first_meta_bg > (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block) {
+		ek_fs_warn(fs, "superblock: first_meta_bg %u is past the descriptor table",
+			   fs->sb.first_meta_bg);
+		fs->sb.first_meta_bg = (fs->group_count + fs->desc_per_block - 1) /
+				       fs->desc_per_block;
+	}
+	if ((uint64_t)fs->sb.blocks_count << fs->log_blksz > ek_io_size(fs->io))
+		ek_fs_warn(fs, "filesystem has %llu blocks but the image holds only %llu",
+			   (unsigned long long)fs->sb.blocks_count,
+			   (unsigned long long)(ek_io_size(fs->io) >> fs->log_blksz));
+	err = read_descriptors(fs);
+	if (err)
+		goto out_close;
+	*out = fs;
+	return 0;
+
+out_close:
+	ek_fs_close(fs);
+	return err;
+}
+
+void ek_fs_close(struct ek_fs *fs)
+{
+	if (!fs)
+		return;
+	if (fs->block_bitmaps)
+		for (uint32_t g = 0; g < fs->group_count; g++)
+			free(fs->block_bitmaps[g]);
+	if (fs->inode_bitmaps)
+		for (uint32_t g = 0; g < fs->group_count; g++)
+			free(fs->inode_bitmaps[g]);
+	for (unsigned i = 0; i < fs->nwarnings; i++)
+		free(fs->warnings[i]);
+	free(fs->block_bitmaps);
+	free(fs->inode_bitmaps);
+	free(fs->groups);
+	free(fs->gd_raw);
+	free(fs->raw_sb);
+	ek_io_close(fs->io);
+	free(fs);
+}

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inode.c - inode location, decode, checksum, and the inode table scan.
+ *
+ * Layout (struct ext4_inode): 128 bytes of base fields, then in large
+ * inodes i_extra_isize bytes of extra fields (checksum hi, ns times,
+ * crtime, version hi, projid), then in-inode xattrs up to s_inode_size.
+ * The checksum (metadata_csum) is crc32c seeded with crc32c(fs seed, ino,
+ * generation) over the whole inode with both checksum halves as zeros;
+ * only the low 16 bits are kept when i_checksum_hi does not fit.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+#define FITS(extra, field) \
+	(offsetof(struct ext4_inode, field) + sizeof(((struct ext4_inode *)0)->field) <= \
+	 EXT4_GOOD_OLD_INODE_SIZE + (extra))
+
+int ek_inode_loc(struct ek_fs *fs, ek_ino_t ino, ek_blk_t *blk, uint32_t *off)
+{
+	uint32_t g, idx;
+	uint64_t byte;
+	const struct ek_group *grp;
+
+	if (ino < 1 || ino > fs->sb.inodes_count)
+		return ek_corrupt_ino(ino, "inode number out of range 1..%u", fs->sb.inodes_count);
+	g = ek_group_of_ino(fs, ino);
+	grp = &fs->groups[g];
+	if (!ek_fs_range_valid(fs, grp->inode_table, fs->itable_blocks))
+		return ek_corrupt_ino(ino, "inode table of group %u at block %llu is outside the filesystem",
+				      g, (unsigned long long)grp->inode_table);
+	idx = (ino - 1) % fs->sb.inodes_per_group;
+	byte = (uint64_t)idx * fs->inode_size;
+	*blk = grp->inode_table + (byte >> fs->log_blksz);
+	*off = byte & (fs->blksz - 1);
+	return 0;
+}
+
+uint32_t ek_inode_csum_seed(const struct ek_fs *fs, ek_ino_t ino, uint32_t generation)
+{
+	__le32 le_ino = cpu_to_le32(ino), le_gen = cpu_to_le32(generation);
+	uint32_t c = ek_crc32c(fs->csum_seed, &le_ino, 4);
+
+	return ek_crc32c(c, &le_gen, 4);
+}
+
+static uint16_t extra_isize_of(const struct ek_fs *fs, const uint8_t *raw)
+{
+	uint16_t x;
+
+	if (fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return 0;
+	x = get_le16(raw + offsetof(struct ext4_inode, i_extra_isize));
+	if (x > fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE || (x & 3))
+		return 0;
+	return x;
+}
+
+uint32_t ek_inode_csum(const struct ek_fs *fs, ek_ino_t ino, const void *rawp)
+{
+	const uint8_t *raw = rawp;
+	const uint32_t lo = offsetof(struct ext4_inode, l_i_checksum_lo);
+	const uint32_t hi = offsetof(struct ext4_inode, i_checksum_hi);
+	uint16_t zero = 0;
+	uint32_t c;
+
+	c = ek_inode_csum_seed(fs, ino, get_le32(raw + offsetof(struct ext4_inode, i_generation)));
+	c = ek_crc32c(c, raw, lo);
+	c = ek_crc32c(c, &zero, 2);
+	c = ek_crc32c(c, raw + lo + 2, EXT4_GOOD_OLD_INODE_SIZE - lo - 2);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
+		uint32_t off = hi;
+
+		c = ek_crc32c(c, raw + EXT4_GOOD_OLD_INODE_SIZE, hi - EXT4_GOOD_OLD_INODE_SIZE);
+		if (FITS(extra_isize_of(fs, raw), i_checksum_hi)) {
+			c = ek_crc32c(c, &zero, 2);
+			off += 2;
+		}
+		c = ek_crc32c(c, raw + off, fs->inode_size - off);
+	}
+	return c;
+}
+
+static void time_decode(struct ek_time *t, __le32 sec, const __le32 *extra)
+{
+	t->sec = (int32_t)le32_to_cpu(sec);
+	t->present = true;
+	if (extra) {
+		uint32_t x = le32_to_cpu(*extra);
+
+		t->sec += (int64_t)(x & 3) << 32;
+		t->nsec = x >> 2;
+	}
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* decode @raw into @out without copying; out->raw points at @raw */
+static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
+			    struct ek_inode *out)
+{
+	const struct ext4_inode *r = (const void *)raw;
+	struct ek_inode e = { 0 };
+	uint16_t extra = 0;
+	int err = 0;
+
+	e.ino = ino;
+	e.raw = (uint8_t *)raw;
+	e.raw_size = fs->inode_size;
+	e.mode = le16_to_cpu(r->i_mode);
+	e.links_count = le16_to_cpu(r->i_links_count);
+	e.uid = le16_to_cpu(r->i_uid) | (uint32_t)le16_to_cpu(r->l_i_uid_high) << 16;
+	e.gid = le16_to_cpu(r->i_gid) | (uint32_t)le16_to_cpu(r->l_i_gid_high) << 16;
+	e.size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	e.flags = le32_to_cpu(r->i_flags);
+	e.generation = le32_to_cpu(r->i_generation);
+	e.dtime = le32_to_cpu(r->i_dtime);
+	e.file_acl = le32_to_cpu(r->i_file_acl_lo);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
+		e.file_acl |= (uint64_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
+	e.blocks = le32_to_cpu(r->i_blocks_lo);
+	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
+		e.blocks |= (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
+		if (e.flags & EXT4_HUGE_FILE_FL)
+			e.blocks <<= fs->log_blksz - 9;
+	}
+	e.version = le32_to_cpu(r->l_i_version);
+
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
+		uint16_t x = le16_to_cpu(r->i_extra_isize);
+
+		if (x > fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE || (x & 3))
+			err = ek_corrupt_ino(ino, "i_extra_isize %u invalid for %u-byte inodes",
+					     x, fs->inode_size);
+		else
+			extra = x;
+	}
+	e.extra_isize = extra;
+	time_decode(&e.atime, r->i_atime, FITS(extra, i_atime_extra) ? &r->i_atime_extra : NULL);
+	time_decode(&e.ctime, r->i_ctime, FITS(extra, i_ctime_extra) ? &r->i_ctime_extra : NULL);
+	time_decode(&e.mtime, r->i_mtime, FITS(extra, i_mtime_extra) ? &r->i_mtime_extra : NULL);
+	if (FITS(extra, i_crtime))
+		time_decode(&e.crtime, r->i_crtime,
+			    FITS(extra, i_crtime_extra) ? &r->i_crtime_extra : NULL);
+	if (FITS(extra, i_version_hi))
+		e.version |= (uint64_t)le32_to_cpu(r->i_version_hi) << 32;
+	if (FITS(extra, i_projid))
+		e.projid = le32_to_cpu(r->i_projid);
+
+	e.checksum = le16_to_cpu(r->l_i_checksum_lo);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE && FITS(extra, i_checksum_hi))
+		e.checksum |= (uint32_t)le16_to_cpu(r->i_checksum_hi) << 16;
+	if (fs->has_csum && !all_zero(raw, fs->inode_size)) {
+		uint32_t c = ek_inode_csum(fs, ino, raw);
+
+		if (!(fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE && FITS(extra, i_checksum_hi)))
+			c &= 0xFFFF;
+		if (c != e.checksum) {
+			e.csum_bad = true;
+			if (!err)
+				err = ek_badcrc_ino(ino, "inode checksum 0x%08x does not match 0x%08x",
+						    e.checksum, c);
+		}
+	}
+	*out = e;
+	return err;
+}
+
+int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_inode *out)
+{
+	uint8_t *copy = ek_malloc(fs->inode_size);
+	int err;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, raw, fs->inode_size);
+	err = inode_decode_ref(fs, ino, copy, out);
+	out->raw = copy;
+	return err;
+}
+
+int ek_inode_read(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *out)
+{
+	ek_blk_t blk;
+	uint32_t off;
+	uint8_t *raw;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ek_inode_loc(fs, ino, &blk, &off);
+	if (err)
+		return err;
+	raw = ek_malloc(fs->inode_size);
+	if (!raw)
+		return -ENOMEM;
+	err = ek_io_pread(fs->io, raw, fs->inode_size, ((uint64_t)blk << fs->log_blksz) + off);
+	if (err) {
+		free(raw);
+		return err;
+	}
+	return inode_decode_ref(fs, ino, raw, out);
+}
+
+void ek_inode_release(struct ek_inode *ei)
+{
+	free(ei->raw);
+	ei->raw = NULL;
+}
+
+bool ek_inode_has_inline(const struct ek_inode *ei)
+{
+	return ei->flags & EXT4_INLINE_DATA_FL;
+}
+
+/*
+ * A symlink whose target lives in i_block (as the kernel's
+ * ext4_inode_is_fast_symlink()): not inline, shorter than i_block and no
+ * blocks charged beyond an xattr block.
+ */
+bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	uint64_t ea_sectors = ei->file_acl ? (uint64_t)fs->blksz << fs->cluster_bits >> 9 : 0;
+
+	if (!ek_is_lnk(ei->mode) || (ei->flags & EXT4_INLINE_DATA_FL))
+		return false;
+	return ei->size < sizeof(((struct ext4_inode *)0)->i_block) && ei->blocks <= ea_sectors;
+}
+
+#define SCAN_CHUNK (1u << 20)
+
+int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg)
+{
+	uint32_t per_chunk = SCAN_CHUNK / fs->inode_size;
+	uint8_t *buf;
+	int ret = 0, first_err = 0;
+
+	if (per_chunk < fs->inodes_per_block)
+		per_chunk = fs->inodes_per_block;
+	per_chunk -= per_chunk % fs->inodes_per_block;
+	buf = ek_malloc((size_t)per_chunk * fs->inode_size);
+	if (!buf)
+		return -ENOMEM;
+
+	for (uint32_t g = 0; g < fs->group_count && !ret; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		uint32_t n = fs->sb.inodes_per_group;
+		bool lazy = fs->has_csum || fs->has_gdt_csum;
+
+		if (lazy && (grp->flags & EXT4_BG_INODE_UNINIT))
+			continue;
+		if (lazy && grp->itable_unused <= n && !grp->csum_bad)
+			n -= grp->itable_unused;
+		if (!ek_fs_range_valid(fs, grp->inode_table, fs->itable_blocks)) {
+			if (!first_err)
+				first_err = ek_corrupt_grp(g, "inode table at block %llu is outside the filesystem",
+							   (unsigned long long)grp->inode_table);
+			continue;
+		}
+		for (uint32_t i = 0; i < n && !ret; i += per_chunk) {
+			uint32_t cnt = n - i < per_chunk ? n - i : per_chunk;
+			uint64_t byte = (uint64_t)i * fs->inode_size;
+			size_t len = (((uint64_t)cnt * fs->inode_size + fs->blksz - 1) >>
+				      fs->log_blksz) << fs->log_blksz;
+			int err = ek_io_pread(fs->io, buf, len,
+					      (grp->inode_table << fs->log_blksz) + byte);
+
+			if (err) {
+				if (!first_err)
+					first_err = err;
+				break;
+			}
+			for (uint32_t k = 0; k < cnt && !ret; k++) {
+				const uint8_t *raw = buf + (size_t)k * fs->inode_size;
+				ek_ino_t ino = g * fs->sb.inodes_per_group + i + k + 1;
+				struct ek_inode ei;
+
+				if (all_zero(raw, EXT4_GOOD_OLD_INODE_SIZE))
+					continue;
+				err = inode_decode_ref(fs, ino, raw, &ei);
+				ret = fn(arg, &ei, err);
+			}
+		}
+	}
+	free(buf);
+	return ret ? ret : first_err;
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * io.c - access to image files and block devices.
+ *
+ * Read-only unless EK_IO_RW.  Writable block devices are opened O_EXCL so a
+ * mounted filesystem (or another exclusive user) is refused by the kernel.
+ * All offsets are relative to the start offset given at open, so an image
+ * inside a disk is addressed like a plain image.
+ */
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "extkit.h"
+
+struct ek_io {
+	int fd;
+	unsigned flags;
+	uint64_t offset;
+	uint64_t size;		/* bytes after offset */
+	char *path;
+};
+
+int ek_io_open(const char *path, unsigned flags, uint64_t offset, struct ek_io **out)
+{
+	struct ek_io *io;
+	struct stat st;
+	uint64_t total;
+	int oflags = O_CLOEXEC | ((flags & EK_IO_RW) ? O_RDWR : O_RDONLY);
+	int fd;
+
+	fd = open(path, oflags);
+	if (fd < 0)
+		return ek_err(-errno, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		goto out_errno;
+	if (S_ISBLK(st.st_mode)) {
+		if (flags & EK_IO_RW) {
+			/* reopen exclusively: fails with EBUSY if mounted */
+			int xfd = open(path, oflags | O_EXCL);
+
+			if (xfd < 0) {
+				int e = errno;
+
+				close(fd);
+				return ek_err(-e, "cannot open '%s' exclusively: %s%s", path,
+					      strerror(e), e == EBUSY ? " (mounted or in use)" : "");
+			}
+			close(fd);
+			fd = xfd;
+		}
+		if (ioctl(fd, BLKGETSIZE64, &total) < 0)
+			goto out_errno;
+	} else if (S_ISREG(st.st_mode)) {
+		total = st.st_size;
+	} else {
+		close(fd);
+		return ek_err(-EINVAL, "cannot use '%s': not a regular file or block device", path);
+	}
+	if (offset > total) {
+		close(fd);
+		return ek_err(-EINVAL, "offset %llu is past the end of '%s' (%llu bytes)",
+			      (unsigned long long)offset, path, (unsigned long long)total);
+	}
+	io = calloc(1, sizeof(*io));
+	if (!io || !(io->path = strdup(path))) {
+		free(io);
+		close(fd);
+		return -ENOMEM;
+	}
+	io->fd = fd;
+	io->flags = flags;
+	io->offset = offset;
+	io->size = total - offset;
+	*out = io;
+	return 0;
+
+out_errno: {
+		int e = errno;
+
+		close(fd);
+		return ek_err(-e, "cannot use '%s': %s", path, strerror(e));
+	}
+}
+
+void ek_io_close(struct ek_io *io)
+{
+	if (!io)
+		return;
+	close(io->fd);
+	free(io->path);
+	free(io);
+}
+
+uint64_t ek_io_size(const struct ek_io *io)
+{
+	return io->size;
+}
+
+const char *ek_io_path(const struct ek_io *io)
+{
+	return io->path;
+}
+
+int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	if (off > io->size || len > io->size - off)
+		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
+				 "read of %zu bytes past the end of '%s' (%llu bytes)",
+				 len, io->path, (unsigned long long)io->size);
+	while (len) {
+		ssize_t n = pread(io->fd, p, len, io->offset + off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
+					 "read error on '%s': %s", io->path, strerror(errno));
+		}
+		if (n == 0)
+			return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
+					 "unexpected end of '%s'", io->path);
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
+{
+	const uint8_t *p = buf;
+
+	if (!(io->flags & EK_IO_RW))
+		return ek_err(-EBADF, "'%s' is open read-only", io->path);
+	while (len) {
+		ssize_t n = pwrite(io->fd, p, len, io->offset + off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
+					 "write error on '%s': %s", io->path, strerror(errno));
+		}
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
