@@ -38,16 +38,23 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIBA     := $(BUILD)/lib/libextkit.a
 
 TOOLS    := debugfs
+# the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
+ifeq ($(SANITIZE),1)
+BINDIR_OF = $(BUILD)/$(1)
+else
+BINDIR_OF = $(1)
+endif
 define tool_rules
 $(1)_SRCS := $$(sort $$(wildcard $(1)/*.c))
 $(1)_OBJS := $$($(1)_SRCS:%.c=$$(BUILD)/%.o)
-$$(BUILD)/$(1)/extkit-$(1): $$($(1)_OBJS) $$(LIBA)
+$(call BINDIR_OF,$(1))/extkit-$(1): $$($(1)_OBJS) $$(LIBA)
 	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS)
-$(1)/extkit-$(1): $$(BUILD)/$(1)/extkit-$(1)
-	@ln -sf ../$$< $$@
 endef
+BINS     := $(foreach t,$(TOOLS),$(call BINDIR_OF,$(t))/extkit-$(t))
+
+.PHONY: all check unit imgtest fuzz fuzz-seeds demo install clean sparse deps
+all: deps $(LIBA) $(BINS)
 $(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
-BINS     := $(foreach t,$(TOOLS),$(t)/extkit-$(t))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/check_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
@@ -55,9 +62,6 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-
-.PHONY: all check unit imgtest fuzz fuzz-seeds demo install clean sparse deps
-all: deps $(LIBA) $(BINS)
 
 # installs missing build dependencies (or prints the apt-get line)
 deps:
@@ -85,13 +89,13 @@ FUZZ_REPLAY := $(FUZZ_SRCS:%.c=$(BUILD)/%)
 check: all $(UNIT_BINS) $(FUZZ_REPLAY)
 	@tests/run-unit.sh $(UNIT_BINS)
 	@tests/run-fuzz-seeds.sh $(FUZZ_REPLAY)
-	@BUILD=$(BUILD) tests/run-img.sh
+	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs tests/run-img.sh
 
 unit: all $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
 imgtest: all
-	@BUILD=$(BUILD) tests/run-img.sh
+	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs tests/run-img.sh
 
 fuzz: $(LIB_SRCS)
 	@mkdir -p build-fuzz
@@ -109,7 +113,7 @@ sparse:
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/extkit \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 755 $(foreach t,$(TOOLS),$(BUILD)/$(t)/extkit-$(t)) $(DESTDIR)$(BINDIR)
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)
 	install -m 644 lib/extkit.h lib/ondisk.h lib/endian.h $(DESTDIR)$(INCDIR)/extkit
 	install -m 644 $(foreach t,$(TOOLS),man/extkit-$(t).8) $(DESTDIR)$(MANDIR)/man8
@@ -118,6 +122,6 @@ install: all
 	    extkit.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/extkit.pc
 
 clean:
-	rm -rf build build-san build-fuzz $(BINS)
+	rm -rf build build-san build-fuzz $(foreach t,$(TOOLS),$(t)/extkit-$(t))
 
 -include $(shell find build build-san -name '*.d' 2>/dev/null)

@@ -340,8 +340,11 @@ static inline const __le32 *ek_inode_i_block(const struct ek_inode *ei)
 	return ((const struct ext4_inode *)ei->raw)->i_block;
 }
 
-/* Read and decode inode @ino.  Returns -EK_BADCRC with *out fully decoded
- * when only the checksum is wrong.  Release with ek_inode_release(). */
+/*
+ * Read and decode inode @ino.  Returns -EK_BADCRC (checksum) or -EK_CORRUPT
+ * (bad i_extra_isize) with *out fully decoded; other errors leave *out
+ * empty.  Always release with ek_inode_release(), whatever the result.
+ */
 int ek_inode_read(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *out);
 /* Decode @raw (inode_size bytes) of inode @ino; copies raw. */
 int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_inode *out);
@@ -354,7 +357,9 @@ bool ek_inode_has_inline(const struct ek_inode *ei);
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);
 
 /*
- * Scan every inode table in order with large sequential reads.  @fn is
+ * Scan every inode table in order with large sequential reads.  In @fn,
+ * ei->raw points into the scan buffer: do not release it; copy what must
+ * outlive the call (ek_inode_decode(fs, ino, ei->raw, &copy)).  @fn is
  * called for each inode whose raw bytes are not all zero in groups that
  * are initialised; return nonzero from @fn to stop (returned as is).
  * Per-inode decode problems are passed to @fn via @err.
@@ -434,15 +439,35 @@ struct ek_xattr {
 	uint32_t hash;
 };
 
+/* largest value accepted (ea_inode or inline), the kernel's XATTR_SIZE_MAX */
+#define EK_XATTR_SIZE_MAX 65536u
+
 typedef int (*ek_xattr_fn)(void *arg, const struct ek_xattr *xa);
-/* Iterate in-inode then block xattrs.  Bad entries stop with -EK_CORRUPT. */
+/*
+ * Iterate in-inode then block xattrs.  A bad region (entry, name, value,
+ * ea_inode) stops the walk with -EK_CORRUPT before any of that region's
+ * entries reach @fn.  A bad xattr block or ea_inode checksum is -EK_BADCRC
+ * after the walk completed.  Nonzero from @fn stops and is returned as is.
+ */
 int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn, void *arg);
-/* Find one xattr by index and name; copies the value into *out (malloc'd, caller frees). */
+/*
+ * Find one xattr by index and name (inode body first, then the block).
+ * On 0, *out is the value (malloc'd, caller frees; never NULL) and
+ * *out_len its size.  On any error *out is NULL: -ENODATA if absent,
+ * -EK_CORRUPT, or -EK_BADCRC when the block or ea_inode it was read
+ * through fails its checksum.
+ */
 int ek_xattr_get(struct ek_fs *fs, const struct ek_inode *ei, uint8_t index,
 		 const char *name, size_t name_len, uint8_t **out, size_t *out_len);
+/* "user." ...; "" for an unknown index and for 9 (encryption, name "c") */
 const char *ek_xattr_prefix(uint8_t index);
-/* convert an on-disk ACL value to the Linux xattr format (posix_acl_xattr) */
+/*
+ * Convert an on-disk ACL value (version 1, short and long entries) to the
+ * Linux xattr format (posix_acl_xattr: version 2, 8-byte entries, id -1
+ * where none).  *out is malloc'd, caller frees; -EK_CORRUPT if malformed.
+ */
 int ek_acl_to_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out_len);
+/* metadata_csum checksum of xattr block @blk (fs->blksz bytes at @buf) */
 uint32_t ek_xattr_block_csum(const struct ek_fs *fs, ek_blk_t blk, const void *buf);
 
 /* ---- directories (dir.c, dxhash.c) ------------------------------------- */
@@ -485,6 +510,102 @@ int ek_dx_hash(int version, const char *name, size_t len, const uint32_t seed[4]
 /* hash version a directory of @fs uses for @v (adds unsigned variants) */
 int ek_dx_hash_version(const struct ek_fs *fs, int v);
 
+/* rec_len as stored -> bytes (ext4_rec_len_from_disk: 64 KiB blocks) */
+static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
+{
+	if (blksz < 65536)
+		return raw;
+	if (raw == 65535 || raw == 0)
+		return blksz;
+	return (raw & 65532u) | ((uint32_t)(raw & 3) << 16);
+}
+
+/*
+ * Check the entry at @off of a dirent region @buf of @size bytes (a leaf
+ * block without its checksum tail, or an inline area) of directory @dir,
+ * as the kernel's __ext4_check_dir_entry.  @blk names the block in the
+ * message (0: inline, reported on the inode).  @hash_in_dirent: casefolded
+ * and encrypted directory, entries other than '.'/'..' carry 8 more bytes.
+ * 0 and *rec_len, or -EK_CORRUPT naming the failed rule.
+ */
+int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const void *buf,
+		    uint32_t off, uint32_t size, bool hash_in_dirent, uint32_t *rec_len);
+/* metadata_csum of a leaf block (crc over blksz - 12 bytes) */
+uint32_t ek_dir_leaf_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf);
+/* metadata_csum of a dx block: entries up to @count, then the dx_tail */
+uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
+		    uint32_t count_offset, uint32_t count, uint32_t limit);
+
+/* one htree index block (root or interior node) as ek_dx_*_parse found it */
+struct ek_dx_node {
+	bool is_root;
+	uint8_t hash_version;		/* root: as stored (0, 1, 2 or 6) */
+	uint8_t info_length;		/* root */
+	uint8_t indirect_levels;	/* root */
+	uint8_t unused_flags;		/* root */
+	uint32_t count_offset;		/* offset of dx_countlimit in the block */
+	uint16_t limit, count;
+	uint16_t expect_limit;		/* what limit should be for this block */
+	bool has_tail;			/* metadata_csum: dx_tail after limit entries */
+	uint32_t csum, expect_csum;	/* with has_tail */
+	/* count dx_entry at count_offset in the caller's buffer (dies with it);
+	 * NULL when count/limit are unusable */
+	const uint8_t *entries;
+};
+
+/* entry @i: hash (entry 0 covers all hashes below entry 1: 0) and block */
+static inline uint32_t ek_dx_entry_hash(const struct ek_dx_node *n, unsigned i)
+{
+	return i ? get_le32(n->entries + 8 * i) : 0;
+}
+static inline uint32_t ek_dx_entry_block(const struct ek_dx_node *n, unsigned i)
+{
+	return get_le32(n->entries + 8 * i + 4) & 0x0fffffff;
+}
+
+/*
+ * Decode and check the htree root (logical block 0, @pblk for messages)
+ * or an interior node held in @buf.  Returns 0, -EK_CORRUPT for the first
+ * broken rule (fields decoded so far are filled; entries is set when
+ * count and limit are sane), or -EK_BADCRC when only the checksum is
+ * wrong (everything filled).
+ */
+int ek_dx_root_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
+		     const void *buf, struct ek_dx_node *out);
+int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
+		     const void *buf, struct ek_dx_node *out);
+/* max indirect_levels of @fs (1, or 2 with large_dir) */
+unsigned ek_dx_max_levels(const struct ek_fs *fs);
+
+/* ---- layout (layout.c) ------------------------------------------------ */
+
+struct ek_frag {
+	uint64_t blocks;	/* data blocks mapped */
+	uint64_t extents;	/* mapping entries (extents or indirect runs) */
+	uint64_t runs;		/* physically contiguous runs */
+	uint64_t ideal;		/* fewest entries that could map the blocks */
+	uint64_t holes;		/* logical gaps between entries */
+	uint64_t tree_blocks;	/* extent tree / indirect blocks */
+	uint64_t hist[64];	/* entries by log2(length) */
+};
+
+/* fragmentation of one file; returns the map walk's result */
+int ek_layout_file(struct ek_fs *fs, const struct ek_inode *ei, struct ek_frag *out);
+
+struct ek_freefrag {
+	uint64_t total_blocks;
+	uint64_t free_blocks;
+	uint64_t extents;	/* maximal free runs (across group boundaries) */
+	uint64_t min_extent, max_extent;
+	uint64_t hist[64];	/* free runs by log2(length in blocks) */
+	uint64_t hist_blocks[64];
+	uint64_t chunk_blocks;	/* chunk size asked for (0: none) */
+	uint64_t total_chunks, free_chunks;
+};
+
+/* free-space extents from the block bitmaps */
+int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *out);
+
 /* ---- output (out.c) ---------------------------------------------------- */
 
 enum ek_out_mode { EK_OUT_TEXT, EK_OUT_JSON, EK_OUT_JSONL };
@@ -496,6 +617,9 @@ struct ek_out;
 struct ek_out *ek_out_new(FILE *f, enum ek_out_mode mode);
 void ek_out_free(struct ek_out *o);
 bool ek_out_json(const struct ek_out *o);
+/* the key the next value takes when it is given none (wrapping a result) */
+void ek_out_key(struct ek_out *o, const char *key);
+bool ek_out_key_pending(const struct ek_out *o);
 void ek_out_obj_begin(struct ek_out *o, const char *key);
 void ek_out_obj_end(struct ek_out *o);
 void ek_out_arr_begin(struct ek_out *o, const char *key);

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * debugfs.h - extkit-debugfs: shared state and the command table.
+ */
+#ifndef EK_DEBUGFS_H
+#define EK_DEBUGFS_H
+
+#include <unistd.h>
+#include "extkit.h"
+
+struct dbg {
+	struct ek_fs *fs;
+	struct ek_out *out;
+	ek_ino_t root, cwd;
+	const char *prog;
+	bool verbose;		/* -v: source location of errors */
+};
+
+typedef int (*dbg_fn)(struct dbg *d, int argc, char **argv);
+
+#define NEED_FS		0x1
+#define JSON_OK		0x2
+
+struct dbg_cmd {
+	const char *name;
+	const char *alias;
+	dbg_fn fn;
+	int min_args, max_args;		/* after the command name; -1: no limit */
+	unsigned flags;
+	const char *usage;
+	const char *help;
+};
+
+/* print "cmd: message" for @err to stderr; returns 1 (command failed) */
+int dbg_fail(struct dbg *d, const char *cmd, int err);
+int dbg_usage(const char *cmd);
+void dbg_warn(struct dbg *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "<12>" or a path (relative to cwd) -> inode number */
+int dbg_parse_ino(struct dbg *d, const char *arg, ek_ino_t *out);
+int dbg_parse_u64(const char *arg, uint64_t *out);
+/* read inode, warn (not fail) on a checksum mismatch */
+int dbg_read_inode(struct dbg *d, ek_ino_t ino, struct ek_inode *ei);
+/* print fs warnings collected since the last call */
+void dbg_flush_warnings(struct dbg *d);
+const char *dbg_mode_type(uint16_t mode);
+
+/* commands */
+int do_stats(struct dbg *d, int argc, char **argv);
+int do_features(struct dbg *d, int argc, char **argv);
+int do_stat(struct dbg *d, int argc, char **argv);
+int do_id(struct dbg *d, int argc, char **argv);
+int do_bd(struct dbg *d, int argc, char **argv);
+int do_blocks(struct dbg *d, int argc, char **argv);
+int do_bmap(struct dbg *d, int argc, char **argv);
+int do_ex(struct dbg *d, int argc, char **argv);
+int do_testb(struct dbg *d, int argc, char **argv);
+int do_testi(struct dbg *d, int argc, char **argv);
+int do_ffb(struct dbg *d, int argc, char **argv);
+int do_ffi(struct dbg *d, int argc, char **argv);
+int do_imap(struct dbg *d, int argc, char **argv);
+int do_icheck(struct dbg *d, int argc, char **argv);
+int do_ncheck(struct dbg *d, int argc, char **argv);
+int do_ls(struct dbg *d, int argc, char **argv);
+int do_cd(struct dbg *d, int argc, char **argv);
+int do_pwd(struct dbg *d, int argc, char **argv);
+int do_htree(struct dbg *d, int argc, char **argv);
+int do_dx_hash(struct dbg *d, int argc, char **argv);
+int do_cat(struct dbg *d, int argc, char **argv);
+int do_dump(struct dbg *d, int argc, char **argv);
+int do_rdump(struct dbg *d, int argc, char **argv);
+int do_frag(struct dbg *d, int argc, char **argv);
+int do_freefrag(struct dbg *d, int argc, char **argv);
+int do_ea_list(struct dbg *d, int argc, char **argv);
+
+#endif

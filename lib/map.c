@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: MIT
+/*
+ * map.c - logical to physical block mapping: extent trees and indirect
+ * block maps, and file content reading on top of them.
+ *
+ * Extent tree (EXT4_EXTENTS_FL): the root is in i_block (60 bytes: a
+ * 12-byte header and up to 4 entries); interior nodes hold ext4_extent_idx,
+ * leaves ext4_extent.  Each non-root node is one block ending in an
+ * ext4_extent_tail checksum (crc32c seeded per inode) after eh_max entries.
+ * Depth strictly decreases on the way down (<= 5), so a walk terminates;
+ * a node block met twice means a shared or looping tree and is refused.
+ *
+ * Indirect map (ext2/ext3): i_block[0..11] direct, [12] single, [13]
+ * double, [14] triple indirect; 0 is a hole.  Logical blocks stop at 2^32.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+#define EK_MAX_LBLK (1ull << 32)
+
+/* ---- set of visited tree blocks ---------------------------------------- */
+
+struct blkset {
+	ek_blk_t *slot;		/* open addressing, 0 = empty (block 0 is never a tree node) */
+	size_t cap, used;
+};
+
+static int blkset_add(struct blkset *s, ek_blk_t b)
+{
+	size_t i;
+
+	if (s->used * 2 >= s->cap) {
+		struct blkset n = { .cap = s->cap ? s->cap * 2 : 64 };
+
+		n.slot = ek_calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			return -ENOMEM;
+		for (i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				blkset_add(&n, s->slot[i]);
+		free(s->slot);
+		*s = n;
+	}
+	for (i = (b * 0x9E3779B97F4A7C15ull) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (s->slot[i] == b)
+			return 1;
+	s->slot[i] = b;
+	s->used++;
+	return 0;
+}
+
+struct walk {
+	struct ek_fs *fs;
+	const struct ek_inode *ei;
+	ek_map_fn fn;
+	void *arg;
+	struct blkset seen;
+	int badcrc;		/* first checksum error, reported at the end */
+	uint8_t *buf[EXT4_EXT_MAX_DEPTH + 1];	/* one node buffer per level */
+	/* indirect: the pending data run */
+	struct ek_mapping run;
+};
+
+static int emit(struct walk *w, enum ek_map_kind kind, unsigned level, uint64_t lblk,
+		uint64_t len, ek_blk_t pblk, bool unwritten)
+{
+	struct ek_mapping m = { kind, level, lblk, len, pblk, unwritten };
+
+	return w->fn(w->arg, &m);
+}
+
+/* read a tree block not seen before in this walk */
+static int read_tree_block(struct walk *w, ek_blk_t blk, uint8_t *buf, const char *what)
+{
+	int r;
+
+	if (!ek_fs_block_valid(w->fs, blk))
+		return ek_corrupt_ino(w->ei->ino, "%s block %llu outside the filesystem",
+				      what, (unsigned long long)blk);
+	r = blkset_add(&w->seen, blk);
+	if (r < 0)
+		return r;
+	if (r)
+		return ek_corrupt_ino(w->ei->ino, "%s block %llu referenced twice (loop or shared tree)",
+				      what, (unsigned long long)blk);
+	return ek_fs_read_blocks(w->fs, blk, 1, buf);
+}
+
+/* ---- extent trees ------------------------------------------------------ */
+
+/*
+ * Check one extent node header.  @blk is 0 for the root in i_block.
+ * @depth is the depth the parent expects, or -1 for the root.
+ */
+static int ext_check_header(const struct ek_fs *fs, ek_ino_t ino, ek_blk_t blk,
+			    const struct ext4_extent_header *eh, size_t size, int depth)
+{
+	uint16_t magic = le16_to_cpu(eh->eh_magic);
+	uint16_t entries = le16_to_cpu(eh->eh_entries);
+	uint16_t max = le16_to_cpu(eh->eh_max);
+	uint16_t d = le16_to_cpu(eh->eh_depth);
+	size_t cap = (size - sizeof(*eh)) / sizeof(struct ext4_extent);
+	const char *where = blk ? "extent block" : "extent root";
+
+	(void)fs;
+	if (magic != EXT4_EXT_MAGIC)
+		return ek_corrupt_ino(ino, "%s %llu: bad magic 0x%04x", where,
+				      (unsigned long long)blk, magic);
+	if (max == 0 || max > cap)
+		return ek_corrupt_ino(ino, "%s %llu: eh_max %u invalid (room for %zu)", where,
+				      (unsigned long long)blk, max, cap);
+	if (entries > max)
+		return ek_corrupt_ino(ino, "%s %llu: eh_entries %u > eh_max %u", where,
+				      (unsigned long long)blk, entries, max);
+	if (d > EXT4_EXT_MAX_DEPTH)
+		return ek_corrupt_ino(ino, "%s %llu: depth %u > %u", where,
+				      (unsigned long long)blk, d, EXT4_EXT_MAX_DEPTH);
+	if (depth >= 0 && d != depth)
+		return ek_corrupt_ino(ino, "%s %llu: depth %u, parent expects %d", where,
+				      (unsigned long long)blk, d, depth);
+	return 0;
+}
+
+static uint32_t ext_block_csum(const struct ek_fs *fs, const struct ek_inode *ei,
+			       const uint8_t *buf, size_t len)
+{
+	return ek_crc32c(ek_inode_csum_seed(fs, ei->ino, ei->generation), buf, len);
+}
+
+static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf)
+{
+	const struct ext4_extent_header *eh = (const void *)buf;
+	size_t off = sizeof(*eh) + (size_t)le16_to_cpu(eh->eh_max) * sizeof(struct ext4_extent);
+	uint32_t want, got;
+
+	if (!w->fs->has_csum || off + 4 > w->fs->blksz)
+		return 0;
+	want = get_le32(buf + off);
+	got = ext_block_csum(w->fs, w->ei, buf, off);
+	if (want != got && !w->badcrc)
+		w->badcrc = ek_badcrc(blk, "inode %u: extent block checksum 0x%08x does not match 0x%08x",
+				      w->ei->ino, want, got);
+	return 0;
+}
+
+static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_blk_t blk,
+			 int depth)
+{
+	const struct ext4_extent_header *eh = (const void *)node;
+	uint16_t entries;
+	unsigned d;
+	uint64_t next = 0;	/* entries must be in increasing logical order */
+	int err;
+
+	err = ext_check_header(w->fs, w->ei->ino, blk, eh, size, depth);
+	if (err)
+		return err;
+	entries = le16_to_cpu(eh->eh_entries);
+	d = le16_to_cpu(eh->eh_depth);
+
+	for (unsigned i = 0; i < entries; i++) {
+		const uint8_t *p = node + sizeof(*eh) + i * sizeof(struct ext4_extent);
+
+		if (d == 0) {
+			const struct ext4_extent *ex = (const void *)p;
+			uint32_t lblk = le32_to_cpu(ex->ee_block);
+			uint32_t len = le16_to_cpu(ex->ee_len);
+			bool unwritten = len > EXT_INIT_MAX_LEN;
+			ek_blk_t pblk = le32_to_cpu(ex->ee_start_lo) |
+					(ek_blk_t)le16_to_cpu(ex->ee_start_hi) << 32;
+
+			if (unwritten)
+				len -= EXT_INIT_MAX_LEN;
+			if (len == 0)
+				return ek_corrupt_ino(w->ei->ino, "extent %u in block %llu has length 0",
+						      i, (unsigned long long)blk);
+			if (lblk < next)
+				return ek_corrupt_ino(w->ei->ino, "extent %u in block %llu: logical block %u overlaps or is out of order",
+						      i, (unsigned long long)blk, lblk);
+			if (!ek_fs_range_valid(w->fs, pblk, len))
+				return ek_corrupt_ino(w->ei->ino, "extent %u (logical %u, %u blocks) points outside the filesystem at %llu",
+						      i, lblk, len, (unsigned long long)pblk);
+			next = (uint64_t)lblk + len;
+			err = emit(w, EK_MAP_DATA, 0, lblk, len, pblk, unwritten);
+		} else {
+			const struct ext4_extent_idx *ix = (const void *)p;
+			uint32_t lblk = le32_to_cpu(ix->ei_block);
+			ek_blk_t child = le32_to_cpu(ix->ei_leaf_lo) |
+					 (ek_blk_t)le16_to_cpu(ix->ei_leaf_hi) << 32;
+			uint8_t *cbuf = w->buf[d - 1];
+
+			if (i > 0 && lblk < next)
+				return ek_corrupt_ino(w->ei->ino, "extent index %u in block %llu out of order",
+						      i, (unsigned long long)blk);
+			next = (uint64_t)lblk + 1;
+			err = emit(w, EK_MAP_INDEX, d, lblk, 0, child, false);
+			if (err)
+				return err;
+			err = read_tree_block(w, child, cbuf, "extent tree");
+			if (err)
+				return err;
+			err = emit(w, EK_MAP_TREE, d - 1, lblk, 1, child, false);
+			if (err)
+				return err;
+			ext_verify_csum(w, child, cbuf);
+			err = ext_walk_node(w, cbuf, w->fs->blksz, child, d - 1);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- indirect maps ----------------------------------------------------- */
+
+static int ind_flush(struct walk *w)
+{
+	int err = 0;
+
+	if (w->run.len)
+		err = w->fn(w->arg, &w->run);
+	w->run.len = 0;
+	return err;
+}
+
+static int ind_data(struct walk *w, uint64_t lblk, ek_blk_t pblk)
+{
+	if (!ek_fs_block_valid(w->fs, pblk))
+		return ek_corrupt_ino(w->ei->ino, "logical block %llu maps outside the filesystem to %llu",
+				      (unsigned long long)lblk, (unsigned long long)pblk);
+	if (w->run.len && w->run.lblk + w->run.len == lblk && w->run.pblk + w->run.len == pblk) {
+		w->run.len++;
+		return 0;
+	}
+	int err = ind_flush(w);
+
+	w->run = (struct ek_mapping){ EK_MAP_DATA, 0, lblk, 1, pblk, false };
+	return err;
+}
+
+/* walk an indirect block of @level (1 = single) covering logical blocks from @lblk */
+static int ind_walk(struct walk *w, ek_blk_t blk, unsigned level, uint64_t lblk)
+{
+	uint32_t per = w->fs->blksz / 4;
+	uint64_t span = 1;
+	uint8_t *buf = w->buf[level];
+	int err;
+
+	for (unsigned i = 1; i < level; i++)
+		span *= per;
+	err = ind_flush(w);
+	if (err)
+		return err;
+	err = read_tree_block(w, blk, buf, "indirect");
+	if (err)
+		return err;
+	err = emit(w, EK_MAP_TREE, level, lblk, 1, blk, false);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < per && lblk + i * span < EK_MAX_LBLK; i++) {
+		ek_blk_t p = get_le32(buf + 4 * i);
+
+		if (!p)
+			continue;
+		err = level == 1 ? ind_data(w, lblk + i, p) :
+				   ind_walk(w, p, level - 1, lblk + i * span);
+		if (err)
+			return err;
+		/* our buffer for this level is reused by siblings only, not children */
+	}
+	return 0;
+}
+
+static int ind_walk_inode(struct walk *w)
+{
+	const __le32 *ib = ek_inode_i_block(w->ei);
+	uint32_t per = w->fs->blksz / 4;
+	uint64_t lblk = EXT4_NDIR_BLOCKS, span = per;
+	int err;
+
+	for (unsigned i = 0; i < EXT4_NDIR_BLOCKS; i++) {
+		ek_blk_t p = le32_to_cpu(ib[i]);
+
+		if (p && (err = ind_data(w, i, p)))
+			return err;
+	}
+	for (unsigned level = 1; level <= 3 && lblk < EK_MAX_LBLK; level++) {
+		ek_blk_t p = le32_to_cpu(ib[EXT4_IND_BLOCK + level - 1]);
+
+		if (p && (err = ind_walk(w, p, level, lblk)))
+			return err;
+		lblk += span;
+		span *= per;
+	}
+	return ind_flush(w);
+}
+
+/* ---- entry points ------------------------------------------------------ */
+
+static bool has_block_map(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	if (ei->flags & EXT4_INLINE_DATA_FL)
+		return false;
+	if (ek_is_chr(ei->mode) || ek_is_blk(ei->mode) || ek_is_fifo(ei->mode) ||
+	    ek_is_sock(ei->mode))
+		return false;
+	return !ek_inode_is_fast_symlink(fs, ei);
+}
+
+int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void *arg)
+{
+	struct walk w = { .fs = fs, .ei = ei, .fn = fn, .arg = arg };
+	int err = 0;
+
+	if (!has_block_map(fs, ei))
+		return 0;
+	for (int i = 0; i <= EXT4_EXT_MAX_DEPTH; i++) {
+		w.buf[i] = ek_malloc(fs->blksz);
+		if (!w.buf[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	if (ei->flags & EXT4_EXTENTS_FL)
+		err = ext_walk_node(&w, (const uint8_t *)ek_inode_i_block(ei),
+				    EXT4_N_BLOCKS * 4, 0, -1);
+	else
+		err = ind_walk_inode(&w);
+	if (!err)
+		err = w.badcrc;
+out:
+	for (int i = 0; i <= EXT4_EXT_MAX_DEPTH; i++)
+		free(w.buf[i]);
+	free(w.seen.slot);
+	return err;
+}
+
+/* direct lookup down an extent tree: binary search per level */
+static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
+		    ek_blk_t *pblk, bool *unwritten)
+{
+	uint8_t *buf = NULL;
+	const uint8_t *node = (const uint8_t *)ek_inode_i_block(ei);
+	size_t size = EXT4_N_BLOCKS * 4;
+	ek_blk_t blk = 0;
+	int depth = -1, err;
+
+	*pblk = 0;
+	for (;;) {
+		const struct ext4_extent_header *eh = (const void *)node;
+		unsigned lo = 0, hi, d;
+
+		err = ext_check_header(fs, ei->ino, blk, eh, size, depth);
+		if (err)
+			break;
+		d = le16_to_cpu(eh->eh_depth);
+		hi = le16_to_cpu(eh->eh_entries);
+		if (hi == 0)
+			break;
+		/* last entry whose first logical block <= lblk */
+		while (hi - lo > 1) {
+			unsigned mid = (lo + hi) / 2;
+
+			if (get_le32(node + 12 + 12 * mid) <= lblk)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		const uint8_t *p = node + 12 + 12 * lo;
+
+		if (d == 0) {
+			const struct ext4_extent *ex = (const void *)p;
+			uint32_t first = le32_to_cpu(ex->ee_block);
+			uint32_t len = le16_to_cpu(ex->ee_len);
+			bool unw = len > EXT_INIT_MAX_LEN;
+			ek_blk_t start = le32_to_cpu(ex->ee_start_lo) |
+					 (ek_blk_t)le16_to_cpu(ex->ee_start_hi) << 32;
+
+			if (unw)
+				len -= EXT_INIT_MAX_LEN;
+			if (lblk >= first && lblk < (uint64_t)first + len) {
+				if (!ek_fs_range_valid(fs, start, len)) {
+					err = ek_corrupt_ino(ei->ino, "extent at logical %u points outside the filesystem at %llu",
+							     first, (unsigned long long)start);
+					break;
+				}
+				*pblk = start + (lblk - first);
+				if (unwritten)
+					*unwritten = unw;
+			}
+			break;
+		}
+		const struct ext4_extent_idx *ix = (const void *)p;
+
+		blk = le32_to_cpu(ix->ei_leaf_lo) | (ek_blk_t)le16_to_cpu(ix->ei_leaf_hi) << 32;
+		if (le32_to_cpu(ix->ei_block) > lblk)
+			break;	/* before the first index: a hole */
+		if (!ek_fs_block_valid(fs, blk)) {
+			err = ek_corrupt_ino(ei->ino, "extent tree block %llu outside the filesystem",
+					     (unsigned long long)blk);
+			break;
+		}
+		if (!buf && !(buf = ek_malloc(fs->blksz))) {
+			err = -ENOMEM;
+			break;
+		}
+		err = ek_fs_read_blocks(fs, blk, 1, buf);
+		if (err)
+			break;
+		node = buf;
+		size = fs->blksz;
+		depth = d - 1;
+	}
+	free(buf);
+	return err;
+}
+
+static int ind_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk, ek_blk_t *pblk)
+{
+	const __le32 *ib = ek_inode_i_block(ei);
+	uint32_t per = fs->blksz / 4;
+	uint64_t span = 1, first = EXT4_NDIR_BLOCKS;
+	unsigned level;
+	ek_blk_t blk;
+	uint8_t *buf;
+	int err = 0;
+
+	*pblk = 0;
+	if (lblk < EXT4_NDIR_BLOCKS) {
+		blk = le32_to_cpu(ib[lblk]);
+		goto check;
+	}
+	for (level = 1; level <= 3; level++) {
+		span *= per;
+		if (lblk - first < span)
+			break;
+		first += span;
+	}
+	if (level > 3 || lblk >= EK_MAX_LBLK)
+		return 0;
+	blk = le32_to_cpu(ib[EXT4_IND_BLOCK + level - 1]);
+	buf = ek_malloc(fs->blksz);
+	if (!buf)
+		return -ENOMEM;
+	lblk -= first;
+	for (; level > 0 && blk; level--) {
+		span /= per;
+		if (!ek_fs_block_valid(fs, blk)) {
+			err = ek_corrupt_ino(ei->ino, "indirect block %llu outside the filesystem",
+					     (unsigned long long)blk);
+			break;
+		}
+		err = ek_fs_read_blocks(fs, blk, 1, buf);
+		if (err)
+			break;
+		blk = get_le32(buf + 4 * (lblk / span));
+		lblk %= span;
+	}
+	free(buf);
+	if (err)
+		return err;
+check:
+	if (blk && !ek_fs_block_valid(fs, blk))
+		return ek_corrupt_ino(ei->ino, "data block %llu outside the filesystem",
+				      (unsigned long long)blk);
+	*pblk = blk;
+	return 0;
+}
+
+int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
+		ek_blk_t *pblk, bool *unwritten)
+{
+	if (unwritten)
+		*unwritten = false;
+	*pblk = 0;
+	if (!has_block_map(fs, ei) || lblk >= EK_MAX_LBLK)
+		return 0;
+	if (ei->flags & EXT4_EXTENTS_FL)
+		return ext_bmap(fs, ei, lblk, pblk, unwritten);
+	return ind_bmap(fs, ei, lblk, pblk);
+}

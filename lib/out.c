@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+/*
+ * out.c - the one output emitter for text and JSON.
+ *
+ * JSON: value calls build one document (indented), or with JSONL one
+ * compact record per top-level object.  Containers nest up to OUT_DEPTH.
+ * Text: only ek_out_text() writes; value calls are ignored, so a command
+ * describes its data once for JSON and formats its text beside it.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "extkit.h"
+
+#define OUT_DEPTH 32
+
+struct ek_out {
+	FILE *f;
+	enum ek_out_mode mode;
+	int depth;
+	bool first[OUT_DEPTH];		/* no element yet at this depth */
+	bool is_arr[OUT_DEPTH];
+	const char *pending_key;	/* ek_out_key(): key for the next value */
+};
+
+struct ek_out *ek_out_new(FILE *f, enum ek_out_mode mode)
+{
+	struct ek_out *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->f = f;
+	o->mode = mode;
+	o->first[0] = true;
+	return o;
+}
+
+bool ek_out_json(const struct ek_out *o)
+{
+	return o->mode != EK_OUT_TEXT;
+}
+
+static void newline_indent(struct ek_out *o)
+{
+	if (o->mode != EK_OUT_JSON)
+		return;
+	fputc('\n', o->f);
+	for (int i = 0; i < o->depth; i++)
+		fputs("  ", o->f);
+}
+
+static void put_string(struct ek_out *o, const char *s, size_t len, bool *lossy)
+{
+	const uint8_t *p = (const uint8_t *)s, *end = p + len;
+
+	fputc('"', o->f);
+	while (p < end) {
+		uint8_t c = *p;
+		size_t n = 0;
+		uint32_t cp = 0;
+
+		if (c < 0x80) {
+			if (c == '"' || c == '\\')
+				fprintf(o->f, "\\%c", c);
+			else if (c == '\n')
+				fputs("\\n", o->f);
+			else if (c == '\t')
+				fputs("\\t", o->f);
+			else if (c < 0x20 || c == 0x7F)
+				fprintf(o->f, "\\u%04x", c);
+			else
+				fputc(c, o->f);
+			p++;
+			continue;
+		}
+		if ((c & 0xE0) == 0xC0)
+			n = 1, cp = c & 0x1F;
+		else if ((c & 0xF0) == 0xE0)
+			n = 2, cp = c & 0x0F;
+		else if ((c & 0xF8) == 0xF0)
+			n = 3, cp = c & 0x07;
+		if (n && (size_t)(end - p) > n) {
+			size_t k;
+
+			for (k = 1; k <= n && (p[k] & 0xC0) == 0x80; k++)
+				cp = cp << 6 | (p[k] & 0x3F);
+			/* reject overlong forms, surrogates and > U+10FFFF */
+			if (k > n && !(n == 1 && cp < 0x80) && !(n == 2 && cp < 0x800) &&
+			    !(n == 3 && cp < 0x10000) && !(cp >= 0xD800 && cp <= 0xDFFF) &&
+			    cp <= 0x10FFFF) {
+				fwrite(p, 1, n + 1, o->f);
+				p += n + 1;
+				continue;
+			}
+		}
+		fputs("\xEF\xBF\xBD", o->f);	/* U+FFFD */
+		if (lossy)
+			*lossy = true;
+		p++;
+	}
+	fputc('"', o->f);
+}
+
+static bool begin_value(struct ek_out *o, const char *key)
+{
+	if (o->mode == EK_OUT_TEXT)
+		return false;
+	if (!key) {
+		key = o->pending_key;
+	}
+	o->pending_key = NULL;
+	if (!o->first[o->depth])
+		fputc(',', o->f);
+	o->first[o->depth] = false;
+	if (o->depth > 0)
+		newline_indent(o);
+	if (key && o->depth > 0 && !o->is_arr[o->depth]) {
+		put_string(o, key, strlen(key), NULL);
+		fputs(o->mode == EK_OUT_JSON ? ": " : ":", o->f);
+	}
+	return true;
+}
+
+static void open_container(struct ek_out *o, const char *key, bool arr)
+{
+	if (!begin_value(o, key))
+		return;
+	fputc(arr ? '[' : '{', o->f);
+	if (o->depth + 1 < OUT_DEPTH) {
+		o->depth++;
+		o->first[o->depth] = true;
+		o->is_arr[o->depth] = arr;
+	}
+}
+
+static void close_container(struct ek_out *o, bool arr)
+{
+	bool empty;
+
+	if (o->mode == EK_OUT_TEXT || o->depth == 0)
+		return;
+	empty = o->first[o->depth];
+	o->depth--;
+	if (!empty)
+		newline_indent(o);
+	fputc(arr ? ']' : '}', o->f);
+	if (o->depth == 0) {
+		fputc('\n', o->f);
+		o->first[0] = true;	/* JSONL: the next record starts fresh */
+	}
+}
+
+void ek_out_key(struct ek_out *o, const char *key)
+{
+	o->pending_key = key;
+}
+
+bool ek_out_key_pending(const struct ek_out *o)
+{
+	return o->pending_key != NULL;
+}
+
+void ek_out_obj_begin(struct ek_out *o, const char *key) { open_container(o, key, false); }
+void ek_out_obj_end(struct ek_out *o) { close_container(o, false); }
+void ek_out_arr_begin(struct ek_out *o, const char *key) { open_container(o, key, true); }
+void ek_out_arr_end(struct ek_out *o) { close_container(o, true); }
+
+void ek_out_u64(struct ek_out *o, const char *key, uint64_t v)
+{
+	if (begin_value(o, key))
+		fprintf(o->f, "%llu", (unsigned long long)v);
+}
+
+void ek_out_s64(struct ek_out *o, const char *key, int64_t v)
+{
+	if (begin_value(o, key))
+		fprintf(o->f, "%lld", (long long)v);
+}
+
+void ek_out_bool(struct ek_out *o, const char *key, bool v)
+{
+	if (begin_value(o, key))
+		fputs(v ? "true" : "false", o->f);
+}
+
+void ek_out_null(struct ek_out *o, const char *key)
+{
+	if (begin_value(o, key))
+		fputs("null", o->f);
+}
+
+void ek_out_double(struct ek_out *o, const char *key, double v)
+{
+	if (begin_value(o, key))
+		fprintf(o->f, "%.6g", v);
+}
+
+void ek_out_str(struct ek_out *o, const char *key, const char *s)
+{
+	if (!s) {
+		ek_out_null(o, key);
+		return;
+	}
+	if (begin_value(o, key))
+		put_string(o, s, strlen(s), NULL);
+}
+
+static void put_hex(struct ek_out *o, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	fputc('"', o->f);
+	for (size_t i = 0; i < len; i++)
+		fprintf(o->f, "%02x", p[i]);
+	fputc('"', o->f);
+}
+
+void ek_out_name(struct ek_out *o, const char *key, const char *s, size_t len)
+{
+	bool lossy = false;
+
+	if (!begin_value(o, key))
+		return;
+	put_string(o, s, len, &lossy);
+	if (lossy && key && !o->is_arr[o->depth]) {
+		char k[128];
+
+		snprintf(k, sizeof(k), "%s_hex", key);
+		if (begin_value(o, k))
+			put_hex(o, s, len);
+	}
+}
+
+void ek_out_hex(struct ek_out *o, const char *key, const void *buf, size_t len)
+{
+	if (begin_value(o, key))
+		put_hex(o, buf, len);
+}
+
+void ek_out_text(struct ek_out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->mode != EK_OUT_TEXT)
+		return;
+	va_start(ap, fmt);
+	vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
+
+void ek_out_record_end(struct ek_out *o)
+{
+	if (o->mode == EK_OUT_JSONL && o->depth == 0)
+		fflush(o->f);
+}
+
+void ek_out_flush(struct ek_out *o)
+{
+	fflush(o->f);
+}
+
+void ek_out_free(struct ek_out *o)
+{
+	if (!o)
+		return;
+	while (o->mode != EK_OUT_TEXT && o->depth > 0)
+		close_container(o, o->is_arr[o->depth]);
+	fflush(o->f);
+	free(o);
+}
+
+const char *ek_fmt_time(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm) || !strftime(buf, len, "%a %b %e %H:%M:%S %Y", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+	return buf;
+}
+
+const char *ek_fmt_iso(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+	return buf;
+}
