@@ -374,10 +374,11 @@ static int rdump_inode(struct rdump *r, ek_ino_t ino, int dirfd, const char *nam
 		r->files++;
 	} else if (ek_is_chr(ei.mode) || ek_is_blk(ei.mode) || ek_is_fifo(ei.mode) ||
 		   ek_is_sock(ei.mode)) {
-		const __le32 *ib = ek_inode_i_block(&ei);
-		uint32_t old = le32_to_cpu(ib[0]), nw = le32_to_cpu(ib[1]);
-		dev_t dev = old ? makedev((old >> 8) & 255, old & 255) :
-				  makedev((nw & 0xfff00) >> 8, (nw & 0xff) | ((nw >> 12) & 0xfff00));
+		uint32_t major, minor;
+		dev_t dev;
+
+		ek_inode_rdev(&ei, &major, &minor);
+		dev = makedev(major, minor);
 
 		if (mknodat(dirfd, name, (ei.mode & 0170000) | 0600,
 			    ek_is_chr(ei.mode) || ek_is_blk(ei.mode) ? dev : 0) < 0) {

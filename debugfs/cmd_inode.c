@@ -190,11 +190,9 @@ int do_stat(struct dbg *d, int argc, char **argv)
 		dbg_warn(d, "stat: %s", ek_error_msg(err));
 
 	if (ek_is_chr(ei.mode) || ek_is_blk(ei.mode)) {
-		const __le32 *ib = ek_inode_i_block(&ei);
-		uint32_t old = le32_to_cpu(ib[0]), nw = le32_to_cpu(ib[1]);
-		uint32_t major = old ? (old >> 8) & 255 : (nw & 0xfff00) >> 8;
-		uint32_t minor = old ? old & 255 : (nw & 0xff) | ((nw >> 12) & 0xfff00);
+		uint32_t major, minor;
 
+		ek_inode_rdev(&ei, &major, &minor);
 		ek_out_text(o, "Device major/minor number: %02u:%02u (hex %02x:%02x)\n",
 			    major, minor, major, minor);
 		ek_out_u64(o, "major", major);

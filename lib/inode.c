@@ -214,6 +214,21 @@ void ek_inode_release(struct ek_inode *ei)
 	ei->raw = NULL;
 }
 
+/* i_block[0] holds an old 8:8 number, else i_block[1] the new 12:20 one */
+void ek_inode_rdev(const struct ek_inode *ei, uint32_t *major, uint32_t *minor)
+{
+	const __le32 *ib = ek_inode_i_block(ei);
+	uint32_t old = le32_to_cpu(ib[0]), nw = le32_to_cpu(ib[1]);
+
+	if (old) {
+		*major = (old >> 8) & 255;
+		*minor = old & 255;
+	} else {
+		*major = (nw & 0xfff00) >> 8;
+		*minor = (nw & 0xff) | ((nw >> 12) & 0xfff00);
+	}
+}
+
 bool ek_inode_has_inline(const struct ek_inode *ei)
 {
 	return ei->flags & EXT4_INLINE_DATA_FL;

@@ -1,0 +1,31 @@
+#!/bin/sh
+# make demo: build a sample tree, make an image of it with mke2fs -d, and
+# inspect it with extkit-debugfs.  Everything lives in a temp directory.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+dbg="$top/debugfs/extkit-debugfs"
+work=$(mktemp -d "${TMPDIR:-/tmp}/extkit-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+mkdir -p "$work/tree/docs" "$work/tree/bin"
+printf 'hello, extkit\n' > "$work/tree/README"
+seq 1 50000 > "$work/tree/docs/numbers.txt"
+dd if=/dev/zero of="$work/tree/bin/sparse" bs=1k seek=4096 count=1 2>/dev/null
+ln -s ../README "$work/tree/bin/readme-link"
+ln "$work/tree/README" "$work/tree/docs/README.hardlink"
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
+export E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH
+mke2fs -q -F -t ext4 -U 6f1c2b3a-0000-4000-8000-000000000001 -E hash_seed=6f1c2b3a-0000-4000-8000-000000000002 \
+	-d "$work/tree" "$work/demo.img" 16M
+
+run() {
+	echo "\$ extkit-debugfs -R '$1' demo.img"
+	"$dbg" -R "$1" "$work/demo.img"
+	echo
+}
+run "stats -h"
+run "ls -l /"
+run "stat /docs/numbers.txt"
+run "frag -r /"
+echo "\$ extkit-debugfs --json -R 'stat /README' demo.img"
+"$dbg" --json -R "stat /README" "$work/demo.img"
