@@ -295,11 +295,3 @@ int do_freefrag(struct dbg *d, int argc, char **argv)
 	ek_out_obj_end(d->out);
 	return 0;
 }
-
-int do_htree(struct dbg *d, int argc, char **argv)
-{
-	(void)argc, (void)argv;
-	fprintf(stderr, "htree: not available yet\n");
-	(void)d;
-	return 1;
-}
