@@ -57,7 +57,7 @@ static int dump_leaf(struct htree *h, uint64_t lblk)
 		struct ek_dirent de = { 0 };
 		uint32_t rec_len;
 
-		err = ek_dirent_check(fs, h->dir->ino, lblk, buf, off, end, false, &rec_len);
+		err = ek_dirent_check(fs, h->dir->ino, pblk, buf, off, end, false, &rec_len);
 		if (err)
 			break;
 		de.ino = get_le32(buf + off);

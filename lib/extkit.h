@@ -354,6 +354,8 @@ uint32_t ek_inode_csum_seed(const struct ek_fs *fs, ek_ino_t ino, uint32_t gener
 /* on-disk offset of inode @ino; -EK_CORRUPT if its table is out of range */
 int ek_inode_loc(struct ek_fs *fs, ek_ino_t ino, ek_blk_t *blk, uint32_t *off);
 bool ek_inode_has_inline(const struct ek_inode *ei);
+/* device number of a character or block special inode (old or new encoding) */
+void ek_inode_rdev(const struct ek_inode *ei, uint32_t *major, uint32_t *minor);
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);
 
 /*

@@ -1,0 +1,979 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dir.c - directory blocks, htree index, path lookup and symlinks.
+ *
+ * Specification: Documentation/filesystems/ext4/directory.rst.
+ *
+ * Linear (leaf) block: a chain of ext4_dir_entry_2 tiling the block.
+ *
+ *   off  size  field
+ *   0x0  4     inode        0 = unused entry
+ *   0x4  2     rec_len      bytes to the next entry; 64 KiB blocks encode
+ *                           65536 as 0 or 65535 (ek_rec_len_from_disk)
+ *   0x6  1     name_len
+ *   0x7  1     file_type    EXT4_FT_*
+ *   0x8  n     name         then, in casefolded+encrypted directories,
+ *                           le32 hash and le32 minor_hash (not for . and ..)
+ *
+ * Under metadata_csum a leaf ends in a 12-byte fake entry (inode 0,
+ * rec_len 12, name_len 0, file_type 0xDE) whose last 4 bytes hold
+ * crc32c(inode seed, block[0 .. blksz-12)).
+ *
+ * Htree (EXT4_INDEX_FL with dir_index): logical block 0 is the root,
+ *
+ *   0x00 '.' entry (rec_len 12)   0x0C '..' entry (rec_len blksz - 12)
+ *   0x18 dx_root_info (8 bytes)   0x20 dx_countlimit, then dx_entry[]
+ *
+ * and interior nodes start with a fake entry (inode 0, rec_len blksz)
+ * followed by dx_countlimit at 0x08.  dx_entry[0]'s hash slot holds the
+ * countlimit; entry i covers hashes from hash[i] up to hash[i+1].  A
+ * leaf hash with bit 0 set marks a block continuing a run of equal hashes
+ * from the previous block.  Under metadata_csum a dx_tail follows the
+ * `limit` entries: crc32c(inode seed, block[0 .. count_offset + count*8)),
+ * then dt_reserved, then 4 zero bytes.  Read linearly, root and nodes look
+ * like '.', '..' and one empty entry spanning the block.
+ *
+ * Inline directory (EXT4_INLINE_DATA_FL): i_block holds the parent inode
+ * (4 bytes) then entries tiling the other 56 bytes; entries continue in the
+ * value of the system.data xattr.  There is no '.' or '..' on disk: both
+ * are synthesized as the kernel's ext4_read_inline_dir does.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+#define DIRENT_MIN	12		/* ext4_dir_rec_len(1) */
+#define DIRENT_TAIL	12		/* sizeof(struct ext4_dir_entry_tail) */
+#define DIRENT_HASH	8		/* struct ext4_dir_entry_hash */
+#define INLINE_DOTDOT	4		/* parent inode at the start of i_block */
+#define INLINE_IBLOCK	(EXT4_N_BLOCKS * 4)
+#define MAX_SYMLINKS	40
+#define MAX_PATH_WORK	(1u << 20)	/* bound on a path with links expanded */
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static uint64_t dir_nblocks(const struct ek_fs *fs, const struct ek_inode *dir)
+{
+	return (dir->size + fs->blksz - 1) >> fs->log_blksz;
+}
+
+static bool dir_is_dx(const struct ek_fs *fs, const struct ek_inode *dir)
+{
+	return (dir->flags & EXT4_INDEX_FL) && !(dir->flags & EXT4_INLINE_DATA_FL) &&
+	       ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX);
+}
+
+/* ext4_hash_in_dirent(): casefolded and encrypted */
+static bool dir_hash_in_dirent(const struct ek_inode *dir)
+{
+	return (dir->flags & EXT4_CASEFOLD_FL) && (dir->flags & EXT4_ENCRYPT_FL);
+}
+
+static uint32_t dir_csum_seed(const struct ek_fs *fs, const struct ek_inode *dir)
+{
+	return ek_inode_csum_seed(fs, dir->ino, dir->generation);
+}
+
+/* ext4_dir_rec_len(): header + name (+ hash), rounded to 4 */
+static uint32_t rec_len_needed(uint32_t name_len, bool with_hash)
+{
+	return (EXT4_DIR_ENTRY_HDR + name_len + (with_hash ? DIRENT_HASH : 0) + 3) & ~3u;
+}
+
+static bool is_dot_or_dotdot(const uint8_t *name, uint32_t len)
+{
+	return (len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/* ---- entry checker --------------------------------------------------------- */
+
+/* one corruption site for block and inline areas */
+#define DE_CORRUPT(blk, dir, off, fmt, ...)					\
+	((blk) ? ek_corrupt((blk), "directory inode %u offset %u: " fmt,	\
+			    (dir), (off), __VA_ARGS__)				\
+	       : ek_corrupt_ino((dir), "inline directory offset %u: " fmt,	\
+				(off), __VA_ARGS__))
+
+int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const void *bufp,
+		    uint32_t off, uint32_t size, bool hash_in_dirent, uint32_t *rec_len)
+{
+	const uint8_t *de = (const uint8_t *)bufp + off;
+	uint32_t left, rlen, ino, nlen;
+	bool with_hash;
+
+	if (off > size || size - off < DIRENT_MIN)
+		return DE_CORRUPT(blk, dir, off, "no room for an entry (%u bytes left)",
+				  off > size ? 0 : size - off);
+	left = size - off;
+	ino = get_le32(de);
+	rlen = ek_rec_len_from_disk(get_le16(de + 4), fs->blksz);
+	nlen = de[6];
+	with_hash = hash_in_dirent && !is_dot_or_dotdot(de + 8, nlen);
+
+	if (rlen < rec_len_needed(1, with_hash))
+		return DE_CORRUPT(blk, dir, off, "rec_len %u below the minimum %u",
+				  rlen, rec_len_needed(1, with_hash));
+	if (rlen % 4)
+		return DE_CORRUPT(blk, dir, off, "rec_len %u not a multiple of 4", rlen);
+	if (rlen < rec_len_needed(nlen, with_hash))
+		return DE_CORRUPT(blk, dir, off, "name_len %u does not fit in rec_len %u",
+				  nlen, rlen);
+	if (rlen > left)
+		return DE_CORRUPT(blk, dir, off, "rec_len %u runs past the end (%u bytes left)",
+				  rlen, left);
+	if (rlen != left && left - rlen < DIRENT_MIN)
+		return DE_CORRUPT(blk, dir, off,
+				  "rec_len %u leaves %u bytes at the end, too few for an entry",
+				  rlen, left - rlen);
+	if (ino > fs->sb.inodes_count)
+		return DE_CORRUPT(blk, dir, off, "inode %u out of range (max %u)",
+				  ino, fs->sb.inodes_count);
+	if (ino && nlen == 0)
+		return DE_CORRUPT(blk, dir, off, "entry for inode %u has an empty name", ino);
+	*rec_len = rlen;
+	return 0;
+}
+
+/* ---- checksums ------------------------------------------------------------- */
+
+uint32_t ek_dir_leaf_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf)
+{
+	return ek_crc32c(dir_csum_seed(fs, dir), buf, fs->blksz - DIRENT_TAIL);
+}
+
+uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *bufp,
+		    uint32_t count_offset, uint32_t count, uint32_t limit)
+{
+	const uint8_t *buf = bufp;
+	const uint8_t *tail = buf + count_offset + limit * 8;
+	static const uint8_t zero[4];
+	uint32_t c;
+
+	c = ek_crc32c(dir_csum_seed(fs, dir), buf, count_offset + count * 8);
+	c = ek_crc32c(c, tail, 4);		/* dt_reserved */
+	return ek_crc32c(c, zero, 4);		/* dt_checksum as zero */
+}
+
+/* a valid leaf tail at blksz - 12 (get_dirent_tail()) */
+static bool leaf_has_tail(const struct ek_fs *fs, const uint8_t *buf)
+{
+	const uint8_t *t = buf + fs->blksz - DIRENT_TAIL;
+
+	return get_le32(t) == 0 &&
+	       ek_rec_len_from_disk(get_le16(t + 4), fs->blksz) == DIRENT_TAIL &&
+	       t[6] == 0 && t[7] == EXT4_FT_DIR_CSUM;
+}
+
+/* ---- htree index blocks ----------------------------------------------------- */
+
+unsigned ek_dx_max_levels(const struct ek_fs *fs)
+{
+	return ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) ? 2 : 1;
+}
+
+static uint16_t dx_limit_for(const struct ek_fs *fs, uint32_t count_offset)
+{
+	uint32_t space = fs->blksz - count_offset;
+
+	if (fs->has_csum)
+		space -= sizeof(struct dx_tail);
+	return (uint16_t)(space / sizeof(struct dx_entry) > 0xffff ? 0xffff :
+			  space / sizeof(struct dx_entry));
+}
+
+/* countlimit, entries and checksum: common to root and nodes */
+static int dx_parse_entries(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
+			    const uint8_t *buf, struct ek_dx_node *n)
+{
+	const char *what = n->is_root ? "dx root" : "dx node";
+	uint64_t nblocks = dir_nblocks(fs, dir);
+
+	n->limit = get_le16(buf + n->count_offset);
+	n->count = get_le16(buf + n->count_offset + 2);
+	n->expect_limit = dx_limit_for(fs, n->count_offset);
+	if (n->limit != n->expect_limit)
+		return ek_corrupt(pblk, "directory inode %u: %s limit %u, expected %u",
+				  dir->ino, what, n->limit, n->expect_limit);
+	if (n->count == 0 || n->count > n->limit)
+		return ek_corrupt(pblk, "directory inode %u: %s count %u out of range 1..%u",
+				  dir->ino, what, n->count, n->limit);
+	n->entries = buf + n->count_offset;
+	for (unsigned i = 0; i < n->count; i++) {
+		uint32_t b = ek_dx_entry_block(n, i);
+
+		if (b == 0 || b >= nblocks)
+			return ek_corrupt(pblk, "directory inode %u: %s entry %u points to block %u outside 1..%llu",
+					  dir->ino, what, i, b,
+					  (unsigned long long)(nblocks ? nblocks - 1 : 0));
+		if (i >= 2 && ek_dx_entry_hash(n, i) < ek_dx_entry_hash(n, i - 1))
+			return ek_corrupt(pblk, "directory inode %u: %s entry %u hash 0x%x below previous 0x%x",
+					  dir->ino, what, i, ek_dx_entry_hash(n, i),
+					  ek_dx_entry_hash(n, i - 1));
+	}
+	if (!fs->has_csum)
+		return 0;
+	n->has_tail = true;
+	n->csum = get_le32(buf + n->count_offset + n->limit * 8 + 4);
+	n->expect_csum = ek_dx_csum(fs, dir, buf, n->count_offset, n->count, n->limit);
+	if (n->csum != n->expect_csum)
+		return ek_badcrc(pblk, "directory inode %u: %s checksum 0x%08x, expected 0x%08x",
+				 dir->ino, what, n->csum, n->expect_csum);
+	return 0;
+}
+
+int ek_dx_root_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
+		     const void *bufp, struct ek_dx_node *n)
+{
+	const uint8_t *buf = bufp;
+	const uint8_t *info = buf + EXT4_DX_ROOT_INFO_OFF;
+	uint32_t dot_len = ek_rec_len_from_disk(get_le16(buf + 4), fs->blksz);
+	uint32_t dotdot_len = ek_rec_len_from_disk(get_le16(buf + 12 + 4), fs->blksz);
+	bool hash_in_de = dir_hash_in_dirent(dir);
+
+	memset(n, 0, sizeof(*n));
+	n->is_root = true;
+	n->count_offset = EXT4_DX_ROOT_ENTRIES_OFF;
+	n->hash_version = info[4];
+	n->info_length = info[5];
+	n->indirect_levels = info[6];
+	n->unused_flags = info[7];
+
+	if (dot_len != DIRENT_MIN || buf[6] != 1 || buf[8] != '.')
+		return ek_corrupt(pblk, "directory inode %u: dx root '.' entry malformed (rec_len %u name_len %u)",
+				  dir->ino, dot_len, buf[6]);
+	if (dotdot_len != fs->blksz - DIRENT_MIN || buf[12 + 6] != 2 ||
+	    buf[12 + 8] != '.' || buf[12 + 9] != '.')
+		return ek_corrupt(pblk, "directory inode %u: dx root '..' entry malformed (rec_len %u name_len %u)",
+				  dir->ino, dotdot_len, buf[12 + 6]);
+	if (get_le32(info) != 0)
+		return ek_corrupt(pblk, "directory inode %u: dx root reserved_zero is 0x%x",
+				  dir->ino, get_le32(info));
+	if (n->info_length != sizeof(struct dx_root_info))
+		return ek_corrupt(pblk, "directory inode %u: dx root info_length %u, expected 8",
+				  dir->ino, n->info_length);
+	if (n->hash_version != EXT4_HASH_LEGACY && n->hash_version != EXT4_HASH_HALF_MD4 &&
+	    n->hash_version != EXT4_HASH_TEA && n->hash_version != EXT4_HASH_SIPHASH)
+		return ek_corrupt(pblk, "directory inode %u: dx root hash version %u unknown",
+				  dir->ino, n->hash_version);
+	if (hash_in_de != (n->hash_version == EXT4_HASH_SIPHASH))
+		return ek_corrupt(pblk, "directory inode %u: dx root hash version %u %s a casefolded encrypted directory",
+				  dir->ino, n->hash_version, hash_in_de ? "in" : "outside");
+	if (n->unused_flags & 1)
+		return ek_corrupt(pblk, "directory inode %u: dx root has unimplemented hash flags 0x%x",
+				  dir->ino, n->unused_flags);
+	if (n->indirect_levels > ek_dx_max_levels(fs))
+		return ek_corrupt(pblk, "directory inode %u: dx root indirect_levels %u > %u",
+				  dir->ino, n->indirect_levels, ek_dx_max_levels(fs));
+	return dx_parse_entries(fs, dir, pblk, buf, n);
+}
+
+int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
+		     const void *bufp, struct ek_dx_node *n)
+{
+	const uint8_t *buf = bufp;
+	uint32_t rlen = ek_rec_len_from_disk(get_le16(buf + 4), fs->blksz);
+
+	memset(n, 0, sizeof(*n));
+	n->count_offset = EXT4_DX_NODE_ENTRIES_OFF;
+	if (get_le32(buf) != 0 || rlen != fs->blksz)
+		return ek_corrupt(pblk, "directory inode %u: dx node fake entry inode %u rec_len %u, expected 0 and %u",
+				  dir->ino, get_le32(buf), rlen, fs->blksz);
+	return dx_parse_entries(fs, dir, pblk, buf, n);
+}
+
+/* inode 0, rec_len = blksz, name_len 0 and the node limit: an index node */
+static bool looks_like_dx_node(const struct ek_fs *fs, const uint8_t *buf)
+{
+	return get_le32(buf) == 0 && buf[6] == 0 &&
+	       ek_rec_len_from_disk(get_le16(buf + 4), fs->blksz) == fs->blksz &&
+	       get_le16(buf + EXT4_DX_NODE_ENTRIES_OFF) ==
+	       dx_limit_for(fs, EXT4_DX_NODE_ENTRIES_OFF);
+}
+
+/* ---- walking entries --------------------------------------------------------- */
+
+/* per-entry visitor: nonzero stops (returned as is) */
+typedef int (*entry_fn)(void *arg, const struct ek_dirent *de);
+
+struct dirctx {
+	struct ek_fs *fs;
+	const struct ek_inode *dir;
+	unsigned flags;
+	entry_fn fn;
+	void *arg;
+	uint8_t *buf;
+	uint64_t nblocks;
+	uint64_t next_lblk;	/* first logical block not yet processed */
+	bool is_dx;
+	int corrupt;		/* -EK_CORRUPT seen */
+	int badcrc;		/* -EK_BADCRC seen */
+	int stop;		/* value that stopped the walk */
+	struct ek_error first_corrupt, first_badcrc;	/* restored at the end */
+};
+
+/* remember a corruption or checksum finding; other codes are returned */
+static int note(struct dirctx *c, int err)
+{
+	if (err == -EK_CORRUPT) {
+		if (!c->corrupt)
+			c->first_corrupt = *ek_last_error();
+		c->corrupt = err;
+		return 0;
+	}
+	if (err == -EK_BADCRC) {
+		if (!c->badcrc)
+			c->first_badcrc = *ek_last_error();
+		c->badcrc = err;
+		return 0;
+	}
+	return err;
+}
+
+/* the walk's result: corruption first, then checksums */
+static int walk_result(struct dirctx *c)
+{
+	/*
+	 * Report the first damage of the returned kind, not whatever was
+	 * recorded last: the slot behind ek_last_error() is ours to write.
+	 */
+	if (c->corrupt) {
+		*(struct ek_error *)ek_last_error() = c->first_corrupt;
+		return c->corrupt;
+	}
+	if (c->badcrc)
+		*(struct ek_error *)ek_last_error() = c->first_badcrc;
+	return c->badcrc;
+}
+
+/*
+ * Entries in buf[start, end): a leaf block without its tail, or one inline
+ * area.  A bad entry ends the region.
+ */
+static int scan_region(struct dirctx *c, const uint8_t *buf, uint32_t start, uint32_t end,
+		       uint64_t lblk, ek_blk_t pblk)
+{
+	bool hash_in_de = dir_hash_in_dirent(c->dir);
+	uint32_t off = start, rlen;
+
+	while (off < end) {
+		struct ek_dirent de;
+		int err = ek_dirent_check(c->fs, c->dir->ino, pblk, buf, off, end, hash_in_de, &rlen);
+
+		if (err)
+			return note(c, err);
+		de.ino = get_le32(buf + off);
+		de.rec_len = rlen;
+		de.name_len = buf[off + 6];
+		de.file_type = buf[off + 7];
+		de.name = (const char *)buf + off + 8;
+		de.lblk = lblk;
+		de.offset = off;
+		if (de.ino || (c->flags & EK_DIR_INCLUDE_EMPTY)) {
+			c->stop = c->fn(c->arg, &de);
+			if (c->stop)
+				return c->stop;
+		}
+		off += rlen;
+	}
+	return 0;
+}
+
+/*
+ * A linear reader checks only the checksum of an index block: the index
+ * itself is ek_dx_*_parse's business (ext4_dx_csum_verify()).
+ */
+static int dx_verify_csum(struct dirctx *c, ek_blk_t pblk, uint32_t count_offset)
+{
+	uint32_t limit = get_le16(c->buf + count_offset);
+	uint32_t count = get_le16(c->buf + count_offset + 2);
+	uint32_t got, want;
+
+	if (limit != dx_limit_for(c->fs, count_offset) || count > limit)
+		return ek_corrupt(pblk, "directory inode %u: dx count %u limit %u leave no room for the checksum",
+				  c->dir->ino, count, limit);
+	got = get_le32(c->buf + count_offset + limit * 8 + 4);
+	want = ek_dx_csum(c->fs, c->dir, c->buf, count_offset, count, limit);
+	if (got != want)
+		return ek_badcrc(pblk, "directory inode %u: dx block checksum 0x%08x, expected 0x%08x",
+				 c->dir->ino, got, want);
+	return 0;
+}
+
+/* one directory block in c->buf */
+static int do_block(struct dirctx *c, uint64_t lblk, ek_blk_t pblk)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t size = fs->blksz;
+
+	if (c->is_dx && lblk == 0) {
+		/* the root: '.' and a '..' spanning the index */
+		if (fs->has_csum)
+			note(c, dx_verify_csum(c, pblk, EXT4_DX_ROOT_ENTRIES_OFF));
+		return scan_region(c, c->buf, 0, size, lblk, pblk);
+	}
+	if (c->is_dx && looks_like_dx_node(fs, c->buf) &&
+	    !(fs->has_csum && leaf_has_tail(fs, c->buf))) {
+		if (fs->has_csum)
+			note(c, dx_verify_csum(c, pblk, EXT4_DX_NODE_ENTRIES_OFF));
+		return 0;
+	}
+	if (fs->has_csum) {
+		if (leaf_has_tail(fs, c->buf)) {
+			uint32_t want = ek_dir_leaf_csum(fs, c->dir, c->buf);
+			uint32_t got = get_le32(c->buf + size - 4);
+
+			size -= DIRENT_TAIL;
+			if (got != want)
+				note(c, ek_badcrc(pblk, "directory inode %u: leaf checksum 0x%08x, expected 0x%08x",
+						  c->dir->ino, got, want));
+		} else {
+			note(c, ek_badcrc(pblk, "directory inode %u: leaf block %llu has no checksum tail",
+					  c->dir->ino, (unsigned long long)lblk));
+		}
+	}
+	return scan_region(c, c->buf, 0, size, lblk, pblk);
+}
+
+/* logical blocks [from, to) are not mapped: fine in a linear directory */
+static void dir_hole(struct dirctx *c, uint64_t from, uint64_t to)
+{
+	if (c->is_dx)
+		note(c, ek_corrupt_ino(c->dir->ino, "htree directory has a hole at blocks %llu-%llu",
+				       (unsigned long long)from, (unsigned long long)to - 1));
+}
+
+static int dir_map_cb(void *arg, const struct ek_mapping *m)
+{
+	struct dirctx *c = arg;
+	uint64_t start = m->lblk, end;
+	int err;
+
+	if (m->kind != EK_MAP_DATA || m->len == 0)
+		return 0;
+	end = m->lblk + m->len;
+	if (end > c->nblocks)
+		end = c->nblocks;
+	/* ek_map_walk refuses overlaps; guard the one-visit-per-block bound anyway */
+	if (start < c->next_lblk)
+		start = c->next_lblk;
+	if (start >= end)
+		return 0;
+	if (start > c->next_lblk)
+		dir_hole(c, c->next_lblk, start);
+	c->next_lblk = end;
+	if (m->unwritten) {
+		dir_hole(c, start, end);
+		return 0;
+	}
+	for (uint64_t l = start; l < end; l++) {
+		ek_blk_t pblk = m->pblk + (l - m->lblk);
+
+		err = ek_fs_read_blocks(c->fs, pblk, 1, c->buf);
+		if (err) {
+			err = note(c, err);
+			if (err)
+				return err;
+			continue;
+		}
+		err = do_block(c, l, pblk);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Inline area: synthesized '.' and '..', then entries in i_block after the
+ * parent, then entries in system.data; offsets count from the start of
+ * i_block as if the value followed it.
+ */
+static int iterate_inline(struct dirctx *c)
+{
+	const uint8_t *ib = (const uint8_t *)ek_inode_i_block(c->dir);
+	uint8_t *ea = NULL, *all;
+	size_t ea_len = 0;
+	struct ek_dirent de = { .ino = c->dir->ino, .file_type = EXT4_FT_DIR,
+				.name_len = 1, .name = "." };
+	int err;
+
+	c->stop = c->fn(c->arg, &de);
+	if (c->stop)
+		return c->stop;
+	de.ino = get_le32(ib);
+	de.name = "..";
+	de.name_len = 2;
+	de.rec_len = INLINE_DOTDOT;
+	if (de.ino == 0 || de.ino > c->fs->sb.inodes_count)
+		note(c, ek_corrupt_ino(c->dir->ino, "inline directory parent inode %u out of range",
+				       de.ino));
+	else if ((c->stop = c->fn(c->arg, &de)))
+		return c->stop;
+
+	err = scan_region(c, ib, INLINE_DOTDOT, INLINE_IBLOCK, 0, 0);
+	if (err)
+		return err;
+	err = ek_xattr_get(c->fs, c->dir, EXT4_XATTR_INDEX_SYSTEM, "data", 4, &ea, &ea_len);
+	if (err == -ENOENT || err == -ENODATA || (!err && !ea_len)) {
+		free(ea);
+		return 0;
+	}
+	if (err)
+		return note(c, err);
+	/* xattr values are far below 4 GiB (EK_XATTR_SIZE_MAX) */
+	all = ek_malloc(INLINE_IBLOCK + ea_len);
+	if (all) {
+		memcpy(all, ib, INLINE_IBLOCK);
+		memcpy(all + INLINE_IBLOCK, ea, ea_len);
+		err = scan_region(c, all, INLINE_IBLOCK, INLINE_IBLOCK + (uint32_t)ea_len, 0, 0);
+		free(all);
+	} else {
+		err = -ENOMEM;
+	}
+	free(ea);
+	return err;
+}
+
+/* iterate with an internal visitor; returns the visitor's stop value or an error */
+static int dir_walk(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
+		    entry_fn fn, void *arg)
+{
+	struct dirctx c = { .fs = fs, .dir = dir, .flags = flags, .fn = fn, .arg = arg };
+	int err;
+
+	if (!ek_is_dir(dir->mode))
+		return -ENOTDIR;
+	if (dir->flags & EXT4_INLINE_DATA_FL) {
+		err = iterate_inline(&c);
+		return err ? err : walk_result(&c);
+	}
+	c.buf = ek_malloc(fs->blksz);
+	if (!c.buf)
+		return -ENOMEM;
+	c.nblocks = dir_nblocks(fs, dir);
+	c.is_dx = dir_is_dx(fs, dir);
+	err = ek_map_walk(fs, dir, dir_map_cb, &c);
+	free(c.buf);
+	if (c.stop)
+		return c.stop;
+	if (err) {
+		err = note(&c, err);
+		if (err)
+			return err;
+	} else if (c.next_lblk < c.nblocks) {
+		dir_hole(&c, c.next_lblk, c.nblocks);
+	}
+	return walk_result(&c);
+}
+
+int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
+		   ek_dir_fn fn, void *arg)
+{
+	return dir_walk(fs, dir, flags, fn, arg);
+}
+
+/* ---- lookup ------------------------------------------------------------------- */
+
+struct match {
+	const char *name;
+	size_t len;
+	ek_ino_t ino;
+};
+
+static int match_fn(void *arg, const struct ek_dirent *de)
+{
+	struct match *m = arg;
+
+	if (de->name_len != m->len || memcmp(de->name, m->name, m->len))
+		return 0;
+	m->ino = de->ino;
+	return 1;
+}
+
+/* read logical block @lblk of @dir (htree walk); holes are corruption */
+static int read_dir_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			  void *buf, ek_blk_t *pblk)
+{
+	bool unwritten;
+	int err;
+
+	if (lblk >= dir_nblocks(fs, dir))
+		return ek_corrupt_ino(dir->ino, "directory block %llu beyond i_size",
+				      (unsigned long long)lblk);
+	err = ek_map_bmap(fs, dir, lblk, pblk, &unwritten);
+	if (err)
+		return err;
+	if (!*pblk || unwritten)
+		return ek_corrupt_ino(dir->ino, "htree directory block %llu is not allocated",
+				      (unsigned long long)lblk);
+	return ek_fs_read_blocks(fs, *pblk, 1, buf);
+}
+
+/* scan one leaf for the name: 1 found, 0 not found, or an error */
+static int dx_scan_leaf(struct ek_fs *fs, const struct ek_inode *dir, uint32_t lblk,
+			uint8_t *buf, struct match *m)
+{
+	struct dirctx c = { .fs = fs, .dir = dir, .fn = match_fn, .arg = m, .buf = buf,
+			    .is_dx = true };
+	ek_blk_t pblk;
+	int err = read_dir_block(fs, dir, lblk, buf, &pblk);
+
+	if (err)
+		return err;
+	if (looks_like_dx_node(fs, buf) && !(fs->has_csum && leaf_has_tail(fs, buf)))
+		return ek_corrupt(pblk, "directory inode %u: htree leaf %u is an index node",
+				  dir->ino, lblk);
+	err = do_block(&c, lblk, pblk);
+	if (err)
+		return err;
+	err = walk_result(&c);
+	/* a bad leaf checksum alone: every entry was still compared */
+	return err == -EK_BADCRC ? 0 : err;
+}
+
+struct dx_frame {
+	struct ek_dx_node node;
+	unsigned at;
+	uint8_t *buf;
+};
+
+/* the last entry whose hash is <= @hash (entry 0 covers everything below) */
+static unsigned dx_search(const struct ek_dx_node *n, uint32_t hash)
+{
+	unsigned lo = 1, hi = n->count;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (ek_dx_entry_hash(n, mid) > hash)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo - 1;
+}
+
+/*
+ * Look @m up through the index (ext4_dx_find_entry): 1 found, -ENOENT
+ * when the index says it is absent, other errors when the index can't be
+ * trusted (the caller then scans linearly).
+ */
+static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match *m)
+{
+	struct dx_frame f[3] = { 0 };
+	uint8_t *leaf = ek_malloc(fs->blksz);
+	uint64_t budget = dir_nblocks(fs, dir);
+	uint32_t hash, minor;
+	unsigned levels = 0, depth = 0;
+	ek_blk_t pblk;
+	int version, err;
+
+	for (int i = 0; i < 3 && leaf; i++) {
+		f[i].buf = ek_malloc(fs->blksz);
+		if (!f[i].buf)
+			goto out_nomem;
+	}
+	if (!leaf)
+		goto out_nomem;
+	err = read_dir_block(fs, dir, 0, f[0].buf, &pblk);
+	if (!err)
+		err = ek_dx_root_parse(fs, dir, pblk, f[0].buf, &f[0].node);
+	if (err)
+		goto out;
+	version = ek_dx_hash_version(fs, f[0].node.hash_version);
+	err = -EK_UNSUPP;		/* siphash: needs the encryption key */
+	if (version == EXT4_HASH_SIPHASH ||
+	    ek_dx_hash(version, m->name, m->len, fs->sb.hash_seed, &hash, &minor))
+		goto out;
+	levels = f[0].node.indirect_levels;
+
+	/* descend: at each level the entry covering @hash */
+	f[0].at = dx_search(&f[0].node, hash);
+	for (depth = 1; depth <= levels; depth++) {
+		struct dx_frame *p = &f[depth - 1];
+
+		err = read_dir_block(fs, dir, ek_dx_entry_block(&p->node, p->at), f[depth].buf, &pblk);
+		if (!err)
+			err = ek_dx_node_parse(fs, dir, pblk, f[depth].buf, &f[depth].node);
+		if (err)
+			goto out;
+		f[depth].at = dx_search(&f[depth].node, hash);
+	}
+	for (;;) {
+		struct dx_frame *d = &f[levels];
+		int lvl;
+
+		if (budget-- == 0) {
+			err = ek_corrupt_ino(dir->ino, "htree lookup visits more leaves than the directory has");
+			goto out;
+		}
+		err = dx_scan_leaf(fs, dir, ek_dx_entry_block(&d->node, d->at), leaf, m);
+		if (err)		/* 1: found */
+			goto out;
+		/* ext4_htree_next_block(): next leaf only while the hash run continues */
+		for (lvl = levels; lvl >= 0 && f[lvl].at + 1 >= f[lvl].node.count; lvl--)
+			;
+		err = -ENOENT;
+		if (lvl < 0 || (ek_dx_entry_hash(&f[lvl].node, f[lvl].at + 1) & ~1u) != hash)
+			goto out;
+		f[lvl].at++;
+		for (lvl++; lvl <= (int)levels; lvl++) {
+			struct dx_frame *p = &f[lvl - 1];
+
+			err = read_dir_block(fs, dir, ek_dx_entry_block(&p->node, p->at), f[lvl].buf, &pblk);
+			if (!err)
+				err = ek_dx_node_parse(fs, dir, pblk, f[lvl].buf, &f[lvl].node);
+			if (err)
+				goto out;
+			f[lvl].at = 0;
+		}
+	}
+out_nomem:
+	err = -ENOMEM;
+out:
+	for (int i = 0; i < 3; i++)
+		free(f[i].buf);
+	free(leaf);
+	return err;
+}
+
+int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name,
+		  size_t len, ek_ino_t *out)
+{
+	struct match m = { .name = name, .len = len };
+	int err;
+
+	if (!ek_is_dir(dir->mode))
+		return -ENOTDIR;
+	if (len == 0 || len > EXT4_NAME_LEN)
+		return len ? -ENAMETOOLONG : -ENOENT;
+	/*
+	 * '.' and '..' are in block 0, never in the leaves (ext4_find_entry
+	 * scans them linearly); casefolded names hash after folding, which
+	 * needs Unicode tables we don't have: linear too.
+	 */
+	if (dir_is_dx(fs, dir) && !(dir->flags & EXT4_CASEFOLD_FL) &&
+	    !is_dot_or_dotdot((const uint8_t *)name, len)) {
+		err = dx_lookup(fs, dir, &m);
+		if (err == 1) {
+			*out = m.ino;
+			return 0;
+		}
+		if (err == -ENOENT || err == -ENOMEM || err == -EIO)
+			return err;
+		if (err != -EK_UNSUPP)
+			ek_fs_warn(fs, "directory inode %u: htree index unusable (%s), scanning linearly",
+				   dir->ino, ek_error_msg(err));
+		m.ino = 0;
+	}
+	err = dir_walk(fs, dir, 0, match_fn, &m);
+	if (err == 1) {
+		*out = m.ino;
+		return 0;
+	}
+	/* checksum trouble alone: every entry was still compared */
+	if (err == 0 || err == -EK_BADCRC)
+		return -ENOENT;
+	return err;
+}
+
+/* ---- symlinks ------------------------------------------------------------------ */
+
+int ek_readlink(struct ek_fs *fs, const struct ek_inode *ei, char *buf, size_t bufsz)
+{
+	uint64_t size = ei->size;
+	uint8_t *blk = NULL;
+	int err = 0;
+
+	if (!ek_is_lnk(ei->mode))
+		return -EINVAL;
+	if (size == 0 || size >= fs->blksz)
+		return ek_corrupt_ino(ei->ino, "symlink size %llu out of range 1..%u",
+				      (unsigned long long)size, fs->blksz - 1);
+	if (bufsz < size + 1)
+		return -ENAMETOOLONG;
+
+	if (ei->flags & EXT4_INLINE_DATA_FL) {
+		size_t first = size < INLINE_IBLOCK ? size : INLINE_IBLOCK;
+		size_t ea_len = 0;
+
+		memcpy(buf, ek_inode_i_block(ei), first);
+		if (size > first) {
+			err = ek_xattr_get(fs, ei, EXT4_XATTR_INDEX_SYSTEM, "data", 4, &blk, &ea_len);
+			if (err == -ENOENT || err == -ENODATA || (!err && ea_len < size - first))
+				err = ek_corrupt_ino(ei->ino, "inline symlink of %llu bytes has only %zu stored",
+						     (unsigned long long)size, first + ea_len);
+			if (!err)
+				memcpy(buf + first, blk, size - first);
+		}
+	} else if (ek_inode_is_fast_symlink(fs, ei)) {
+		memcpy(buf, ek_inode_i_block(ei), size);
+	} else {
+		ek_blk_t pblk;
+		bool unwritten;
+
+		err = ek_map_bmap(fs, ei, 0, &pblk, &unwritten);
+		if (!err && (!pblk || unwritten))
+			err = ek_corrupt_ino(ei->ino, "symlink has no data block");
+		if (!err && !(blk = ek_malloc(fs->blksz)))
+			err = -ENOMEM;
+		if (!err)
+			err = ek_fs_read_blocks(fs, pblk, 1, blk);
+		if (!err)
+			memcpy(buf, blk, size);
+	}
+	free(blk);
+	if (err)
+		return err;
+	if (memchr(buf, 0, size))
+		return ek_corrupt_ino(ei->ino, "symlink target has a NUL byte at %zu of %llu",
+				      (size_t)((char *)memchr(buf, 0, size) - buf),
+				      (unsigned long long)size);
+	buf[size] = 0;
+	return 0;
+}
+
+/* ---- path resolution ------------------------------------------------------------ */
+
+/* read an inode, tolerating a bad checksum (the inode is decoded anyway) */
+static int get_inode(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *ei)
+{
+	int err = ek_inode_read(fs, ino, ei);
+
+	if (err == -EK_BADCRC)
+		err = 0;
+	if (err)
+		ek_inode_release(ei);
+	return err;
+}
+
+int ek_namei(struct ek_fs *fs, ek_ino_t root, ek_ino_t cwd, const char *path,
+	     bool follow, ek_ino_t *out)
+{
+	size_t plen = path ? strlen(path) : 0;
+	char *work, *link = NULL;
+	size_t pos = 0, wlen = plen;
+	ek_ino_t dir;
+	unsigned links = 0;
+	int err;
+
+	if (!path)
+		return -EINVAL;
+	if (!*path)
+		return -ENOENT;
+	if (plen >= MAX_PATH_WORK)
+		return -ENAMETOOLONG;
+	work = ek_malloc(plen + 1);
+	link = ek_malloc(fs->blksz + 1);
+	if (!work || !link) {
+		free(work);
+		free(link);
+		return -ENOMEM;
+	}
+	memcpy(work, path, plen + 1);
+	dir = work[0] == '/' ? root : cwd;
+
+	for (;;) {
+		struct ek_inode di, ei;
+		const char *comp;
+		size_t clen;
+		bool last, slash = false;
+		ek_ino_t ino;
+
+		while (pos < wlen && work[pos] == '/')
+			pos++;
+		if (pos == wlen) {
+			/* "/" or a path ending in "." or ".." */
+			*out = dir;
+			err = 0;
+			break;
+		}
+		comp = work + pos;
+		for (clen = 0; pos + clen < wlen && comp[clen] != '/'; clen++)
+			;
+		pos += clen;
+		while (pos < wlen && work[pos] == '/') {
+			pos++;
+			slash = true;
+		}
+		last = pos == wlen;
+		if (clen > EXT4_NAME_LEN) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+
+		err = get_inode(fs, dir, &di);
+		if (err)
+			break;
+		if (!ek_is_dir(di.mode)) {
+			ek_inode_release(&di);
+			err = -ENOTDIR;
+			break;
+		}
+		if ((clen == 1 && comp[0] == '.') ||
+		    (clen == 2 && comp[0] == '.' && comp[1] == '.' && dir == root)) {
+			ek_inode_release(&di);
+			if (last) {
+				*out = dir;
+				break;
+			}
+			continue;
+		}
+		err = ek_dir_lookup(fs, &di, comp, clen, &ino);
+		ek_inode_release(&di);
+		if (err)
+			break;
+		err = get_inode(fs, ino, &ei);
+		if (err)
+			break;
+		if (ek_is_lnk(ei.mode) && (!last || follow || slash)) {
+			size_t tlen, rest = wlen - pos;
+			char *nw;
+
+			if (++links > MAX_SYMLINKS) {
+				ek_inode_release(&ei);
+				err = -ELOOP;
+				break;
+			}
+			err = ek_readlink(fs, &ei, link, fs->blksz + 1);
+			ek_inode_release(&ei);
+			if (err)
+				break;
+			tlen = strlen(link);
+			if (tlen + 1 + rest >= MAX_PATH_WORK) {
+				err = -ENAMETOOLONG;
+				break;
+			}
+			nw = ek_malloc(tlen + 1 + rest + 1);
+			if (!nw) {
+				err = -ENOMEM;
+				break;
+			}
+			/* the target replaces the component; the rest follows */
+			memcpy(nw, link, tlen);
+			nw[tlen] = '/';
+			memcpy(nw + tlen + 1, work + pos, rest);
+			wlen = tlen + 1 + rest;
+			if (!slash && last)
+				wlen = tlen;	/* no trailing '/' to keep */
+			nw[wlen] = 0;
+			free(work);
+			work = nw;
+			pos = 0;
+			if (work[0] == '/')
+				dir = root;
+			continue;
+		}
+		if (last) {
+			err = slash && !ek_is_dir(ei.mode) ? -ENOTDIR : 0;
+			ek_inode_release(&ei);
+			if (!err)
+				*out = ino;
+			break;
+		}
+		ek_inode_release(&ei);
+		dir = ino;
+	}
+	free(work);
+	free(link);
+	return err;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dxhash.c - directory index (htree) name hashes.
+ *
+ * Semantics follow the kernel's fs/ext4/hash.c (ext4fs_dirhash) and
+ * Documentation/filesystems/ext4/directory.rst ("Hash Tree Directories"):
+ *
+ *   version  name                input words              result
+ *   0 / 3    legacy (dx_hack)    bytes one at a time      hash, minor 0
+ *   1 / 4    half_md4            32-byte chunks, 8 words  hash = buf[1], minor = buf[2]
+ *   2 / 5    tea                 16-byte chunks, 4 words  hash = buf[0], minor = buf[1]
+ *   6        siphash-2-4         whole name               hash = high 32, minor = low 32
+ *
+ * Versions 3..5 are the "unsigned" variants: name bytes are widened as
+ * unsigned char instead of signed char.  The chaining buffer starts at the
+ * seed, or at the MD4 initial values when the seed is all zero.  Input words
+ * of a chunk are packed big-endian-ish from a padding word that encodes the
+ * remaining length (see pack_words()).  Every result has its low bit
+ * cleared (the htree continuation bit), and 0xfffffffe (EOF marker of
+ * 32-bit readdir cookies) becomes 0xfffffffc.
+ *
+ * siphash (casefolded + encrypted directories) is keyed in the kernel with a
+ * per-directory key derived from the encryption key, which an offline tool
+ * does not have; here @seed supplies those 16 key bytes (little-endian
+ * words), with no default substitution.  Such directories store each
+ * entry's hash after its name, so reading them never needs this.
+ */
+#include <string.h>
+#include "extkit.h"
+
+#define HTREE_EOF_32BIT	0x7fffffffu
+
+static const uint32_t default_seed[4] = {
+	0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476
+};
+
+static inline uint32_t rol32(uint32_t x, unsigned s)
+{
+	return (x << s) | (x >> (32 - s));
+}
+
+/* byte @c of a name widened as signed or unsigned char */
+static inline uint32_t widen(unsigned char c, bool is_unsigned)
+{
+	return is_unsigned ? (uint32_t)c : (uint32_t)(int32_t)(signed char)c;
+}
+
+/*
+ * Fill @nwords input words from the next bytes of a name with @remain bytes
+ * left.  Each word starts from a padding value (remain in every byte) and
+ * shifts in up to four bytes: w = w << 8 + byte.  Words past the bytes
+ * consumed are the padding value.
+ */
+static void pack_words(const unsigned char *p, size_t remain, uint32_t *out,
+		       unsigned nwords, bool is_unsigned)
+{
+	uint32_t pad = (uint32_t)remain | ((uint32_t)remain << 8);
+	size_t n = remain < nwords * 4u ? remain : nwords * 4u;
+	unsigned w = 0;
+	uint32_t acc;
+
+	pad |= pad << 16;
+	acc = pad;
+	for (size_t i = 0; i < n; i++) {
+		acc = widen(p[i], is_unsigned) + (acc << 8);
+		if ((i & 3) == 3) {
+			out[w++] = acc;
+			acc = pad;
+		}
+	}
+	if (w < nwords)
+		out[w++] = acc;
+	while (w < nwords)
+		out[w++] = pad;
+}
+
+static uint32_t legacy_hash(const unsigned char *p, size_t len, bool is_unsigned)
+{
+	uint32_t h0 = 0x12a3fe2d, h1 = 0x37abe8f9;
+
+	for (size_t i = 0; i < len; i++) {
+		uint32_t h = h1 + (h0 ^ (widen(p[i], is_unsigned) * 7152373u));
+
+		if (h & 0x80000000u)
+			h -= 0x7fffffff;
+		h1 = h0;
+		h0 = h;
+	}
+	return h0 << 1;
+}
+
+/*
+ * Three rounds of MD4 on 8 words (half of MD4's 16).  Each step is
+ * a = rol(a + f(b, c, d) + in[k] + K, s), rotating the roles of a..d.
+ */
+static void half_md4(uint32_t buf[4], const uint32_t in[8])
+{
+	static const uint8_t order[3][8] = {
+		{ 0, 1, 2, 3, 4, 5, 6, 7 },
+		{ 1, 3, 5, 7, 0, 2, 4, 6 },
+		{ 3, 7, 2, 6, 1, 5, 0, 4 },
+	};
+	static const uint8_t shift[3][4] = {
+		{ 3, 7, 11, 19 }, { 3, 5, 9, 13 }, { 3, 9, 11, 15 },
+	};
+	static const uint32_t konst[3] = { 0, 0x5A827999, 0x6ED9EBA1 };
+	uint32_t v[4] = { buf[0], buf[1], buf[2], buf[3] };
+
+	for (unsigned r = 0; r < 3; r++) {
+		for (unsigned s = 0; s < 8; s++) {
+			/* step s updates v[(4 - s % 4) % 4]: a, d, c, b, a, ... */
+			unsigned ia = (4 - s % 4) % 4;
+			uint32_t b = v[(ia + 1) % 4], c = v[(ia + 2) % 4], d = v[(ia + 3) % 4];
+			uint32_t f;
+
+			if (r == 0)
+				f = d ^ (b & (c ^ d));
+			else if (r == 1)
+				f = (b & c) + ((b ^ c) & d);
+			else
+				f = b ^ c ^ d;
+			v[ia] = rol32(v[ia] + f + in[order[r][s]] + konst[r], shift[r][s % 4]);
+		}
+	}
+	for (unsigned i = 0; i < 4; i++)
+		buf[i] += v[i];
+}
+
+/* 16 rounds of TEA with the 4 input words as key, Davies-Meyer chaining */
+static void tea(uint32_t buf[4], const uint32_t in[4])
+{
+	uint32_t x = buf[0], y = buf[1], sum = 0;
+
+	for (unsigned n = 0; n < 16; n++) {
+		sum += 0x9E3779B9u;
+		x += ((y << 4) + in[0]) ^ (y + sum) ^ ((y >> 5) + in[1]);
+		y += ((x << 4) + in[2]) ^ (x + sum) ^ ((x >> 5) + in[3]);
+	}
+	buf[0] += x;
+	buf[1] += y;
+}
+
+/* SipHash-2-4 (Aumasson, Bernstein 2012) of @len bytes with a 128-bit key */
+#define SIPROUND(v0, v1, v2, v3) do {					\
+	v0 += v1; v1 = rol64(v1, 13); v1 ^= v0; v0 = rol64(v0, 32);	\
+	v2 += v3; v3 = rol64(v3, 16); v3 ^= v2;				\
+	v0 += v3; v3 = rol64(v3, 21); v3 ^= v0;				\
+	v2 += v1; v1 = rol64(v1, 17); v1 ^= v2; v2 = rol64(v2, 32);	\
+} while (0)
+
+static inline uint64_t rol64(uint64_t x, unsigned s)
+{
+	return (x << s) | (x >> (64 - s));
+}
+
+static uint64_t siphash24(const unsigned char *p, size_t len, uint64_t k0, uint64_t k1)
+{
+	uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
+	uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
+	uint64_t m;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		m = get_le64(p + i);
+		v3 ^= m;
+		SIPROUND(v0, v1, v2, v3);
+		SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
+	}
+	m = (uint64_t)len << 56;
+	for (size_t j = 0; i + j < len; j++)
+		m |= (uint64_t)p[i + j] << (8 * j);
+	v3 ^= m;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	v0 ^= m;
+	v2 ^= 0xff;
+	for (i = 0; i < 4; i++)
+		SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+int ek_dx_hash(int version, const char *name, size_t len, const uint32_t seed[4],
+	       uint32_t *hash, uint32_t *minor_hash)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	bool is_unsigned = version >= EXT4_HASH_LEGACY_UNSIGNED &&
+			   version <= EXT4_HASH_TEA_UNSIGNED;
+	uint32_t buf[4], in[8];
+	uint32_t h, minor = 0;
+
+	if (len && !name)
+		return -EINVAL;
+	memcpy(buf, default_seed, sizeof(buf));
+	if (seed && (seed[0] | seed[1] | seed[2] | seed[3]))
+		memcpy(buf, seed, sizeof(buf));
+
+	switch (version) {
+	case EXT4_HASH_LEGACY:
+	case EXT4_HASH_LEGACY_UNSIGNED:
+		h = legacy_hash(p, len, is_unsigned);
+		break;
+	case EXT4_HASH_HALF_MD4:
+	case EXT4_HASH_HALF_MD4_UNSIGNED:
+		for (size_t off = 0; off < len; off += 32) {
+			pack_words(p + off, len - off, in, 8, is_unsigned);
+			half_md4(buf, in);
+		}
+		h = buf[1];
+		minor = buf[2];
+		break;
+	case EXT4_HASH_TEA:
+	case EXT4_HASH_TEA_UNSIGNED:
+		for (size_t off = 0; off < len; off += 16) {
+			pack_words(p + off, len - off, in, 4, is_unsigned);
+			tea(buf, in);
+		}
+		h = buf[0];
+		minor = buf[1];
+		break;
+	case EXT4_HASH_SIPHASH: {
+		uint64_t k0, k1, v;
+
+		if (!seed)
+			return -EINVAL;
+		k0 = seed[0] | (uint64_t)seed[1] << 32;
+		k1 = seed[2] | (uint64_t)seed[3] << 32;
+		v = siphash24(p, len, k0, k1);
+		h = (uint32_t)(v >> 32);
+		minor = (uint32_t)v;
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+	h &= ~1u;
+	if (h == HTREE_EOF_32BIT << 1)
+		h = (HTREE_EOF_32BIT - 1) << 1;
+	*hash = h;
+	if (minor_hash)
+		*minor_hash = minor;
+	return 0;
+}
+
+int ek_dx_hash_version(const struct ek_fs *fs, int v)
+{
+	if (v >= EXT4_HASH_LEGACY && v <= EXT4_HASH_TEA &&
+	    (fs->sb.flags & EXT2_FLAGS_UNSIGNED_HASH))
+		return v + EXT4_HASH_LEGACY_UNSIGNED;
+	return v;
+}
