@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: MIT
+/*
+ * xattr.c - extended attributes: in-inode (ibody) and the xattr block,
+ * values in ea_inodes, and on-disk POSIX ACLs.
+ *
+ * Both places hold the same entry format, with different headers and
+ * different bases for e_value_offs (kernel Documentation/filesystems/ext4/
+ * attributes.rst):
+ *
+ *   in-inode, at 128 + i_extra_isize up to s_inode_size:
+ *     0x0   __le32 h_magic       0xEA020000
+ *     0x4   entries              value offsets count from here (first entry)
+ *   xattr block (i_file_acl), one block:
+ *     0x00  ext4_xattr_header    h_magic, h_refcount, h_blocks (must be 1),
+ *                                h_hash, h_checksum
+ *     0x20  entries              value offsets count from the block start
+ *
+ *   entry (ext4_xattr_entry, 16 bytes + name, padded to 4):
+ *     0x0 e_name_len  0x1 e_name_index  0x2 e_value_offs  0x4 e_value_inum
+ *     0x8 e_value_size  0xC e_hash  0x10 e_name (not NUL-terminated)
+ *
+ * The entry table grows down from the start and ends with a 4-byte zero;
+ * values grow up from the end, each 4-byte aligned, and never overlap the
+ * table.  With the ea_inode feature a value may live in its own inode
+ * (e_value_inum != 0, EXT4_EA_INODE_FL, i_size == e_value_size).
+ *
+ * The block checksum (metadata_csum) is crc32c(fs seed, __le64 block
+ * number) continued over the whole block with h_checksum as zero, as the
+ * kernel's ext4_xattr_block_csum().
+ *
+ * Every walk is bounded by the region: each entry advances at least 16
+ * bytes, and no value larger than EK_XATTR_SIZE_MAX (the kernel's
+ * XATTR_SIZE_MAX) is ever allocated.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+#define ENTRY_SZ	sizeof(struct ext4_xattr_entry)
+#define BLOCK_HDR_SZ	sizeof(struct ext4_xattr_header)
+
+/*
+ * Name prefixes by e_name_index.  Index 9 (encryption context, entry name
+ * "c") has no prefix: the kernel never exposes it to userspace and
+ * e2fsprogs shows it as the bare name.  5 and 10 are e2fsprogs' names for
+ * Lustre and the Hurd.
+ */
+static const char *const xattr_prefixes[] = {
+	[EXT4_XATTR_INDEX_USER]			= "user.",
+	[EXT4_XATTR_INDEX_POSIX_ACL_ACCESS]	= "system.posix_acl_access",
+	[EXT4_XATTR_INDEX_POSIX_ACL_DEFAULT]	= "system.posix_acl_default",
+	[EXT4_XATTR_INDEX_TRUSTED]		= "trusted.",
+	[EXT4_XATTR_INDEX_LUSTRE]		= "lustre.",
+	[EXT4_XATTR_INDEX_SECURITY]		= "security.",
+	[EXT4_XATTR_INDEX_SYSTEM]		= "system.",
+	[EXT4_XATTR_INDEX_RICHACL]		= "system.richacl",
+	[EXT4_XATTR_INDEX_ENCRYPTION]		= "",
+	[10]					= "gnu.",
+};
+
+const char *ek_xattr_prefix(uint8_t index)
+{
+	if (index < sizeof(xattr_prefixes) / sizeof(xattr_prefixes[0]) && xattr_prefixes[index])
+		return xattr_prefixes[index];
+	return "";
+}
+
+uint32_t ek_xattr_block_csum(const struct ek_fs *fs, ek_blk_t blk, const void *buf)
+{
+	const uint32_t off = offsetof(struct ext4_xattr_header, h_checksum);
+	const uint8_t *p = buf;
+	__le64 le_blk = cpu_to_le64(blk);
+	uint32_t zero = 0;
+	uint32_t c;
+
+	c = ek_crc32c(fs->csum_seed, &le_blk, sizeof(le_blk));
+	c = ek_crc32c(c, p, off);
+	c = ek_crc32c(c, &zero, 4);
+	return ek_crc32c(c, p + off + 4, fs->blksz - off - 4);
+}
+
+/* one place holding entries: the inode body or the xattr block */
+struct xregion {
+	const uint8_t *base;	/* e_value_offs counts from here */
+	uint32_t len;		/* bytes from base to the end of the region */
+	uint32_t first;		/* offset of the first entry from base */
+	bool in_block;
+	ek_blk_t blk;		/* in_block: the xattr block */
+	ek_ino_t ino;		/* the inode the xattrs belong to */
+};
+
+/* one failure reason per call site, named by block or by inode */
+#define xa_corrupt(r, fmt, ...)							\
+	((r)->in_block ?							\
+	 ek_corrupt((r)->blk, "xattr block of inode %u: " fmt, (r)->ino, __VA_ARGS__) : \
+	 ek_corrupt_ino((r)->ino, "in-inode xattrs: " fmt, __VA_ARGS__))
+
+struct xwalk {
+	struct ek_fs *fs;
+	const struct ek_inode *ei;
+	ek_xattr_fn fn;
+	void *arg;
+	/* only entries matching this are passed to fn (ek_xattr_get) */
+	bool filter;
+	uint8_t want_index;
+	const char *want_name;
+	size_t want_len;
+	/* non-fatal checksum mismatches, reported after the walk */
+	bool block_csum_bad;
+	ek_blk_t bad_blk;
+	uint32_t bad_stored, bad_calc;
+	ek_ino_t bad_ea_ino;	/* first ea_inode whose checksum failed */
+};
+
+struct ea_value_buf {
+	uint8_t *buf;
+	uint32_t size;
+};
+
+static int ea_value_data(void *arg, uint64_t off, const void *buf, size_t len)
+{
+	struct ea_value_buf *v = arg;
+
+	if (off > v->size || len > v->size - off)
+		return ek_err(-EIO, "ea_inode read returned bytes past its size %u", v->size);
+	memcpy(v->buf + off, buf, len);
+	return 0;
+}
+
+/*
+ * Read the value of entry @eoff held in ea_inode @inum into *out (owned
+ * by the caller, freed with free()).
+ */
+static int ea_inode_value(struct xwalk *w, const struct xregion *r, uint32_t eoff,
+			  ek_ino_t inum, uint32_t size, uint8_t **out)
+{
+	struct ea_value_buf v = { .size = size };
+	struct ek_read_cb cb = { .data = ea_value_data, .arg = &v };
+	struct ek_inode vi;
+	int err;
+
+	*out = NULL;
+	if (!ek_has_incompat(w->fs, EXT4_FEATURE_INCOMPAT_EA_INODE))
+		return xa_corrupt(r, "entry at offset %u refers to ea_inode %u but the ea_inode feature is off",
+				  eoff, inum);
+	if (inum < 1 || inum > w->fs->sb.inodes_count)
+		return xa_corrupt(r, "entry at offset %u refers to ea_inode %u outside 1..%u",
+				  eoff, inum, w->fs->sb.inodes_count);
+	err = ek_inode_read(w->fs, inum, &vi);
+	if (err == -EK_BADCRC) {
+		if (!w->bad_ea_ino)
+			w->bad_ea_ino = inum;
+		err = 0;
+	}
+	if (err)
+		goto out_release;
+	if (!(vi.flags & EXT4_EA_INODE_FL)) {
+		err = xa_corrupt(r, "entry at offset %u: ea_inode %u lacks the EA_INODE flag (flags 0x%x)",
+				 eoff, inum, vi.flags);
+		goto out_release;
+	}
+	/* ea_inode data is block-mapped; inline data would recurse into xattrs */
+	if (vi.flags & EXT4_INLINE_DATA_FL) {
+		err = xa_corrupt(r, "entry at offset %u: ea_inode %u has inline data", eoff, inum);
+		goto out_release;
+	}
+	if (vi.size != size) {
+		err = xa_corrupt(r, "entry at offset %u: ea_inode %u holds %llu bytes, the entry says %u",
+				 eoff, inum, (unsigned long long)vi.size, size);
+		goto out_release;
+	}
+	v.buf = ek_calloc(1, size ? size : 1);
+	if (!v.buf) {
+		err = -ENOMEM;
+		goto out_release;
+	}
+	err = ek_file_read(w->fs, &vi, 0, &cb);
+	if (err == -EK_BADCRC) {
+		if (!w->bad_ea_ino)
+			w->bad_ea_ino = inum;
+		err = 0;
+	}
+	if (err)
+		free(v.buf);
+	else
+		*out = v.buf;
+out_release:
+	ek_inode_release(&vi);
+	return err;
+}
+
+static bool entry_wanted(const struct xwalk *w, const uint8_t *e)
+{
+	if (!w->filter)
+		return true;
+	return e[0] == w->want_len && e[1] == w->want_index &&
+	       !memcmp(e + ENTRY_SZ, w->want_name, w->want_len);
+}
+
+/*
+ * The checker for one region (kernel check_xattrs()): first walk the entry
+ * table to its terminating zero word, checking each header and name; then
+ * check each value and pass the entry to the callback.
+ */
+static int walk_region(struct xwalk *w, const struct xregion *r)
+{
+	const uint8_t *b = r->base;
+	uint32_t off, term;
+	int err;
+
+	for (off = r->first;; off += EXT4_XATTR_LEN(b[off])) {
+		uint8_t name_len;
+
+		if (off + 4 > r->len)
+			return xa_corrupt(r, "entry list is not terminated by a zero word before offset %u",
+					  r->len);
+		if (get_le32(b + off) == 0)
+			break;
+		if (off + ENTRY_SZ > r->len)
+			return xa_corrupt(r, "entry at offset %u: header runs past the end at %u",
+					  off, r->len);
+		name_len = b[off];
+		if (off + ENTRY_SZ + name_len > r->len)
+			return xa_corrupt(r, "entry at offset %u: name of %u bytes runs past the end at %u",
+					  off, name_len, r->len);
+		if (memchr(b + off + ENTRY_SZ, 0, name_len))
+			return xa_corrupt(r, "entry at offset %u: name of %u bytes contains a NUL byte",
+					  off, name_len);
+		/* len and off are multiples of 4, so the padded entry still fits */
+	}
+	term = off;
+
+	for (off = r->first; off < term; off += EXT4_XATTR_LEN(b[off])) {
+		const struct ext4_xattr_entry *e = (const void *)(b + off);
+		uint32_t vsize = get_le32(b + off + offsetof(struct ext4_xattr_entry, e_value_size));
+		uint32_t voffs = get_le16(b + off + offsetof(struct ext4_xattr_entry, e_value_offs));
+		uint32_t inum = get_le32(b + off + offsetof(struct ext4_xattr_entry, e_value_inum));
+		struct ek_xattr xa = {
+			.index = e->e_name_index,
+			.prefix = ek_xattr_prefix(e->e_name_index),
+			.name = (const char *)(b + off + ENTRY_SZ),
+			.name_len = e->e_name_len,
+			.value_len = vsize,
+			.value_inum = inum,
+			.in_block = r->in_block,
+			.hash = get_le32(b + off + offsetof(struct ext4_xattr_entry, e_hash)),
+		};
+		uint8_t *ea_val = NULL;
+
+		if (vsize > EK_XATTR_SIZE_MAX)
+			return xa_corrupt(r, "entry at offset %u: value size %u exceeds %u",
+					  off, vsize, EK_XATTR_SIZE_MAX);
+		if (!inum && vsize) {
+			if (voffs & 3)
+				return xa_corrupt(r, "entry at offset %u: value offset %u is not 4-byte aligned",
+						  off, voffs);
+			if (voffs + vsize > r->len)
+				return xa_corrupt(r, "entry at offset %u: value %u+%u runs past the end at %u",
+						  off, voffs, vsize, r->len);
+			if (voffs < term + 4)
+				return xa_corrupt(r, "entry at offset %u: value at %u overlaps the entry table ending at %u",
+						  off, voffs, term + 4);
+		}
+		if (!entry_wanted(w, b + off))
+			continue;
+		if (inum) {
+			err = ea_inode_value(w, r, off, inum, vsize, &ea_val);
+			if (err)
+				return err;
+			xa.value = ea_val;
+		} else {
+			xa.value = vsize ? b + voffs : b + term;	/* never NULL */
+		}
+		err = w->fn(w->arg, &xa);
+		free(ea_val);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int walk_ibody(struct xwalk *w)
+{
+	const struct ek_inode *ei = w->ei;
+	uint32_t isz = w->fs->inode_size;
+	uint32_t hdr;
+	struct xregion r;
+
+	/*
+	 * As the kernel: no in-inode xattrs without room for the magic, or
+	 * when i_extra_isize is 0 (ek_inode_decode also leaves 0 for an
+	 * invalid one and reports it).
+	 */
+	if (isz <= EXT4_GOOD_OLD_INODE_SIZE || !ei->extra_isize || ei->raw_size < isz)
+		return 0;
+	hdr = EXT4_GOOD_OLD_INODE_SIZE + ei->extra_isize;
+	if (hdr + 4 > isz || get_le32(ei->raw + hdr) != EXT4_XATTR_MAGIC)
+		return 0;
+	r = (struct xregion){
+		.base = ei->raw + hdr + 4,
+		.len = isz - hdr - 4,
+		.first = 0,
+		.ino = ei->ino,
+	};
+	return walk_region(w, &r);
+}
+
+static int walk_block(struct xwalk *w)
+{
+	struct ek_fs *fs = w->fs;
+	ek_blk_t blk = w->ei->file_acl;
+	const struct ext4_xattr_header *h;
+	struct xregion r;
+	uint8_t *buf;
+	uint32_t blocks;
+	int err;
+
+	if (!blk)
+		return 0;
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt_ino(w->ei->ino, "xattr block %llu is outside the filesystem",
+				      (unsigned long long)blk);
+	buf = ek_malloc(fs->blksz);
+	if (!buf)
+		return -ENOMEM;
+	err = ek_fs_read_blocks(fs, blk, 1, buf);
+	if (err)
+		goto out_free;
+	h = (const void *)buf;
+	if (le32_to_cpu(h->h_magic) != EXT4_XATTR_MAGIC) {
+		err = ek_corrupt(blk, "xattr block of inode %u: bad magic 0x%08x",
+				 w->ei->ino, le32_to_cpu(h->h_magic));
+		goto out_free;
+	}
+	if (fs->has_csum) {
+		uint32_t c = ek_xattr_block_csum(fs, blk, buf);
+
+		if (c != le32_to_cpu(h->h_checksum)) {
+			w->block_csum_bad = true;
+			w->bad_blk = blk;
+			w->bad_stored = le32_to_cpu(h->h_checksum);
+			w->bad_calc = c;
+		}
+	}
+	blocks = le32_to_cpu(h->h_blocks);
+	if (blocks != 1) {
+		err = ek_corrupt(blk, "xattr block of inode %u: h_blocks %u, expected 1",
+				 w->ei->ino, blocks);
+		goto out_free;
+	}
+	r = (struct xregion){
+		.base = buf,
+		.len = fs->blksz,
+		.first = BLOCK_HDR_SZ,
+		.in_block = true,
+		.blk = blk,
+		.ino = w->ei->ino,
+	};
+	err = walk_region(w, &r);
+out_free:
+	free(buf);
+	return err;
+}
+
+/* record the deferred checksum finding; -EK_BADCRC or 0 */
+static int report_badcrc(const struct xwalk *w)
+{
+	if (w->block_csum_bad)
+		return ek_badcrc(w->bad_blk, "xattr block of inode %u: checksum 0x%08x does not match 0x%08x",
+				 w->ei->ino, w->bad_stored, w->bad_calc);
+	if (w->bad_ea_ino)
+		return ek_badcrc_ino(w->bad_ea_ino, "checksum mismatch in ea_inode of inode %u",
+				     w->ei->ino);
+	return 0;
+}
+
+int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn, void *arg)
+{
+	struct xwalk w = { .fs = fs, .ei = ei, .fn = fn, .arg = arg };
+	int err;
+
+	err = walk_ibody(&w);
+	if (!err)
+		err = walk_block(&w);
+	if (err)
+		return err;
+	return report_badcrc(&w);
+}
+
+struct xget {
+	uint8_t *val;
+	size_t len;
+	bool found;
+};
+
+static int get_one(void *arg, const struct ek_xattr *xa)
+{
+	struct xget *g = arg;
+
+	g->val = ek_malloc(xa->value_len ? xa->value_len : 1);
+	if (!g->val)
+		return -ENOMEM;
+	memcpy(g->val, xa->value, xa->value_len);
+	g->len = xa->value_len;
+	g->found = true;
+	return 1;
+}
+
+int ek_xattr_get(struct ek_fs *fs, const struct ek_inode *ei, uint8_t index,
+		 const char *name, size_t name_len, uint8_t **out, size_t *out_len)
+{
+	struct xget g = { 0 };
+	struct xwalk w = {
+		.fs = fs, .ei = ei, .fn = get_one, .arg = &g,
+		.filter = true, .want_index = index, .want_name = name, .want_len = name_len,
+	};
+	int err;
+
+	*out = NULL;
+	*out_len = 0;
+	if (name_len > 255)
+		return -ENODATA;
+	/* as the kernel's ext4_xattr_get(): the inode body first, then the block */
+	err = walk_ibody(&w);
+	if (!err)
+		err = walk_block(&w);
+	if (err == 1)
+		err = 0;
+	if (!err)
+		err = report_badcrc(&w);
+	if (!err && !g.found)
+		err = -ENODATA;
+	if (err) {
+		free(g.val);
+		return err;
+	}
+	*out = g.val;
+	*out_len = g.len;
+	return 0;
+}
+
+/*
+ * POSIX ACLs.  On disk (fs/ext4/acl.h): __le32 version 1, then entries of
+ * __le16 tag, __le16 perm and, for ACL_USER and ACL_GROUP only, __le32 id.
+ * The VFS xattr format (posix_acl_xattr): __le32 version 2, then 8-byte
+ * entries tag, perm, id with id -1 for the tags that carry none.
+ */
+#define ACL_USER_OBJ	0x01
+#define ACL_USER	0x02
+#define ACL_GROUP_OBJ	0x04
+#define ACL_GROUP	0x08
+#define ACL_MASK	0x10
+#define ACL_OTHER	0x20
+#define POSIX_ACL_XATTR_VERSION	0x0002
+#define ACL_UNDEFINED_ID	0xFFFFFFFFu
+
+#define ACL_HDR_SZ	sizeof(struct ext4_acl_header)
+#define ACL_SHORT_SZ	sizeof(struct ext4_acl_entry_short)
+#define ACL_LONG_SZ	sizeof(struct ext4_acl_entry)
+
+int ek_acl_to_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out_len)
+{
+	size_t body, count, off, olen;
+	uint8_t *o;
+
+	*out = NULL;
+	*out_len = 0;
+	if (len < ACL_HDR_SZ)
+		return ek_corrupt_fs("acl of %zu bytes is shorter than its header", len);
+	if (len > EK_XATTR_SIZE_MAX)
+		return ek_corrupt_fs("acl of %zu bytes exceeds %u", len, EK_XATTR_SIZE_MAX);
+	if (get_le32(val) != EXT4_ACL_VERSION)
+		return ek_corrupt_fs("acl version %u, expected %u", get_le32(val), EXT4_ACL_VERSION);
+	/*
+	 * Entry count from the size as the kernel's ext4_acl_count(): up to
+	 * four short entries (USER_OBJ, GROUP_OBJ, MASK, OTHER), then long ones.
+	 */
+	body = len - ACL_HDR_SZ;
+	if (body <= 4 * ACL_SHORT_SZ) {
+		if (body % ACL_SHORT_SZ)
+			return ek_corrupt_fs("acl of %zu bytes is not a whole number of entries", len);
+		count = body / ACL_SHORT_SZ;
+	} else {
+		if ((body - 4 * ACL_SHORT_SZ) % ACL_LONG_SZ)
+			return ek_corrupt_fs("acl of %zu bytes is not four short entries plus long ones",
+					     len);
+		count = 4 + (body - 4 * ACL_SHORT_SZ) / ACL_LONG_SZ;
+	}
+	olen = ACL_HDR_SZ + count * 8;
+	o = ek_calloc(1, olen);
+	if (!o)
+		return -ENOMEM;
+	put_le32(o, POSIX_ACL_XATTR_VERSION);
+	off = ACL_HDR_SZ;
+	for (size_t n = 0; n < count; n++) {
+		uint8_t *d = o + ACL_HDR_SZ + n * 8;
+		uint16_t tag, perm;
+		uint32_t id = ACL_UNDEFINED_ID;
+
+		if (off + ACL_SHORT_SZ > len)
+			goto out_trunc;
+		tag = get_le16(val + off);
+		perm = get_le16(val + off + 2);
+		switch (tag) {
+		case ACL_USER_OBJ:
+		case ACL_GROUP_OBJ:
+		case ACL_MASK:
+		case ACL_OTHER:
+			off += ACL_SHORT_SZ;
+			break;
+		case ACL_USER:
+		case ACL_GROUP:
+			if (off + ACL_LONG_SZ > len)
+				goto out_trunc;
+			id = get_le32(val + off + 4);
+			off += ACL_LONG_SZ;
+			break;
+		default:
+			free(o);
+			return ek_corrupt_fs("acl entry %zu has unknown tag 0x%x", n, tag);
+		}
+		put_le16(d, tag);
+		put_le16(d + 2, perm);
+		put_le32(d + 4, id);
+	}
+	if (off != len) {
+		free(o);
+		return ek_corrupt_fs("acl entries end at byte %zu of %zu", off, len);
+	}
+	*out = o;
+	*out_len = olen;
+	return 0;
+
+out_trunc:
+	free(o);
+	return ek_corrupt_fs("acl entry at byte %zu runs past the end at %zu", off, len);
+}
