@@ -99,7 +99,7 @@ static int ls_entry(void *arg, const struct ek_dirent *de)
 int do_ls(struct dbg *d, int argc, char **argv)
 {
 	struct ls_ctx l = { .d = d };
-	struct ek_inode dir;
+	struct ek_inode dir = { 0 };
 	ek_ino_t ino = d->cwd;
 	int c, err;
 
@@ -156,7 +156,7 @@ int do_ls(struct dbg *d, int argc, char **argv)
 
 int do_cd(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	ek_ino_t ino;
 	int err;
 
@@ -197,7 +197,7 @@ static int dir_path(struct dbg *d, ek_ino_t ino, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (int depth = 0; ino != d->root; depth++) {
-		struct ek_inode dir, parent;
+		struct ek_inode dir = { 0 }, parent = { 0 };
 		struct find_name f = { .child = ino };
 		ek_ino_t up;
 		int err;

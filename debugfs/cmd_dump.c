@@ -58,7 +58,7 @@ static int skip_hole(void *arg, uint64_t off, uint64_t len)
 int do_cat(struct dbg *d, int argc, char **argv)
 {
 	struct ek_read_cb cb = { .data = stream_data, .arg = stdout };
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	ek_ino_t ino;
 	int err;
 
@@ -171,7 +171,7 @@ static int dump_file_at(struct dbg *d, const struct ek_inode *ei, int dirfd, con
 
 int do_dump(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	bool preserve = false;
 	ek_ino_t ino;
 	int c, err;
@@ -293,7 +293,7 @@ static const struct link_map *find_link(const struct rdump *r, ek_ino_t ino)
 static int rdump_inode(struct rdump *r, ek_ino_t ino, int dirfd, const char *name)
 {
 	struct dbg *d = r->d;
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	int err;
 
 	err = dbg_read_inode(d, ino, &ei);

@@ -63,7 +63,7 @@ static int frag_entry(void *arg, const struct ek_dirent *de)
 
 static void frag_visit(struct frag_tree *t, ek_ino_t ino)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	struct ek_frag f;
 	int err = ek_inode_read(t->d->fs, ino, &ei);
 
@@ -147,7 +147,7 @@ int do_frag(struct dbg *d, int argc, char **argv)
 	snprintf(t.path, sizeof(t.path), "%s", arg);
 
 	if (!recurse) {
-		struct ek_inode ei;
+		struct ek_inode ei = { 0 };
 		struct ek_frag f;
 
 		err = dbg_read_inode(d, ino, &ei);

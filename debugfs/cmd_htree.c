@@ -143,7 +143,7 @@ static int dump_index(struct htree *h, const struct ek_dx_node *n, unsigned leve
 
 int do_htree(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode dir;
+	struct ek_inode dir = { 0 };
 	struct ek_dx_node root;
 	struct htree h = { .d = d, .dir = &dir };
 	uint8_t *buf = NULL;

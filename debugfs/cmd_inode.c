@@ -132,7 +132,7 @@ static int print_xattr(void *arg, const struct ek_xattr *xa)
 int do_stat(struct dbg *d, int argc, char **argv)
 {
 	struct ek_out *o = d->out;
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	struct runs r = { .o = o };
 	bool extra;
 	int err;
@@ -259,7 +259,7 @@ static void hexdump(struct ek_out *o, const uint8_t *buf, size_t len, uint64_t b
 
 int do_id(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 
 	(void)argc;
 	if (inode_arg(d, "id", argv[1], &ei))
@@ -320,7 +320,7 @@ static int list_block(void *arg, const struct ek_mapping *m)
 
 int do_blocks(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	int err;
 
 	(void)argc;
@@ -339,7 +339,7 @@ int do_blocks(struct dbg *d, int argc, char **argv)
 
 int do_bmap(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	uint64_t lblk;
 	ek_blk_t pblk;
 	bool unwritten;
@@ -410,7 +410,7 @@ static int ex_entry(void *arg, const struct ek_mapping *m)
 int do_ex(struct dbg *d, int argc, char **argv)
 {
 	struct ex_ctx x = { .o = d->out };
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	int c, err;
 
 	while ((c = getopt(argc, argv, "nl")) != -1) {
@@ -600,7 +600,7 @@ int do_imap(struct dbg *d, int argc, char **argv)
 
 int do_ea_list(struct dbg *d, int argc, char **argv)
 {
-	struct ek_inode ei;
+	struct ek_inode ei = { 0 };
 	int err;
 
 	(void)argc;

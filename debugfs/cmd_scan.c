@@ -324,7 +324,7 @@ int do_ncheck(struct dbg *d, int argc, char **argv)
 	if (!err && !n.dn)
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n.ndirs; i++) {
-		struct ek_inode dir;
+		struct ek_inode dir = { 0 };
 		int e = ek_inode_read(d->fs, n.dirs[i], &dir);
 
 		n.dn[i].ino = n.dirs[i];
@@ -353,7 +353,7 @@ int do_ncheck(struct dbg *d, int argc, char **argv)
 		ek_out_u64(d->out, "inode", h->ino);
 		ek_out_name(d->out, "path", path, strlen(path));
 		if (n.check_type) {
-			struct ek_inode ei;
+			struct ek_inode ei = { 0 };
 			int e = ek_inode_read(d->fs, h->ino, &ei);
 			static const uint8_t ft_of_mode[16] = { 0, 5, 3, 0, 2, 0, 4, 0, 1, 0, 7, 0, 6 };
 			bool ok = (e && e != -EK_BADCRC) || !ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_FILETYPE) ||

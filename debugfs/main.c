@@ -220,8 +220,13 @@ static int open_fs(struct dbg *d, const char *path, const struct ek_open_opts *o
 	int err = ek_fs_open(path, o, &d->fs);
 
 	if (err) {
+		const char *msg = ek_error_msg(err);
+
 		d->fs = NULL;
-		fprintf(stderr, "%s: cannot open '%s': %s\n", d->prog, path, ek_error_msg(err));
+		if (strstr(msg, path))	/* the message names the file already */
+			fprintf(stderr, "%s: %s\n", d->prog, msg);
+		else
+			fprintf(stderr, "%s: cannot open '%s': %s\n", d->prog, path, msg);
 		return 1;
 	}
 	d->root = d->cwd = EXT4_ROOT_INO;
