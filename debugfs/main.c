@@ -327,15 +327,21 @@ static int split_line(char *line, char **argv, int max)
 /* run one request line; returns 0 ok, 1 failed */
 static int run_request(struct dbg *d, const char *req, bool wrap_json)
 {
-	char *line = strdup(req), *argv[64];
+	/* a word needs at least one character and a separator */
+	int max = strlen(req) / 2 + 2;
+	char *line = strdup(req), **argv = calloc(max, sizeof(*argv));
 	const struct dbg_cmd *c;
 	int argc, ret = 1;
 
-	if (!line)
+	if (!line || !argv) {
+		free(line);
+		free(argv);
 		return 1;
-	argc = split_line(line, argv, 64);
+	}
+	argc = split_line(line, argv, max);
 	if (argc == 0) {
 		free(line);
+		free(argv);
 		return 0;
 	}
 	if (argc < 0) {
@@ -377,6 +383,7 @@ static int run_request(struct dbg *d, const char *req, bool wrap_json)
 out:
 	fflush(stdout);
 	free(line);
+	free(argv);
 	return ret;
 }
 

@@ -18,7 +18,8 @@ struct reader {
 	unsigned flags;
 	const struct ek_read_cb *cb;
 	uint64_t pos;		/* next byte to deliver */
-	uint8_t *buf;		/* FILE_CHUNK bytes */
+	uint8_t *buf;
+	size_t bufsz;		/* <= FILE_CHUNK, a multiple of the block size */
 	bool zeroed;		/* buf currently all zeros */
 };
 
@@ -36,11 +37,11 @@ static int deliver_hole(struct reader *r, uint64_t end)
 		return err;
 	}
 	if (!r->zeroed) {
-		memset(r->buf, 0, FILE_CHUNK);
+		memset(r->buf, 0, r->bufsz);
 		r->zeroed = true;
 	}
 	while (r->pos < end) {
-		size_t n = end - r->pos < FILE_CHUNK ? end - r->pos : FILE_CHUNK;
+		size_t n = end - r->pos < r->bufsz ? end - r->pos : r->bufsz;
 
 		err = r->cb->data(r->cb->arg, r->pos, r->buf, n);
 		if (err)
@@ -76,8 +77,8 @@ static int read_extent(void *arg, const struct ek_mapping *m)
 		uint64_t blk_off = start - (m->lblk << fs->log_blksz);
 		ek_blk_t pblk = m->pblk + (blk_off >> fs->log_blksz);
 		uint32_t in_blk = blk_off & (fs->blksz - 1);
-		uint64_t want = end - start < FILE_CHUNK - fs->blksz ? end - start :
-				FILE_CHUNK - fs->blksz;
+		uint64_t want = end - start < r->bufsz - fs->blksz ? end - start :
+				r->bufsz - fs->blksz;
 		uint32_t nblk = (in_blk + want + fs->blksz - 1) >> fs->log_blksz;
 
 		err = ek_fs_read_blocks(fs, pblk, nblk, r->buf);
@@ -128,13 +129,16 @@ int ek_file_read(struct ek_fs *fs, const struct ek_inode *ei, unsigned flags,
 		 const struct ek_read_cb *cb)
 {
 	struct reader r = { .fs = fs, .ei = ei, .flags = flags, .cb = cb };
+	uint64_t want = ((ei->size + fs->blksz - 1) & ~(uint64_t)(fs->blksz - 1)) + fs->blksz;
 	int err;
 
 	if (ei->flags & EXT4_INLINE_DATA_FL)
 		return read_inline(fs, ei, cb);
 	if (ek_inode_is_fast_symlink(fs, ei))
 		return ei->size ? cb->data(cb->arg, 0, ek_inode_i_block(ei), ei->size) : 0;
-	r.buf = ek_malloc(FILE_CHUNK);
+	/* small files get a small buffer: a 1 MiB malloc per file is an mmap */
+	r.bufsz = want < FILE_CHUNK ? want : FILE_CHUNK;
+	r.buf = ek_malloc(r.bufsz);
 	if (!r.buf)
 		return -ENOMEM;
 	err = ek_map_walk(fs, ei, read_extent, &r);
