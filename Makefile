@@ -87,6 +87,7 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIBA)
 FUZZ_REPLAY := $(FUZZ_SRCS:%.c=$(BUILD)/%)
 
 check: all $(UNIT_BINS) $(FUZZ_REPLAY)
+	@mandoc -T lint -W warning man/*.8 && echo "man pages: lint clean"
 	@tests/run-unit.sh $(UNIT_BINS)
 	@tests/run-fuzz-seeds.sh $(FUZZ_REPLAY)
 	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs tests/run-img.sh

@@ -221,9 +221,12 @@ static int open_fs(struct dbg *d, const char *path, const struct ek_open_opts *o
 
 	if (err) {
 		const char *msg = ek_error_msg(err);
+		const char *at = strstr(msg, path);
+		size_t plen = strlen(path);
 
 		d->fs = NULL;
-		if (strstr(msg, path))	/* the message names the file already */
+		/* the message names the file already (quoted, as io.c does) */
+		if (at && at > msg && at[-1] == '\'' && at[plen] == '\'')
 			fprintf(stderr, "%s: %s\n", d->prog, msg);
 		else
 			fprintf(stderr, "%s: cannot open '%s': %s\n", d->prog, path, msg);
@@ -407,8 +410,10 @@ static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
 			break;
 		if (n && line[n - 1] == '\n')
 			line[n - 1] = 0;
-		if (echo && !ek_out_json(d->out))
+		if (echo && !ek_out_json(d->out)) {
 			printf("%s: %s\n", d->prog, line);
+			fflush(stdout);	/* keep the echo before this request's stderr */
+		}
 		failed |= run_request(d, line, ek_out_json(d->out));
 	}
 	if (ek_out_json(d->out))

@@ -1,0 +1,1 @@
+. "$SRC/../mk-small.sh"

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Robustness sweep of extkit-debugfs over corrupt and unusual images.
+
+sweep.py [--inodes N] [--timeout S] [--rdump] IMAGE_FILE...
+
+Each IMAGE_FILE (.gz, .bz2, .xz or raw) is unpacked to a sparse scratch file,
+then extkit-debugfs runs, each call under a timeout:
+  stats; ls -l of every directory reached from / (breadth first, via our own
+  ls -p, at most 400 directories); stat <1>..<min(inodes_count, N)>;
+  frag -r -v /; rdump / (with --rdump) into a scratch dir.
+A call passes when it exits 0 or 1, before the timeout, with no sanitizer
+report and with stderr made of one-line messages ("word: text").
+Prints one line per failing call and a summary; exit 0 all passed, 1 not.
+Environment: EK_DEBUGFS, TMPDIR.
+"""
+import argparse
+import bz2
+import gzip
+import lzma
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--inodes", type=int, default=2000)
+ap.add_argument("--timeout", type=int, default=20)
+ap.add_argument("--rdump", action="store_true")
+ap.add_argument("--label-depth", type=int, default=1,
+                help="path components of the image path shown in messages")
+ap.add_argument("images", nargs="+")
+args = ap.parse_args()
+
+EK = os.environ["EK_DEBUGFS"]
+ENV = dict(os.environ, LC_ALL="C", TZ="GMT0")
+SAN = re.compile(r"ERROR: AddressSanitizer|runtime error:|LeakSanitizer|"
+                 r"ERROR: UndefinedBehaviorSanitizer|SUMMARY: \w+Sanitizer")
+# a message line: "prog: ...", "cmd: ...", "usage: ...", "warning: ..."
+MSG = re.compile(r"^[A-Za-z_][\w.+-]*: \S")
+failures = []
+slow = []
+calls = 0
+
+
+def label(path):
+    parts = os.path.normpath(path).split(os.sep)
+    return os.sep.join(parts[-1 - args.label_depth:])
+
+
+def unpack(src, dst):
+    opener = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
+        os.path.splitext(src)[1], open)
+    with opener(src, "rb") as f, open(dst, "wb") as out:
+        while True:
+            buf = f.read(1 << 16)
+            if not buf:
+                break
+            if buf.count(0) == len(buf):
+                out.seek(len(buf), 1)   # keep holes
+            else:
+                out.write(buf)
+        out.truncate()
+
+
+def limit_files():
+    # rdump of a hostile image must not fill the disk: files stop at 64 MiB
+    # (EFBIG, reported by the tool as an error) instead of SIGXFSZ
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
+
+
+def run(img, what, argv, cmds=None):
+    """run one extkit-debugfs call; returns stdout text or None"""
+    global calls
+    calls += 1
+    tmp = None
+    if cmds is not None:
+        tmp = img + ".cmds"
+        with open(tmp, "w") as f:
+            f.write("\n".join(cmds) + "\n")
+        argv = ["-f", tmp] + argv
+    t0 = time.time()
+    limit = args.timeout * (3 if what.startswith("rdump") else 1)
+    try:
+        p = subprocess.run([EK] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env=ENV, timeout=limit, preexec_fn=limit_files)
+    except subprocess.TimeoutExpired:
+        failures.append("%s: %s: timeout after %ds" % (label(cur), what, limit))
+        return None
+    finally:
+        slow.append((time.time() - t0, label(cur), what))
+    err = p.stderr.decode("utf-8", "replace")
+    why = []
+    if p.returncode < 0 or p.returncode >= 128:
+        why.append("killed by signal / exit %d" % p.returncode)
+    elif p.returncode not in (0, 1):
+        why.append("exit %d" % p.returncode)
+    if SAN.search(err):
+        m = SAN.search(err)
+        why.append("sanitizer: " + err[max(0, m.start() - 200):m.start() + 800].replace("\n", " | "))
+    else:
+        bad = [l for l in err.split("\n") if l and (not MSG.match(l) or len(l) > 400)]
+        if bad:
+            why.append("%d stderr lines not one-line messages, first: %r" % (len(bad), bad[0][:200]))
+    if why:
+        failures.append("%s: %s: %s (%.1fs)" % (label(cur), what, "; ".join(why), time.time() - t0))
+    return p.stdout.decode("utf-8", "surrogateescape")
+
+
+work = tempfile.mkdtemp(prefix="ek-sweep.", dir=os.environ.get("TMPDIR"))
+cur = ""
+try:
+    for src in args.images:
+        cur = src
+        img = os.path.join(work, "img")
+        try:
+            unpack(src, img)
+        except (OSError, EOFError, lzma.LZMAError) as e:
+            print("%s: cannot unpack: %s (skipped)" % (label(src), e))
+            continue
+        out = run(img, "stats", ["-R", "stats", img])
+        m = re.search(r"^Inode count:\s+(\d+)", out or "", re.M)
+        ninodes = int(m.group(1)) if m else 64
+        # directories breadth first by inode, with our own ls -p
+        seen = {2}
+        frontier = [2]
+        ndirs = 0
+        while frontier and ndirs < 400:
+            frontier = frontier[:400 - ndirs]
+            ndirs += len(frontier)
+            out = run(img, "ls -l/-p (%d dirs)" % len(frontier), [img],
+                      ["ls -l <%d>" % i for i in frontier] + ["ls -p <%d>" % i for i in frontier])
+            nxt = []
+            for line in (out or "").split("\n"):
+                parts = line.split("/")
+                if len(parts) >= 7 and line.startswith("/") and parts[1].isdigit():
+                    ino = int(parts[1])
+                    try:
+                        mode = int(parts[2], 8)
+                    except ValueError:
+                        continue
+                    if (mode & 0o170000) == 0o040000 and ino not in seen and ino > 0:
+                        seen.add(ino)
+                        nxt.append(ino)
+            frontier = nxt
+        n = max(1, min(ninodes, args.inodes))
+        run(img, "stat <1>..<%d>" % n, [img], ["stat <%d>" % i for i in range(1, n + 1)])
+        run(img, "frag -r -v /", ["-R", "frag -r -v /", img])
+        if args.rdump:
+            od = os.path.join(work, "rdump")
+            os.mkdir(od)
+            run(img, "rdump / OUT", ["-R", "rdump / " + od, img])
+            shutil.rmtree(od, ignore_errors=True)
+        os.unlink(img)
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+
+for t, l, w in sorted(slow, reverse=True)[:5]:
+    print("slowest: %.1fs %s: %s" % (t, l, w))
+for f in failures:
+    print("FAIL:", f)
+print("sweep: %d images, %d calls, %d failures" % (len(args.images), calls, len(failures)))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,159 @@
+#!/bin/sh
+# run-img.sh [NNN-name ...] — run the image tests in tests/img/ in order.
+#
+# Two kinds of test directory tests/img/NNN-name/:
+#   golden  `cmd` (sh script) with `expect`; optional `make.sh` builds the
+#           image(s) first; both run in $T (a fresh scratch dir) with
+#           $EK_DEBUGFS (the tool), $SRC (the test dir) and $T set.  cmd's
+#           stdout+stderr, with $T replaced by "$T" and then filtered by the
+#           test's filter.sed (or tests/img/filter.sed), plus a last line
+#           "Exit status is N", must equal `expect`.
+#   script  an executable `script`: exit 0 pass, 1 fail, 77 skip (its last
+#           output line says why).
+# `name` holds a one-line description.  Prints one line per test and
+#   img: N passed, N failed, N skipped
+# and exits 1 when a test failed.
+#
+# Environment: EK_DEBUGFS (default: debugfs/extkit-debugfs of this tree),
+# TMPDIR, EK_TREE_SCALE (entries in the matrix tree's big directory; default
+# 10000, 2000 for a sanitizer build), EK_KEEP=1 keeps failed tests' dirs,
+# EK_UPDATE=1 rewrites `expect` of failing golden tests (review the diff!).
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+imgdir=$top/tests/img
+: "${EK_DEBUGFS:=$top/debugfs/extkit-debugfs}"
+case $EK_DEBUGFS in /*) ;; *) EK_DEBUGFS=$(pwd)/$EK_DEBUGFS ;; esac
+if [ ! -x "$EK_DEBUGFS" ]; then
+	echo "run-img.sh: '$EK_DEBUGFS' is not executable (run make first)" >&2
+	echo "img: 0 passed, 1 failed, 0 skipped"
+	exit 1
+fi
+export EK_DEBUGFS
+export LC_ALL=C TZ=GMT0 PAGER=__none__ DEBUGFS_PAGER=__none__
+# sanitizer runs: fail on the first report, no leak noise in golden output
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=99}"
+
+if [ -z "${EK_TREE_SCALE:-}" ]; then
+	if grep -q __asan_init "$EK_DEBUGFS" 2>/dev/null; then
+		EK_TREE_SCALE=2000
+	else
+		EK_TREE_SCALE=10000
+	fi
+fi
+export EK_TREE_SCALE
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ek-img.XXXXXX") || exit 1
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM
+
+if [ $# -gt 0 ]; then
+	tests=
+	for t in "$@"; do
+		t=${t%/}
+		tests="$tests $imgdir/${t##*/}"
+	done
+else
+	tests=$(ls -d "$imgdir"/[0-9][0-9][0-9]-*/ 2>/dev/null | sed 's|/$||')
+fi
+
+# the matrix tests share one source tree
+case $tests in
+*-matrix-*)
+	if [ "$(id -u)" = 0 ] && command -v python3 >/dev/null 2>&1; then
+		if "$top/tests/gen-tree.sh" "$work/tree" "$EK_TREE_SCALE" >"$work/tree.log" 2>&1; then
+			export EK_TREE="$work/tree"
+		else
+			echo "run-img.sh: gen-tree.sh failed:"
+			tail -n 5 "$work/tree.log"
+		fi
+	fi ;;
+esac
+
+pass=0 fail=0 skip=0
+now() { date +%s; }
+start_all=$(now)
+for dir in $tests; do
+	name=${dir##*/}
+	if [ ! -d "$dir" ]; then
+		printf '%-32s FAIL (no such test)\n' "$name"
+		fail=$((fail + 1))
+		continue
+	fi
+	T=$work/$name
+	mkdir -p "$T"
+	start=$(now)
+	status=
+	why=
+	if [ -x "$dir/script" ]; then
+		(cd "$T" && SRC=$dir T=$T exec "$dir/script") >"$T/log" 2>&1
+		rc=$?
+		case $rc in
+		0)  status=ok ;;
+		77) status=SKIP; why=$(tail -n 1 "$T/log") ;;
+		*)  status=FAIL; why="exit $rc" ;;
+		esac
+	elif [ -f "$dir/cmd" ]; then
+		rc=0
+		if [ -f "$dir/make.sh" ]; then
+			(cd "$T" && SRC=$dir T=$T E2FSPROGS_FAKE_TIME=1700000000 \
+				sh -e "$dir/make.sh") >"$T/make.log" 2>&1 || rc=$?
+		fi
+		if [ $rc -ne 0 ]; then
+			status=FAIL
+			why="make.sh exit $rc"
+			cp "$T/make.log" "$T/log"
+		else
+			(cd "$T" && SRC=$dir T=$T sh "$dir/cmd") >"$T/out" 2>&1
+			echo "Exit status is $?" >>"$T/out"
+			filter=$dir/filter.sed
+			[ -f "$filter" ] || filter=$imgdir/filter.sed
+			sed -e "s|$T|\$T|g" -e "s|$EK_DEBUGFS|extkit-debugfs|g" "$T/out" |
+				sed -f "$filter" >"$T/out.f"
+			if cmp -s "$dir/expect" "$T/out.f"; then
+				status=ok
+			else
+				status=FAIL
+				why="output differs"
+				diff -u "$dir/expect" "$T/out.f" >"$T/log" 2>&1
+				if [ -n "${EK_UPDATE:-}" ]; then
+					cp "$T/out.f" "$dir/expect"
+					why="output differs (expect updated)"
+				fi
+			fi
+			if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$T/out"; then
+				status=FAIL
+				why="sanitizer report"
+				cp "$T/out" "$T/log"
+			fi
+		fi
+	else
+		status=FAIL
+		why="neither script nor cmd"
+		: >"$T/log"
+	fi
+	secs=$(($(now) - start))
+	case $status in
+	ok)
+		pass=$((pass + 1))
+		printf '%-32s ok (%ss)\n' "$name" "$secs" ;;
+	SKIP)
+		skip=$((skip + 1))
+		printf '%-32s SKIP: %s\n' "$name" "$why" ;;
+	FAIL)
+		fail=$((fail + 1))
+		printf '%-32s FAIL: %s (%ss)\n' "$name" "$why" "$secs"
+		head -n 60 "$T/log" | sed 's/^/    /'
+		if [ -n "${EK_KEEP:-}" ]; then
+			keep=$(mktemp -d "${TMPDIR:-/tmp}/ek-img-$name.XXXXXX")
+			cp -a "$T/." "$keep/"
+			echo "    (kept in $keep)"
+		fi ;;
+	esac
+	rm -rf "$T"
+done
+echo "img: run time $(($(now) - start_all))s"
+echo "img: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
