@@ -65,6 +65,20 @@ int ek_layout_file(struct ek_fs *fs, const struct ek_inode *ei, struct ek_frag *
 	return err;
 }
 
+/* account one maximal free run of @run blocks (0: none) */
+static void free_run_end(struct ek_freefrag *out, uint64_t run)
+{
+	if (!run)
+		return;
+	out->extents++;
+	out->hist[log2_u64(run)]++;
+	out->hist_blocks[log2_u64(run)] += run;
+	if (run < out->min_extent)
+		out->min_extent = run;
+	if (run > out->max_extent)
+		out->max_extent = run;
+}
+
 int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *out)
 {
 	uint64_t run = 0, chunk_free = 0;
@@ -98,29 +112,13 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 				out->free_blocks += ratio;
 				continue;
 			}
-			if (run) {
-				out->extents++;
-				out->hist[log2_u64(run)]++;
-				out->hist_blocks[log2_u64(run)] += run;
-				if (run < out->min_extent)
-					out->min_extent = run;
-				if (run > out->max_extent)
-					out->max_extent = run;
-				run = 0;
-			}
+			free_run_end(out, run);
+			run = 0;
 		}
 	}
 	if (chunk_blocks && chunk_free == chunk_blocks)
 		out->free_chunks++;
-	if (run) {
-		out->extents++;
-		out->hist[log2_u64(run)]++;
-		out->hist_blocks[log2_u64(run)] += run;
-		if (run < out->min_extent)
-			out->min_extent = run;
-		if (run > out->max_extent)
-			out->max_extent = run;
-	}
+	free_run_end(out, run);
 	if (!out->extents)
 		out->min_extent = 0;
 	out->total_blocks = fs->sb.blocks_count - first;

@@ -89,6 +89,28 @@ static int read_tree_block(struct walk *w, ek_blk_t blk, uint8_t *buf, const cha
 
 /* ---- extent trees ------------------------------------------------------ */
 
+struct ext_ent {
+	uint32_t lblk, len;
+	ek_blk_t pblk;
+	bool unwritten;
+};
+
+/* decode a leaf entry: ee_len > 32768 is an unwritten extent of len - 32768 */
+static struct ext_ent ext_decode(const struct ext4_extent *ex)
+{
+	struct ext_ent e = {
+		.lblk = le32_to_cpu(ex->ee_block),
+		.len = le16_to_cpu(ex->ee_len),
+		.pblk = le32_to_cpu(ex->ee_start_lo) | (ek_blk_t)le16_to_cpu(ex->ee_start_hi) << 32,
+	};
+
+	if (e.len > EXT_INIT_MAX_LEN) {
+		e.unwritten = true;
+		e.len -= EXT_INIT_MAX_LEN;
+	}
+	return e;
+}
+
 /*
  * Check one extent node header.  @blk is 0 for the root in i_block.
  * @depth is the depth the parent expects, or -1 for the root.
@@ -163,15 +185,10 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 		const uint8_t *p = node + sizeof(*eh) + i * sizeof(struct ext4_extent);
 
 		if (d == 0) {
-			const struct ext4_extent *ex = (const void *)p;
-			uint32_t lblk = le32_to_cpu(ex->ee_block);
-			uint32_t len = le16_to_cpu(ex->ee_len);
-			bool unwritten = len > EXT_INIT_MAX_LEN;
-			ek_blk_t pblk = le32_to_cpu(ex->ee_start_lo) |
-					(ek_blk_t)le16_to_cpu(ex->ee_start_hi) << 32;
+			struct ext_ent e = ext_decode((const void *)p);
+			uint32_t lblk = e.lblk, len = e.len;
+			ek_blk_t pblk = e.pblk;
 
-			if (unwritten)
-				len -= EXT_INIT_MAX_LEN;
 			if (len == 0)
 				return ek_corrupt_ino(w->ei->ino, "extent %u in block %llu has length 0",
 						      i, (unsigned long long)blk);
@@ -182,7 +199,7 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 				return ek_corrupt_ino(w->ei->ino, "extent %u (logical %u, %u blocks) points outside the filesystem at %llu",
 						      i, lblk, len, (unsigned long long)pblk);
 			next = (uint64_t)lblk + len;
-			err = emit(w, EK_MAP_DATA, 0, lblk, len, pblk, unwritten);
+			err = emit(w, EK_MAP_DATA, 0, lblk, len, pblk, e.unwritten);
 		} else {
 			const struct ext4_extent_idx *ix = (const void *)p;
 			uint32_t lblk = le32_to_cpu(ix->ei_block);
@@ -370,15 +387,10 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		const uint8_t *p = node + 12 + 12 * lo;
 
 		if (d == 0) {
-			const struct ext4_extent *ex = (const void *)p;
-			uint32_t first = le32_to_cpu(ex->ee_block);
-			uint32_t len = le16_to_cpu(ex->ee_len);
-			bool unw = len > EXT_INIT_MAX_LEN;
-			ek_blk_t start = le32_to_cpu(ex->ee_start_lo) |
-					 (ek_blk_t)le16_to_cpu(ex->ee_start_hi) << 32;
+			struct ext_ent e = ext_decode((const void *)p);
+			uint32_t first = e.lblk, len = e.len;
+			ek_blk_t start = e.pblk;
 
-			if (unw)
-				len -= EXT_INIT_MAX_LEN;
 			if (lblk >= first && lblk < (uint64_t)first + len) {
 				if (!ek_fs_range_valid(fs, start, len)) {
 					err = ek_corrupt_ino(ei->ino, "extent at logical %u points outside the filesystem at %llu",
@@ -387,7 +399,7 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 				}
 				*pblk = start + (lblk - first);
 				if (unwritten)
-					*unwritten = unw;
+					*unwritten = e.unwritten;
 			}
 			break;
 		}
