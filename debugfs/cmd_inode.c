@@ -109,8 +109,14 @@ static int print_xattr(void *arg, const struct ek_xattr *xa)
 		if (xa->value[i] < 0x20 || xa->value[i] > 0x7E)
 			printable = false;
 	ek_out_text(o, "  %s%.*s (%u)", xa->prefix, (int)xa->name_len, xa->name, xa->value_len);
-	if (shown && printable && shown <= 80)
-		ek_out_text(o, " = \"%.*s\"", (int)shown, (const char *)xa->value);
+	if (shown && printable && shown <= 80) {
+		/* escape the quote and backslash so the value reads back unambiguously */
+		ek_out_text(o, " = \"");
+		for (uint32_t i = 0; i < shown; i++)
+			ek_out_text(o, "%s%c", xa->value[i] == '"' || xa->value[i] == '\\' ? "\\" : "",
+				    xa->value[i]);
+		ek_out_text(o, "\"");
+	}
 	ek_out_text(o, "\n");
 	ek_out_obj_begin(o, NULL);
 	{

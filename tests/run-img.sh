@@ -31,6 +31,8 @@ if [ ! -x "$EK_DEBUGFS" ]; then
 fi
 export EK_DEBUGFS
 export LC_ALL=C TZ=GMT0 PAGER=__none__ DEBUGFS_PAGER=__none__
+# mke2fs defaults from the tests, not the host; no e2fsck.conf surprises
+export MKE2FS_CONFIG="$imgdir/mke2fs.conf" E2FSCK_CONFIG=/dev/null
 # sanitizer runs: fail on the first report, no leak noise in golden output
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=99}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=99}"

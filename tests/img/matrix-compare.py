@@ -297,7 +297,7 @@ for p in tree_paths:
                 getattr(s, attr) // 10**9 == o[k][0] and o[k][1] == 0:
             nsec_dropped.append(p)
         elif k == "mtime" and getattr(s, attr) != want and p:
-            note("%r: mke2fs stored mtime %d.%09d for %d.%09d"
+            note("%r: image has mtime %d.%09d, source %d.%09d"
                  % (p, o[k][0], o[k][1], s.st_mtime_ns // 10**9, s.st_mtime_ns % 10**9))
     if stat.S_ISREG(d.st_mode):
         # contents are compared after all times: reading updates atime
