@@ -118,7 +118,11 @@ static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 	e.links_count = le16_to_cpu(r->i_links_count);
 	e.uid = le16_to_cpu(r->i_uid) | (uint32_t)le16_to_cpu(r->l_i_uid_high) << 16;
 	e.gid = le16_to_cpu(r->i_gid) | (uint32_t)le16_to_cpu(r->l_i_gid_high) << 16;
-	e.size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	e.size = le32_to_cpu(r->i_size_lo);
+	/* as the kernel's ext4_isize(): i_size_high (once i_dir_acl) counts
+	 * for regular files, and for everything with largedir */
+	if (ek_is_reg(e.mode) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
+		e.size |= (uint64_t)le32_to_cpu(r->i_size_high) << 32;
 	e.flags = le32_to_cpu(r->i_flags);
 	e.generation = le32_to_cpu(r->i_generation);
 	e.dtime = le32_to_cpu(r->i_dtime);

@@ -84,57 +84,58 @@ for dir in $tests; do
 		fail=$((fail + 1))
 		continue
 	fi
-	T=$work/$name
-	mkdir -p "$T"
+	T=$work/$name		# the test's scratch dir (its cwd)
+	R=$work/$name.res	# the harness's files
+	mkdir -p "$T" "$R"
 	start=$(now)
 	status=
 	why=
 	if [ -x "$dir/script" ]; then
-		(cd "$T" && SRC=$dir T=$T exec "$dir/script") >"$T/log" 2>&1
+		(cd "$T" && SRC=$dir T=$T exec "$dir/script") >"$R/log" 2>&1
 		rc=$?
 		case $rc in
 		0)  status=ok ;;
-		77) status=SKIP; why=$(tail -n 1 "$T/log") ;;
+		77) status=SKIP; why=$(tail -n 1 "$R/log") ;;
 		*)  status=FAIL; why="exit $rc" ;;
 		esac
 	elif [ -f "$dir/cmd" ]; then
 		rc=0
 		if [ -f "$dir/make.sh" ]; then
 			(cd "$T" && SRC=$dir T=$T E2FSPROGS_FAKE_TIME=1700000000 \
-				sh -e "$dir/make.sh") >"$T/make.log" 2>&1 || rc=$?
+				sh -e "$dir/make.sh") >"$R/make.log" 2>&1 || rc=$?
 		fi
 		if [ $rc -ne 0 ]; then
 			status=FAIL
 			why="make.sh exit $rc"
-			cp "$T/make.log" "$T/log"
+			cp "$R/make.log" "$R/log"
 		else
-			(cd "$T" && SRC=$dir T=$T sh "$dir/cmd") >"$T/out" 2>&1
-			echo "Exit status is $?" >>"$T/out"
+			(cd "$T" && SRC=$dir T=$T sh "$dir/cmd") >"$R/out" 2>&1
+			echo "Exit status is $?" >>"$R/out"
 			filter=$dir/filter.sed
 			[ -f "$filter" ] || filter=$imgdir/filter.sed
-			sed -e "s|$T|\$T|g" -e "s|$EK_DEBUGFS|extkit-debugfs|g" "$T/out" |
-				sed -f "$filter" >"$T/out.f"
-			if cmp -s "$dir/expect" "$T/out.f"; then
+			sed -e "s|$T|\$T|g" -e "s|$EK_DEBUGFS|extkit-debugfs|g" "$R/out" |
+				sed -f "$filter" >"$R/out.f"
+			if cmp -s "$dir/expect" "$R/out.f"; then
 				status=ok
 			else
 				status=FAIL
 				why="output differs"
-				diff -u "$dir/expect" "$T/out.f" >"$T/log" 2>&1
+				diff -u "$dir/expect" "$R/out.f" >"$R/log" 2>&1
 				if [ -n "${EK_UPDATE:-}" ]; then
-					cp "$T/out.f" "$dir/expect"
+					cp "$R/out.f" "$dir/expect"
 					why="output differs (expect updated)"
 				fi
 			fi
-			if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$T/out"; then
+			if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$R/out"; then
 				status=FAIL
 				why="sanitizer report"
-				cp "$T/out" "$T/log"
+				cp "$R/out" "$R/log"
 			fi
 		fi
 	else
 		status=FAIL
 		why="neither script nor cmd"
-		: >"$T/log"
+		: >"$R/log"
 	fi
 	secs=$(($(now) - start))
 	case $status in
@@ -147,14 +148,15 @@ for dir in $tests; do
 	FAIL)
 		fail=$((fail + 1))
 		printf '%-32s FAIL: %s (%ss)\n' "$name" "$why" "$secs"
-		head -n 60 "$T/log" | sed 's/^/    /'
+		head -n 60 "$R/log" | sed 's/^/    /'
 		if [ -n "${EK_KEEP:-}" ]; then
 			keep=$(mktemp -d "${TMPDIR:-/tmp}/ek-img-$name.XXXXXX")
 			cp -a "$T/." "$keep/"
+			mkdir -p "$keep/harness" && cp -a "$R/." "$keep/harness/"
 			echo "    (kept in $keep)"
 		fi ;;
 	esac
-	rm -rf "$T"
+	rm -rf "$T" "$R"
 done
 echo "img: run time $(($(now) - start_all))s"
 echo "img: $pass passed, $fail failed, $skip skipped"

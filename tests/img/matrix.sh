@@ -40,8 +40,8 @@ case $config in
 ext2-1k)	opts="-t ext2 -b 1024" ;;
 ext3)		opts="-t ext3" ;;
 ext4)		opts="-t ext4" ;;
-ext4-no64)	opts="-t ext4 -O ^64bit,^metadata_csum" ;;
-ext4-inline)	opts="-t ext4 -O inline_data" ;;
+ext4-no64)	opts="-t ext4 -b 4096 -O ^64bit,^metadata_csum" ;;
+ext4-inline)	opts="-t ext4 -b 4096 -O inline_data" ;;
 ext4-bigalloc)	opts="-t ext4 -O bigalloc -C 16384"; size=256M ;;
 ext4-i128)	opts="-t ext4 -I 128" ;;
 *)		echo "matrix.sh: unknown config '$config'"; exit 1 ;;

@@ -154,7 +154,7 @@ try:
         if args.rdump:
             od = os.path.join(work, "rdump")
             os.mkdir(od)
-            run(img, "rdump / OUT", ["-R", "rdump / " + od, img])
+            run(img, "rdump -p / OUT", ["-R", "rdump -p / " + od, img])
             shutil.rmtree(od, ignore_errors=True)
         os.unlink(img)
 finally:
