@@ -134,7 +134,7 @@ int do_ls(struct dbg *d, int argc, char **argv)
 	}
 	if (!ek_is_dir(dir.mode)) {
 		ek_inode_release(&dir);
-		fprintf(stderr, "ls: inode %u is not a directory\n", ino);
+		dbg_errorf(d, "ls: inode %u is not a directory", ino);
 		return 1;
 	}
 	ek_out_obj_begin(d->out, NULL);
@@ -295,7 +295,7 @@ int do_dx_hash(struct dbg *d, int argc, char **argv)
 		case 'h':
 			alg = parse_hash_alg(optarg);
 			if (alg < 0) {
-				fprintf(stderr, "dx_hash: unknown hash algorithm '%s'\n", optarg);
+				dbg_errorf(d, "dx_hash: unknown hash algorithm '%s'", optarg);
 				return 1;
 			}
 			break;
@@ -303,7 +303,7 @@ int do_dx_hash(struct dbg *d, int argc, char **argv)
 			uint8_t u[16];
 
 			if (parse_uuid(optarg, u)) {
-				fprintf(stderr, "dx_hash: bad seed '%s'\n", optarg);
+				dbg_errorf(d, "dx_hash: bad seed '%s'", optarg);
 				return 1;
 			}
 			for (int i = 0; i < 4; i++)

@@ -416,7 +416,7 @@ int do_rdump(struct dbg *d, int argc, char **argv)
 		return dbg_usage("rdump");
 	dest = open(argv[argc - 1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dest < 0) {
-		fprintf(stderr, "rdump: cannot open '%s': %s\n", argv[argc - 1], strerror(errno));
+		dbg_errorf(d, "rdump: cannot open '%s': %s", argv[argc - 1], strerror(errno));
 		return 1;
 	}
 	r.stack = calloc(RDUMP_MAX_DEPTH, sizeof(*r.stack));

@@ -237,7 +237,7 @@ int do_freefrag(struct dbg *d, int argc, char **argv)
 	if (chunk_kb) {
 		chunk_blocks = chunk_kb * 1024 / blksz;
 		if (!chunk_blocks) {
-			fprintf(stderr, "freefrag: chunk size must be at least the block size\n");
+			dbg_errorf(d, "freefrag: chunk size must be at least the block size");
 			return 1;
 		}
 	}

@@ -97,9 +97,15 @@ static void time_line(struct ek_out *o, const char *label, const char *key,
 	ek_out_obj_end(o);
 }
 
+struct xattr_print {
+	struct ek_out *o;
+	const char *header;	/* printed before the first xattr, then NULL */
+};
+
 static int print_xattr(void *arg, const struct ek_xattr *xa)
 {
-	struct ek_out *o = arg;
+	struct xattr_print *xp = arg;
+	struct ek_out *o = xp->o;
 	uint32_t shown = xa->value_len;
 	bool printable = true;
 
@@ -108,6 +114,9 @@ static int print_xattr(void *arg, const struct ek_xattr *xa)
 	for (uint32_t i = 0; i < shown; i++)
 		if (xa->value[i] < 0x20 || xa->value[i] > 0x7E)
 			printable = false;
+	if (xp->header)
+		ek_out_text(o, "%s", xp->header);
+	xp->header = NULL;
 	ek_out_text(o, "  %s%.*s (%u)", xa->prefix, (int)xa->name_len, xa->name, xa->value_len);
 	if (shown && printable && shown <= 80) {
 		/* escape the quote and backslash so the value reads back unambiguously */
@@ -188,9 +197,9 @@ int do_stat(struct dbg *d, int argc, char **argv)
 		ek_out_bool(o, "checksum_ok", !ei.csum_bad);
 	}
 
-	ek_out_text(o, "Extended attributes:\n");
 	ek_out_arr_begin(o, "xattrs");
-	err = ek_xattr_iterate(d->fs, &ei, print_xattr, o);
+	err = ek_xattr_iterate(d->fs, &ei, print_xattr,
+			       &(struct xattr_print){ o, "Extended attributes:\n" });
 	ek_out_arr_end(o);
 	if (err)
 		dbg_warn(d, "stat: %s", ek_error_msg(err));
@@ -290,7 +299,7 @@ int do_bd(struct dbg *d, int argc, char **argv)
 	if (argc != 2 || dbg_parse_u64(argv[1], &blk))
 		return dbg_usage("bd");
 	if (blk >= d->fs->sb.blocks_count) {
-		fprintf(stderr, "bd: block %llu is outside the filesystem (%llu blocks)\n",
+		dbg_errorf(d, "bd: block %llu is outside the filesystem (%llu blocks)",
 			(unsigned long long)blk, (unsigned long long)d->fs->sb.blocks_count);
 		return 1;
 	}
@@ -356,6 +365,11 @@ int do_bmap(struct dbg *d, int argc, char **argv)
 		return dbg_usage("bmap");
 	if (inode_arg(d, "bmap", argv[1], &ei))
 		return 1;
+	if (ek_inode_has_inline(&ei)) {
+		dbg_errorf(d, "bmap: inode %u keeps its data inline: it has no blocks", ei.ino);
+		ek_inode_release(&ei);
+		return 1;
+	}
 	err = ek_map_bmap(d->fs, &ei, lblk, &pblk, &unwritten);
 	if (!err) {
 		ek_out_text(d->out, "%llu%s\n", (unsigned long long)pblk,
@@ -432,12 +446,12 @@ int do_ex(struct dbg *d, int argc, char **argv)
 	if (inode_arg(d, "ex", argv[optind], &ei))
 		return 1;
 	if (!(ei.flags & EXT4_EXTENTS_FL) || ek_inode_has_inline(&ei)) {
-		fprintf(stderr, "ex: inode %u does not use extents\n", ei.ino);
+		dbg_errorf(d, "ex: inode %u does not use extents", ei.ino);
 		ek_inode_release(&ei);
 		return 1;
 	}
 	x.depth = get_le16((const uint8_t *)ek_inode_i_block(&ei) + 6);
-	ek_out_text(d->out, "Level Entries %24s %21s Length Flags\n", "Logical", "Physical");
+	ek_out_text(d->out, "Level %24s %21s Length Flags\n", "Logical", "Physical");
 	ek_out_obj_begin(d->out, NULL);
 	ek_out_u64(d->out, "inode", ei.ino);
 	ek_out_u64(d->out, "depth", x.depth);
@@ -536,7 +550,7 @@ int do_ffb(struct dbg *d, int argc, char **argv)
 	ek_out_obj_end(d->out);
 	ek_out_text(d->out, "\n");
 	if (found < count) {
-		fprintf(stderr, "ffb: only %llu free blocks found\n", (unsigned long long)found);
+		dbg_errorf(d, "ffb: only %llu free blocks found", (unsigned long long)found);
 		return 1;
 	}
 	return 0;
@@ -576,7 +590,7 @@ int do_ffi(struct dbg *d, int argc, char **argv)
 			return 0;
 		}
 	}
-	fprintf(stderr, "ffi: no free inode\n");
+	dbg_errorf(d, "ffi: no free inode");
 	return 1;
 }
 
@@ -612,11 +626,11 @@ int do_ea_list(struct dbg *d, int argc, char **argv)
 	(void)argc;
 	if (inode_arg(d, "ea_list", argv[1], &ei))
 		return 1;
-	ek_out_text(d->out, "Extended attributes:\n");
+	ek_out_text(d->out, "Extended attributes:\n");	/* always, as debugfs */
 	ek_out_obj_begin(d->out, NULL);
 	ek_out_u64(d->out, "inode", ei.ino);
 	ek_out_arr_begin(d->out, "xattrs");
-	err = ek_xattr_iterate(d->fs, &ei, print_xattr, d->out);
+	err = ek_xattr_iterate(d->fs, &ei, print_xattr, &(struct xattr_print){ d->out, NULL });
 	ek_out_arr_end(d->out);
 	ek_out_obj_end(d->out);
 	ek_inode_release(&ei);

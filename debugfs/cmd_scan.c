@@ -93,7 +93,7 @@ int do_icheck(struct dbg *d, int argc, char **argv)
 		return dbg_fail(d, "icheck", -ENOMEM);
 	for (int i = 1; i < argc; i++) {
 		if (dbg_parse_u64(argv[i], &c.v[c.n].blk)) {
-			fprintf(stderr, "icheck: bad block number '%s'\n", argv[i]);
+			dbg_errorf(d, "icheck: bad block number '%s'", argv[i]);
 			free(c.v);
 			return 1;
 		}
@@ -308,7 +308,7 @@ int do_ncheck(struct dbg *d, int argc, char **argv)
 		uint64_t v;
 
 		if (dbg_parse_u64(argv[i], &v) || !v || v > d->fs->sb.inodes_count) {
-			fprintf(stderr, "ncheck: bad inode number '%s'\n", argv[i]);
+			dbg_errorf(d, "ncheck: bad inode number '%s'", argv[i]);
 			free(n.want);
 			return 1;
 		}

@@ -14,6 +14,7 @@ struct dbg {
 	ek_ino_t root, cwd;
 	const char *prog;
 	bool verbose;		/* -v: source location of errors */
+	char last_error[320];	/* message of the last failed request, for JSON */
 };
 
 typedef int (*dbg_fn)(struct dbg *d, int argc, char **argv);
@@ -34,6 +35,8 @@ struct dbg_cmd {
 /* print "cmd: message" for @err to stderr; returns 1 (command failed) */
 int dbg_fail(struct dbg *d, const char *cmd, int err);
 int dbg_usage(const char *cmd);
+/* print a one-line error for the current request and remember it for JSON */
+void dbg_errorf(struct dbg *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dbg_warn(struct dbg *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "<12>" or a path (relative to cwd) -> inode number */
 int dbg_parse_ino(struct dbg *d, const char *arg, ek_ino_t *out);

@@ -68,10 +68,20 @@ int dbg_fail(struct dbg *d, const char *cmd, int err)
 {
 	const struct ek_error *e = ek_last_error();
 
-	fprintf(stderr, "%s: %s\n", cmd, ek_error_msg(err));
+	dbg_errorf(d, "%s: %s", cmd, ek_error_msg(err));
 	if (d->verbose && e->code == err && e->file)
 		fprintf(stderr, "%s: (detected at %s:%d)\n", cmd, e->file, e->line);
 	return 1;
+}
+
+void dbg_errorf(struct dbg *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", d->last_error);
 }
 
 int dbg_usage(const char *cmd)
@@ -334,6 +344,7 @@ static int run_request(struct dbg *d, const char *req, bool wrap_json)
 	int max = strlen(req) / 2 + 2;
 	char *line = strdup(req), **argv = calloc(max, sizeof(*argv));
 	const struct dbg_cmd *c;
+	unsigned long before;
 	int argc, ret = 1;
 
 	if (!line || !argv) {
@@ -375,12 +386,23 @@ static int run_request(struct dbg *d, const char *req, bool wrap_json)
 	}
 	optind = 0;
 	ek_error_clear();
+	d->last_error[0] = 0;
+	before = ek_out_top_values(d->out);
 	ret = c->fn(d, argc, argv) ? 1 : 0;
 	dbg_flush_warnings(d);
 	if (wrap_json) {
 		if (ek_out_key_pending(d->out))
 			ek_out_null(d->out, NULL);
 		ek_out_bool(d->out, "ok", ret == 0);
+		if (ret)
+			ek_out_str(d->out, "error", d->last_error[0] ? d->last_error : "failed (see stderr)");
+		ek_out_obj_end(d->out);
+	} else if (ret && ek_out_json(d->out) && ek_out_top_values(d->out) == before) {
+		/* -R --json: a failed request is still one JSON document */
+		ek_out_obj_begin(d->out, NULL);
+		ek_out_str(d->out, "request", req);
+		ek_out_bool(d->out, "ok", false);
+		ek_out_str(d->out, "error", d->last_error[0] ? d->last_error : "failed (see stderr)");
 		ek_out_obj_end(d->out);
 	}
 out:

@@ -622,6 +622,8 @@ bool ek_out_json(const struct ek_out *o);
 /* the key the next value takes when it is given none (wrapping a result) */
 void ek_out_key(struct ek_out *o, const char *key);
 bool ek_out_key_pending(const struct ek_out *o);
+/* how many top-level JSON values were written so far */
+unsigned long ek_out_top_values(const struct ek_out *o);
 void ek_out_obj_begin(struct ek_out *o, const char *key);
 void ek_out_obj_end(struct ek_out *o);
 void ek_out_arr_begin(struct ek_out *o, const char *key);

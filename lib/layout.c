@@ -121,6 +121,6 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 	free_run_end(out, run);
 	if (!out->extents)
 		out->min_extent = 0;
-	out->total_blocks = fs->sb.blocks_count - first;
+	out->total_blocks = fs->sb.blocks_count;	/* as e2freefrag */
 	return 0;
 }

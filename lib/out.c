@@ -22,6 +22,7 @@ struct ek_out {
 	bool first[OUT_DEPTH];		/* no element yet at this depth */
 	bool is_arr[OUT_DEPTH];
 	const char *pending_key;	/* ek_out_key(): key for the next value */
+	unsigned long top_values;	/* values begun at depth 0 */
 };
 
 struct ek_out *ek_out_new(FILE *f, enum ek_out_mode mode)
@@ -110,6 +111,8 @@ static bool begin_value(struct ek_out *o, const char *key)
 		key = o->pending_key;
 	}
 	o->pending_key = NULL;
+	if (o->depth == 0)
+		o->top_values++;
 	if (!o->first[o->depth])
 		fputc(',', o->f);
 	o->first[o->depth] = false;
@@ -154,6 +157,11 @@ static void close_container(struct ek_out *o, bool arr)
 void ek_out_key(struct ek_out *o, const char *key)
 {
 	o->pending_key = key;
+}
+
+unsigned long ek_out_top_values(const struct ek_out *o)
+{
+	return o->top_values;
 }
 
 bool ek_out_key_pending(const struct ek_out *o)
