@@ -36,9 +36,17 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+struct fd_sink {
+	int fd;
+	uint64_t end;		/* end of the last write: no ftruncate when it is i_size */
+};
+
 static int fd_data(void *arg, uint64_t off, const void *buf, size_t len)
 {
-	return write_all(*(int *)arg, buf, len, off);
+	struct fd_sink *s = arg;
+
+	s->end = off + len;
+	return write_all(s->fd, buf, len, off);
 }
 
 static int stream_data(void *arg, uint64_t off, const void *buf, size_t len)
@@ -144,28 +152,47 @@ static void restore_meta(struct dbg *d, const struct ek_inode *ei, int dirfd,
 		dbg_warn(d, "rdump: cannot set times on '%s': %s", name, strerror(errno));
 }
 
+/* the process umask, read once (umask() can only be read by setting it) */
+static mode_t current_umask(void)
+{
+	static mode_t mask = (mode_t)-1;
+
+	if (mask == (mode_t)-1) {
+		mask = umask(022);
+		umask(mask);
+	}
+	return mask;
+}
+
 static int dump_file_at(struct dbg *d, const struct ek_inode *ei, int dirfd, const char *name,
 			bool preserve)
 {
-	struct ek_read_cb cb = { .data = fd_data, .hole = skip_hole };
-	int fd, err;
+	struct fd_sink sink = { .fd = -1 };
+	struct ek_read_cb cb = { .data = fd_data, .hole = skip_hole, .arg = &sink };
+	mode_t mode = ei->mode & 0777;
+	bool fresh = true;	/* created now with its final permission bits */
+	int err;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	/* a new file gets its mode at creation: saves an fchmod per file */
+	sink.fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (sink.fd < 0 && errno == EEXIST) {
+		fresh = false;
+		sink.fd = openat(dirfd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (sink.fd < 0)
 		return ek_err(-errno, "cannot create '%s': %s", name, strerror(errno));
-	cb.arg = &fd;
 	err = ek_file_read(d->fs, ei, EK_READ_SKIP_HOLES, &cb);
 	if (err == -EK_BADCRC) {
 		dbg_warn(d, "warning: %s", ek_error_msg(err));
 		err = 0;
 	}
-	if (!err && ftruncate(fd, ei->size) < 0)
+	if (!err && sink.end != ei->size && ftruncate(sink.fd, ei->size) < 0)
 		err = ek_err(-errno, "cannot size '%s': %s", name, strerror(errno));
 	if (!err && preserve)
-		restore_meta(d, ei, dirfd, name, fd);
-	else if (!err && fchmod(fd, ei->mode & 0777) < 0)
+		restore_meta(d, ei, dirfd, name, sink.fd);
+	else if (!err && (!fresh || (mode & current_umask())) && fchmod(sink.fd, mode) < 0)
 		err = ek_err(-errno, "cannot chmod '%s': %s", name, strerror(errno));
-	close(fd);
+	close(sink.fd);
 	return err;
 }
 
@@ -227,6 +254,7 @@ static bool safe_name(const char *n, size_t len)
 }
 
 static int rdump_inode(struct rdump *r, ek_ino_t ino, int dirfd, const char *name);
+static int rdump_entries(struct rdump *r, const struct ek_inode *dir, const char *name, int fd);
 
 struct rdump_dir {
 	struct rdump *r;
@@ -290,6 +318,28 @@ static const struct link_map *find_link(const struct rdump *r, ek_ino_t ino)
 	return NULL;
 }
 
+/* dump the entries of directory @dir into the open host directory @fd */
+static int rdump_entries(struct rdump *r, const struct ek_inode *dir, const char *name, int fd)
+{
+	struct rdump_dir rd = { .r = r, .fd = fd };
+	int err;
+
+	for (unsigned i = 0; i < r->depth; i++)
+		if (r->stack[i] == dir->ino)
+			return ek_corrupt_ino(dir->ino, "directory loop at '%s'", name);
+	if (r->depth >= RDUMP_MAX_DEPTH)
+		return ek_err(-ELOOP, "directory tree deeper than %d at '%s'", RDUMP_MAX_DEPTH, name);
+	r->stack[r->depth++] = dir->ino;
+	err = ek_dir_iterate(r->d->fs, dir, 0, rdump_entry, &rd);
+	r->depth--;
+	r->dirs++;
+	if (err == -EK_BADCRC) {
+		dbg_warn(r->d, "rdump: warning: %s", ek_error_msg(err));
+		err = 0;
+	}
+	return err;
+}
+
 static int rdump_inode(struct rdump *r, ek_ino_t ino, int dirfd, const char *name)
 {
 	struct dbg *d = r->d;
@@ -318,40 +368,23 @@ static int rdump_inode(struct rdump *r, ek_ino_t ino, int dirfd, const char *nam
 	}
 
 	if (ek_is_dir(ei.mode)) {
-		struct rdump_dir rd = { .r = r };
+		int fd;
 
-		for (unsigned i = 0; i < r->depth; i++)
-			if (r->stack[i] == ino) {
-				err = ek_corrupt_ino(ino, "directory loop at '%s'", name);
-				goto out_warn;
-			}
-		if (r->depth >= RDUMP_MAX_DEPTH) {
-			err = ek_err(-ELOOP, "directory tree deeper than %d at '%s'",
-				     RDUMP_MAX_DEPTH, name);
-			goto out_warn;
-		}
 		if (mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST) {
 			err = ek_err(-errno, "cannot create directory '%s': %s", name, strerror(errno));
 			goto out_warn;
 		}
-		rd.fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (rd.fd < 0) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
 			err = ek_err(-errno, "cannot open directory '%s': %s", name, strerror(errno));
 			goto out_warn;
 		}
-		r->stack[r->depth++] = ino;
-		err = ek_dir_iterate(d->fs, &ei, 0, rdump_entry, &rd);
-		r->depth--;
-		if (err == -EK_BADCRC) {
-			dbg_warn(d, "rdump: warning: %s", ek_error_msg(err));
-			err = 0;
-		}
+		err = rdump_entries(r, &ei, name, fd);
 		if (r->preserve)
-			restore_meta(d, &ei, dirfd, name, rd.fd);
+			restore_meta(d, &ei, dirfd, name, fd);
 		else
-			fchmod(rd.fd, ei.mode & 0777);
-		close(rd.fd);
-		r->dirs++;
+			fchmod(fd, ei.mode & 0777);
+		close(fd);
 		if (err)
 			goto out_warn;
 	} else if (ek_is_reg(ei.mode)) {
@@ -434,11 +467,26 @@ int do_rdump(struct dbg *d, int argc, char **argv)
 			ret = dbg_fail(d, "rdump", err);
 			continue;
 		}
-		/* the last path component names the copy; "/" becomes "rootfs" like debugfs */
+		/* the last path component names the copy; a source without
+		 * one ("/", "dir/.") is a directory dumped into the target
+		 * itself, as e2fsprogs' rdump does */
 		base = strrchr(src, '/');
 		base = base ? base + 1 : src;
-		if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-			base = ino == EXT4_ROOT_INO ? "rootfs" : "inode";
+		if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+			struct ek_inode dir = { 0 };
+
+			err = dbg_read_inode(d, ino, &dir);
+			if (!err && !ek_is_dir(dir.mode))
+				err = ek_err(-ENOTDIR, "'%s' is not a directory", src);
+			if (!err)
+				err = rdump_entries(&r, &dir, src, dest);
+			if (!err && r.preserve)	/* the target stands for the source directory */
+				restore_meta(d, &dir, dest, ".", dest);
+			ek_inode_release(&dir);
+			if (err)
+				ret = dbg_fail(d, "rdump", err);
+			continue;
+		}
 		snprintf(name, sizeof(name), "%s", base);
 		if (rdump_inode(&r, ino, dest, name))
 			ret = 1;

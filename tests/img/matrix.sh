@@ -3,7 +3,7 @@
 #
 # Builds an image from the gen-tree.sh source tree with mke2fs -d using the
 # mkfs options of CONFIG, restores it with `extkit-debugfs -R "rdump -p / OUT"`
-# and compares OUT/rootfs with the source tree, then compares our ls -p, stat,
+# and compares OUT (the root's entries) with the source tree, then compares our ls -p, stat,
 # blocks, bmap, icheck, ncheck and ea_list with e2fsprogs debugfs on the same
 # image (matrix-compare.py does both).
 #
@@ -99,4 +99,4 @@ if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$T/rdump.err
 fi
 
 python3 "$here/matrix-compare.py" --config "$config" --tree "$EK_TREE" \
-	--out "$T/out/rootfs" --image "$img" --ek "$EK_DEBUGFS" --tmp "$T"
+	--out "$T/out" --image "$img" --ek "$EK_DEBUGFS" --tmp "$T"
