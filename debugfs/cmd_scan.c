@@ -131,9 +131,13 @@ int do_icheck(struct dbg *d, int argc, char **argv)
 /* ---- ncheck -------------------------------------------------------------- */
 
 /*
- * One pass over the inode tables collects the directories; one pass over
- * their entries records (a) each directory's parent and name and (b) each
- * link to a wanted inode.  Paths are then built by walking parents.
+ * With the filetype feature, a walk down from the root finds the links of
+ * the wanted inodes reading only directories (entries say which names are
+ * directories).  Inodes it does not find (unlinked, or in a directory cut
+ * off from the root) are looked for the slow way: one pass over the inode
+ * tables collects the directories, one pass over their entries records
+ * each directory's parent and name and each link to a wanted inode, and
+ * paths are built by walking parents.
  */
 struct dnode {
 	ek_ino_t ino, parent;
@@ -143,13 +147,14 @@ struct dnode {
 struct hit {
 	ek_ino_t ino, dir;
 	uint8_t file_type;
-	char *name;
-	unsigned argi;
+	char *name;		/* scan: the entry's name in @dir */
+	char *path;		/* walk: the whole path */
 };
 
 struct ncheck {
 	struct dbg *d;
 	ek_ino_t *want;		/* sorted */
+	bool *found;		/* parallel to want */
 	size_t nwant;
 	ek_ino_t *dirs;		/* directory inodes, in scan order (sorted) */
 	size_t ndirs, capdirs;
@@ -159,10 +164,19 @@ struct ncheck {
 	ek_ino_t cur;
 	size_t cur_idx;
 	bool check_type;
+	struct ek_set warned;	/* directories already reported as damaged */
 	int err;
 };
 
-static bool wanted(const struct ncheck *n, ek_ino_t ino)
+/* report a damaged directory once, though the walk and the scan both meet it */
+static void dir_warn(struct ncheck *n, ek_ino_t dir, int err)
+{
+	if (ek_set_add(&n->warned, dir) == 0)
+		dbg_warn(n->d, "ncheck: directory %u: %s", dir, ek_error_msg(err));
+}
+
+/* index of @ino in the wanted list, or -1 */
+static ssize_t wanted(const struct ncheck *n, ek_ino_t ino)
 {
 	size_t lo = 0, hi = n->nwant;
 
@@ -170,13 +184,98 @@ static bool wanted(const struct ncheck *n, ek_ino_t ino)
 		size_t mid = (lo + hi) / 2;
 
 		if (n->want[mid] == ino)
-			return true;
+			return mid;
 		if (n->want[mid] < ino)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return false;
+	return -1;
+}
+
+static int add_hit(struct ncheck *n, ek_ino_t ino, ek_ino_t dir, uint8_t file_type,
+		   const char *name, size_t name_len, const char *path)
+{
+	struct hit *h;
+
+	if (n->nhits == n->caphits) {
+		size_t cap = n->caphits ? n->caphits * 2 : 64;
+		struct hit *v = realloc(n->hits, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		n->hits = v;
+		n->caphits = cap;
+	}
+	h = &n->hits[n->nhits];
+	*h = (struct hit){ .ino = ino, .dir = dir, .file_type = file_type };
+	h->name = name ? strndup(name, name_len) : NULL;
+	h->path = path ? strdup(path) : NULL;
+	if ((name && !h->name) || (path && !h->path)) {
+		free(h->name);
+		free(h->path);
+		return -ENOMEM;
+	}
+	n->nhits++;
+	return 0;
+}
+
+/* ---- ncheck: the walk from the root ---- */
+
+#define NCHECK_MAX_DEPTH 1024
+
+struct nwalk {
+	struct ncheck *n;
+	struct ek_set seen;	/* directories entered: DAGs and loops end here */
+	unsigned depth;
+	char path[8192];
+};
+
+static int walk_dir(struct nwalk *w, ek_ino_t ino);
+
+static int walk_entry(void *arg, const struct ek_dirent *de)
+{
+	struct nwalk *w = arg;
+	size_t len = strlen(w->path);
+	ssize_t idx;
+	int err = 0;
+
+	if ((de->name_len == 1 && de->name[0] == '.') ||
+	    (de->name_len == 2 && !memcmp(de->name, "..", 2)))
+		return 0;
+	if (len + 1 + de->name_len >= sizeof(w->path))
+		return 0;	/* too deep to print; the scan would not do better */
+	w->path[len] = '/';
+	memcpy(w->path + len + 1, de->name, de->name_len);
+	w->path[len + 1 + de->name_len] = 0;
+	idx = wanted(w->n, de->ino);
+	if (idx >= 0) {
+		w->n->found[idx] = true;
+		err = add_hit(w->n, de->ino, 0, de->file_type, NULL, 0, w->path);
+	}
+	if (!err && de->file_type == EXT4_FT_DIR && w->depth < NCHECK_MAX_DEPTH)
+		err = walk_dir(w, de->ino);
+	w->path[len] = 0;
+	return err == -ENOMEM ? err : 0;
+}
+
+static int walk_dir(struct nwalk *w, ek_ino_t ino)
+{
+	struct ek_inode dir = { 0 };
+	int err = ek_set_add(&w->seen, ino);
+
+	if (err)
+		return err < 0 ? err : 0;
+	err = ek_inode_read(w->n->d->fs, ino, &dir);
+	if ((!err || err == -EK_BADCRC) && ek_is_dir(dir.mode)) {
+		w->depth++;
+		err = ek_dir_iterate(w->n->d->fs, &dir, 0, walk_entry, w);
+		w->depth--;
+		if (err && err != -ENOMEM && err != -EK_BADCRC)
+			dir_warn(w->n, ino, err);
+	}
+	ek_inode_release(&dir);
+	return err == -ENOMEM ? err : 0;
 }
 
 static ssize_t dir_index(const struct ncheck *n, ek_ino_t ino)
@@ -237,26 +336,8 @@ static int ncheck_entry(void *arg, const struct ek_dirent *de)
 		if (!n->dn[di].parent)
 			n->dn[di].parent = n->cur;
 	}
-	if (wanted(n, de->ino)) {
-		struct hit *h;
-
-		if (n->nhits == n->caphits) {
-			size_t cap = n->caphits ? n->caphits * 2 : 64;
-			struct hit *v = realloc(n->hits, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			n->hits = v;
-			n->caphits = cap;
-		}
-		h = &n->hits[n->nhits++];
-		h->ino = de->ino;
-		h->dir = n->cur;
-		h->file_type = de->file_type;
-		h->name = strndup(de->name, de->name_len);
-		if (!h->name)
-			return -ENOMEM;
-	}
+	if (wanted(n, de->ino) >= 0)
+		return add_hit(n, de->ino, n->cur, de->file_type, de->name, de->name_len, NULL);
 	return 0;
 }
 
@@ -288,10 +369,75 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the slow way, for the wanted inodes the walk did not find */
+static int ncheck_scan(struct ncheck *n)
+{
+	struct dbg *d = n->d;
+	int err;
+
+	err = ek_inode_scan(d->fs, collect_dir, n);
+	if (err == -EK_BADCRC)
+		err = 0;
+	if (!err)
+		n->dn = calloc(n->ndirs ? n->ndirs : 1, sizeof(*n->dn));
+	if (!err && !n->dn)
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n->ndirs; i++) {
+		struct ek_inode dir = { 0 };
+		int e = ek_inode_read(d->fs, n->dirs[i], &dir);
+
+		n->dn[i].ino = n->dirs[i];
+		n->cur = n->dirs[i];
+		n->cur_idx = i;
+		if (!e || e == -EK_BADCRC)
+			e = ek_dir_iterate(d->fs, &dir, 0, ncheck_entry, n);
+		ek_inode_release(&dir);
+		if (e == -ENOMEM)
+			err = e;
+		else if (e && e != -EK_BADCRC)
+			dir_warn(n, n->dirs[i], e);
+	}
+	return err;
+}
+
+static void ncheck_print(struct ncheck *n, const struct hit *h)
+{
+	struct dbg *d = n->d;
+	char path[8192];
+	size_t len;
+
+	if (h->path) {
+		snprintf(path, sizeof(path), "%s", h->path);
+	} else {
+		build_path(n, h->dir, path, sizeof(path));
+		len = strlen(path);
+		snprintf(path + len, sizeof(path) - len, "/%s", h->name);
+	}
+	ek_out_text(d->out, "%u\t%s", h->ino, path);
+	ek_out_obj_begin(d->out, NULL);
+	ek_out_u64(d->out, "inode", h->ino);
+	ek_out_name(d->out, "path", path, strlen(path));
+	if (n->check_type) {
+		static const uint8_t ft_of_mode[16] = { 0, 5, 3, 0, 2, 0, 4, 0, 1, 0, 7, 0, 6 };
+		struct ek_inode ei = { 0 };
+		int e = ek_inode_read(d->fs, h->ino, &ei);
+		bool ok = (e && e != -EK_BADCRC) ||
+			  !ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_FILETYPE) ||
+			  ft_of_mode[(ei.mode >> 12) & 15] == h->file_type;
+
+		if (!ok)
+			ek_out_text(d->out, "  <--- BAD FILETYPE");
+		ek_out_bool(d->out, "file_type_ok", ok);
+		ek_inode_release(&ei);
+	}
+	ek_out_obj_end(d->out);
+	ek_out_text(d->out, "\n");
+}
+
 int do_ncheck(struct dbg *d, int argc, char **argv)
 {
 	struct ncheck n = { .d = d };
-	char path[8192];
+	size_t left = 0;
 	int c, err = 0;
 
 	while ((c = getopt(argc, argv, "c")) != -1) {
@@ -302,80 +448,56 @@ int do_ncheck(struct dbg *d, int argc, char **argv)
 	if (optind >= argc)
 		return dbg_usage("ncheck");
 	n.want = calloc(argc - optind, sizeof(*n.want));
-	if (!n.want)
+	n.found = calloc(argc - optind, sizeof(*n.found));
+	if (!n.want || !n.found) {
+		free(n.want);
+		free(n.found);
 		return dbg_fail(d, "ncheck", -ENOMEM);
+	}
 	for (int i = optind; i < argc; i++) {
 		uint64_t v;
 
 		if (dbg_parse_u64(argv[i], &v) || !v || v > d->fs->sb.inodes_count) {
 			dbg_errorf(d, "ncheck: bad inode number '%s'", argv[i]);
 			free(n.want);
+			free(n.found);
 			return 1;
 		}
 		n.want[n.nwant++] = v;
 	}
 	qsort(n.want, n.nwant, sizeof(*n.want), cmp_ino);
 
-	err = ek_inode_scan(d->fs, collect_dir, &n);
-	if (err == -EK_BADCRC)
-		err = 0;
-	if (!err)
-		n.dn = calloc(n.ndirs ? n.ndirs : 1, sizeof(*n.dn));
-	if (!err && !n.dn)
-		err = -ENOMEM;
-	for (size_t i = 0; !err && i < n.ndirs; i++) {
-		struct ek_inode dir = { 0 };
-		int e = ek_inode_read(d->fs, n.dirs[i], &dir);
+	if (ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_FILETYPE)) {
+		struct nwalk w = { .n = &n };
 
-		n.dn[i].ino = n.dirs[i];
-		n.cur = n.dirs[i];
-		n.cur_idx = i;
-		if (!e || e == -EK_BADCRC)
-			e = ek_dir_iterate(d->fs, &dir, 0, ncheck_entry, &n);
-		ek_inode_release(&dir);
-		if (e == -ENOMEM)
-			err = e;
-		else if (e && e != -EK_BADCRC)
-			dbg_warn(d, "ncheck: directory %u: %s", n.dirs[i], ek_error_msg(e));
+		err = walk_dir(&w, d->root);
+		ek_set_release(&w.seen);
 	}
+	/* the slow pass only for what the walk did not find */
+	for (size_t i = 0; i < n.nwant; i++)
+		if (!n.found[i])
+			n.want[left++] = n.want[i];
+	n.nwant = left;
+	if (!err && left)
+		err = ncheck_scan(&n);
 
 	ek_out_text(d->out, "Inode\tPathname\n");
 	ek_out_arr_begin(d->out, NULL);
-	for (size_t i = 0; !err && i < n.nhits; i++) {
-		struct hit *h = &n.hits[i];
-		size_t len;
-
-		build_path(&n, h->dir, path, sizeof(path));
-		len = strlen(path);
-		snprintf(path + len, sizeof(path) - len, "/%s", h->name);
-		ek_out_text(d->out, "%u\t%s", h->ino, path);
-		ek_out_obj_begin(d->out, NULL);
-		ek_out_u64(d->out, "inode", h->ino);
-		ek_out_name(d->out, "path", path, strlen(path));
-		if (n.check_type) {
-			struct ek_inode ei = { 0 };
-			int e = ek_inode_read(d->fs, h->ino, &ei);
-			static const uint8_t ft_of_mode[16] = { 0, 5, 3, 0, 2, 0, 4, 0, 1, 0, 7, 0, 6 };
-			bool ok = (e && e != -EK_BADCRC) || !ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_FILETYPE) ||
-				  ft_of_mode[(ei.mode >> 12) & 15] == h->file_type;
-
-			if (!ok)
-				ek_out_text(d->out, "  <--- BAD FILETYPE");
-			ek_out_bool(d->out, "file_type_ok", ok);
-			ek_inode_release(&ei);
-		}
-		ek_out_obj_end(d->out);
-		ek_out_text(d->out, "\n");
-	}
+	for (size_t i = 0; !err && i < n.nhits; i++)
+		ncheck_print(&n, &n.hits[i]);
 	ek_out_arr_end(d->out);
 
-	for (size_t i = 0; i < n.nhits; i++)
+	for (size_t i = 0; i < n.nhits; i++) {
 		free(n.hits[i].name);
+		free(n.hits[i].path);
+	}
 	for (size_t i = 0; n.dn && i < n.ndirs; i++)
 		free(n.dn[i].name);
 	free(n.hits);
 	free(n.dn);
 	free(n.dirs);
 	free(n.want);
+	free(n.found);
+	ek_set_release(&n.warned);
 	return err ? dbg_fail(d, "ncheck", err) : 0;
 }

@@ -84,6 +84,17 @@ int ek__error(int code, const char *file, int line, enum ek_where kind,
 void *ek_calloc(size_t n, size_t sz);
 void *ek_malloc(size_t sz);
 
+/* ---- sets of numbers (set.c) ------------------------------------------ */
+
+struct ek_set {
+	uint64_t *slot;		/* 0 = empty */
+	size_t cap, used;
+};
+
+/* add @v (nonzero): 0 added, 1 already present, -ENOMEM, -EINVAL for 0 */
+int ek_set_add(struct ek_set *s, uint64_t v);
+void ek_set_release(struct ek_set *s);
+
 /* ---- crc (crc.c) ------------------------------------------------------- */
 
 /* crc32c (Castagnoli), kernel convention: no pre/post inversion inside. */

@@ -22,15 +22,19 @@ void ek_fs_warn(struct ek_fs *fs, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Blocks a pointer may name: past the first data block and never block 0,
+ * which holds the boot sector and superblock even when s_first_data_block
+ * is 0 (4 KiB blocks).
+ */
 bool ek_fs_block_valid(const struct ek_fs *fs, ek_blk_t blk)
 {
-	return blk >= fs->sb.first_data_block && blk < fs->sb.blocks_count;
+	return blk > 0 && blk >= fs->sb.first_data_block && blk < fs->sb.blocks_count;
 }
 
 bool ek_fs_range_valid(const struct ek_fs *fs, ek_blk_t blk, uint64_t count)
 {
-	return blk >= fs->sb.first_data_block && blk < fs->sb.blocks_count &&
-	       count <= fs->sb.blocks_count - blk;
+	return ek_fs_block_valid(fs, blk) && count <= fs->sb.blocks_count - blk;
 }
 
 int ek_fs_read_blocks(struct ek_fs *fs, ek_blk_t blk, uint32_t count, void *buf)

@@ -19,43 +19,12 @@
 
 #define EK_MAX_LBLK (1ull << 32)
 
-/* ---- set of visited tree blocks ---------------------------------------- */
-
-struct blkset {
-	ek_blk_t *slot;		/* open addressing, 0 = empty (block 0 is never a tree node) */
-	size_t cap, used;
-};
-
-static int blkset_add(struct blkset *s, ek_blk_t b)
-{
-	size_t i;
-
-	if (s->used * 2 >= s->cap) {
-		struct blkset n = { .cap = s->cap ? s->cap * 2 : 64 };
-
-		n.slot = ek_calloc(n.cap, sizeof(*n.slot));
-		if (!n.slot)
-			return -ENOMEM;
-		for (i = 0; i < s->cap; i++)
-			if (s->slot[i])
-				blkset_add(&n, s->slot[i]);
-		free(s->slot);
-		*s = n;
-	}
-	for (i = (b * 0x9E3779B97F4A7C15ull) & (s->cap - 1); s->slot[i]; i = (i + 1) & (s->cap - 1))
-		if (s->slot[i] == b)
-			return 1;
-	s->slot[i] = b;
-	s->used++;
-	return 0;
-}
-
 struct walk {
 	struct ek_fs *fs;
 	const struct ek_inode *ei;
 	ek_map_fn fn;
 	void *arg;
-	struct blkset seen;
+	struct ek_set seen;	/* tree blocks met so far */
 	int badcrc;		/* first checksum error, reported at the end */
 	uint8_t *buf[EXT4_EXT_MAX_DEPTH + 1];	/* one node buffer per level */
 	/* indirect: the pending data run */
@@ -78,7 +47,7 @@ static int read_tree_block(struct walk *w, ek_blk_t blk, uint8_t *buf, const cha
 	if (!ek_fs_block_valid(w->fs, blk))
 		return ek_corrupt_ino(w->ei->ino, "%s block %llu outside the filesystem",
 				      what, (unsigned long long)blk);
-	r = blkset_add(&w->seen, blk);
+	r = ek_set_add(&w->seen, blk);
 	if (r < 0)
 		return r;
 	if (r)
@@ -349,7 +318,7 @@ int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void 
 out:
 	for (int i = 0; i <= EXT4_EXT_MAX_DEPTH; i++)
 		free(w.buf[i]);
-	free(w.seen.slot);
+	ek_set_release(&w.seen);
 	return err;
 }
 
