@@ -22,6 +22,7 @@ struct unit_fs {
 	uint32_t blksz;
 	uint32_t nblocks;
 	struct ext4_super_block sb;
+	struct ext4_group_desc gd;	/* group 0, written by unit_fs_open() */
 	struct ek_fs *fs;
 };
 
@@ -81,6 +82,9 @@ static inline void unit_fs_init(struct unit_fs *u, uint32_t blksz, uint32_t nblo
 		s->s_uuid[i] = 0x10 + i;
 	for (int i = 0; i < 4; i++)
 		s->s_hash_seed[i] = cpu_to_le32(0x01020304u * (i + 1));
+	u->gd.bg_block_bitmap_lo = cpu_to_le32(UNIT_BB);
+	u->gd.bg_inode_bitmap_lo = cpu_to_le32(UNIT_IB);
+	u->gd.bg_inode_table_lo = cpu_to_le32(UNIT_IT);
 }
 
 static inline void unit_write(struct unit_fs *u, uint64_t blk, uint32_t off,
@@ -92,17 +96,13 @@ static inline void unit_write(struct unit_fs *u, uint64_t blk, uint32_t off,
 /* write the superblock and descriptor, then open; *fs in u->fs */
 static inline int unit_fs_open(struct unit_fs *u, unsigned flags)
 {
-	struct ext4_group_desc gd = { 0 };
 	uint32_t gdt_blk = u->blksz == 1024 ? 2 : 1;
 	struct ek_open_opts o = { .flags = flags };
 
 	if (le32_to_cpu(u->sb.s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		u->sb.s_checksum = cpu_to_le32(ek_super_csum(&u->sb));
 	ck_assert_int_eq(pwrite(u->fd, &u->sb, 1024, 1024), 1024);
-	gd.bg_block_bitmap_lo = cpu_to_le32(UNIT_BB);
-	gd.bg_inode_bitmap_lo = cpu_to_le32(UNIT_IB);
-	gd.bg_inode_table_lo = cpu_to_le32(UNIT_IT);
-	unit_write(u, gdt_blk, 0, &gd, 32);
+	unit_write(u, gdt_blk, 0, &u->gd, 32);
 	if (u->fs)
 		ek_fs_close(u->fs);
 	u->fs = NULL;

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/* check_fs.c - opening a filesystem, group descriptors, bitmaps, inodes */
+#include "unit.h"
+
+#define BLK 1024
+#define NBLK 256
+
+static struct unit_fs u;
+
+static bool has_warning(const struct ek_fs *fs, const char *what)
+{
+	for (unsigned i = 0; i < fs->nwarnings; i++)
+		if (strstr(fs->warnings[i], what))
+			return true;
+	return false;
+}
+
+static void base(uint32_t ro_compat)
+{
+	unit_fs_init(&u, BLK, NBLK, 0, EXT4_FEATURE_INCOMPAT_FILETYPE, ro_compat);
+}
+
+static void put_simple_inode(ek_ino_t ino, uint16_t extra)
+{
+	struct ext4_inode raw = { 0 };
+
+	raw.i_mode = cpu_to_le16(0100644);
+	raw.i_links_count = cpu_to_le16(1);
+	raw.i_extra_isize = cpu_to_le16(extra);
+	raw.i_generation = cpu_to_le32(7);
+	unit_put_inode(&u, ino, &raw);
+}
+
+START_TEST(test_inode_ok)
+{
+	struct ek_inode ei;
+
+	base(EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
+	put_simple_inode(12, 32);
+	ck_assert_int_eq(ek_inode_read(u.fs, 12, &ei), 0);
+	ck_assert_uint_eq(ei.mode, 0100644);
+	ck_assert_uint_eq(ei.generation, 7);
+	ck_assert(!ei.csum_bad);
+	ek_inode_release(&ei);
+	unit_fs_done(&u);
+}
+END_TEST
+
+START_TEST(test_block_uninit)
+{
+	const uint8_t *map;
+
+	base(EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
+	u.gd.bg_flags = cpu_to_le16(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT);
+	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
+	ck_assert_int_eq(ek_block_bitmap_get(u.fs, 0, &map), 0);
+	/* block 1 (sb), 2 (gdt), 3 and 4 (bitmaps), 5..12 (table) in use; 13 free */
+	for (ek_blk_t b = 1; b <= 12; b++)
+		ck_assert_int_eq(ek_test_block(u.fs, b), 1);
+	ck_assert_int_eq(ek_test_block(u.fs, 13), 0);
+	ck_assert_int_eq(ek_test_block(u.fs, NBLK - 1), 0);
+	/* padding past the end of the group is marked */
+	ck_assert(ek_bit_test(map, NBLK - 1));
+	ck_assert_int_eq(ek_test_inode(u.fs, 12), 0);
+	ck_assert_int_eq(ek_test_block(u.fs, NBLK), -EINVAL);
+	ck_assert_int_eq(ek_test_inode(u.fs, 0), -EINVAL);
+	unit_fs_done(&u);
+}
+END_TEST
+
+/* one case per corruption check of inode.c, group.c and fs.c */
+static const struct {
+	const char *what;
+	int err;		/* expected from the operation */
+	const char *warning;	/* expected among fs warnings after open, or NULL */
+} bad[] = {
+	{ "inode number 0", -EK_CORRUPT, NULL },
+	{ "inode number past count", -EK_CORRUPT, NULL },
+	{ "inode table outside", -EK_CORRUPT, "location out of range" },
+	{ "scan: inode table outside", -EK_CORRUPT, "location out of range" },
+	{ "bad i_extra_isize", -EK_CORRUPT, NULL },
+	{ "inode checksum", -EK_BADCRC, NULL },
+	{ "bitmap block outside", -EK_CORRUPT, "location out of range" },
+	{ "bitmaps not read", -EINVAL, NULL },
+	{ "descriptor checksum", 0, "descriptor checksum" },
+	{ "bitmap checksum", 0, NULL },	/* warned when the bitmap is read */
+	{ "read outside", -EK_CORRUPT, NULL },
+	{ "backup superblock block size", -EK_CORRUPT, NULL },
+	{ "no backup superblock", -EK_CORRUPT, NULL },
+	{ "descriptors larger than image", -EK_CORRUPT, NULL },
+	{ "descriptor block outside", -EK_CORRUPT, NULL },
+	{ "first_meta_bg past table", 0, "first_meta_bg" },
+	{ "fs larger than image", 0, "image holds only" },
+};
+
+static int scan_nop(void *arg, struct ek_inode *ei, int err)
+{
+	(void)arg, (void)ei, (void)err;
+	return 0;
+}
+
+START_TEST(test_bad)
+{
+	struct ek_open_opts o = { 0 };
+	struct ek_inode ei = { 0 };
+	const uint8_t *map;
+	uint8_t buf[BLK];
+	int err = 0, oerr;
+
+	base(_i == 5 || _i == 8 || _i == 9 ? EXT4_FEATURE_RO_COMPAT_METADATA_CSUM : 0);
+	switch (_i) {
+	case 2: case 3: u.gd.bg_inode_table_lo = cpu_to_le32(NBLK - 2); break;
+	case 6: u.gd.bg_block_bitmap_lo = cpu_to_le32(NBLK + 10); break;
+	case 13:	/* 2^17 groups of 8 blocks: 4 MiB of descriptors in a 256 KiB image */
+		u.sb.s_blocks_count_lo = cpu_to_le32((1u << 20) + 1);
+		u.sb.s_blocks_per_group = u.sb.s_clusters_per_group = cpu_to_le32(8);
+		u.sb.s_inodes_per_group = cpu_to_le32(8);
+		u.sb.s_inodes_count = cpu_to_le32(8u << 17);
+		break;
+	case 14: u.sb.s_blocks_count_lo = cpu_to_le32(2); break;
+	case 15:
+		u.sb.s_feature_incompat |= cpu_to_le32(EXT4_FEATURE_INCOMPAT_META_BG);
+		u.sb.s_first_meta_bg = cpu_to_le32(5);
+		break;
+	case 16: u.sb.s_blocks_count_lo = cpu_to_le32(NBLK * 2); break;
+	}
+	oerr = unit_fs_open(&u, _i == 7 ? EK_OPEN_NO_BITMAPS : 0);
+	if (_i == 11 || _i == 12) {
+		/* a backup at block 100: its block size disagrees, or it is absent */
+		struct ext4_super_block sb = u.sb;
+
+		sb.s_log_block_size = cpu_to_le32(2);
+		sb.s_first_data_block = 0;
+		if (_i == 11)
+			unit_write(&u, 100, 0, &sb, sizeof(sb));
+		ek_fs_close(u.fs);
+		u.fs = NULL;
+		o.superblock = 100;
+		o.blocksize = BLK;
+		ek_error_clear();
+		err = ek_fs_open(u.path, &o, &u.fs);
+		goto check;
+	}
+	if (_i == 13 || _i == 14) {
+		err = oerr;
+		goto check;
+	}
+	ck_assert_msg(oerr == 0, "case '%s': open failed: %s", bad[_i].what, ek_error_msg(oerr));
+	if (bad[_i].warning)
+		ck_assert_msg(has_warning(u.fs, bad[_i].warning), "case '%s': no warning '%s'",
+			      bad[_i].what, bad[_i].warning);
+	ek_error_clear();
+	switch (_i) {
+	case 0: err = ek_inode_read(u.fs, 0, &ei); break;
+	case 1: err = ek_inode_read(u.fs, UNIT_INODES + 1, &ei); break;
+	case 2: err = ek_inode_read(u.fs, 12, &ei); break;
+	case 3: err = ek_inode_scan(u.fs, scan_nop, NULL); break;
+	case 4:
+		put_simple_inode(12, 3);
+		err = ek_inode_read(u.fs, 12, &ei);
+		ck_assert_ptr_nonnull(ei.raw);	/* decoded despite the error */
+		break;
+	case 5:
+		put_simple_inode(12, 32);
+		buf[0] = 0x55;
+		ck_assert_int_eq(pwrite(u.fd, buf, 1, (off_t)UNIT_IT * BLK + 11 * 256 + 0x30), 1);
+		err = ek_inode_read(u.fs, 12, &ei);
+		ck_assert(ei.csum_bad);
+		break;
+	case 6: err = ek_block_bitmap_get(u.fs, 0, &map); break;
+	case 7: err = ek_block_bitmap_get(u.fs, 0, &map); break;
+	case 8: ck_assert(u.fs->groups[0].csum_bad); break;
+	case 9:
+		err = ek_inode_bitmap_get(u.fs, 0, &map);
+		ck_assert_msg(has_warning(u.fs, "bitmap checksum"), "no bitmap checksum warning");
+		break;
+	case 10: err = ek_fs_read_blocks(u.fs, NBLK - 1, 2, buf); break;
+	}
+	if (_i == 9)
+		goto done;
+check:
+	ck_assert_msg(err == bad[_i].err, "case '%s': got %d (%s)", bad[_i].what, err,
+		      ek_last_error()->msg);
+	if (err && err != -EINVAL)
+		ck_assert_msg(ek_last_error()->msg[0], "case '%s' left no message", bad[_i].what);
+done:
+	ek_inode_release(&ei);
+	unit_fs_done(&u);
+}
+END_TEST
+
+static Suite *fs_suite(void)
+{
+	Suite *s = suite_create("fs");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_inode_ok);
+	tcase_add_test(tc, test_block_uninit);
+	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(fs_suite)
