@@ -32,9 +32,10 @@ static int ls_entry(void *arg, const struct ek_dirent *de)
 	struct ls_ctx *l = arg;
 	struct ek_out *o = l->d->out;
 	struct ek_inode ei = { 0 };
+	bool gone = de->deleted || !de->ino;	/* shown in <> */
 	bool have = false;
 
-	if (!de->ino && !l->deleted)
+	if (gone && !l->deleted)
 		return 0;
 	if ((l->longfmt || l->parse || ek_out_json(o)) && de->ino) {
 		int err = ek_inode_read(l->d->fs, de->ino, &ei);
@@ -46,7 +47,7 @@ static int ls_entry(void *arg, const struct ek_dirent *de)
 	ek_out_name(o, "name", de->name, de->name_len);
 	ek_out_u64(o, "file_type", de->file_type);
 	ek_out_u64(o, "rec_len", de->rec_len);
-	ek_out_bool(o, "deleted", de->ino == 0);
+	ek_out_bool(o, "deleted", gone);
 	if (have) {
 		ek_out_u64(o, "mode", ei.mode);
 		ek_out_u64(o, "uid", ei.uid);
@@ -73,15 +74,15 @@ static int ls_entry(void *arg, const struct ek_dirent *de)
 		if (have && localtime_r(&t, &tm))
 			strftime(tbuf, sizeof(tbuf), "%d-%b-%Y %H:%M", &tm);
 		ek_out_text(o, "%c%6u%c %6o (%u)  %5u  %5u   %5llu %s ",
-			    de->ino ? ' ' : '<', de->ino, de->ino ? ' ' : '>',
+			    gone ? '<' : ' ', de->ino, gone ? '>' : ' ',
 			    have ? ei.mode : 0, de->file_type, have ? ei.uid : 0,
 			    have ? ei.gid : 0, have ? (unsigned long long)ei.size : 0ull, tbuf);
 		text_name(o, de->name, de->name_len, l->raw);
 		ek_out_text(o, "\n");
 	} else {
 		char head[48];
-		int n = snprintf(head, sizeof(head), "%s%u%s (%u) ", de->ino ? " " : "<", de->ino,
-				 de->ino ? "" : ">", de->rec_len);
+		int n = snprintf(head, sizeof(head), "%s%u%s (%u) ", gone ? "<" : " ", de->ino,
+				 gone ? ">" : "", de->rec_len);
 
 		if (l->col + n + de->name_len + 3 > 80 && l->col) {
 			ek_out_text(o, "\n");
@@ -140,7 +141,8 @@ int do_ls(struct dbg *d, int argc, char **argv)
 	ek_out_obj_begin(d->out, NULL);
 	ek_out_u64(d->out, "inode", ino);
 	ek_out_arr_begin(d->out, "entries");
-	err = ek_dir_iterate(d->fs, &dir, l.deleted ? EK_DIR_INCLUDE_EMPTY : 0, ls_entry, &l);
+	err = ek_dir_iterate(d->fs, &dir,
+			     l.deleted ? EK_DIR_INCLUDE_EMPTY | EK_DIR_INCLUDE_DELETED : 0, ls_entry, &l);
 	ek_out_arr_end(d->out);
 	ek_out_bool(d->out, "complete", err == 0);
 	ek_out_obj_end(d->out);

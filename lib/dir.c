@@ -349,6 +349,9 @@ static int walk_result(struct dirctx *c)
  * Entries in buf[start, end): a leaf block without its tail, or one inline
  * area.  A bad entry ends the region.
  */
+static int scan_slack(struct dirctx *c, const uint8_t *buf, uint32_t start, uint32_t end,
+		      uint64_t lblk);
+
 static int scan_region(struct dirctx *c, const uint8_t *buf, uint32_t start, uint32_t end,
 		       uint64_t lblk, ek_blk_t pblk)
 {
@@ -368,12 +371,53 @@ static int scan_region(struct dirctx *c, const uint8_t *buf, uint32_t start, uin
 		de.name = (const char *)buf + off + 8;
 		de.lblk = lblk;
 		de.offset = off;
+		de.deleted = false;
 		if (de.ino || (c->flags & EK_DIR_INCLUDE_EMPTY)) {
 			c->stop = c->fn(c->arg, &de);
 			if (c->stop)
 				return c->stop;
 		}
+		if ((c->flags & EK_DIR_INCLUDE_DELETED) &&
+		    rec_len_needed(de.name_len, hash_in_de) < rlen &&
+		    scan_slack(c, buf, off + rec_len_needed(de.name_len, hash_in_de), off + rlen, lblk))
+			return c->stop;
 		off += rlen;
+	}
+	return 0;
+}
+
+/*
+ * Removed entries in [start, end), the slack after a live entry: any
+ * 4-aligned spot holding a plausible entry that fits in the slack (as
+ * e2fsprogs' DIRENT_FLAG_INCLUDE_REMOVED).  Nothing here is trusted beyond
+ * the bounds of the slack.
+ */
+static int scan_slack(struct dirctx *c, const uint8_t *buf, uint32_t start, uint32_t end,
+		      uint64_t lblk)
+{
+	bool hash_in_de = dir_hash_in_dirent(c->dir);
+	uint32_t p = (start + 3) & ~3u;
+
+	while (p + EXT4_DIR_ENTRY_HDR < end) {
+		uint32_t ino = get_le32(buf + p), name_len = buf[p + 6];
+		uint32_t rlen = ek_rec_len_from_disk(get_le16(buf + p + 4), c->fs->blksz);
+		uint32_t need = rec_len_needed(name_len, hash_in_de);
+		struct ek_dirent de;
+		bool ok = ino && ino <= c->fs->sb.inodes_count && name_len && rlen >= need &&
+			  !(rlen & 3) && rlen <= end - p && buf[p + 7] < EXT4_FT_MAX &&
+			  !memchr(buf + p + 8, '/', name_len) && !memchr(buf + p + 8, 0, name_len);
+
+		if (!ok) {
+			p += 4;
+			continue;
+		}
+		de = (struct ek_dirent){ .ino = ino, .file_type = buf[p + 7], .name_len = name_len,
+					 .name = (const char *)buf + p + 8, .rec_len = rlen,
+					 .lblk = lblk, .offset = p, .deleted = true };
+		c->stop = c->fn(c->arg, &de);
+		if (c->stop)
+			return c->stop;
+		p += need;
 	}
 	return 0;
 }

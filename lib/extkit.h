@@ -493,9 +493,13 @@ struct ek_dirent {
 	uint32_t rec_len;
 	uint64_t lblk;		/* directory block (0 for inline) */
 	uint32_t offset;	/* offset in that block */
+	bool deleted;		/* found in another entry's slack (EK_DIR_INCLUDE_DELETED) */
 };
 
 #define EK_DIR_INCLUDE_EMPTY 0x1	/* also report entries with inode 0 */
+/* also report removed entries still readable in the slack of the entry
+ * before them (a removal merges an entry into its predecessor's rec_len) */
+#define EK_DIR_INCLUDE_DELETED 0x2
 
 typedef int (*ek_dir_fn)(void *arg, const struct ek_dirent *de);
 /*
