@@ -60,7 +60,7 @@ static void walk_dir(struct walk *w, ek_ino_t ino)
 		return;
 	}
 	sub = (struct walk){ .fs = w->fs, .entries = w->entries, .depth = w->depth };
-	ek_dir_iterate(w->fs, &ei, EK_DIR_INCLUDE_EMPTY, visit, &sub);
+	ek_dir_iterate(w->fs, &ei, EK_DIR_INCLUDE_EMPTY | EK_DIR_INCLUDE_DELETED, visit, &sub);
 	w->entries = sub.entries;
 	for (unsigned i = 0; i < sub.nnames; i++) {
 		ek_ino_t out;
