@@ -268,6 +268,7 @@ struct ek_fs {
 	unsigned nwarnings;		/* non-fatal findings on open/read */
 	char *warnings[EK_MAX_WARNINGS];
 	unsigned warnings_dropped;
+	struct ek_itcache *itcache;	/* recently read inode-table chunks (inode.c) */
 
 };
 
@@ -361,6 +362,8 @@ int ek_inode_read(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *out);
 int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_inode *out);
 void ek_inode_release(struct ek_inode *ei);
 uint32_t ek_inode_csum(const struct ek_fs *fs, ek_ino_t ino, const void *raw);
+/* forget cached inode-table chunks (after writing inodes behind the cache) */
+void ek_inode_cache_drop(struct ek_fs *fs);
 uint32_t ek_inode_csum_seed(const struct ek_fs *fs, ek_ino_t ino, uint32_t generation);
 /* on-disk offset of inode @ino; -EK_CORRUPT if its table is out of range */
 int ek_inode_loc(struct ek_fs *fs, ek_ino_t ino, ek_blk_t *blk, uint32_t *off);

@@ -191,6 +191,7 @@ void ek_fs_close(struct ek_fs *fs)
 		free(fs->warnings[i]);
 	free(fs->block_bitmaps);
 	free(fs->inode_bitmaps);
+	ek_inode_cache_drop(fs);
 	free(fs->groups);
 	free(fs->gd_raw);
 	free(fs->raw_sb);

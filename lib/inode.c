@@ -190,6 +190,56 @@ int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_i
 	return err;
 }
 
+/*
+ * Inodes read one by one (a directory listing, a tree walk) are usually
+ * neighbours in the table, so single reads go through a small direct-mapped
+ * cache of inode-table chunks: one pread per chunk instead of per inode.
+ */
+#define ITC_SLOTS	8
+#define ITC_CHUNK	(64u << 10)
+
+struct ek_itcache {
+	struct {
+		uint64_t key;		/* byte offset of the chunk in the image + 1; 0 = empty */
+		uint32_t len;
+	} slot[ITC_SLOTS];
+	uint8_t data[ITC_SLOTS][ITC_CHUNK];
+};
+
+void ek_inode_cache_drop(struct ek_fs *fs)
+{
+	free(fs->itcache);
+	fs->itcache = NULL;
+}
+
+/* copy inode @ino's bytes into @raw through the cache */
+static int itable_read(struct ek_fs *fs, ek_ino_t ino, uint8_t *raw)
+{
+	uint32_t g = ek_group_of_ino(fs, ino);
+	uint64_t table = fs->groups[g].inode_table << fs->log_blksz;
+	uint64_t table_len = (uint64_t)fs->itable_blocks << fs->log_blksz;
+	uint64_t byte = (uint64_t)((ino - 1) % fs->sb.inodes_per_group) * fs->inode_size;
+	uint64_t chunk = byte & ~(uint64_t)(ITC_CHUNK - 1);
+	unsigned s;
+	int err;
+
+	if (!fs->itcache && !(fs->itcache = calloc(1, sizeof(*fs->itcache))))
+		return -ENOMEM;
+	s = ((table + chunk) / ITC_CHUNK) % ITC_SLOTS;
+	if (fs->itcache->slot[s].key != table + chunk + 1) {
+		uint32_t len = table_len - chunk < ITC_CHUNK ? table_len - chunk : ITC_CHUNK;
+
+		fs->itcache->slot[s].key = 0;
+		err = ek_io_pread(fs->io, fs->itcache->data[s], len, table + chunk);
+		if (err)
+			return err;
+		fs->itcache->slot[s].key = table + chunk + 1;
+		fs->itcache->slot[s].len = len;
+	}
+	memcpy(raw, fs->itcache->data[s] + (byte - chunk), fs->inode_size);
+	return 0;
+}
+
 int ek_inode_read(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *out)
 {
 	ek_blk_t blk;
@@ -204,7 +254,7 @@ int ek_inode_read(struct ek_fs *fs, ek_ino_t ino, struct ek_inode *out)
 	raw = ek_malloc(fs->inode_size);
 	if (!raw)
 		return -ENOMEM;
-	err = ek_io_pread(fs->io, raw, fs->inode_size, ((uint64_t)blk << fs->log_blksz) + off);
+	err = itable_read(fs, ino, raw);
 	if (err) {
 		free(raw);
 		return err;

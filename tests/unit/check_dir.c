@@ -64,6 +64,7 @@ static void ino_write(ek_ino_t ino, struct rawino *r)
 		put_le16(r->b + offsetof(struct ext4_inode, i_checksum_hi), c >> 16);
 	}
 	ck_assert_int_eq(pwrite(U.fd, r->b, 256, (off_t)UNIT_IT * BS + (ino - 1) * 256), 256);
+	ek_inode_cache_drop(U.fs);	/* written behind the library */
 }
 
 /* directory inode with @n blocks at DATA + first .. (0 = hole) */

@@ -165,6 +165,7 @@ START_TEST(test_bad)
 		put_simple_inode(12, 32);
 		buf[0] = 0x55;
 		ck_assert_int_eq(pwrite(u.fd, buf, 1, (off_t)UNIT_IT * BLK + 11 * 256 + 0x30), 1);
+		ek_inode_cache_drop(u.fs);
 		err = ek_inode_read(u.fs, 12, &ei);
 		ck_assert(ei.csum_bad);
 		break;
