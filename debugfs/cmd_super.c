@@ -267,6 +267,107 @@ static void group_flags_text(struct ek_out *o, const struct ek_fs *fs, const str
 	ek_out_text(o, "]\n");
 }
 
+/* journal superblock lines, as dumpe2fs -h prints them */
+static void journal_info(struct dbg *d)
+{
+	static const char *incompat_names[32] = {
+		"journal_incompat_revoke", "journal_64bit", "journal_async_commit",
+		"journal_checksum_v2", "journal_checksum_v3",
+	};
+	struct ek_out *o = d->out;
+	struct ek_journal *j;
+	const struct ek_jsb *s;
+	uint64_t kb;
+	const char *sep = "";
+	int err;
+
+	if (!ek_has_compat(d->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !d->fs->sb.journal_inum)
+		return;
+	err = ek_journal_open(d->fs, d->fs->flags & EK_OPEN_IGNORE_CSUM, &j);
+	if (err == -EK_BADCRC) {
+		/* inspection shows a journal superblock with a bad checksum */
+		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
+		err = ek_journal_open(d->fs, EK_OPEN_IGNORE_CSUM, &j);
+	}
+	dbg_flush_warnings(d);
+	if (err) {
+		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
+		return;
+	}
+	s = &j->sb;
+	ek_out_text(o, "%-26s", "Journal features:");
+	ek_out_obj_begin(o, "journal");
+	ek_out_arr_begin(o, "features");
+	for (int t = 0; t < 3; t++) {
+		uint32_t w = t == 0 ? s->compat : t == 1 ? s->incompat : s->ro_compat;
+
+		for (int b = 0; b < 32; b++) {
+			char unk[16];
+			const char *n = t == 0 && b == 0 ? "journal_checksum" :
+					t == 1 ? incompat_names[b] : NULL;
+
+			if (!(w & (1u << b)))
+				continue;
+			if (!n) {
+				snprintf(unk, sizeof(unk), "FEATURE_%c%d", "CIR"[t], b);
+				n = unk;
+			}
+			ek_out_text(o, "%s%s", sep, n);
+			ek_out_str(o, NULL, n);
+			sep = " ";
+		}
+	}
+	ek_out_arr_end(o);
+	ek_out_text(o, "%s\n", *sep ? "" : "(none)");
+	kb = (uint64_t)s->maxlen * s->blocksize / 1024;
+	if (kb < 8192)
+		ek_out_text(o, "%-26s%lluk\n", "Total journal size:", (unsigned long long)kb);
+	else
+		ek_out_text(o, "%-26s%lluM\n", "Total journal size:", (unsigned long long)(kb >> 10));
+	ek_out_text(o, "%-26s%u\n", "Total journal blocks:", s->maxlen);
+	ek_out_text(o, "%-26s%u\n", "Max transaction length:",
+		    s->max_transaction ? s->max_transaction : s->last);
+	ek_out_text(o, "%-26s%u\n", "Fast commit length:", s->num_fc_blks);
+	if (s->first != 1)
+		ek_out_text(o, "%-26s%u\n", "Journal first block:", s->first);
+	ek_out_text(o, "%-26s0x%08x\n", "Journal sequence:", s->sequence);
+	ek_out_text(o, "%-26s%u\n", "Journal start:", s->start);
+	if (s->errno_)
+		ek_out_text(o, "%-26s%d\n", "Journal errno:", s->errno_);
+	if (s->version == 2 && s->nr_users != 1) {
+		/* a shared (external) journal lists its filesystems; capped at 48 */
+		const uint8_t *users = j->raw_sb + offsetof(journal_superblock_t, s_users);
+		uint32_t n = s->nr_users < JBD2_USERS_MAX ? s->nr_users : JBD2_USERS_MAX;
+		char uuid[40];
+
+		ek_out_text(o, "%-26s%u\n", "Journal number of users:", s->nr_users);
+		for (uint32_t i = 0; i < n; i++) {
+			fmt_uuid(users + 16 * i, uuid);
+			ek_out_text(o, "%-26s%s\n", i ? "" : "Journal users:", uuid);
+		}
+	}
+	if (s->compat & JBD2_FEATURE_COMPAT_CHECKSUM)
+		ek_out_text(o, "%-26s%s\n", "Journal checksum type:", "crc32");
+	if (s->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
+		ek_out_text(o, "%-26s%s\n", "Journal checksum type:", "crc32c");
+		ek_out_text(o, "%-26s0x%08x\n", "Journal checksum:", s->checksum);
+	}
+	ek_out_u64(o, "version", s->version);
+	ek_out_u64(o, "block_size", s->blocksize);
+	ek_out_u64(o, "blocks", s->maxlen);
+	ek_out_u64(o, "first", s->first);
+	ek_out_u64(o, "last", s->last);
+	ek_out_u64(o, "fast_commit_blocks", s->num_fc_blks);
+	ek_out_u64(o, "sequence", s->sequence);
+	ek_out_u64(o, "start", s->start);
+	ek_out_s64(o, "errno", s->errno_);
+	ek_out_u64(o, "users", s->nr_users);
+	ek_out_bool(o, "needs_recovery", s->start != 0);
+	ek_out_bool(o, "from_backup", j->from_backup);
+	ek_out_obj_end(o);
+	ek_journal_close(j);
+}
+
 int do_stats(struct dbg *d, int argc, char **argv)
 {
 	struct ek_fs *fs = d->fs;
@@ -285,6 +386,7 @@ int do_stats(struct dbg *d, int argc, char **argv)
 	ek_out_obj_begin(d->out, NULL);
 	super_text(d->out, fs);
 	super_json(d->out, fs);
+	journal_info(d);
 	if (header_only) {
 		ek_out_obj_end(d->out);
 		return 0;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "ondisk.h"
+#include "jbd2_ondisk.h"
 
 #define EK_VERSION "0.1.0"
 
@@ -596,6 +597,61 @@ int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 		     const void *buf, struct ek_dx_node *out);
 /* max indirect_levels of @fs (1, or 2 with large_dir) */
 unsigned ek_dx_max_levels(const struct ek_fs *fs);
+
+/* ---- journal (journal.c) ---------------------------------------------- */
+
+/* decoded journal superblock */
+struct ek_jsb {
+	int version;			/* 1 or 2 */
+	uint32_t blocksize, maxlen, first, sequence, start;
+	int32_t errno_;
+	uint32_t compat, incompat, ro_compat;
+	uint8_t uuid[16];
+	uint32_t nr_users, max_transaction, max_trans_data;
+	uint8_t checksum_type;
+	uint32_t checksum;
+	uint32_t num_fc_blks;		/* with fast_commit (0 given -> 256) */
+	uint32_t last;			/* end of the log ring: maxlen - num_fc_blks */
+};
+
+/*
+ * Decode and check a journal superblock (1024 bytes at @raw) in the order
+ * magic/type, unknown incompat (-EK_UNSUPP), checksum (-EK_BADCRC unless
+ * @ignore_csum), geometry.  @blksz: the filesystem's block size, 0 for an
+ * external journal not yet matched.
+ */
+int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_jsb *out);
+uint32_t ek_jsb_csum(const void *raw);
+/* bytes of one descriptor tag for the incompat features (jbd2 journal_tag_bytes) */
+int ek_jbd2_tag_bytes(uint32_t incompat);
+
+struct ek_jrun {		/* journal blocks lblk.. live at pblk.. */
+	uint64_t lblk;
+	ek_blk_t pblk;
+	uint64_t len;
+};
+
+struct ek_journal {
+	struct ek_fs *fs;
+	struct ek_jsb sb;
+	uint8_t raw_sb[1024];
+	struct ek_jrun *runs;		/* the journal inode's map, in order */
+	size_t nruns;
+	uint64_t nblocks;		/* blocks the inode's size covers */
+	bool from_backup;		/* mapped through s_jnl_blocks */
+};
+
+/*
+ * Locate and check the internal journal of @fs: the journal inode's map,
+ * or the superblock's s_jnl_blocks copy when the inode is damaged (noted
+ * with ek_fs_warn).  @flags: EK_OPEN_IGNORE_CSUM.  Free with
+ * ek_journal_close().
+ */
+int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out);
+void ek_journal_close(struct ek_journal *j);
+/* filesystem block holding journal block @jblk; -EK_CORRUPT if unmapped */
+int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
+int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: MIT
+/*
+ * journal.c - the jbd2 journal: superblock, location, block mapping.
+ *
+ * An internal journal lives in inode s_journal_inum (8); its block map is
+ * also copied into the superblock's s_jnl_blocks (i_block[15], then
+ * i_size_high, i_size) for when the inode is damaged.  Journal block N is
+ * logical block N of that inode.  The log is a ring over [s_first, last),
+ * where last is s_maxlen, less the fast-commit area when there is one.
+ * Validation order as elsewhere: magic and block type, unknown incompat
+ * features refused, checksum, then geometry.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+uint32_t ek_jsb_csum(const void *raw)
+{
+	journal_superblock_t sb;
+
+	memcpy(&sb, raw, sizeof(sb));
+	sb.s_checksum = 0;
+	return ek_crc32c(~0u, &sb, sizeof(sb));
+}
+
+#define jsb_bad(...) ek_corrupt_fs("journal superblock: " __VA_ARGS__)
+
+int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_jsb *out)
+{
+	const journal_superblock_t *r = raw;
+	struct ek_jsb j = { 0 };
+	uint32_t magic = be32_to_cpu(r->s_header.h_magic);
+
+	if (magic != JBD2_MAGIC_NUMBER)
+		return jsb_bad("bad magic 0x%08x", magic);
+	j.version = be32_to_cpu(r->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 ? 2 :
+		    be32_to_cpu(r->s_header.h_blocktype) == JBD2_SUPERBLOCK_V1 ? 1 : 0;
+	if (!j.version)
+		return jsb_bad("block type %u is not a superblock",
+			       be32_to_cpu(r->s_header.h_blocktype));
+	if (j.version == 2) {
+		j.compat = be32_to_cpu(r->s_feature_compat);
+		j.incompat = be32_to_cpu(r->s_feature_incompat);
+		j.ro_compat = be32_to_cpu(r->s_feature_ro_compat);
+		if (j.incompat & ~JBD2_KNOWN_INCOMPAT)
+			return ek_unsupp("journal superblock: unknown incompat features 0x%x",
+					 j.incompat & ~JBD2_KNOWN_INCOMPAT);
+		if ((j.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2) &&
+		    (j.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
+			return jsb_bad("both checksum v2 and v3 are set");
+	}
+	j.checksum = be32_to_cpu(r->s_checksum);
+	j.checksum_type = r->s_checksum_type;
+	if (j.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
+		if (j.checksum_type != JBD2_CRC32C_CHKSUM && !ignore_csum)
+			return ek_unsupp("journal superblock: checksum type %u is not crc32c",
+					 j.checksum_type);
+		if (ek_jsb_csum(raw) != j.checksum && !ignore_csum)
+			return ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+					 "journal superblock: checksum 0x%08x does not match 0x%08x",
+					 j.checksum, ek_jsb_csum(raw));
+	}
+
+	j.blocksize = be32_to_cpu(r->s_blocksize);
+	j.maxlen = be32_to_cpu(r->s_maxlen);
+	j.first = be32_to_cpu(r->s_first);
+	j.sequence = be32_to_cpu(r->s_sequence);
+	j.start = be32_to_cpu(r->s_start);
+	j.errno_ = (int32_t)be32_to_cpu(r->s_errno);
+	if (blksz && j.blocksize != blksz)
+		return jsb_bad("block size %u, the filesystem's is %u", j.blocksize, blksz);
+	if (j.blocksize < 1024 || j.blocksize > 65536 || (j.blocksize & (j.blocksize - 1)))
+		return jsb_bad("block size %u invalid", j.blocksize);
+	if (j.maxlen < JBD2_MIN_JOURNAL_BLOCKS)
+		return jsb_bad("%u blocks, fewer than the minimum %u", j.maxlen,
+			       JBD2_MIN_JOURNAL_BLOCKS);
+	j.last = j.maxlen;
+	if (j.incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) {
+		j.num_fc_blks = be32_to_cpu(r->s_num_fc_blks);
+		if (!j.num_fc_blks)
+			j.num_fc_blks = JBD2_DEFAULT_FC_BLOCKS;
+		if (j.num_fc_blks >= j.maxlen || j.maxlen - j.num_fc_blks < JBD2_MIN_JOURNAL_BLOCKS)
+			return jsb_bad("%u fast-commit blocks leave too small a log of %u blocks",
+				       j.num_fc_blks, j.maxlen);
+		j.last = j.maxlen - j.num_fc_blks;
+	}
+	if (j.first == 0 || j.first >= j.last)
+		return jsb_bad("first log block %u outside 1..%u", j.first, j.last - 1);
+	if (j.start && (j.start < j.first || j.start >= j.last))
+		return jsb_bad("log start %u outside %u..%u", j.start, j.first, j.last - 1);
+	if (j.version == 2) {
+		memcpy(j.uuid, r->s_uuid, 16);
+		j.nr_users = be32_to_cpu(r->s_nr_users);
+		j.max_transaction = be32_to_cpu(r->s_max_transaction);
+		j.max_trans_data = be32_to_cpu(r->s_max_trans_data);
+	}
+	*out = j;
+	return 0;
+}
+
+int ek_jbd2_tag_bytes(uint32_t incompat)
+{
+	if (incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)
+		return sizeof(journal_block_tag3_t);
+	return 8 + ((incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 4 : 0) +
+	       ((incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2) ? 2 : 0);
+}
+
+/* ---- locating an internal journal ----------------------------------------- */
+
+struct jmap_build {
+	struct ek_journal *j;
+	size_t cap;
+};
+
+static int jmap_add(void *arg, const struct ek_mapping *m)
+{
+	struct jmap_build *b = arg;
+	struct ek_journal *j = b->j;
+
+	if (m->kind != EK_MAP_DATA)
+		return 0;
+	if (j->nruns == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		struct ek_jrun *v = realloc(j->runs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		j->runs = v;
+		b->cap = cap;
+	}
+	j->runs[j->nruns++] = (struct ek_jrun){ m->lblk, m->pblk, m->len };
+	return 0;
+}
+
+/* the journal inode as recorded in s_jnl_blocks (e2fsprogs' backup) */
+static int backup_inode(struct ek_fs *fs, struct ek_inode *ei)
+{
+	const struct ext4_super_block *sb = fs->raw_sb;
+	struct ext4_inode *r;
+
+	if (sb->s_jnl_backup_type != 1)	/* EXT3_JNL_BACKUP_BLOCKS */
+		return ek_corrupt_fs("journal: no backup of the journal inode in the superblock");
+	memset(ei, 0, sizeof(*ei));
+	ei->raw = calloc(1, fs->inode_size);
+	if (!ei->raw)
+		return -ENOMEM;
+	r = (struct ext4_inode *)ei->raw;
+	memcpy(r->i_block, sb->s_jnl_blocks, sizeof(r->i_block));
+	ei->ino = fs->sb.journal_inum;
+	ei->mode = 0100600;
+	ei->size = le32_to_cpu(sb->s_jnl_blocks[16]) |
+		   (uint64_t)le32_to_cpu(sb->s_jnl_blocks[15]) << 32;
+	ei->blocks = ei->size >> 9;
+	if (get_le16(r->i_block) == EXT4_EXT_MAGIC)
+		ei->flags = EXT4_EXTENTS_FL;
+	return 0;
+}
+
+static int map_journal(struct ek_journal *j, struct ek_inode *ei)
+{
+	struct jmap_build b = { .j = j };
+	int err;
+
+	free(j->runs);
+	j->runs = NULL;
+	j->nruns = 0;
+	if (!ek_is_reg(ei->mode))
+		return ek_corrupt_ino(ei->ino, "journal inode is not a regular file (mode 0%o)", ei->mode);
+	err = ek_map_walk(j->fs, ei, jmap_add, &b);
+	if (err == -EK_BADCRC)
+		err = 0;	/* a tree-block checksum does not move the journal */
+	if (err)
+		return err;
+	j->nblocks = ei->size >> j->fs->log_blksz;
+	if (!j->nruns || j->runs[0].lblk != 0)
+		return ek_corrupt_ino(ei->ino, "journal block 0 is not mapped");
+	return 0;
+}
+
+int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
+{
+	size_t lo = 0, hi = j->nruns;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct ek_jrun *r = &j->runs[mid];
+
+		if (jblk < r->lblk)
+			hi = mid;
+		else if (jblk >= r->lblk + r->len)
+			lo = mid + 1;
+		else {
+			*pblk = r->pblk + (jblk - r->lblk);
+			return 0;
+		}
+	}
+	return ek_corrupt_fs("journal block %llu is not mapped", (unsigned long long)jblk);
+}
+
+int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf)
+{
+	ek_blk_t pblk;
+	int err = ek_journal_bmap(j, jblk, &pblk);
+
+	return err ? err : ek_fs_read_blocks(j->fs, pblk, 1, buf);
+}
+
+int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
+{
+	struct ek_journal *j;
+	struct ek_inode ei = { 0 };
+	uint8_t *buf = NULL;
+	int err;
+
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return ek_err(-ENOENT, "the filesystem has no journal");
+	if (!fs->sb.journal_inum)
+		return ek_unsupp("the journal is on an external device (not supported yet)");
+	j = calloc(1, sizeof(*j));
+	buf = ek_malloc(fs->blksz);
+	if (!j || !buf) {
+		free(j);
+		free(buf);
+		return -ENOMEM;
+	}
+	j->fs = fs;
+	err = ek_inode_read(fs, fs->sb.journal_inum, &ei);
+	if (!err || err == -EK_BADCRC)
+		err = map_journal(j, &ei);
+	if (!err)
+		err = ek_journal_read(j, 0, buf);
+	if (!err)
+		err = ek_jsb_decode(buf, fs->blksz, flags & EK_OPEN_IGNORE_CSUM, &j->sb);
+	if (err && err != -EK_UNSUPP && err != -ENOMEM && err != -EK_BADCRC) {
+		/* the inode or what it maps is damaged: try the superblock's copy */
+		ek_fs_warn(fs, "journal inode: %s; using the superblock's backup", ek_error_msg(err));
+		ek_inode_release(&ei);
+		err = backup_inode(fs, &ei);
+		if (!err)
+			err = map_journal(j, &ei);
+		if (!err)
+			err = ek_journal_read(j, 0, buf);
+		if (!err)
+			err = ek_jsb_decode(buf, fs->blksz, flags & EK_OPEN_IGNORE_CSUM, &j->sb);
+		j->from_backup = true;
+	}
+	if (!err && j->sb.maxlen > j->nblocks)
+		err = ek_corrupt_fs("journal superblock: %u blocks, the journal inode maps %llu",
+				    j->sb.maxlen, (unsigned long long)j->nblocks);
+	if (!err)
+		memcpy(j->raw_sb, buf, sizeof(j->raw_sb));
+	ek_inode_release(&ei);
+	free(buf);
+	if (err) {
+		ek_journal_close(j);
+		return err;
+	}
+	*out = j;
+	return 0;
+}
+
+void ek_journal_close(struct ek_journal *j)
+{
+	if (!j)
+		return;
+	free(j->runs);
+	free(j);
+}
