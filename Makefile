@@ -37,7 +37,7 @@ LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIBA     := $(BUILD)/lib/libextkit.a
 
-TOOLS    := debugfs
+TOOLS    := debugfs replay
 # the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
 ifeq ($(SANITIZE),1)
 BINDIR_OF = $(BUILD)/$(1)
@@ -90,13 +90,13 @@ check: all $(UNIT_BINS) $(FUZZ_REPLAY)
 	@mandoc -T lint -W warning man/*.8 && echo "man pages: lint clean"
 	@tests/run-unit.sh $(UNIT_BINS)
 	@tests/run-fuzz-seeds.sh $(FUZZ_REPLAY)
-	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs tests/run-img.sh
+	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs EK_REPLAY=$(abspath $(call BINDIR_OF,replay))/extkit-replay tests/run-img.sh
 
 unit: all $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
 imgtest: all
-	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs tests/run-img.sh
+	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs EK_REPLAY=$(abspath $(call BINDIR_OF,replay))/extkit-replay tests/run-img.sh
 
 fuzz: $(LIB_SRCS)
 	@mkdir -p build-fuzz

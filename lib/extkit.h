@@ -653,6 +653,66 @@ void ek_journal_close(struct ek_journal *j);
 int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 
+/* ---- journal scan (recovery.c) ----------------------------------------- */
+
+/* wrap-safe transaction id order (jbd2 tid_gt/tid_geq) */
+static inline bool ek_tid_after(ek_tid_t a, ek_tid_t b) { return (int32_t)(a - b) > 0; }
+static inline bool ek_tid_after_eq(ek_tid_t a, ek_tid_t b) { return (int32_t)(a - b) >= 0; }
+
+enum ek_csum { EK_CSUM_NONE, EK_CSUM_OK, EK_CSUM_BAD };
+
+struct ek_jtag {		/* one logged block */
+	uint64_t home;		/* filesystem block it belongs to */
+	uint32_t jblk;		/* journal block holding the copy */
+	uint32_t flags;		/* JBD2_FLAG_* */
+	uint8_t csum;		/* enum ek_csum: the tag's data checksum (v2/v3) */
+};
+
+enum ek_jtxn_state {
+	EK_JTXN_COMMITTED,	/* a valid commit block ends it: replayed */
+	EK_JTXN_TORN,		/* no commit block: the log ends inside it */
+	EK_JTXN_BAD_COMMIT,	/* its commit block fails its checksum: replay stops before it */
+};
+
+struct ek_jtxn {
+	ek_tid_t tid;
+	uint32_t first_jblk;	/* its first descriptor or revoke block */
+	uint32_t commit_jblk;	/* its commit block (0 if torn) */
+	uint32_t nblocks;	/* journal blocks it uses, descriptors and commit included */
+	uint32_t ndesc, nrevoke_blocks;
+	struct ek_jtag *tags;	/* logged blocks in log order */
+	uint32_t ntags;
+	uint64_t *revokes;	/* revoked home blocks in log order */
+	uint32_t nrevokes;
+	enum ek_jtxn_state state;
+	int64_t commit_sec;	/* from the commit block (0 when none) */
+	uint32_t commit_nsec;
+	uint8_t commit_csum;	/* enum ek_csum */
+	bool desc_csum_bad;	/* a descriptor or revoke block failed its checksum */
+	uint32_t bad_tags;	/* tags whose data checksum fails */
+};
+
+struct ek_jlog {
+	struct ek_jtxn *txns;	/* in log order: committed ones, then at most one not */
+	size_t ntxns;
+	ek_tid_t start_tid;	/* s_sequence */
+	ek_tid_t end_tid;	/* first transaction replay does not apply */
+	uint32_t end_jblk;	/* journal block after the last one scanned */
+	const char *end_reason;	/* why the scan stopped (static text) */
+	int status;		/* 0, or -EK_BADCRC where the kernel refuses recovery */
+};
+
+/*
+ * Scan the log from s_start with the kernel's PASS_SCAN rules
+ * (fs/jbd2/recovery.c): follow descriptor/revoke/commit blocks while the
+ * sequence matches, wrap at sb.last, stop at the first mismatch, a torn or
+ * bad-checksum commit, or after s_maxlen blocks.  Data-tag checksums are
+ * verified too.  A clean journal (s_start 0) gives no transactions.
+ * Release with ek_jlog_release().
+ */
+int ek_journal_scan(struct ek_journal *j, struct ek_jlog *out);
+void ek_jlog_release(struct ek_jlog *log);
+
 /* ---- layout (layout.c) ------------------------------------------------ */
 
 struct ek_frag {

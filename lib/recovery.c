@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/*
+ * recovery.c - scanning the jbd2 log as the kernel's recovery does.
+ *
+ * The log runs from s_start, transaction s_sequence, around the ring
+ * [s_first, last).  Each transaction is descriptor blocks (each followed
+ * by the data blocks its tags describe), revoke blocks, then one commit
+ * block, all with the transaction's id in h_sequence.  The scan follows
+ * fs/jbd2/recovery.c do_one_pass(PASS_SCAN):
+ *  - a block without the magic, or with another sequence, ends the log;
+ *  - checksum v1 (COMPAT_CHECKSUM): crc32_be over descriptor and data
+ *    blocks, compared in the commit block;
+ *  - v2/v3: descriptor and revoke blocks end in a crc32c tail, commit
+ *    blocks carry one in h_chksum[0], tags carry their data's checksum;
+ *  - a bad commit checksum ends replay before that transaction, unless
+ *    its commit time is older than the last good one (stale blocks);
+ *  - a bad descriptor/revoke checksum is judged at the next commit: an
+ *    older commit time means stale blocks (end cleanly), else the kernel
+ *    refuses recovery (-EFSBADCRC; commit fc750a3b44bd).
+ * Every step consumes at least one journal block and the scan stops after
+ * s_maxlen of them, so a hostile log cannot loop.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+struct scan {
+	struct ek_journal *j;
+	struct ek_jlog *log;
+	const struct ek_jsb *sb;
+	uint32_t seed;		/* crc32c(~0, uuid) for v2/v3 */
+	bool csum_v23, csum_v1;
+	uint32_t tail;		/* bytes of the descriptor/revoke tail */
+	uint8_t *buf, *data;
+	size_t tag_cap, rev_cap, txn_cap;
+};
+
+static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
+{
+	if (jblk >= sb->last)
+		jblk -= sb->last - sb->first;
+	return jblk;
+}
+
+/* crc32c tail of a descriptor or revoke block (jbd2_descriptor_block_csum_verify) */
+static bool block_tail_ok(const struct scan *s, const uint8_t *blk)
+{
+	uint32_t bs = s->sb->blocksize, want = get_be32(blk + bs - 4), got;
+
+	got = ek_crc32c(s->seed, blk, bs - 4);
+	got = ek_crc32c(got, "\0\0\0\0", 4);
+	return got == want;
+}
+
+static bool commit_csum_ok(const struct scan *s, const uint8_t *blk)
+{
+	uint32_t bs = s->sb->blocksize, off = offsetof(struct commit_header, h_chksum);
+	uint32_t want = get_be32(blk + off), got;
+
+	got = ek_crc32c(s->seed, blk, off);
+	got = ek_crc32c(got, "\0\0\0\0", 4);
+	got = ek_crc32c(got, blk + off + 4, bs - off - 4);
+	return got == want;
+}
+
+static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
+{
+	struct ek_jlog *log = s->log;
+	struct ek_jtxn *t;
+
+	if (log->ntxns && log->txns[log->ntxns - 1].tid == tid &&
+	    log->txns[log->ntxns - 1].state == EK_JTXN_TORN)
+		return &log->txns[log->ntxns - 1];
+	if (log->ntxns == s->txn_cap) {
+		size_t cap = s->txn_cap ? s->txn_cap * 2 : 64;
+		struct ek_jtxn *v = realloc(log->txns, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		log->txns = v;
+		s->txn_cap = cap;
+	}
+	t = &log->txns[log->ntxns++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->first_jblk = jblk;
+	t->state = EK_JTXN_TORN;	/* until its commit block is found */
+	s->tag_cap = s->rev_cap = 0;
+	return t;
+}
+
+static int add_tag(struct scan *s, struct ek_jtxn *t, const struct ek_jtag *tag)
+{
+	if (t->ntags == s->tag_cap) {
+		size_t cap = s->tag_cap ? s->tag_cap * 2 : 32;
+		struct ek_jtag *v = realloc(t->tags, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->tags = v;
+		s->tag_cap = cap;
+	}
+	t->tags[t->ntags++] = *tag;
+	return 0;
+}
+
+static int add_revoke(struct scan *s, struct ek_jtxn *t, uint64_t blk)
+{
+	if (t->nrevokes == s->rev_cap) {
+		size_t cap = s->rev_cap ? s->rev_cap * 2 : 32;
+		uint64_t *v = realloc(t->revokes, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->revokes = v;
+		s->rev_cap = cap;
+	}
+	t->revokes[t->nrevokes++] = blk;
+	return 0;
+}
+
+/* the tags of a descriptor block; *jblk moves past its data blocks */
+static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
+			   uint64_t *visited, uint32_t *crc_v1)
+{
+	const struct ek_jsb *sb = s->sb;
+	uint32_t bs = sb->blocksize, tag_bytes = ek_jbd2_tag_bytes(sb->incompat);
+	uint32_t off = sizeof(journal_header_t), end = bs - s->tail;
+	const uint8_t *d = s->buf;
+	int err;
+
+	while (off + tag_bytes <= end) {
+		struct ek_jtag tag = { 0 };
+		uint32_t csum_field;
+
+		tag.home = get_be32(d + off);
+		if (s->csum_v23 && (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
+			tag.flags = get_be32(d + off + 4);
+			csum_field = get_be32(d + off + 12);
+		} else {
+			tag.flags = get_be16(d + off + 6);
+			csum_field = get_be16(d + off + 4);
+		}
+		if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
+			tag.home |= (uint64_t)get_be32(d + off + 8) << 32;
+		*jblk = wrap(sb, (uint64_t)*jblk + 1);
+		if (++*visited > sb->maxlen)
+			return 1;
+		tag.jblk = *jblk;
+		if (s->csum_v23 || s->csum_v1) {
+			err = ek_journal_read(s->j, tag.jblk, s->data);
+			if (err)
+				return err;
+			if (s->csum_v1)
+				*crc_v1 = ek_crc32_be(*crc_v1, s->data, bs);
+			if (s->csum_v23) {
+				__be32 seq = cpu_to_be32(t->tid);
+				uint32_t c = ek_crc32c(ek_crc32c(s->seed, &seq, 4), s->data, bs);
+
+				if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
+					c &= 0xFFFF;
+				tag.csum = c == csum_field ? EK_CSUM_OK : EK_CSUM_BAD;
+				t->bad_tags += tag.csum == EK_CSUM_BAD;
+			}
+		}
+		err = add_tag(s, t, &tag);
+		if (err)
+			return err;
+		off += tag_bytes;
+		if (!(tag.flags & JBD2_FLAG_SAME_UUID))
+			off += 16;
+		if (tag.flags & JBD2_FLAG_LAST_TAG)
+			break;
+	}
+	return 0;
+}
+
+static int scan_revoke(struct scan *s, struct ek_jtxn *t, uint32_t jblk)
+{
+	uint32_t bs = s->sb->blocksize, count = get_be32(s->buf + 12);
+	uint32_t rsize = (s->sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
+	int err;
+
+	if (count < sizeof(jbd2_journal_revoke_header_t) || count > bs - s->tail)
+		return ek_corrupt_fs("journal block %u: revoke r_count %u outside %zu..%u",
+				     jblk, count, sizeof(jbd2_journal_revoke_header_t), bs - s->tail);
+	for (uint32_t off = sizeof(jbd2_journal_revoke_header_t); off + rsize <= count; off += rsize) {
+		err = add_revoke(s, t, rsize == 8 ? get_be64(s->buf + off) : get_be32(s->buf + off));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
+{
+	struct scan s = { .j = j, .log = log, .sb = &j->sb };
+	const struct ek_jsb *sb = &j->sb;
+	ek_tid_t next = sb->sequence;
+	uint32_t jblk = sb->start, crc_v1 = ~0u;
+	uint64_t visited = 0;
+	int64_t last_commit_time = 0;
+	bool need_check_time = false;
+	struct ek_jtxn *t = NULL;
+	int err = 0;
+
+	memset(log, 0, sizeof(*log));
+	log->start_tid = log->end_tid = next;
+	log->end_jblk = jblk;
+	if (!sb->start) {
+		log->end_reason = "journal is clean";
+		return 0;
+	}
+	s.csum_v23 = sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3);
+	s.csum_v1 = !s.csum_v23 && (sb->compat & JBD2_FEATURE_COMPAT_CHECKSUM);
+	s.tail = s.csum_v23 ? sizeof(struct jbd2_journal_block_tail) : 0;
+	s.seed = ek_crc32c(~0u, sb->uuid, 16);
+	s.buf = ek_malloc(sb->blocksize);
+	s.data = ek_malloc(sb->blocksize);
+	if (!s.buf || !s.data) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	for (;;) {
+		uint32_t magic, type, seq;
+
+		if (++visited > sb->maxlen) {
+			log->end_reason = "the log is longer than the journal";
+			break;
+		}
+		err = ek_journal_read(j, jblk, s.buf);
+		if (err)
+			goto out;
+		magic = get_be32(s.buf);
+		type = get_be32(s.buf + 4);
+		seq = get_be32(s.buf + 8);
+		if (magic != JBD2_MAGIC_NUMBER) {
+			log->end_reason = "no magic number";
+			break;
+		}
+		if (seq != next) {
+			log->end_reason = "sequence number of another transaction";
+			break;
+		}
+		if (type == JBD2_DESCRIPTOR_BLOCK || type == JBD2_REVOKE_BLOCK) {
+			uint32_t here = jblk;
+
+			t = cur_txn(&s, next, jblk);
+			if (!t) {
+				err = -ENOMEM;
+				goto out;
+			}
+			t->nblocks++;
+			if (s.csum_v23 && !block_tail_ok(&s, s.buf)) {
+				t->desc_csum_bad = true;
+				need_check_time = true;
+			}
+			if (type == JBD2_DESCRIPTOR_BLOCK) {
+				uint32_t before = t->ntags;
+
+				t->ndesc++;
+				if (s.csum_v1)
+					crc_v1 = ek_crc32_be(crc_v1, s.buf, sb->blocksize);
+				err = scan_descriptor(&s, t, &jblk, &visited, &crc_v1);
+				if (err == 1) {
+					log->end_reason = "the log is longer than the journal";
+					err = 0;
+					break;
+				}
+				if (err)
+					goto out;
+				t->nblocks += t->ntags - before;
+			} else {
+				t->nrevoke_blocks++;
+				err = scan_revoke(&s, t, here);
+				if (err)
+					goto out;
+			}
+			jblk = wrap(sb, (uint64_t)jblk + 1);
+			continue;
+		}
+		if (type == JBD2_COMMIT_BLOCK) {
+			const struct commit_header *ch = (const void *)s.buf;
+			int64_t commit_time = (int64_t)be64_to_cpu(ch->h_commit_sec);
+			bool bad = false;
+
+			t = cur_txn(&s, next, jblk);
+			if (!t) {
+				err = -ENOMEM;
+				goto out;
+			}
+			t->nblocks++;
+			t->commit_jblk = jblk;
+			t->commit_sec = commit_time;
+			t->commit_nsec = be32_to_cpu(ch->h_commit_nsec);
+			if (s.csum_v1) {
+				uint32_t found = be32_to_cpu(ch->h_chksum[0]);
+
+				bad = !((crc_v1 == found && ch->h_chksum_type == JBD2_CRC32_CHKSUM &&
+					 ch->h_chksum_size == JBD2_CRC32_CHKSUM_SIZE) ||
+					(ch->h_chksum_type == 0 && ch->h_chksum_size == 0 && found == 0));
+				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
+				crc_v1 = ~0u;
+			} else if (s.csum_v23) {
+				bad = !commit_csum_ok(&s, s.buf);
+				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
+			}
+			if (bad) {
+				if (commit_time < last_commit_time) {
+					/* older than what came before: stale blocks */
+					log->ntxns--;
+					free(t->tags);
+					free(t->revokes);
+					log->end_reason = "stale commit block (older commit time)";
+					break;
+				}
+				t->state = EK_JTXN_BAD_COMMIT;
+				log->end_reason = (sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT) ?
+						  "commit block checksum mismatch (interrupted async commit)" :
+						  "commit block checksum mismatch";
+				break;
+			}
+			if (need_check_time) {
+				if (commit_time >= last_commit_time) {
+					log->status = ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+								"journal: invalid descriptor or revoke checksum in transaction %u",
+								next);
+					t->state = EK_JTXN_BAD_COMMIT;
+					log->end_reason = "descriptor or revoke block checksum mismatch";
+				} else {
+					log->ntxns--;
+					free(t->tags);
+					free(t->revokes);
+					log->end_reason = "stale blocks after a checksum mismatch";
+				}
+				break;
+			}
+			t->state = EK_JTXN_COMMITTED;
+			last_commit_time = commit_time;
+			next++;
+			t = NULL;
+			jblk = wrap(sb, (uint64_t)jblk + 1);
+			continue;
+		}
+		log->end_reason = "unknown block type";
+		break;
+	}
+	log->end_tid = next;
+	log->end_jblk = jblk;
+out:
+	free(s.buf);
+	free(s.data);
+	if (err)
+		ek_jlog_release(log);
+	return err;
+}
+
+void ek_jlog_release(struct ek_jlog *log)
+{
+	for (size_t i = 0; i < log->ntxns; i++) {
+		free(log->txns[i].tags);
+		free(log->txns[i].revokes);
+	}
+	free(log->txns);
+	log->txns = NULL;
+	log->ntxns = 0;
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_journal.c - journal superblock, location and log scan: open the
+ * input as an image, locate its journal (inode map or the superblock's
+ * backup), scan the log and walk what it found.
+ */
+#include <stdio.h>
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ek_fs *fs;
+	char path[64];
+	int fd = fuzz_memfd(data, size, path);
+
+	if (fd < 0)
+		return 0;
+	if (ek_fs_open(path, NULL, &fs) == 0) {
+		for (unsigned flags = 0; flags <= EK_OPEN_IGNORE_CSUM; flags += EK_OPEN_IGNORE_CSUM) {
+			struct ek_journal *j;
+			struct ek_jlog log;
+			uint64_t sum = 0;
+
+			if (ek_journal_open(fs, flags, &j))
+				continue;
+			if (ek_journal_scan(j, &log) == 0) {
+				for (size_t i = 0; i < log.ntxns; i++) {
+					for (uint32_t k = 0; k < log.txns[i].ntags; k++)
+						sum += log.txns[i].tags[k].home;
+					for (uint32_t k = 0; k < log.txns[i].nrevokes; k++)
+						sum += log.txns[i].revokes[k];
+				}
+				ek_jlog_release(&log);
+			}
+			ek_journal_close(j);
+			(void)sum;
+		}
+		ek_fs_close(fs);
+	}
+	close(fd);
+	return 0;
+}
