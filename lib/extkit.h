@@ -123,6 +123,8 @@ uint64_t ek_io_size(const struct ek_io *io);
 /* Read exactly @len bytes at @off (relative to the offset); -EIO on error or EOF. */
 int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off);
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
+/* make written data durable (fdatasync) */
+int ek_io_sync(struct ek_io *io);
 const char *ek_io_path(const struct ek_io *io);
 
 /* ---- superblock (super.c) ---------------------------------------------- */
@@ -712,6 +714,63 @@ struct ek_jlog {
  */
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *out);
 void ek_jlog_release(struct ek_jlog *log);
+
+/* ---- replay plan (replay.c) -------------------------------------------- */
+
+struct ek_jrevoke {		/* the newest revoke of one home block */
+	uint64_t home;
+	ek_tid_t tid;
+};
+
+struct ek_jwrite {		/* one home block a replay writes */
+	uint64_t home;
+	uint32_t jblk;		/* the journal block holding its newest copy */
+	ek_tid_t tid;
+	uint32_t flags;		/* JBD2_FLAG_ESCAPE: restore the magic first */
+};
+
+enum ek_jfate {			/* what replay does with one logged block */
+	EK_JFATE_WRITTEN,	/* the newest copy of its home block */
+	EK_JFATE_SUPERSEDED,	/* a later transaction logged the home again */
+	EK_JFATE_REVOKED,	/* a revoke with tid >= its transaction names the home */
+	EK_JFATE_BAD_CSUM,	/* its data checksum fails: skipped (kernel: -EIO at the end) */
+	EK_JFATE_OUTSIDE,	/* its home lies outside the filesystem */
+	EK_JFATE_NOT_COMMITTED,	/* its transaction is torn or past the end */
+};
+
+struct ek_jplan {
+	ek_tid_t upto;		/* last transaction applied */
+	struct ek_jwrite *writes;	/* sorted by home, one per home */
+	size_t nwrites;
+	struct ek_jrevoke *revokes;	/* sorted by home */
+	size_t nrevokes;
+	uint64_t superseded, revoked, bad_csum, outside;
+};
+
+/*
+ * The replay plan of the committed transactions up to and including
+ * @upto (pass log->end_tid - 1 for all): the kernel's REVOKE pass, then
+ * for each home block the newest copy not revoked (jbd2 PASS_REPLAY).
+ * Release with ek_jplan_release().
+ */
+int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_tid_t upto,
+		    struct ek_jplan *out);
+void ek_jplan_release(struct ek_jplan *p);
+/* the fate of tag @tag of transaction @t under plan @p */
+enum ek_jfate ek_jplan_fate(const struct ek_jplan *p, const struct ek_journal *j,
+			    const struct ek_jtxn *t, const struct ek_jtag *tag);
+const char *ek_jfate_name(enum ek_jfate f);
+/*
+ * Apply @p to the filesystem of @j (open with EK_OPEN_RW): write each home
+ * block once in ascending order (adjacent blocks in one write, escaped
+ * copies with their magic restored), flush; then mark the journal clean
+ * (s_start 0, s_sequence past the last transaction), flush; then clear
+ * needs_recovery in the superblock (re-read: the log may have carried it),
+ * carry a journal errno into EXT4_ERROR_FS, set s_wtime to @now, flush.
+ * Interrupted anywhere, running it again gives the same image.
+ */
+int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
+		     int64_t now);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -154,3 +154,10 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 	}
 	return 0;
 }
+
+int ek_io_sync(struct ek_io *io)
+{
+	if (fdatasync(io->fd) < 0)
+		return ek_err(-EIO, "cannot flush '%s': %s", io->path, strerror(errno));
+	return 0;
+}

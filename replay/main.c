@@ -3,9 +3,13 @@
  * main.c - extkit-replay: inspect (and, later, replay) the jbd2 journal.
  * Subcommands share one table; each opens the image read-only.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "extkit.h"
 
 struct rp {
@@ -14,7 +18,13 @@ struct rp {
 	struct ek_fs *fs;
 	struct ek_journal *j;
 	struct ek_jlog log;
+	struct ek_jplan plan;	/* all committed transactions, or up to --upto */
 	bool jsonl;
+	bool dry_run;
+	const char *output;	/* apply: write a copy here instead of in place */
+	bool journal_only;	/* apply: no orphan processing after the journal */
+	const char *image;
+	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
 };
 
 static int fail(struct rp *r, const char *what, int err)
@@ -213,19 +223,23 @@ static int do_show(struct rp *r, int argc, char **argv)
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "tid", t->tid);
 	ek_out_str(o, "state", state_name(t));
-	ek_out_text(o, "%10s %14s %6s %s\n", "jblock", "home", "flags", "checksum");
+	ek_out_text(o, "%10s %14s %6s %-8s %s\n", "jblock", "home", "flags", "checksum", "replay");
 	ek_out_arr_begin(o, "blocks");
 	for (uint32_t i = 0; i < t->ntags; i++) {
 		const struct ek_jtag *g = &t->tags[i];
 
-		ek_out_text(o, "%10u %14llu %#6x %s%s\n", g->jblk, (unsigned long long)g->home,
-			    g->flags, csum_name(g->csum), g->flags & JBD2_FLAG_ESCAPE ? " escaped" : "");
+		enum ek_jfate fate = ek_jplan_fate(&r->plan, r->j, t, g);
+
+		ek_out_text(o, "%10u %14llu %#6x %-8s %s%s\n", g->jblk, (unsigned long long)g->home,
+			    g->flags, csum_name(g->csum), ek_jfate_name(fate),
+			    g->flags & JBD2_FLAG_ESCAPE ? " (escaped)" : "");
 		ek_out_obj_begin(o, NULL);
 		ek_out_u64(o, "journal_block", g->jblk);
 		ek_out_u64(o, "home", g->home);
 		ek_out_u64(o, "flags", g->flags);
 		ek_out_bool(o, "escaped", g->flags & JBD2_FLAG_ESCAPE);
 		ek_out_str(o, "checksum", csum_name(g->csum));
+		ek_out_str(o, "replay", ek_jfate_name(fate));
 		ek_out_obj_end(o);
 	}
 	ek_out_arr_end(o);
@@ -243,7 +257,351 @@ static int do_show(struct rp *r, int argc, char **argv)
 	return 0;
 }
 
+/* ---- revokes -------------------------------------------------------------- */
+
+static int do_revokes(struct rp *r, int argc, char **argv)
+{
+	struct ek_out *o = r->out;
+
+	(void)argc, (void)argv;
+	ek_out_text(o, "%10s %14s %s\n", "tid", "home", "cancels (tid:journal block)");
+	ek_out_obj_begin(o, NULL);
+	ek_out_arr_begin(o, "revokes");
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *t = &r->log.txns[i];
+
+		for (uint32_t k = 0; k < t->nrevokes; k++) {
+			uint64_t home = t->revokes[k];
+
+			ek_out_text(o, "%10u %14llu", t->tid, (unsigned long long)home);
+			ek_out_obj_begin(o, NULL);
+			ek_out_u64(o, "tid", t->tid);
+			ek_out_u64(o, "home", home);
+			ek_out_bool(o, "committed", t->state == EK_JTXN_COMMITTED);
+			ek_out_arr_begin(o, "cancels");
+			/* the copies this record cancels: same home, transaction <= its own */
+			for (size_t m = 0; m <= i && t->state == EK_JTXN_COMMITTED; m++) {
+				const struct ek_jtxn *u = &r->log.txns[m];
+
+				for (uint32_t g = 0; g < u->ntags; g++) {
+					if (u->tags[g].home != home)
+						continue;
+					ek_out_text(o, " %u:%u", u->tid, u->tags[g].jblk);
+					ek_out_obj_begin(o, NULL);
+					ek_out_u64(o, "tid", u->tid);
+					ek_out_u64(o, "journal_block", u->tags[g].jblk);
+					ek_out_obj_end(o);
+				}
+			}
+			ek_out_arr_end(o);
+			ek_out_obj_end(o);
+			ek_out_text(o, "\n");
+		}
+	}
+	ek_out_arr_end(o);
+	ek_out_u64(o, "revoked_copies", r->plan.revoked);
+	ek_out_obj_end(o);
+	ek_out_text(o, "%llu logged copies revoked\n", (unsigned long long)r->plan.revoked);
+	return 0;
+}
+
+/* ---- history: the offline /proc/fs/jbd2/<dev>/history -------------------- */
+
+static int do_history(struct rp *r, int argc, char **argv)
+{
+	struct ek_out *o = r->out;
+	uint64_t n = 0, blocks = 0, logged = 0, revokes = 0;
+	double dsum = 0;
+	uint64_t dcount = 0;
+	const struct ek_jtxn *prev = NULL;
+
+	(void)argc, (void)argv;
+	ek_out_text(o, "%-10s %-20s %9s %7s %7s %7s\n", "R/C", "commit time", "delta", "blocks",
+		    "logged", "revokes");
+	ek_out_obj_begin(o, NULL);
+	ek_out_arr_begin(o, "transactions");
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *t = &r->log.txns[i];
+		char iso[32] = "-", delta[24] = "-";
+		double d = 0;
+
+		if (t->state != EK_JTXN_COMMITTED)
+			continue;
+		ek_fmt_iso(t->commit_sec, iso, sizeof(iso));
+		if (prev) {
+			d = (double)(t->commit_sec - prev->commit_sec) +
+			    ((double)t->commit_nsec - prev->commit_nsec) / 1e9;
+			snprintf(delta, sizeof(delta), "%.3f", d);
+			dsum += d;
+			dcount++;
+		}
+		ek_out_text(o, "%-10u %-20s %9s %7u %7u %7u\n", t->tid, iso, delta, t->ntags,
+			    t->nblocks, t->nrevokes);
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "tid", t->tid);
+		ek_out_s64(o, "commit_sec", t->commit_sec);
+		ek_out_u64(o, "commit_nsec", t->commit_nsec);
+		if (prev)
+			ek_out_double(o, "delta_sec", d);
+		ek_out_u64(o, "blocks", t->ntags);
+		ek_out_u64(o, "blocks_logged", t->nblocks);
+		ek_out_u64(o, "revokes", t->nrevokes);
+		ek_out_obj_end(o);
+		n++;
+		blocks += t->ntags;
+		logged += t->nblocks;
+		revokes += t->nrevokes;
+		prev = t;
+	}
+	ek_out_arr_end(o);
+	ek_out_text(o, "%llu transactions: %llu blocks (%llu logged with descriptors, revokes and commits), "
+		    "%llu revokes\n", (unsigned long long)n, (unsigned long long)blocks,
+		    (unsigned long long)logged, (unsigned long long)revokes);
+	if (n)
+		ek_out_text(o, "average: %.1f blocks, %.1f logged, %.1f revokes, %.3f s between commits\n",
+			    (double)blocks / n, (double)logged / n, (double)revokes / n,
+			    dcount ? dsum / dcount : 0.0);
+	ek_out_obj_begin(o, "totals");
+	ek_out_u64(o, "transactions", n);
+	ek_out_u64(o, "blocks", blocks);
+	ek_out_u64(o, "blocks_logged", logged);
+	ek_out_u64(o, "revokes", revokes);
+	ek_out_double(o, "average_blocks", n ? (double)blocks / n : 0);
+	ek_out_double(o, "average_blocks_logged", n ? (double)logged / n : 0);
+	ek_out_double(o, "average_delta_sec", dcount ? dsum / dcount : 0);
+	ek_out_obj_end(o);
+	ek_out_obj_end(o);
+	return 0;
+}
+
+/* ---- seeks: the checkpoint seek profile ----------------------------------- */
+
+struct seekstat {
+	uint64_t writes, jumps, distance;
+};
+
+/* moves between consecutive home blocks of more than @gap blocks */
+static void seek_add(struct seekstat *s, bool *have, uint64_t *prev, uint64_t home, uint64_t gap)
+{
+	if (*have) {
+		uint64_t dist = home > *prev ? home - *prev : *prev - home;
+
+		if (dist > gap) {
+			s->jumps++;
+			s->distance += dist;
+		}
+	}
+	*have = true;
+	*prev = home;
+	s->writes++;
+}
+
+static void seek_json(struct ek_out *o, const char *key, const struct seekstat *s)
+{
+	ek_out_obj_begin(o, key);
+	ek_out_u64(o, "writes", s->writes);
+	ek_out_u64(o, "jumps", s->jumps);
+	ek_out_u64(o, "distance", s->distance);
+	ek_out_obj_end(o);
+}
+
+static int do_seeks(struct rp *r, int argc, char **argv)
+{
+	struct ek_out *o = r->out;
+	struct seekstat total = { 0 }, sorted = { 0 };
+	bool have_total = false, have_sorted = false;
+	uint64_t prev_total = 0, prev_sorted = 0;
+
+	(void)argc, (void)argv;
+	ek_out_text(o, "Checkpoint seek profile: a jump is a move of more than %llu blocks\n",
+		    (unsigned long long)r->gap);
+	ek_out_text(o, "%10s %8s %8s %14s %8s %14s\n", "tid", "writes", "jumps", "distance",
+		    "sorted", "sorted dist");
+	ek_out_obj_begin(o, NULL);
+	ek_out_u64(o, "gap", r->gap);
+	ek_out_arr_begin(o, "transactions");
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *t = &r->log.txns[i];
+		struct seekstat st = { 0 }, ss = { 0 };
+		bool h1 = false, h2 = false;
+		uint64_t p1 = 0, p2 = 0, *homes;
+		uint32_t n = 0;
+
+		if (t->state != EK_JTXN_COMMITTED)
+			continue;
+		homes = calloc(t->ntags ? t->ntags : 1, sizeof(*homes));
+		if (!homes)
+			return fail(r, "seeks", -ENOMEM);
+		for (uint32_t g = 0; g < t->ntags; g++) {
+			if (ek_jplan_fate(&r->plan, r->j, t, &t->tags[g]) != EK_JFATE_WRITTEN)
+				continue;
+			seek_add(&st, &h1, &p1, t->tags[g].home, r->gap);
+			seek_add(&total, &have_total, &prev_total, t->tags[g].home, r->gap);
+			homes[n++] = t->tags[g].home;
+		}
+		/* the same blocks written in block order */
+		for (uint32_t a = 1; a < n; a++)
+			for (uint32_t b = a; b > 0 && homes[b - 1] > homes[b]; b--) {
+				uint64_t x = homes[b];
+
+				homes[b] = homes[b - 1];
+				homes[b - 1] = x;
+			}
+		for (uint32_t a = 0; a < n; a++)
+			seek_add(&ss, &h2, &p2, homes[a], r->gap);
+		free(homes);
+		ek_out_text(o, "%10u %8llu %8llu %14llu %8llu %14llu\n", t->tid,
+			    (unsigned long long)st.writes, (unsigned long long)st.jumps,
+			    (unsigned long long)st.distance, (unsigned long long)ss.jumps,
+			    (unsigned long long)ss.distance);
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "tid", t->tid);
+		seek_json(o, "log_order", &st);
+		seek_json(o, "sorted", &ss);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
+	/* a whole replay writes the plan in block order, each home once */
+	for (size_t i = 0; i < r->plan.nwrites; i++)
+		seek_add(&sorted, &have_sorted, &prev_sorted, r->plan.writes[i].home, r->gap);
+	ek_out_text(o, "overall, log order: %llu writes, %llu jumps, distance %llu\n",
+		    (unsigned long long)total.writes, (unsigned long long)total.jumps,
+		    (unsigned long long)total.distance);
+	ek_out_text(o, "overall, sorted (one write per home, as replay does): %llu writes, %llu jumps, distance %llu\n",
+		    (unsigned long long)sorted.writes, (unsigned long long)sorted.jumps,
+		    (unsigned long long)sorted.distance);
+	seek_json(o, "log_order", &total);
+	seek_json(o, "sorted", &sorted);
+	ek_out_obj_end(o);
+	return 0;
+}
+
+/* ---- apply (the plan; writing comes next) --------------------------------- */
+
+static int do_apply(struct rp *r, int argc, char **argv)
+{
+	struct ek_out *o = r->out;
+	const struct ek_jplan *p = &r->plan;
+
+	(void)argc, (void)argv;
+	if (!r->dry_run) {
+		const char *sde = getenv("SOURCE_DATE_EPOCH");
+		int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
+		int err;
+
+		if (r->log.status) {
+			/* the kernel refuses to mount this: so do we, writing nothing */
+			fprintf(stderr, "%s: apply: refusing to replay: %s\n", r->prog,
+				ek_error_msg(r->log.status));
+			return 1;
+		}
+		if (!r->j->sb.start) {
+			ek_out_text(o, "journal is clean: nothing to replay\n");
+			ek_out_obj_begin(o, NULL);
+			ek_out_u64(o, "written", 0);
+			ek_out_obj_end(o);
+			return 0;
+		}
+		err = ek_journal_apply(r->j, &r->log, p, now);
+		if (err)
+			return fail(r, "apply", err);
+		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",
+			    r->log.start_tid, p->upto, p->nwrites, r->output ? r->output : r->image);
+		ek_out_obj_begin(o, NULL);
+		ek_out_str(o, "target", r->output ? r->output : r->image);
+		ek_out_u64(o, "first_tid", r->log.start_tid);
+		ek_out_u64(o, "last_tid", p->upto);
+		ek_out_u64(o, "written", p->nwrites);
+		ek_out_u64(o, "superseded", p->superseded);
+		ek_out_u64(o, "revoked", p->revoked);
+		ek_out_u64(o, "bad_checksum", p->bad_csum);
+		ek_out_obj_end(o);
+		return 0;
+	}
+	ek_out_text(o, "Replay plan: transactions %u..%u, %zu home blocks to write\n",
+		    r->log.start_tid, p->upto, p->nwrites);
+	ek_out_text(o, "skipped: %llu superseded, %llu revoked, %llu bad checksum, %llu outside the filesystem\n",
+		    (unsigned long long)p->superseded, (unsigned long long)p->revoked,
+		    (unsigned long long)p->bad_csum, (unsigned long long)p->outside);
+	ek_out_text(o, "%14s %10s %10s\n", "home", "jblock", "tid");
+	ek_out_obj_begin(o, NULL);
+	ek_out_bool(o, "dry_run", true);
+	ek_out_u64(o, "first_tid", r->log.start_tid);
+	ek_out_u64(o, "last_tid", p->upto);
+	ek_out_u64(o, "superseded", p->superseded);
+	ek_out_u64(o, "revoked", p->revoked);
+	ek_out_u64(o, "bad_checksum", p->bad_csum);
+	ek_out_u64(o, "outside", p->outside);
+	ek_out_arr_begin(o, "writes");
+	for (size_t i = 0; i < p->nwrites; i++) {
+		const struct ek_jwrite *w = &p->writes[i];
+
+		ek_out_text(o, "%14llu %10u %10u%s\n", (unsigned long long)w->home, w->jblk, w->tid,
+			    w->flags & JBD2_FLAG_ESCAPE ? " escaped" : "");
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "home", w->home);
+		ek_out_u64(o, "journal_block", w->jblk);
+		ek_out_u64(o, "tid", w->tid);
+		ek_out_bool(o, "escaped", w->flags & JBD2_FLAG_ESCAPE);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
+	ek_out_obj_end(o);
+	return 0;
+}
+
 /* ---- main ---------------------------------------------------------------- */
+
+/* copy @src to a new file @dst, keeping holes; never overwrites */
+static int copy_image(struct rp *r, const char *src, const char *dst)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), out;
+	struct stat st;
+	off_t pos = 0;
+	char *buf;
+	int ret = 1;
+
+	if (in < 0 || fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: cannot copy '%s': %s\n", r->prog, src,
+			in < 0 ? strerror(errno) : "not a regular file");
+		if (in >= 0)
+			close(in);
+		return 1;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		fprintf(stderr, "%s: cannot create '%s': %s\n", r->prog, dst, strerror(errno));
+		close(in);
+		return 1;
+	}
+	buf = malloc(1 << 20);
+	while (buf) {
+		off_t data = lseek(in, pos, SEEK_DATA), hole;
+
+		if (data < 0)
+			break;		/* ENXIO: only a hole is left */
+		hole = lseek(in, data, SEEK_HOLE);
+		for (pos = data; pos < hole;) {
+			ssize_t n = pread(in, buf, hole - pos < (1 << 20) ? hole - pos : (1 << 20), pos);
+
+			if (n <= 0 || pwrite(out, buf, n, pos) != n)
+				goto out;
+			pos += n;
+		}
+	}
+	if (buf && ftruncate(out, st.st_size) == 0 && fsync(out) == 0)
+		ret = 0;
+out:
+	if (ret)
+		fprintf(stderr, "%s: copying '%s' to '%s' failed: %s\n", r->prog, src, dst,
+			strerror(errno));
+	free(buf);
+	close(in);
+	close(out);
+	if (ret)
+		unlink(dst);
+	return ret;
+}
 
 struct rp_cmd {
 	const char *name;
@@ -253,22 +611,32 @@ struct rp_cmd {
 };
 
 static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
+	{ "apply", do_apply, "IMAGE", "replay the journal (--output COPY, --upto TID, --dry-run)" },
+	{ "history", do_history, "IMAGE", "per transaction: commit time, delta, blocks, logged, revokes" },
 	{ "info", do_info, "IMAGE", "journal geometry, features, state and live region" },
 	{ "list", do_list, "IMAGE", "one row per transaction in the live log" },
-	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, and its revokes" },
+	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels" },
+	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)" },
+	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes" },
 };
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [--json | --jsonl] [-n] COMMAND IMAGE [ARGS]\n"
+	fprintf(f, "usage: %s [--json | --jsonl] [-n] [--upto TID] [--gap N] [--dry-run] COMMAND IMAGE [ARGS]\n"
 		"Inspect the jbd2 journal of an ext3/ext4 image (read-only).\n"
 		"Commands:\n", prog);
 	for (size_t i = 0; i < sizeof(rp_cmds) / sizeof(rp_cmds[0]); i++)
-		fprintf(f, "  %-5s %-10s %s\n", rp_cmds[i].name, rp_cmds[i].usage, rp_cmds[i].help);
+		fprintf(f, "  %-8s %-16s %s\n", rp_cmds[i].name, rp_cmds[i].usage, rp_cmds[i].help);
 	fprintf(f, "Options:\n"
 		"  --json      one JSON document on stdout\n"
 		"  --jsonl     list: one JSON record per transaction\n"
 		"  -n          accept a journal superblock with a bad checksum\n"
+		"  --upto TID  plan (show, seeks, apply) up to this transaction\n"
+		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
+		"  --dry-run   apply: print the plan, write nothing\n"
+		"  --output F  apply: write a new copy F instead of the image\n"
+		"  --journal-only  apply: replay the journal only (required for now:\n"
+		"              orphan processing is not implemented yet)\n"
 		"  -V          print the version\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
@@ -280,16 +648,49 @@ int main(int argc, char **argv)
 		{ "jsonl", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "upto", required_argument, NULL, 'U' },
+		{ "gap", required_argument, NULL, 'G' },
+		{ "output", required_argument, NULL, 'O' },
+		{ "journal-only", no_argument, NULL, 'j' },
 		{ 0 }
 	};
-	struct rp r = { .prog = "extkit-replay" };
+	struct rp r = { .prog = "extkit-replay", .gap = 16 };
+	bool have_upto = false;
+	unsigned long long upto = 0;
+	char *end;
 	enum ek_out_mode mode = EK_OUT_TEXT;
 	const struct rp_cmd *cmd = NULL;
 	unsigned flags = 0;
 	int c, err, ret;
 
-	while ((c = getopt_long(argc, argv, "+nV", longopts, NULL)) != -1) {
+	/* options may stand anywhere: "list IMG --json" works too */
+	while ((c = getopt_long(argc, argv, "nV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'D':
+			r.dry_run = true;
+			break;
+		case 'O':
+			r.output = optarg;
+			break;
+		case 'j':
+			r.journal_only = true;
+			break;
+		case 'U':
+			upto = strtoull(optarg, &end, 0);
+			if (*end || !*optarg || upto > UINT32_MAX) {
+				fprintf(stderr, "%s: bad transaction id '%s'\n", r.prog, optarg);
+				return 2;
+			}
+			have_upto = true;
+			break;
+		case 'G':
+			r.gap = strtoull(optarg, &end, 0);
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s: bad gap '%s'\n", r.prog, optarg);
+				return 2;
+			}
+			break;
 		case 'J':
 			mode = EK_OUT_JSON;
 			break;
@@ -323,27 +724,57 @@ int main(int argc, char **argv)
 		usage(stderr, r.prog);
 		return 2;
 	}
-	err = ek_fs_open(argv[optind + 1], &(struct ek_open_opts){ .flags = flags }, &r.fs);
-	if (err)
-		return fail(&r, argv[optind + 1], err);
+	r.image = argv[optind + 1];
+	if (cmd->fn == do_apply && !r.dry_run && !r.journal_only) {
+		fprintf(stderr, "%s: apply: orphan processing after the journal is not implemented yet; "
+			"pass --journal-only to replay the journal alone\n", r.prog);
+		return 1;
+	}
+	if (cmd->fn == do_apply && !r.dry_run) {
+		/* the one writing command: a copy, or the image itself */
+		if (r.output && copy_image(&r, r.image, r.output))
+			return 1;
+		flags |= EK_OPEN_RW;
+	} else if (r.output) {
+		fprintf(stderr, "%s: --output applies to 'apply' only\n", r.prog);
+		return 2;
+	}
+	ret = 1;
+	err = ek_fs_open(r.output && (flags & EK_OPEN_RW) ? r.output : r.image,
+			 &(struct ek_open_opts){ .flags = flags }, &r.fs);
+	if (err) {
+		fail(&r, r.image, err);
+		goto out;
+	}
 	err = ek_journal_open(r.fs, flags, &r.j);
 	flush_warnings(&r);
+	if (!err)
+		err = ek_journal_scan(r.j, &r.log);
 	if (err) {
-		ek_fs_close(r.fs);
-		return fail(&r, "journal", err);
-	}
-	err = ek_journal_scan(r.j, &r.log);
-	if (err) {
-		ek_journal_close(r.j);
-		ek_fs_close(r.fs);
-		return fail(&r, "journal", err);
+		fail(&r, "journal", err);
+		goto out;
 	}
 	if (r.log.status)
 		fprintf(stderr, "%s: warning: %s (the kernel would refuse this recovery)\n", r.prog,
 			ek_error_msg(r.log.status));
+	if (have_upto && (ek_tid_after((ek_tid_t)upto, r.log.end_tid - 1) ||
+			  ek_tid_after(r.log.start_tid, (ek_tid_t)upto))) {
+		fprintf(stderr, "%s: --upto %llu is not a committed transaction of the log (%u..%u)\n",
+			r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
+		goto out;
+	}
+	err = ek_journal_plan(r.j, &r.log, have_upto ? (ek_tid_t)upto : r.log.end_tid - 1, &r.plan);
+	if (err) {
+		fail(&r, "journal", err);
+		goto out;
+	}
 	r.out = ek_out_new(stdout, mode);
 	ret = r.out ? cmd->fn(&r, argc - optind - 1, argv + optind + 1) : 1;
 	ek_out_free(r.out);
+out:
+	if (ret && r.output && (flags & EK_OPEN_RW))
+		unlink(r.output);	/* a failed apply leaves no half-made copy */
+	ek_jplan_release(&r.plan);
 	ek_jlog_release(&r.log);
 	ek_journal_close(r.j);
 	ek_fs_close(r.fs);

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay.c - the replay plan: which home block gets which logged copy.
+ *
+ * As the kernel's recovery (fs/jbd2/recovery.c): a revoke record in
+ * transaction R cancels the copies of its block logged in transactions
+ * <= R (jbd2_journal_test_revoke: record->sequence >= tid), later ones
+ * still replay; among the copies left, the newest in log order wins.
+ * Copies whose data checksum fails are skipped, as are homes outside the
+ * filesystem.  Only committed transactions up to the chosen one count.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+static int cmp_revoke(const void *a, const void *b)
+{
+	const struct ek_jrevoke *x = a, *y = b;
+
+	return x->home < y->home ? -1 : x->home > y->home;
+}
+
+struct cand {
+	struct ek_jwrite w;
+	uint64_t order;		/* position in the log */
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->w.home != y->w.home)
+		return x->w.home < y->w.home ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static const struct ek_jrevoke *find_revoke(const struct ek_jplan *p, uint64_t home)
+{
+	size_t lo = 0, hi = p->nrevokes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->revokes[mid].home == home)
+			return &p->revokes[mid];
+		if (p->revokes[mid].home < home)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* committed and not past @upto (wrap-safe) */
+static bool counts(const struct ek_jlog *log, const struct ek_jtxn *t, ek_tid_t upto)
+{
+	return t->state == EK_JTXN_COMMITTED && ek_tid_after_eq(upto, t->tid) &&
+	       ek_tid_after(log->end_tid, t->tid);
+}
+
+int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_tid_t upto,
+		    struct ek_jplan *p)
+{
+	size_t nrev = 0, ntags = 0, k = 0;
+	struct cand *c = NULL;
+	uint64_t order = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->upto = upto;
+	for (size_t i = 0; i < log->ntxns; i++)
+		if (counts(log, &log->txns[i], upto)) {
+			nrev += log->txns[i].nrevokes;
+			ntags += log->txns[i].ntags;
+		}
+	/* both counts are bounded by the journal's blocks: each record or tag
+	 * took room in a block the scan read */
+	p->revokes = ek_calloc(nrev ? nrev : 1, sizeof(*p->revokes));
+	c = ek_calloc(ntags ? ntags : 1, sizeof(*c));
+	if (!p->revokes || !c) {
+		free(c);
+		ek_jplan_release(p);
+		return -ENOMEM;
+	}
+
+	/* PASS_REVOKE: the highest revoking tid per home */
+	for (size_t i = 0; i < log->ntxns; i++) {
+		const struct ek_jtxn *t = &log->txns[i];
+
+		if (!counts(log, t, upto))
+			continue;
+		for (uint32_t r = 0; r < t->nrevokes; r++)
+			p->revokes[p->nrevokes++] = (struct ek_jrevoke){ t->revokes[r], t->tid };
+	}
+	qsort(p->revokes, p->nrevokes, sizeof(*p->revokes), cmp_revoke);
+	for (size_t i = 0; i < p->nrevokes; i++) {
+		if (k && p->revokes[k - 1].home == p->revokes[i].home) {
+			if (ek_tid_after(p->revokes[i].tid, p->revokes[k - 1].tid))
+				p->revokes[k - 1].tid = p->revokes[i].tid;
+			continue;
+		}
+		p->revokes[k++] = p->revokes[i];
+	}
+	p->nrevokes = k;
+
+	/* PASS_REPLAY: candidates in log order */
+	k = 0;
+	for (size_t i = 0; i < log->ntxns; i++) {
+		const struct ek_jtxn *t = &log->txns[i];
+
+		if (!counts(log, t, upto))
+			continue;
+		for (uint32_t g = 0; g < t->ntags; g++, order++) {
+			const struct ek_jtag *tag = &t->tags[g];
+			const struct ek_jrevoke *rv = find_revoke(p, tag->home);
+
+			if (tag->home >= j->fs->sb.blocks_count) {
+				p->outside++;
+				continue;
+			}
+			if (rv && ek_tid_after_eq(rv->tid, t->tid)) {
+				p->revoked++;
+				continue;
+			}
+			if (tag->csum == EK_CSUM_BAD) {
+				p->bad_csum++;
+				continue;
+			}
+			c[k++] = (struct cand){ { tag->home, tag->jblk, t->tid, tag->flags }, order };
+		}
+	}
+	qsort(c, k, sizeof(*c), cmp_cand);
+	p->writes = ek_calloc(k ? k : 1, sizeof(*p->writes));
+	if (!p->writes) {
+		free(c);
+		ek_jplan_release(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (i + 1 < k && c[i + 1].w.home == c[i].w.home) {
+			p->superseded++;
+			continue;
+		}
+		p->writes[p->nwrites++] = c[i].w;
+	}
+	free(c);
+	return 0;
+}
+
+void ek_jplan_release(struct ek_jplan *p)
+{
+	free(p->writes);
+	free(p->revokes);
+	memset(p, 0, sizeof(*p));
+}
+
+enum ek_jfate ek_jplan_fate(const struct ek_jplan *p, const struct ek_journal *j,
+			    const struct ek_jtxn *t, const struct ek_jtag *tag)
+{
+	const struct ek_jrevoke *rv;
+	size_t lo = 0, hi = p->nwrites;
+
+	if (t->state != EK_JTXN_COMMITTED || ek_tid_after(t->tid, p->upto))
+		return EK_JFATE_NOT_COMMITTED;
+	if (tag->home >= j->fs->sb.blocks_count)
+		return EK_JFATE_OUTSIDE;
+	rv = find_revoke(p, tag->home);
+	if (rv && ek_tid_after_eq(rv->tid, t->tid))
+		return EK_JFATE_REVOKED;
+	if (tag->csum == EK_CSUM_BAD)
+		return EK_JFATE_BAD_CSUM;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->writes[mid].home < tag->home)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nwrites && p->writes[lo].home == tag->home && p->writes[lo].jblk == tag->jblk)
+		return EK_JFATE_WRITTEN;
+	return EK_JFATE_SUPERSEDED;
+}
+
+const char *ek_jfate_name(enum ek_jfate f)
+{
+	static const char *names[] = { "written", "superseded", "revoked", "bad_checksum",
+				       "outside", "not_committed" };
+
+	return f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}
+
+/* ---- applying the plan ----------------------------------------------------- */
+
+static bool failed_commit(const struct ek_journal *j, const struct ek_jlog *log)
+{
+	return log->ntxns && log->txns[log->ntxns - 1].state == EK_JTXN_BAD_COMMIT &&
+	       !(j->sb.incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
+}
+
+#define APPLY_BATCH (1u << 20)
+
+/* write @n blocks of @buf to home blocks starting at @home */
+static int write_run(struct ek_fs *fs, uint64_t home, const uint8_t *buf, uint32_t n)
+{
+	return ek_io_pwrite(fs->io, buf, (size_t)n << fs->log_blksz, home << fs->log_blksz);
+}
+
+int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
+		     int64_t now)
+{
+	struct ek_fs *fs = j->fs;
+	uint32_t per = APPLY_BATCH >> fs->log_blksz, n = 0;
+	uint64_t run_home = 0;
+	uint8_t *batch, sbuf[EXT4_SUPERBLOCK_SIZE];
+	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
+	struct ext4_super_block *sb = (struct ext4_super_block *)sbuf;
+	ek_blk_t jsb_blk;
+	int err = 0;
+
+	if (!per)
+		per = 1;
+	batch = ek_malloc((size_t)per << fs->log_blksz);
+	if (!batch)
+		return -ENOMEM;
+	/* 1. home blocks in ascending order, adjacent ones in one write */
+	for (size_t i = 0; i < p->nwrites && !err; i++) {
+		const struct ek_jwrite *w = &p->writes[i];
+
+		if (n && (w->home != run_home + n || n == per)) {
+			err = write_run(fs, run_home, batch, n);
+			n = 0;
+		}
+		if (err)
+			break;
+		if (!n)
+			run_home = w->home;
+		err = ek_journal_read(j, w->jblk, batch + ((size_t)n << fs->log_blksz));
+		if (!err && (w->flags & JBD2_FLAG_ESCAPE))
+			put_be32(batch + ((size_t)n << fs->log_blksz), JBD2_MAGIC_NUMBER);
+		n++;
+	}
+	if (!err && n)
+		err = write_run(fs, run_home, batch, n);
+	free(batch);
+	if (!err)
+		err = ek_io_sync(fs->io);
+	if (err)
+		return err;
+
+	/* 2. only now the journal is marked clean: a replay cut short above
+	 * is simply done again */
+	jsb->s_start = 0;
+	jsb->s_sequence = cpu_to_be32(p->upto + 2);	/* e2fsck: end_transaction + 1 */
+	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
+	    (be32_to_cpu(jsb->s_feature_incompat) &
+	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
+		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
+	err = ek_journal_bmap(j, 0, &jsb_blk);
+	if (!err)
+		err = ek_io_pwrite(fs->io, jsb, sizeof(*jsb), jsb_blk << fs->log_blksz);
+	if (!err)
+		err = ek_io_sync(fs->io);
+	if (err)
+		return err;
+
+	/* 3. the filesystem superblock, re-read: the log may have carried it */
+	err = ek_io_pread(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	if (err)
+		return err;
+	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+	/* a journal errno, or a corrupt commit that cut replay short (the
+	 * kernel's j_failed_commit; not with async_commit, where it is an
+	 * interrupted commit), mark the filesystem as having errors */
+	if (j->sb.errno_ || failed_commit(j, log))
+		sb->s_state |= cpu_to_le16(EXT4_ERROR_FS);
+	sb->s_wtime = cpu_to_le32((uint32_t)now);
+	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
+	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
+	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	if (!err)
+		err = ek_io_sync(fs->io);
+	return err;
+}
