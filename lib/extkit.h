@@ -125,6 +125,19 @@ int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off);
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
 /* make written data durable (fdatasync) */
 int ek_io_sync(struct ek_io *io);
+
+/*
+ * Undo files (undo.c).  With an undo attached, ek_io_pwrite() first saves
+ * and flushes the bytes it is about to overwrite.  ek_undo_apply() puts
+ * them back, last record first.
+ */
+struct ek_undo;
+int ek_undo_create(const char *path, uint64_t image_size, struct ek_undo **out);
+int ek_undo_save(struct ek_undo *u, uint64_t off, const void *orig, uint32_t len);
+void ek_undo_close(struct ek_undo *u);
+/* the io keeps @u (not owned) for its writes; NULL detaches */
+void ek_io_set_undo(struct ek_io *io, struct ek_undo *u);
+int ek_undo_apply(const char *undo_path, struct ek_io *io, uint64_t *nrecords);
 const char *ek_io_path(const struct ek_io *io);
 
 /* ---- superblock (super.c) ---------------------------------------------- */
@@ -764,13 +777,16 @@ const char *ek_jfate_name(enum ek_jfate f);
  * Apply @p to the filesystem of @j (open with EK_OPEN_RW): write each home
  * block once in ascending order (adjacent blocks in one write, escaped
  * copies with their magic restored), flush; then mark the journal clean
- * (s_start 0, s_sequence past the last transaction), flush; then clear
- * needs_recovery in the superblock (re-read: the log may have carried it),
- * carry a journal errno into EXT4_ERROR_FS, set s_wtime to @now, flush.
+ * (s_start 0, s_sequence past the last transaction, errno set for a
+ * corrupt commit), flush; then ek_journal_finish().
  * Interrupted anywhere, running it again gives the same image.
  */
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
 		     int64_t now);
+/* the last steps of apply alone: clear needs_recovery (a journal already
+ * clean, e.g. after an apply cut short), carry the journal errno into
+ * EXT4_ERROR_FS, set s_wtime; then clear the journal errno */
+int ek_journal_finish(struct ek_journal *j, int64_t now);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

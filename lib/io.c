@@ -23,7 +23,14 @@ struct ek_io {
 	uint64_t offset;
 	uint64_t size;		/* bytes after offset */
 	char *path;
+	struct ek_undo *undo;	/* saves what each write overwrites */
+	long fail_after;	/* test hook: writes allowed before a simulated crash, -1 off */
 };
+
+void ek_io_set_undo(struct ek_io *io, struct ek_undo *u)
+{
+	io->undo = u;
+}
 
 int ek_io_open(const char *path, unsigned flags, uint64_t offset, struct ek_io **out)
 {
@@ -74,6 +81,17 @@ int ek_io_open(const char *path, unsigned flags, uint64_t offset, struct ek_io *
 	}
 	io->fd = fd;
 	io->flags = flags;
+	/*
+	 * Test-only fault hook (EK_TEST_FAIL_WRITES=N): the write after the
+	 * Nth fails as if the machine stopped there; crash-safety tests run a
+	 * tool with every N and check that running it again gives the same
+	 * result as an uninterrupted run.
+	 */
+	{
+		const char *f = getenv("EK_TEST_FAIL_WRITES");
+
+		io->fail_after = f && *f ? strtol(f, NULL, 10) : -1;
+	}
 	io->offset = offset;
 	io->size = total - offset;
 	*out = io;
@@ -139,6 +157,19 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 
 	if (!(io->flags & EK_IO_RW))
 		return ek_err(-EBADF, "'%s' is open read-only", io->path);
+	if (io->fail_after >= 0 && io->fail_after-- == 0)
+		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
+				 "write to '%s' stopped by the test fault hook", io->path);
+	if (io->undo) {
+		uint8_t *orig = ek_malloc(len);
+		int err = orig ? ek_io_pread(io, orig, len, off) : -ENOMEM;
+
+		if (!err)
+			err = ek_undo_save(io->undo, off, orig, len);
+		free(orig);
+		if (err)
+			return err;
+	}
 	while (len) {
 		ssize_t n = pwrite(io->fd, p, len, io->offset + off);
 

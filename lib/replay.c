@@ -205,16 +205,33 @@ static int write_run(struct ek_fs *fs, uint64_t home, const uint8_t *buf, uint32
 	return ek_io_pwrite(fs->io, buf, (size_t)n << fs->log_blksz, home << fs->log_blksz);
 }
 
+/* write the (modified) journal superblock back, checksummed, and flush */
+static int write_jsb(struct ek_journal *j)
+{
+	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
+	ek_blk_t blk;
+	int err;
+
+	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
+	    (be32_to_cpu(jsb->s_feature_incompat) &
+	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
+		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
+	err = ek_journal_bmap(j, 0, &blk);
+	if (!err)
+		err = ek_io_pwrite(j->fs->io, jsb, sizeof(*jsb), blk << j->fs->log_blksz);
+	if (!err)
+		err = ek_io_sync(j->fs->io);
+	return err;
+}
+
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
 		     int64_t now)
 {
 	struct ek_fs *fs = j->fs;
 	uint32_t per = APPLY_BATCH >> fs->log_blksz, n = 0;
 	uint64_t run_home = 0;
-	uint8_t *batch, sbuf[EXT4_SUPERBLOCK_SIZE];
+	uint8_t *batch;
 	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
-	struct ext4_super_block *sb = (struct ext4_super_block *)sbuf;
-	ek_blk_t jsb_blk;
 	int err = 0;
 
 	if (!per)
@@ -251,27 +268,35 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	 * is simply done again */
 	jsb->s_start = 0;
 	jsb->s_sequence = cpu_to_be32(p->upto + 2);	/* e2fsck: end_transaction + 1 */
-	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
-	    (be32_to_cpu(jsb->s_feature_incompat) &
-	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
-		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
-	err = ek_journal_bmap(j, 0, &jsb_blk);
-	if (!err)
-		err = ek_io_pwrite(fs->io, jsb, sizeof(*jsb), jsb_blk << fs->log_blksz);
-	if (!err)
-		err = ek_io_sync(fs->io);
+	/* a corrupt commit that cut replay short (the kernel's j_failed_commit;
+	 * not with async_commit, where it is an interrupted commit) is kept as
+	 * the journal's errno until finish carries it into the superblock, so
+	 * an apply cut short after this point still marks the errors */
+	if (failed_commit(j, log) && !jsb->s_errno)
+		jsb->s_errno = cpu_to_be32((uint32_t)-EINVAL);
+	err = write_jsb(j);
 	if (err)
 		return err;
 
-	/* 3. the filesystem superblock, re-read: the log may have carried it */
+	/* 3. the filesystem superblock */
+	return ek_journal_finish(j, now);
+}
+
+int ek_journal_finish(struct ek_journal *j, int64_t now)
+{
+	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
+	struct ek_fs *fs = j->fs;
+	uint8_t sbuf[EXT4_SUPERBLOCK_SIZE];
+	struct ext4_super_block *sb = (struct ext4_super_block *)sbuf;
+	int err;
+
+	/* re-read: the log may have carried the superblock */
 	err = ek_io_pread(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
 	if (err)
 		return err;
 	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
-	/* a journal errno, or a corrupt commit that cut replay short (the
-	 * kernel's j_failed_commit; not with async_commit, where it is an
-	 * interrupted commit), mark the filesystem as having errors */
-	if (j->sb.errno_ || failed_commit(j, log))
+	/* a journal errno marks the filesystem as having errors (e2fsck) */
+	if (jsb->s_errno)
 		sb->s_state |= cpu_to_le16(EXT4_ERROR_FS);
 	sb->s_wtime = cpu_to_le32((uint32_t)now);
 	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
@@ -280,5 +305,11 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
 	if (!err)
 		err = ek_io_sync(fs->io);
+	/* 4. the errno is carried: clear it in the journal, as e2fsck does */
+	if (!err && jsb->s_errno) {
+		jsb->s_errno = 0;
+		err = write_jsb(j);
+	}
 	return err;
 }
+

@@ -23,6 +23,7 @@ struct rp {
 	bool dry_run;
 	const char *output;	/* apply: write a copy here instead of in place */
 	bool journal_only;	/* apply: no orphan processing after the journal */
+	const char *undo;	/* apply: record the original bytes here */
 	const char *image;
 	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
 };
@@ -496,13 +497,33 @@ static int do_apply(struct rp *r, int argc, char **argv)
 			return 1;
 		}
 		if (!r->j->sb.start) {
-			ek_out_text(o, "journal is clean: nothing to replay\n");
+			bool flagged = ek_has_incompat(r->fs, EXT4_FEATURE_INCOMPAT_RECOVER) ||
+				       r->j->sb.errno_;
+
+			/* needs_recovery with a clean journal: an apply was cut short */
+			if (flagged && (err = ek_journal_finish(r->j, now)))
+				return fail(r, "apply", err);
+			ek_out_text(o, "journal is clean: nothing to replay%s\n",
+				    flagged ? " (needs_recovery cleared)" : "");
 			ek_out_obj_begin(o, NULL);
 			ek_out_u64(o, "written", 0);
+			ek_out_bool(o, "needs_recovery_cleared", flagged);
 			ek_out_obj_end(o);
 			return 0;
 		}
-		err = ek_journal_apply(r->j, &r->log, p, now);
+		if (r->undo) {
+			struct ek_undo *u;
+
+			err = ek_undo_create(r->undo, ek_io_size(r->fs->io), &u);
+			if (err)
+				return fail(r, "apply", err);
+			ek_io_set_undo(r->fs->io, u);
+			err = ek_journal_apply(r->j, &r->log, p, now);
+			ek_io_set_undo(r->fs->io, NULL);
+			ek_undo_close(u);
+		} else {
+			err = ek_journal_apply(r->j, &r->log, p, now);
+		}
 		if (err)
 			return fail(r, "apply", err);
 		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",
@@ -551,6 +572,28 @@ static int do_apply(struct rp *r, int argc, char **argv)
 }
 
 /* ---- main ---------------------------------------------------------------- */
+
+/* undo FILE IMAGE: put back the bytes an apply --undo FILE overwrote */
+static int do_undo(struct rp *r, int argc, char **argv)
+{
+	struct ek_io *io;
+	uint64_t n = 0;
+	int err;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s undo UNDO_FILE IMAGE\n", r->prog);
+		return 2;
+	}
+	err = ek_io_open(argv[2], EK_IO_RW, 0, &io);
+	if (err)
+		return fail(r, argv[2], err);
+	err = ek_undo_apply(argv[1], io, &n);
+	ek_io_close(io);
+	if (err)
+		return fail(r, "undo", err);
+	printf("restored %llu ranges of '%s' from '%s'\n", (unsigned long long)n, argv[2], argv[1]);
+	return 0;
+}
 
 /* copy @src to a new file @dst, keeping holes; never overwrites */
 static int copy_image(struct rp *r, const char *src, const char *dst)
@@ -618,6 +661,7 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels" },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)" },
 	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes" },
+	{ "undo", NULL, "UNDO IMAGE", "put back what an apply --undo UNDO overwrote" },
 };
 
 static void usage(FILE *f, const char *prog)
@@ -635,6 +679,7 @@ static void usage(FILE *f, const char *prog)
 		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
+		"  --undo F    apply: save what is overwritten in the new file F\n"
 		"  --journal-only  apply: replay the journal only (required for now:\n"
 		"              orphan processing is not implemented yet)\n"
 		"  -V          print the version\n"
@@ -653,6 +698,7 @@ int main(int argc, char **argv)
 		{ "gap", required_argument, NULL, 'G' },
 		{ "output", required_argument, NULL, 'O' },
 		{ "journal-only", no_argument, NULL, 'j' },
+		{ "undo", required_argument, NULL, 'u' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -675,6 +721,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			r.journal_only = true;
+			break;
+		case 'u':
+			r.undo = optarg;
 			break;
 		case 'U':
 			upto = strtoull(optarg, &end, 0);
@@ -716,6 +765,8 @@ int main(int argc, char **argv)
 		usage(stderr, r.prog);
 		return 2;
 	}
+	if (!strcmp(argv[optind], "undo"))
+		return do_undo(&r, argc - optind, argv + optind);
 	for (size_t i = 0; i < sizeof(rp_cmds) / sizeof(rp_cmds[0]); i++)
 		if (!strcmp(argv[optind], rp_cmds[i].name))
 			cmd = &rp_cmds[i];
@@ -735,8 +786,8 @@ int main(int argc, char **argv)
 		if (r.output && copy_image(&r, r.image, r.output))
 			return 1;
 		flags |= EK_OPEN_RW;
-	} else if (r.output) {
-		fprintf(stderr, "%s: --output applies to 'apply' only\n", r.prog);
+	} else if (r.output || r.undo) {
+		fprintf(stderr, "%s: --output and --undo apply to 'apply' only\n", r.prog);
 		return 2;
 	}
 	ret = 1;
