@@ -783,10 +783,36 @@ const char *ek_jfate_name(enum ek_jfate f);
  */
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
 		     int64_t now);
+/* read block @blk as replaying @p would leave it (the journal copy if
+ * the plan writes it, else the block on disk) */
+int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t blk, void *buf);
 /* the last steps of apply alone: clear needs_recovery (a journal already
  * clean, e.g. after an apply cut short), carry the journal errno into
  * EXT4_ERROR_FS, set s_wtime; then clear the journal errno */
 int ek_journal_finish(struct ek_journal *j, int64_t now);
+
+/* ---- orphan inodes (orphan.c) ------------------------------------------ */
+
+/* read one block of the image (as it is, or as a replay would leave it) */
+typedef int (*ek_block_reader)(void *arg, ek_blk_t blk, void *buf);
+
+struct ek_orphan {
+	ek_ino_t ino;
+	bool in_file;		/* from the orphan file, else the superblock list */
+	uint16_t links;		/* 0: to be deleted; else truncated to its size */
+	uint16_t mode;
+	uint64_t size;
+};
+
+typedef int (*ek_orphan_fn)(void *arg, const struct ek_orphan *o);
+/*
+ * The orphan inodes a mount would process: the list from s_last_orphan
+ * through i_dtime, then the orphan file's entries.  @sb is the superblock
+ * to use (1024 bytes), @read reads blocks.  A loop, an inode number out of
+ * range or a bad orphan-file block stops with -EK_CORRUPT.
+ */
+int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_block_reader read,
+		       void *rarg, ek_orphan_fn fn, void *arg);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

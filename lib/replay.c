@@ -313,3 +313,27 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 	return err;
 }
 
+
+/* ---- the image as replay would leave it ----------------------------------- */
+
+int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t blk, void *buf)
+{
+	size_t lo = 0, hi = p->nwrites;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->writes[mid].home < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nwrites && p->writes[lo].home == blk) {
+		int err = ek_journal_read(j, p->writes[lo].jblk, buf);
+
+		if (!err && (p->writes[lo].flags & JBD2_FLAG_ESCAPE))
+			put_be32(buf, JBD2_MAGIC_NUMBER);
+		return err;
+	}
+	return ek_fs_read_blocks(j->fs, blk, 1, buf);
+}

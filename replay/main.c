@@ -571,6 +571,213 @@ static int do_apply(struct rp *r, int argc, char **argv)
 	return 0;
 }
 
+/* ---- orphans: buffers replay will not write, stale homes, orphan inodes ---- */
+
+static int overlay_read(void *arg, ek_blk_t blk, void *buf)
+{
+	struct rp *r = arg;
+
+	return ek_jplan_read(r->j, &r->plan, blk, buf);
+}
+
+/* is @home allocated in the bitmaps as the replay leaves them? 1/0, <0 error */
+static int replayed_in_use(struct rp *r, uint64_t home, uint8_t *buf)
+{
+	struct ek_fs *fs = r->fs;
+	uint32_t g;
+	ek_blk_t bb;
+	ek_blk_t pblk = 0;
+
+	if (home < fs->sb.first_data_block || home >= fs->sb.blocks_count)
+		return -EINVAL;
+	g = ek_group_of_block(fs, home);
+	bb = fs->groups[g].block_bitmap;
+	/* a bitmap block the log carries is read from the log */
+	for (size_t lo = 0, hi = r->plan.nwrites; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->plan.writes[mid].home == bb) {
+			pblk = bb;
+			break;
+		}
+		if (r->plan.writes[mid].home < bb)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!pblk)
+		return ek_test_block(fs, home);
+	if (ek_jplan_read(r->j, &r->plan, bb, buf))
+		return -EIO;
+	return ek_bit_test(buf, (home - ek_group_first_block(fs, g)) >> fs->cluster_bits);
+}
+
+struct orphan_out {
+	struct ek_out *o;
+	uint64_t n;
+};
+
+static int print_orphan(void *arg, const struct ek_orphan *op)
+{
+	struct orphan_out *oo = arg;
+
+	ek_out_text(oo->o, "  inode %u (%s, links %u, size %llu): %s\n", op->ino,
+		    op->in_file ? "orphan file" : "superblock list", op->links,
+		    (unsigned long long)op->size, op->links ? "truncate" : "delete");
+	ek_out_obj_begin(oo->o, NULL);
+	ek_out_u64(oo->o, "inode", op->ino);
+	ek_out_str(oo->o, "source", op->in_file ? "orphan_file" : "superblock");
+	ek_out_u64(oo->o, "links", op->links);
+	ek_out_u64(oo->o, "mode", op->mode);
+	ek_out_u64(oo->o, "size", op->size);
+	ek_out_str(oo->o, "action", op->links ? "truncate" : "delete");
+	ek_out_obj_end(oo->o);
+	oo->n++;
+	return 0;
+}
+
+/* in the live region (start..end, around the ring)? */
+static bool live(const struct rp *r, uint32_t jblk)
+{
+	uint32_t s = r->j->sb.start, e = r->log.end_jblk;
+
+	if (!s)
+		return false;
+	return s <= e ? jblk >= s && jblk < e : jblk >= s || jblk < e;
+}
+
+static int do_orphans(struct rp *r, int argc, char **argv)
+{
+	struct ek_out *o = r->out;
+	const struct ek_jsb *sb = &r->j->sb;
+	uint64_t torn = 0, bad = 0, outside = 0, stale_desc = 0, stale_data = 0, stale_other = 0;
+	uint64_t stale_homes = 0;
+	struct orphan_out oo = { .o = o };
+	uint8_t *buf = ek_malloc(sb->blocksize), sbbuf[EXT4_SUPERBLOCK_SIZE];
+	int err = 0;
+
+	(void)argc, (void)argv;
+	if (!buf)
+		return fail(r, "orphans", -ENOMEM);
+	ek_out_obj_begin(o, NULL);
+
+	/* buffers in the live log that replay will not write */
+	ek_out_text(o, "Orphaned buffers in the live log:\n");
+	ek_out_arr_begin(o, "orphaned_buffers");
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *t = &r->log.txns[i];
+
+		for (uint32_t g = 0; g < t->ntags; g++) {
+			const struct ek_jtag *tag = &t->tags[g];
+			const char *cat = NULL;
+
+			if (t->state != EK_JTXN_COMMITTED)
+				cat = "torn_tail", torn++;
+			else if (tag->home >= r->fs->sb.blocks_count)
+				cat = "outside", outside++;
+			else if (tag->csum == EK_CSUM_BAD)
+				cat = "bad_checksum", bad++;
+			if (!cat)
+				continue;
+			ek_out_text(o, "  %-12s tid %u journal block %u home %llu\n", cat, t->tid,
+				    tag->jblk, (unsigned long long)tag->home);
+			ek_out_obj_begin(o, NULL);
+			ek_out_str(o, "category", cat);
+			ek_out_u64(o, "tid", t->tid);
+			ek_out_u64(o, "journal_block", tag->jblk);
+			ek_out_u64(o, "home", tag->home);
+			ek_out_obj_end(o);
+		}
+	}
+	ek_out_arr_end(o);
+	ek_out_text(o, "  %llu torn tail, %llu bad checksum, %llu outside the filesystem\n",
+		    (unsigned long long)torn, (unsigned long long)bad, (unsigned long long)outside);
+
+	/* the rest of the ring: older transactions' blocks, never replayed */
+	for (uint32_t b = sb->first; b < sb->last && !err; b++) {
+		uint32_t skip = 0;
+
+		if (live(r, b))
+			continue;
+		err = ek_journal_read(r->j, b, buf);
+		if (err || get_be32(buf) != JBD2_MAGIC_NUMBER)
+			continue;
+		switch (get_be32(buf + 4)) {
+		case JBD2_DESCRIPTOR_BLOCK: {
+			uint32_t tb = ek_jbd2_tag_bytes(sb->incompat), off = 12;
+			uint32_t end = sb->blocksize - ((sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
+						JBD2_FEATURE_INCOMPAT_CSUM_V3)) ? 4 : 0);
+
+			stale_desc++;
+			while (off + tb <= end) {
+				uint32_t flags = (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3) ?
+						 get_be32(buf + off + 4) : get_be16(buf + off + 6);
+
+				skip++;
+				off += tb + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
+				if (flags & JBD2_FLAG_LAST_TAG)
+					break;
+			}
+			break;
+		}
+		default:
+			stale_other++;
+		}
+		/* the data blocks a stale descriptor names follow it (not wrapped) */
+		for (; skip && b + 1 < sb->last && !live(r, b + 1); skip--, b++)
+			stale_data++;
+	}
+	err = 0;
+	ek_out_text(o, "Stale region (outside the live log): %llu descriptor blocks, %llu data blocks they describe, %llu commit/revoke blocks\n",
+		    (unsigned long long)stale_desc, (unsigned long long)stale_data,
+		    (unsigned long long)stale_other);
+	ek_out_obj_begin(o, "stale_region");
+	ek_out_u64(o, "descriptor_blocks", stale_desc);
+	ek_out_u64(o, "data_blocks", stale_data);
+	ek_out_u64(o, "other_blocks", stale_other);
+	ek_out_obj_end(o);
+
+	/* logged blocks whose home is free once the log is replayed */
+	ek_out_text(o, "Stale homes (written by replay, free in the replayed bitmaps):");
+	ek_out_arr_begin(o, "stale_homes");
+	for (size_t i = 0; i < r->plan.nwrites; i++) {
+		int used = replayed_in_use(r, r->plan.writes[i].home, buf);
+
+		if (used != 0)
+			continue;
+		stale_homes++;
+		if (stale_homes <= 64)
+			ek_out_text(o, " %llu", (unsigned long long)r->plan.writes[i].home);
+		ek_out_u64(o, NULL, r->plan.writes[i].home);
+	}
+	ek_out_arr_end(o);
+	ek_out_text(o, "%s (%llu)\n", stale_homes > 64 ? " ..." : "", (unsigned long long)stale_homes);
+
+	/* orphan inodes, from the superblock as replay leaves it */
+	ek_out_text(o, "Orphan inodes to process after replay:\n");
+	ek_out_arr_begin(o, "orphan_inodes");
+	{
+		ek_blk_t sbblk = r->fs->blksz == 1024 ? 1 : 0;
+		uint32_t sboff = r->fs->blksz == 1024 ? 0 : 1024;
+		uint8_t *blk = ek_malloc(r->fs->blksz);
+
+		err = blk ? ek_jplan_read(r->j, &r->plan, sbblk, blk) : -ENOMEM;
+		if (!err) {
+			memcpy(sbbuf, blk + sboff, sizeof(sbbuf));
+			err = ek_orphans_iterate(r->fs, (const void *)sbbuf, overlay_read, r,
+						 print_orphan, &oo);
+		}
+		free(blk);
+	}
+	ek_out_arr_end(o);
+	if (err)
+		fprintf(stderr, "%s: orphans: %s\n", r->prog, ek_error_msg(err));
+	ek_out_text(o, "  %llu orphan inodes\n", (unsigned long long)oo.n);
+	ek_out_obj_end(o);
+	free(buf);
+	return err ? 1 : 0;
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 /* undo FILE IMAGE: put back the bytes an apply --undo FILE overwrote */
@@ -658,6 +865,7 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "history", do_history, "IMAGE", "per transaction: commit time, delta, blocks, logged, revokes" },
 	{ "info", do_info, "IMAGE", "journal geometry, features, state and live region" },
 	{ "list", do_list, "IMAGE", "one row per transaction in the live log" },
+	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes" },
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels" },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)" },
 	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes" },

@@ -13,6 +13,17 @@ static int count_map(void *arg, const struct ek_mapping *m)
 	return *(uint64_t *)arg > 100000 || m->len == 0;
 }
 
+static int read_disk(void *arg, ek_blk_t blk, void *buf)
+{
+	return ek_fs_read_blocks(arg, blk, 1, buf);
+}
+
+static int count_orphan(void *arg, const struct ek_orphan *o)
+{
+	(void)o;
+	return ++*(int *)arg > 100000;
+}
+
 static int sink(void *arg, uint64_t off, const void *buf, size_t len)
 {
 	(void)buf;
@@ -51,6 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			else
 				ek_file_read(fs, &ei, 0, &cb);
 			ek_inode_release(&ei);
+		}
+		{
+			int norphans = 0;
+
+			ek_orphans_iterate(fs, fs->raw_sb, read_disk, fs, count_orphan, &norphans);
 		}
 		ek_fs_close(fs);
 	}
