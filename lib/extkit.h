@@ -783,6 +783,8 @@ const char *ek_jfate_name(enum ek_jfate f);
  */
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
 		     int64_t now);
+/* the write @p makes to home block @home, or NULL */
+const struct ek_jwrite *ek_jplan_find(const struct ek_jplan *p, uint64_t home);
 /* read block @blk as replaying @p would leave it (the journal copy if
  * the plan writes it, else the block on disk) */
 int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t blk, void *buf);

@@ -34,6 +34,21 @@ static int cmp_cand(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+const struct ek_jwrite *ek_jplan_find(const struct ek_jplan *p, uint64_t home)
+{
+	size_t lo = 0, hi = p->nwrites;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->writes[mid].home < home)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nwrites && p->writes[lo].home == home ? &p->writes[lo] : NULL;
+}
+
 static const struct ek_jrevoke *find_revoke(const struct ek_jplan *p, uint64_t home)
 {
 	size_t lo = 0, hi = p->nrevokes;
@@ -157,7 +172,7 @@ enum ek_jfate ek_jplan_fate(const struct ek_jplan *p, const struct ek_journal *j
 			    const struct ek_jtxn *t, const struct ek_jtag *tag)
 {
 	const struct ek_jrevoke *rv;
-	size_t lo = 0, hi = p->nwrites;
+	const struct ek_jwrite *w;
 
 	if (t->state != EK_JTXN_COMMITTED || ek_tid_after(t->tid, p->upto))
 		return EK_JFATE_NOT_COMMITTED;
@@ -168,15 +183,8 @@ enum ek_jfate ek_jplan_fate(const struct ek_jplan *p, const struct ek_journal *j
 		return EK_JFATE_REVOKED;
 	if (tag->csum == EK_CSUM_BAD)
 		return EK_JFATE_BAD_CSUM;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->writes[mid].home < tag->home)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < p->nwrites && p->writes[lo].home == tag->home && p->writes[lo].jblk == tag->jblk)
+	w = ek_jplan_find(p, tag->home);
+	if (w && w->jblk == tag->jblk)
 		return EK_JFATE_WRITTEN;
 	return EK_JFATE_SUPERSEDED;
 }
@@ -318,20 +326,12 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 
 int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t blk, void *buf)
 {
-	size_t lo = 0, hi = p->nwrites;
+	const struct ek_jwrite *w = ek_jplan_find(p, blk);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+	if (w) {
+		int err = ek_journal_read(j, w->jblk, buf);
 
-		if (p->writes[mid].home < blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < p->nwrites && p->writes[lo].home == blk) {
-		int err = ek_journal_read(j, p->writes[lo].jblk, buf);
-
-		if (!err && (p->writes[lo].flags & JBD2_FLAG_ESCAPE))
+		if (!err && (w->flags & JBD2_FLAG_ESCAPE))
 			put_be32(buf, JBD2_MAGIC_NUMBER);
 		return err;
 	}

@@ -586,26 +586,13 @@ static int replayed_in_use(struct rp *r, uint64_t home, uint8_t *buf)
 	struct ek_fs *fs = r->fs;
 	uint32_t g;
 	ek_blk_t bb;
-	ek_blk_t pblk = 0;
 
 	if (home < fs->sb.first_data_block || home >= fs->sb.blocks_count)
 		return -EINVAL;
 	g = ek_group_of_block(fs, home);
 	bb = fs->groups[g].block_bitmap;
 	/* a bitmap block the log carries is read from the log */
-	for (size_t lo = 0, hi = r->plan.nwrites; lo < hi;) {
-		size_t mid = (lo + hi) / 2;
-
-		if (r->plan.writes[mid].home == bb) {
-			pblk = bb;
-			break;
-		}
-		if (r->plan.writes[mid].home < bb)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!pblk)
+	if (!ek_jplan_find(&r->plan, bb))
 		return ek_test_block(fs, home);
 	if (ek_jplan_read(r->j, &r->plan, bb, buf))
 		return -EIO;
