@@ -654,6 +654,10 @@ struct ek_journal {
 	size_t nruns;
 	uint64_t nblocks;		/* blocks the inode's size covers */
 	bool from_backup;		/* mapped through s_jnl_blocks */
+	struct ek_io *dev;		/* external journal device (owned), or NULL */
+	uint64_t dev_start;		/* the device block of its journal superblock */
+	bool leave_journal;		/* apply: do not write the journal (a copy of the
+					 * filesystem is replayed, the device is shared) */
 };
 
 /*
@@ -665,8 +669,18 @@ struct ek_journal {
 int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out);
 void ek_journal_close(struct ek_journal *j);
 /* filesystem block holding journal block @jblk; -EK_CORRUPT if unmapped */
+/*
+ * Open the external journal device @path of @fs: its ext4 superblock must
+ * carry journal_dev, the block size of @fs and the UUID @fs names in
+ * s_journal_uuid; the journal superblock must list @fs among its users.
+ * @flags: EK_OPEN_RW (to replay), EK_OPEN_IGNORE_CSUM.
+ */
+int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
+			struct ek_journal **out);
 int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
+/* write one journal block (the journal superblock, when replaying) */
+int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
 
 /* ---- journal scan (recovery.c) ----------------------------------------- */
 

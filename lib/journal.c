@@ -182,6 +182,13 @@ int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
 {
 	size_t lo = 0, hi = j->nruns;
 
+	if (j->dev) {
+		if (jblk >= j->nblocks)
+			return ek_corrupt_fs("journal block %llu is past the journal device's end",
+					     (unsigned long long)jblk);
+		*pblk = jblk;	/* as jbd2_journal_bmap(): device blocks, no offset */
+		return 0;
+	}
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const struct ek_jrun *r = &j->runs[mid];
@@ -203,7 +210,115 @@ int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf)
 	ek_blk_t pblk;
 	int err = ek_journal_bmap(j, jblk, &pblk);
 
-	return err ? err : ek_fs_read_blocks(j->fs, pblk, 1, buf);
+	if (err)
+		return err;
+	if (j->dev)
+		return ek_io_pread(j->dev, buf, j->fs->blksz, pblk << j->fs->log_blksz);
+	return ek_fs_read_blocks(j->fs, pblk, 1, buf);
+}
+
+int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len)
+{
+	ek_blk_t pblk;
+	int err = ek_journal_bmap(j, jblk, &pblk);
+
+	if (err)
+		return err;
+	err = ek_io_pwrite(j->dev ? j->dev : j->fs->io, buf, len, pblk << j->fs->log_blksz);
+	if (!err)
+		err = ek_io_sync(j->dev ? j->dev : j->fs->io);
+	return err;
+}
+
+int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
+			struct ek_journal **out)
+{
+	struct ext4_super_block dsb;
+	struct ek_journal *j;
+	const journal_superblock_t *jsb;
+	uint8_t *buf;
+	uint32_t dblk;
+	uint64_t dblocks;
+	bool found = false;
+	int err;
+
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return ek_err(-ENOENT, "the filesystem has no journal");
+	j = calloc(1, sizeof(*j));
+	buf = ek_malloc(fs->blksz);
+	if (!j || !buf) {
+		free(j);
+		free(buf);
+		return -ENOMEM;
+	}
+	j->fs = fs;
+	err = ek_io_open(path, (flags & EK_OPEN_RW) ? EK_IO_RW : 0, 0, &j->dev);
+	if (!err)
+		err = ek_io_pread(j->dev, &dsb, sizeof(dsb), EXT4_SUPERBLOCK_OFFSET);
+	if (err)
+		goto out;
+	/* the device's own superblock: magic, journal_dev, block size, UUID */
+	if (le16_to_cpu(dsb.s_magic) != EXT4_SUPER_MAGIC ||
+	    !(le32_to_cpu(dsb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV)) {
+		err = ek_corrupt_fs("'%s' is not an external journal device", path);
+		goto out;
+	}
+	dblk = 1024u << (le32_to_cpu(dsb.s_log_block_size) & 7);
+	if (le32_to_cpu(dsb.s_log_block_size) > 6 || dblk != fs->blksz) {
+		err = ek_corrupt_fs("journal device '%s' has %u-byte blocks, the filesystem %u",
+				    path, dblk, fs->blksz);
+		goto out;
+	}
+	if (memcmp(dsb.s_uuid, fs->raw_sb->s_journal_uuid, 16)) {
+		err = ek_corrupt_fs("journal device '%s' is not the one the filesystem names (UUID differs)",
+				    path);
+		goto out;
+	}
+	/* as the kernel's ext4_get_dev_journal(): the journal superblock is
+	 * in the block after the device's ext4 superblock; journal block
+	 * numbers are the device's own */
+	j->dev_start = EXT4_SUPERBLOCK_OFFSET / fs->blksz + 1;
+	dblocks = le32_to_cpu(dsb.s_blocks_count_lo);
+	if (le32_to_cpu(dsb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
+		dblocks |= (uint64_t)le32_to_cpu(dsb.s_blocks_count_hi) << 32;
+	if (dblocks <= j->dev_start + 1 || (dblocks << fs->log_blksz) > ek_io_size(j->dev)) {
+		err = ek_corrupt_fs("journal device '%s': %llu blocks do not fit the device",
+				    path, (unsigned long long)dblocks);
+		goto out;
+	}
+	j->nblocks = dblocks;
+	err = ek_journal_read(j, j->dev_start, buf);
+	if (!err)
+		err = ek_jsb_decode(buf, fs->blksz, flags & EK_OPEN_IGNORE_CSUM, &j->sb);
+	if (err)
+		goto out;
+	jsb = (const void *)buf;
+	if (j->sb.nr_users > JBD2_USERS_MAX) {
+		err = ek_corrupt_fs("journal superblock: %u users, more than %u", j->sb.nr_users,
+				    JBD2_USERS_MAX);
+		goto out;
+	}
+	for (uint32_t i = 0; i < j->sb.nr_users; i++)
+		found |= !memcmp(jsb->s_users + 16 * i, fs->sb.uuid, 16);
+	if (!found) {
+		err = ek_corrupt_fs("journal device '%s' does not list this filesystem among its users",
+				    path);
+		goto out;
+	}
+	if (j->sb.maxlen > j->nblocks) {
+		err = ek_corrupt_fs("journal superblock: %u blocks, the device holds %llu",
+				    j->sb.maxlen, (unsigned long long)j->nblocks);
+		goto out;
+	}
+	memcpy(j->raw_sb, buf, sizeof(j->raw_sb));
+out:
+	free(buf);
+	if (err) {
+		ek_journal_close(j);
+		return err;
+	}
+	*out = j;
+	return 0;
 }
 
 int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
@@ -216,7 +331,7 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
 		return ek_err(-ENOENT, "the filesystem has no journal");
 	if (!fs->sb.journal_inum)
-		return ek_unsupp("the journal is on an external device (not supported yet)");
+		return ek_err(-ENOENT, "the journal is on an external device: name it with --journal-dev");
 	j = calloc(1, sizeof(*j));
 	buf = ek_malloc(fs->blksz);
 	if (!j || !buf) {
@@ -264,6 +379,7 @@ void ek_journal_close(struct ek_journal *j)
 {
 	if (!j)
 		return;
+	ek_io_close(j->dev);
 	free(j->runs);
 	free(j);
 }

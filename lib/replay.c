@@ -217,19 +217,14 @@ static int write_run(struct ek_fs *fs, uint64_t home, const uint8_t *buf, uint32
 static int write_jsb(struct ek_journal *j)
 {
 	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
-	ek_blk_t blk;
-	int err;
 
+	if (j->leave_journal)
+		return 0;
 	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
 	    (be32_to_cpu(jsb->s_feature_incompat) &
 	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
 		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
-	err = ek_journal_bmap(j, 0, &blk);
-	if (!err)
-		err = ek_io_pwrite(j->fs->io, jsb, sizeof(*jsb), blk << j->fs->log_blksz);
-	if (!err)
-		err = ek_io_sync(j->fs->io);
-	return err;
+	return ek_journal_write(j, j->dev ? j->dev_start : 0, jsb, sizeof(*jsb));
 }
 
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,

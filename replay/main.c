@@ -24,6 +24,7 @@ struct rp {
 	const char *output;	/* apply: write a copy here instead of in place */
 	bool journal_only;	/* apply: no orphan processing after the journal */
 	const char *undo;	/* apply: record the original bytes here */
+	const char *journal_dev;	/* external journal device */
 	const char *image;
 	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
 };
@@ -73,9 +74,15 @@ static int do_info(struct rp *r, int argc, char **argv)
 	(void)argc, (void)argv;
 	for (size_t i = 0; i < r->log.ntxns; i++)
 		committed += r->log.txns[i].state == EK_JTXN_COMMITTED;
-	ek_out_text(o, "Journal:           inode %u%s, %u blocks of %u bytes\n",
-		    r->fs->sb.journal_inum, r->j->from_backup ? " (mapped from the superblock's backup)" : "",
-		    s->maxlen, s->blocksize);
+	if (r->j->dev)
+		ek_out_text(o, "Journal:           external device %s, %u blocks of %u bytes, %u user%s\n",
+			    r->journal_dev, s->maxlen, s->blocksize, s->nr_users,
+			    s->nr_users == 1 ? "" : "s");
+	else
+		ek_out_text(o, "Journal:           inode %u%s, %u blocks of %u bytes\n",
+			    r->fs->sb.journal_inum,
+			    r->j->from_backup ? " (mapped from the superblock's backup)" : "",
+			    s->maxlen, s->blocksize);
 	ek_out_text(o, "Log area:          blocks %u..%u%s\n", s->first, s->last - 1,
 		    s->num_fc_blks ? " (then the fast-commit area)" : "");
 	if (s->num_fc_blks)
@@ -875,6 +882,8 @@ static void usage(FILE *f, const char *prog)
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
 		"  --undo F    apply: save what is overwritten in the new file F\n"
+		"  --journal-dev DEV  the external journal device (with --output it\n"
+		"              is read, never written)\n"
 		"  --journal-only  apply: replay the journal only (required for now:\n"
 		"              orphan processing is not implemented yet)\n"
 		"  -V          print the version\n"
@@ -894,6 +903,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'O' },
 		{ "journal-only", no_argument, NULL, 'j' },
 		{ "undo", required_argument, NULL, 'u' },
+		{ "journal-dev", required_argument, NULL, 'd' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -919,6 +929,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			r.undo = optarg;
+			break;
+		case 'd':
+			r.journal_dev = optarg;
 			break;
 		case 'U':
 			upto = strtoull(optarg, &end, 0);
@@ -992,7 +1005,14 @@ int main(int argc, char **argv)
 		fail(&r, r.image, err);
 		goto out;
 	}
-	err = ek_journal_open(r.fs, flags, &r.j);
+	if (r.journal_dev) {
+		/* a copy is replayed without touching the (shared) device */
+		err = ek_journal_open_dev(r.fs, r.journal_dev, r.output ? flags & ~EK_OPEN_RW : flags, &r.j);
+		if (!err)
+			r.j->leave_journal = r.output != NULL;
+	} else {
+		err = ek_journal_open(r.fs, flags, &r.j);
+	}
 	flush_warnings(&r);
 	if (!err)
 		err = ek_journal_scan(r.j, &r.log);
