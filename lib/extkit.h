@@ -818,7 +818,11 @@ struct ek_orphan {
 	uint16_t links;		/* 0: to be deleted; else truncated to its size */
 	uint16_t mode;
 	uint64_t size;
+	bool has_blocks;	/* i_blocks or an xattr block */
 };
+
+/* 0 if ek_orphans_release() can handle @o, else -EK_UNSUPP saying why */
+int ek_orphan_supported(const struct ek_orphan *o);
 
 typedef int (*ek_orphan_fn)(void *arg, const struct ek_orphan *o);
 /*
@@ -829,6 +833,15 @@ typedef int (*ek_orphan_fn)(void *arg, const struct ek_orphan *o);
  */
 int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_block_reader read,
 		       void *rarg, ek_orphan_fn fn, void *arg);
+
+/*
+ * Release the orphan inodes of @fs (open EK_OPEN_RW, after replay) as a
+ * mount would: for now only the superblock list's deleted inodes without
+ * blocks (-EK_UNSUPP otherwise, before anything is written): i_dtime set
+ * to @now, the inode bitmap bit cleared, group and superblock counts
+ * updated, s_last_orphan cleared.  *released counts the inodes.
+ */
+int ek_orphans_release(struct ek_fs *fs, int64_t now, uint64_t *released);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -484,7 +484,45 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	return 0;
 }
 
-/* ---- apply (the plan; writing comes next) --------------------------------- */
+/* ---- apply ------------------------------------------------------------------ */
+
+static int overlay_read(void *arg, ek_blk_t blk, void *buf);
+
+static int check_orphan(void *arg, const struct ek_orphan *o)
+{
+	(void)arg;
+	return ek_orphan_supported(o);
+}
+
+/* the superblock as replay leaves it, through the plan */
+static int replayed_super(struct rp *r, uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE])
+{
+	ek_blk_t sbblk = r->fs->blksz == 1024 ? 1 : 0;
+	uint32_t sboff = r->fs->blksz == 1024 ? 0 : 1024;
+	uint8_t *blk = ek_malloc(r->fs->blksz);
+	int err = blk ? ek_jplan_read(r->j, &r->plan, sbblk, blk) : -ENOMEM;
+
+	if (!err)
+		memcpy(sbbuf, blk + sboff, EXT4_SUPERBLOCK_SIZE);
+	free(blk);
+	return err;
+}
+
+/* after the journal: the orphan inodes, on the filesystem re-read */
+static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct ek_undo *u)
+{
+	struct ek_fs *fs;
+	int err = ek_fs_open(r->output ? r->output : r->image,
+			     &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs);
+
+	if (err)
+		return err;
+	ek_io_set_undo(fs->io, u);
+	err = ek_orphans_release(fs, now, released);
+	ek_io_set_undo(fs->io, NULL);
+	ek_fs_close(fs);
+	return err;
+}
 
 static int do_apply(struct rp *r, int argc, char **argv)
 {
@@ -495,6 +533,8 @@ static int do_apply(struct rp *r, int argc, char **argv)
 	if (!r->dry_run) {
 		const char *sde = getenv("SOURCE_DATE_EPOCH");
 		int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
+		struct ek_undo *u = NULL;
+		uint64_t released = 0;
 		int err;
 
 		if (r->log.status) {
@@ -510,31 +550,55 @@ static int do_apply(struct rp *r, int argc, char **argv)
 			/* needs_recovery with a clean journal: an apply was cut short */
 			if (flagged && (err = ek_journal_finish(r->j, now)))
 				return fail(r, "apply", err);
+			/* orphans left over are still processed, as a mount does */
+			if (!r->journal_only && (err = release_orphans(r, now, &released, NULL)))
+				return fail(r, "apply", err);
 			ek_out_text(o, "journal is clean: nothing to replay%s\n",
 				    flagged ? " (needs_recovery cleared)" : "");
+			if (released)
+				ek_out_text(o, "released %llu orphan inodes\n", (unsigned long long)released);
 			ek_out_obj_begin(o, NULL);
 			ek_out_u64(o, "written", 0);
 			ek_out_bool(o, "needs_recovery_cleared", flagged);
+			ek_out_u64(o, "orphans_released", released);
 			ek_out_obj_end(o);
 			return 0;
 		}
-		if (r->undo) {
-			struct ek_undo *u;
+		/* orphans we cannot process yet refuse the apply before any write */
+		if (!r->journal_only) {
+			uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE];
 
+			err = replayed_super(r, sbbuf);
+			if (!err)
+				err = ek_orphans_iterate(r->fs, (const void *)sbbuf, overlay_read, r,
+							 check_orphan, NULL);
+			if (err) {
+				fprintf(stderr, "%s: apply: %s; pass --journal-only to replay the journal alone\n",
+					r->prog, ek_error_msg(err));
+				return 1;
+			}
+		}
+		if (r->undo) {
 			err = ek_undo_create(r->undo, ek_io_size(r->fs->io), &u);
 			if (err)
 				return fail(r, "apply", err);
 			ek_io_set_undo(r->fs->io, u);
-			err = ek_journal_apply(r->j, &r->log, p, now);
+		}
+		err = ek_journal_apply(r->j, &r->log, p, now);
+		if (!err && !r->journal_only) {
+			ek_io_set_undo(r->fs->io, NULL);
+			err = release_orphans(r, now, &released, u);
+		}
+		if (u) {
 			ek_io_set_undo(r->fs->io, NULL);
 			ek_undo_close(u);
-		} else {
-			err = ek_journal_apply(r->j, &r->log, p, now);
 		}
 		if (err)
 			return fail(r, "apply", err);
 		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",
 			    r->log.start_tid, p->upto, p->nwrites, r->output ? r->output : r->image);
+		if (!r->journal_only)
+			ek_out_text(o, "released %llu orphan inodes\n", (unsigned long long)released);
 		ek_out_obj_begin(o, NULL);
 		ek_out_str(o, "target", r->output ? r->output : r->image);
 		ek_out_u64(o, "first_tid", r->log.start_tid);
@@ -543,6 +607,7 @@ static int do_apply(struct rp *r, int argc, char **argv)
 		ek_out_u64(o, "superseded", p->superseded);
 		ek_out_u64(o, "revoked", p->revoked);
 		ek_out_u64(o, "bad_checksum", p->bad_csum);
+		ek_out_u64(o, "orphans_released", released);
 		ek_out_obj_end(o);
 		return 0;
 	}
@@ -884,8 +949,7 @@ static void usage(FILE *f, const char *prog)
 		"  --undo F    apply: save what is overwritten in the new file F\n"
 		"  --journal-dev DEV  the external journal device (with --output it\n"
 		"              is read, never written)\n"
-		"  --journal-only  apply: replay the journal only (required for now:\n"
-		"              orphan processing is not implemented yet)\n"
+		"  --journal-only  apply: replay the journal, leave the orphan inodes\n"
 		"  -V          print the version\n"
 		"Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
@@ -984,11 +1048,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	r.image = argv[optind + 1];
-	if (cmd->fn == do_apply && !r.dry_run && !r.journal_only) {
-		fprintf(stderr, "%s: apply: orphan processing after the journal is not implemented yet; "
-			"pass --journal-only to replay the journal alone\n", r.prog);
-		return 1;
-	}
 	if (cmd->fn == do_apply && !r.dry_run) {
 		/* the one writing command: a copy, or the image itself */
 		if (r.output && copy_image(&r, r.image, r.output))
