@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * fuzz_journal.c - journal superblock, location and log scan: open the
- * input as an image, locate its journal (inode map or the superblock's
- * backup), scan the log and walk what it found.
+ * fuzz_journal.c - journal superblock, location, log scan, replay plan and
+ * apply: open the input as an image, locate its journal (inode map or the
+ * superblock's backup), scan the log, plan, then replay into the memfd and
+ * release the orphans, as `extkit-replay apply` does.
  */
 #include <stdio.h>
 #include "fuzz.h"
@@ -15,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		return 0;
-	if (ek_fs_open(path, NULL, &fs) == 0) {
+	if (ek_fs_open(path, &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs) == 0) {
 		for (unsigned flags = 0; flags <= EK_OPEN_IGNORE_CSUM; flags += EK_OPEN_IGNORE_CSUM) {
 			struct ek_journal *j;
 			struct ek_jlog log;
@@ -24,11 +25,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (ek_journal_open(fs, flags, &j))
 				continue;
 			if (ek_journal_scan(j, &log) == 0) {
+				struct ek_jplan plan;
+
 				for (size_t i = 0; i < log.ntxns; i++) {
 					for (uint32_t k = 0; k < log.txns[i].ntags; k++)
 						sum += log.txns[i].tags[k].home;
 					for (uint32_t k = 0; k < log.txns[i].nrevokes; k++)
 						sum += log.txns[i].revokes[k];
+				}
+				if (ek_journal_plan(j, &log, log.end_tid - 1, &plan) == 0) {
+					/* the second pass writes: the memfd is ours */
+					if (flags && !log.status && j->sb.start)
+						ek_journal_apply(j, &log, &plan, 0);
+					ek_jplan_release(&plan);
 				}
 				ek_jlog_release(&log);
 			}
@@ -36,6 +45,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)sum;
 		}
 		ek_fs_close(fs);
+		/* after the replay, the orphans, on the filesystem re-read */
+		if (ek_fs_open(path, &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs) == 0) {
+			uint64_t n;
+
+			ek_orphans_release(fs, 0, &n);
+			ek_fs_close(fs);
+		}
 	}
 	close(fd);
 	return 0;
