@@ -25,6 +25,7 @@ struct rp {
 	bool journal_only;	/* apply: no orphan processing after the journal */
 	const char *undo;	/* apply: record the original bytes here */
 	const char *journal_dev;	/* external journal device */
+	bool applied;		/* apply finished writing: keep its copy whatever the status */
 	const char *image;
 	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
 };
@@ -609,6 +610,13 @@ static int do_apply(struct rp *r, int argc, char **argv)
 		ek_out_u64(o, "bad_checksum", p->bad_csum);
 		ek_out_u64(o, "orphans_released", released);
 		ek_out_obj_end(o);
+		r->applied = true;
+		if (p->bad_csum) {
+			/* as jbd2: replay what we can, report the failure at the end */
+			fprintf(stderr, "%s: apply: %llu logged blocks failed their checksum and were not written\n",
+				r->prog, (unsigned long long)p->bad_csum);
+			return 1;
+		}
 		return 0;
 	}
 	ek_out_text(o, "Replay plan: transactions %u..%u, %zu home blocks to write\n",
@@ -1097,7 +1105,7 @@ int main(int argc, char **argv)
 	ret = r.out ? cmd->fn(&r, argc - optind - 1, argv + optind + 1) : 1;
 	ek_out_free(r.out);
 out:
-	if (ret && r.output && (flags & EK_OPEN_RW))
+	if (ret && !r.applied && r.output && (flags & EK_OPEN_RW))
 		unlink(r.output);	/* a failed apply leaves no half-made copy */
 	ek_jplan_release(&r.plan);
 	ek_jlog_release(&r.log);
