@@ -230,6 +230,22 @@ int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf,
 	return err;
 }
 
+/* a journal of @fs and a block buffer, both for the caller to free */
+static int journal_alloc(struct ek_fs *fs, struct ek_journal **j, uint8_t **buf)
+{
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return ek_err(-ENOENT, "the filesystem has no journal");
+	*j = calloc(1, sizeof(**j));
+	*buf = ek_malloc(fs->blksz);
+	if (!*j || !*buf) {
+		free(*j);
+		free(*buf);
+		return -ENOMEM;
+	}
+	(*j)->fs = fs;
+	return 0;
+}
+
 int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 			struct ek_journal **out)
 {
@@ -242,16 +258,9 @@ int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 	bool found = false;
 	int err;
 
-	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
-		return ek_err(-ENOENT, "the filesystem has no journal");
-	j = calloc(1, sizeof(*j));
-	buf = ek_malloc(fs->blksz);
-	if (!j || !buf) {
-		free(j);
-		free(buf);
-		return -ENOMEM;
-	}
-	j->fs = fs;
+	err = journal_alloc(fs, &j, &buf);
+	if (err)
+		return err;
 	err = ek_io_open(path, (flags & EK_OPEN_RW) ? EK_IO_RW : 0, 0, &j->dev);
 	if (!err)
 		err = ek_io_pread(j->dev, &dsb, sizeof(dsb), EXT4_SUPERBLOCK_OFFSET);
@@ -328,18 +337,11 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 	uint8_t *buf = NULL;
 	int err;
 
-	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
-		return ek_err(-ENOENT, "the filesystem has no journal");
-	if (!fs->sb.journal_inum)
+	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && !fs->sb.journal_inum)
 		return ek_err(-ENOENT, "the journal is on an external device: name it with --journal-dev");
-	j = calloc(1, sizeof(*j));
-	buf = ek_malloc(fs->blksz);
-	if (!j || !buf) {
-		free(j);
-		free(buf);
-		return -ENOMEM;
-	}
-	j->fs = fs;
+	err = journal_alloc(fs, &j, &buf);
+	if (err)
+		return err;
 	err = ek_inode_read(fs, fs->sb.journal_inum, &ei);
 	if (!err || err == -EK_BADCRC)
 		err = map_journal(j, &ei);
