@@ -66,6 +66,17 @@ static const struct ek_jrevoke *find_revoke(const struct ek_jplan *p, uint64_t h
 	return NULL;
 }
 
+/*
+ * A home block replay must not write: past the filesystem, or past the end
+ * of a truncated image (a write there would grow the file).
+ */
+static bool home_outside(const struct ek_journal *j, uint64_t home)
+{
+	const struct ek_fs *fs = j->fs;
+
+	return home >= fs->sb.blocks_count || home >= ek_io_size(fs->io) >> fs->log_blksz;
+}
+
 /* committed and not past @upto (wrap-safe) */
 static bool counts(const struct ek_jlog *log, const struct ek_jtxn *t, ek_tid_t upto)
 {
@@ -128,7 +139,7 @@ int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_ti
 			const struct ek_jtag *tag = &t->tags[g];
 			const struct ek_jrevoke *rv = find_revoke(p, tag->home);
 
-			if (tag->home >= j->fs->sb.blocks_count) {
+			if (home_outside(j, tag->home)) {
 				p->outside++;
 				continue;
 			}
@@ -176,7 +187,7 @@ enum ek_jfate ek_jplan_fate(const struct ek_jplan *p, const struct ek_journal *j
 
 	if (t->state != EK_JTXN_COMMITTED || ek_tid_after(t->tid, p->upto))
 		return EK_JFATE_NOT_COMMITTED;
-	if (tag->home >= j->fs->sb.blocks_count)
+	if (home_outside(j, tag->home))
 		return EK_JFATE_OUTSIDE;
 	rv = find_revoke(p, tag->home);
 	if (rv && ek_tid_after_eq(rv->tid, t->tid))
