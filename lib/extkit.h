@@ -819,6 +819,11 @@ struct ek_orphan {
 	uint16_t mode;
 	uint64_t size;
 	bool has_blocks;	/* i_blocks or an xattr block */
+	/* in_file: where the entry is, to clear it */
+	ek_ino_t file_ino;	/* the orphan file */
+	uint32_t file_gen;	/* its generation (block checksum seed) */
+	ek_blk_t file_blk;
+	uint32_t slot;
 };
 
 /* 0 if ek_orphans_release() can handle @o, else -EK_UNSUPP saying why */
@@ -835,13 +840,46 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 		       void *rarg, ek_orphan_fn fn, void *arg);
 
 /*
- * Release the orphan inodes of @fs (open EK_OPEN_RW, after replay) as a
- * mount would: for now only the superblock list's deleted inodes without
- * blocks (-EK_UNSUPP otherwise, before anything is written): i_dtime set
- * to @now, the inode bitmap bit cleared, group and superblock counts
- * updated, s_last_orphan cleared.  *released counts the inodes.
+ * Release the orphan inodes of @fs (after replay) as a mount would, into
+ * the write set @ws (nothing is written here): deleted inodes from the
+ * superblock list and the orphan file get i_dtime = @now, their blocks and
+ * inode freed in the bitmaps and counts, their xattr block reference
+ * dropped; the orphan-file slots and s_last_orphan are cleared.  Inodes
+ * still linked (truncation) are -EK_UNSUPP for now, before any change.
+ * *released counts the inodes.  Seal and write @ws afterwards.
  */
-int ek_orphans_release(struct ek_fs *fs, int64_t now, uint64_t *released);
+struct ek_wset;
+int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released);
+
+/* ---- write sets (wset.c) -------------------------------------------------
+ *
+ * The blocks a change will write, computed whole in memory before any
+ * write.  Blocks are copied from the image on first use and edited in the
+ * set; marking blocks and inodes counts only bits that change.
+ */
+struct ek_wset;
+
+int ek_wset_init(struct ek_fs *fs, struct ek_wset **out);
+void ek_wset_free(struct ek_wset *ws);
+/* the set's copy of @blk, read from the image on first use */
+int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out);
+/* the set's copy if it has one, else NULL */
+uint8_t *ek_wset_find(const struct ek_wset *ws, ek_blk_t blk);
+/* read @blk as the set would leave it */
+int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf);
+/* the superblock inside the set; the raw inode @ino inside the set */
+struct ext4_super_block *ek_wset_super(struct ek_wset *ws);
+int ek_wset_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t **raw);
+int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used);
+int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir);
+/* bitmap, descriptor and superblock checksums and counters, once at the end */
+int ek_wset_seal(struct ek_wset *ws);
+size_t ek_wset_count(const struct ek_wset *ws);
+void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint8_t **buf);
+/* write every block home, ascending and merged, and flush */
+int ek_wset_write(struct ek_wset *ws);
+/* set the checksum of raw inode @ino (metadata_csum) */
+void ek_inode_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -93,7 +93,9 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 				break;
 			}
 			for (uint32_t i = 0; i < per && !err; i++) {
-				struct ek_orphan o = { .ino = get_le32(buf + 4 * i), .in_file = true };
+				struct ek_orphan o = { .ino = get_le32(buf + 4 * i), .in_file = true,
+						       .file_ino = ofile, .file_gen = ei.generation,
+						       .file_blk = pblk, .slot = i };
 				uint8_t *ibuf;
 				const uint8_t *raw;
 
@@ -126,150 +128,173 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 
 /* ---- releasing orphans (what a mount does after replay) -------------------- */
 
-struct release {
-	struct ek_fs *fs;
-	ek_ino_t *inos;
-	size_t n, cap;
-	int err;
-};
-
 int ek_orphan_supported(const struct ek_orphan *o)
 {
-	if (o->in_file)
-		return ek_unsupp("inode %u: processing the orphan file is not implemented yet", o->ino);
 	if (o->links)
 		return ek_unsupp("inode %u: truncating orphans is not implemented yet", o->ino);
-	if (o->has_blocks)
-		return ek_unsupp("inode %u: freeing an orphan's blocks is not implemented yet", o->ino);
 	return 0;
 }
 
+struct collect {
+	struct ek_orphan *v;
+	size_t n, cap;
+};
+
 static int collect_orphan(void *arg, const struct ek_orphan *o)
 {
-	struct release *r = arg;
+	struct collect *c = arg;
 	int err = ek_orphan_supported(o);
 
 	if (err)
 		return err;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		ek_ino_t *v = realloc(r->inos, cap * sizeof(*v));
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct ek_orphan *v = realloc(c->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		r->inos = v;
-		r->cap = cap;
+		c->v = v;
+		c->cap = cap;
 	}
-	r->inos[r->n++] = o->ino;
+	c->v[c->n++] = *o;
 	return 0;
 }
 
-static int disk_read(void *arg, ek_blk_t blk, void *buf)
+static int wset_reader(void *arg, ek_blk_t blk, void *buf)
 {
-	return ek_fs_read_blocks(arg, blk, 1, buf);
+	return ek_wset_read(arg, blk, buf);
 }
 
-/* write the descriptor of group @g from fs->gd_raw, checksummed */
-static int write_group_desc(struct ek_fs *fs, uint32_t g)
-{
-	uint8_t *d = fs->gd_raw + (size_t)g * fs->desc_size;
-	uint32_t per = fs->desc_per_block, i = g / per;
-	ek_blk_t blk = ek_gdt_block(fs, fs->sb_block ? fs->sb_block : fs->sb.first_data_block, i);
+struct free_ctx {
+	struct ek_wset *ws;
+	ek_ino_t ino;
+};
 
-	if (fs->has_csum || fs->has_gdt_csum)
-		put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
-			 ek_group_desc_csum(fs, g, d));
-	return ek_io_pwrite(fs->io, fs->gd_raw + (size_t)i * per * fs->desc_size, fs->blksz,
-			    blk << fs->log_blksz);
+/* every block of the map, data and tree, goes back to the free pool */
+static int free_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct free_ctx *f = arg;
+
+	if (m->kind == EK_MAP_INDEX)
+		return 0;	/* its child node is reported as TREE */
+	for (uint64_t i = 0; i < m->len; i++) {
+		int err = ek_wset_mark_block(f->ws, m->pblk + i, false);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
-/* add @delta to a lo/hi 16-bit pair of a 64-byte descriptor */
-static void gd_add16(struct ek_fs *fs, uint8_t *d, size_t lo, size_t hi, int delta)
+/* drop the inode's reference to its xattr block, freeing it with the last */
+static int release_xattr_block(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
 {
-	uint32_t v = get_le16(d + lo);
+	struct ext4_inode *r = (void *)raw;
+	ek_blk_t blk = le32_to_cpu(r->i_file_acl_lo) |
+		       (ek_blk_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
+	struct ext4_xattr_header *h;
+	uint8_t *b;
+	uint32_t refs;
+	int err;
 
-	if (fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-		v |= (uint32_t)get_le16(d + hi) << 16;
-	v += delta;
-	put_le16(d + lo, v & 0xFFFF);
-	if (fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-		put_le16(d + hi, v >> 16);
+	if (!blk)
+		return 0;
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt_ino(ino, "xattr block %llu is outside the filesystem",
+				      (unsigned long long)blk);
+	err = ek_wset_block(ws, blk, &b);
+	if (err)
+		return err;
+	h = (void *)b;
+	if (le32_to_cpu(h->h_magic) != EXT4_XATTR_MAGIC)
+		return ek_corrupt(blk, "xattr block of inode %u: bad magic", ino);
+	refs = le32_to_cpu(h->h_refcount);
+	if (refs)
+		refs--;
+	h->h_refcount = cpu_to_le32(refs);
+	if (fs->has_csum)
+		h->h_checksum = cpu_to_le32(ek_xattr_block_csum(fs, blk, b));
+	if (!refs && (err = ek_wset_mark_block(ws, blk, false)))
+		return err;
+	r->i_file_acl_lo = 0;
+	r->l_i_file_acl_high = 0;
+	return 0;
 }
 
-int ek_orphans_release(struct ek_fs *fs, int64_t now, uint64_t *released)
+/* delete orphan @ino: its blocks, its xattr block reference, itself */
+static int release_one(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, int64_t now)
 {
-	struct release r = { .fs = fs };
-	struct ext4_super_block *sb = fs->raw_sb;
+	struct ek_inode ei = { 0 };
+	struct free_ctx f = { .ws = ws, .ino = ino };
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	err = ek_inode_decode(fs, ino, raw, &ei);
+	if (err == -EK_BADCRC)
+		err = 0;	/* the kernel deletes it all the same */
+	if (!err)
+		err = ek_map_walk(fs, &ei, free_mapping, &f);
+	if (err == -EK_BADCRC)
+		err = 0;
+	if (!err)
+		err = release_xattr_block(fs, ws, ino, raw);
+	if (!err)
+		err = ek_wset_mark_inode(ws, ino, false, ek_is_dir(ei.mode));
+	if (!err) {
+		/* e2fsck: i_dtime = now; the map stays as it was */
+		put_le32(raw + offsetof(struct ext4_inode, i_dtime), (uint32_t)now);
+		ek_inode_csum_set(fs, ino, raw);
+	}
+	ek_inode_release(&ei);
+	return err;
+}
+
+/* clear orphan @o's slot in its orphan-file block */
+static int clear_orphan_slot(struct ek_fs *fs, struct ek_wset *ws, const struct ek_orphan *o)
+{
+	uint32_t per = (fs->blksz - 8) / 4;
+	uint8_t *b;
+	int err = ek_wset_block(ws, o->file_blk, &b);
+
+	if (err)
+		return err;
+	put_le32(b + 4 * o->slot, 0);
+	if (fs->has_csum) {
+		uint8_t le[8];
+		uint32_t c;
+
+		put_le64(le, o->file_blk);
+		c = ek_crc32c(ek_inode_csum_seed(fs, o->file_ino, o->file_gen), le, sizeof(le));
+		put_le32(b + fs->blksz - 4, ek_crc32c(c, b, per * 4));
+	}
+	return 0;
+}
+
+int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released)
+{
+	struct collect c = { 0 };
+	struct ext4_super_block *sb = ek_wset_super(ws);
 	int err;
 
 	*released = 0;
-	/* collect first: nothing is written unless every orphan can be handled */
-	err = ek_orphans_iterate(fs, sb, disk_read, fs, collect_orphan, &r);
-	for (size_t i = 0; !err && i < r.n; i++) {
-		ek_ino_t ino = r.inos[i];
-		uint32_t g = ek_group_of_ino(fs, ino), off;
-		uint8_t *raw = ek_malloc(fs->inode_size), *d = fs->gd_raw + (size_t)g * fs->desc_size;
-		const uint8_t *map;
-		ek_blk_t blk;
-		bool dir;
-
-		err = raw ? ek_inode_loc(fs, ino, &blk, &off) : -ENOMEM;
+	if (!sb)
+		return -ENOMEM;
+	/* collect first: the chain runs through the i_dtime fields we rewrite */
+	err = ek_orphans_iterate(fs, sb, wset_reader, ws, collect_orphan, &c);
+	for (size_t i = 0; !err && i < c.n; i++) {
+		err = release_one(fs, ws, c.v[i].ino, now);
+		if (!err && c.v[i].in_file)
+			err = clear_orphan_slot(fs, ws, &c.v[i]);
 		if (!err)
-			err = ek_io_pread(fs->io, raw, fs->inode_size, (blk << fs->log_blksz) + off);
-		if (err) {
-			free(raw);
-			break;
-		}
-		/* the inode: deleted now (e2fsck: i_dtime = now), checksummed */
-		dir = ek_is_dir(get_le16(raw));
-		put_le32(raw + offsetof(struct ext4_inode, i_dtime), (uint32_t)now);
-		if (fs->has_csum) {
-			uint32_t c = ek_inode_csum(fs, ino, raw);
-
-			put_le16(raw + offsetof(struct ext4_inode, l_i_checksum_lo), c & 0xFFFF);
-			if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE &&
-			    get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) >= EXT4_INODE_CSUM_HI_EXTRA_END)
-				put_le16(raw + offsetof(struct ext4_inode, i_checksum_hi), c >> 16);
-		}
-		err = ek_io_pwrite(fs->io, raw, fs->inode_size, (blk << fs->log_blksz) + off);
-		free(raw);
-		ek_inode_cache_drop(fs);
-		/* its bit in the inode bitmap, the group's counts, the superblock's */
-		if (!err)
-			err = ek_inode_bitmap_get(fs, g, &map);
-		if (err)
-			break;
-		((uint8_t *)map)[((ino - 1) % fs->sb.inodes_per_group) >> 3] &=
-			~(1u << (((ino - 1) % fs->sb.inodes_per_group) & 7));
-		err = ek_io_pwrite(fs->io, map, fs->blksz, fs->groups[g].inode_bitmap << fs->log_blksz);
-		if (err)
-			break;
-		gd_add16(fs, d, offsetof(struct ext4_group_desc, bg_free_inodes_count_lo),
-			 offsetof(struct ext4_group_desc, bg_free_inodes_count_hi), 1);
-		if (dir)
-			gd_add16(fs, d, offsetof(struct ext4_group_desc, bg_used_dirs_count_lo),
-				 offsetof(struct ext4_group_desc, bg_used_dirs_count_hi), -1);
-		put_le16(d + offsetof(struct ext4_group_desc, bg_flags),
-			 get_le16(d + offsetof(struct ext4_group_desc, bg_flags)) & ~EXT4_BG_INODE_UNINIT);
-		if (fs->has_csum) {
-			uint32_t c = ek_crc32c(fs->csum_seed, map, fs->sb.inodes_per_group / 8);
-
-			put_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_lo), c & 0xFFFF);
-			if (fs->desc_size >= 0x3C)
-				put_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_hi), c >> 16);
-		}
-		err = write_group_desc(fs, g);
-		sb->s_free_inodes_count = cpu_to_le32(le32_to_cpu(sb->s_free_inodes_count) + 1);
-		(*released)++;
+			(*released)++;
 	}
-	if (!err && r.n) {
+	if (!err && c.n) {
+		sb = ek_wset_super(ws);
 		sb->s_last_orphan = 0;
-		if (fs->has_csum)
-			sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
-		err = ek_io_pwrite(fs->io, sb, EXT4_SUPERBLOCK_SIZE, EXT4_SUPERBLOCK_OFFSET);
+		sb->s_feature_ro_compat &= ~cpu_to_le32(EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
 	}
-	if (!err)
-		err = ek_io_sync(fs->io);
-	free(r.inos);
+	free(c.v);
 	return err;
 }

@@ -512,6 +512,7 @@ static int replayed_super(struct rp *r, uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE])
 /* after the journal: the orphan inodes, on the filesystem re-read */
 static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct ek_undo *u)
 {
+	struct ek_wset *ws = NULL;
 	struct ek_fs *fs;
 	int err = ek_fs_open(r->output ? r->output : r->image,
 			     &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs);
@@ -519,7 +520,14 @@ static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct
 	if (err)
 		return err;
 	ek_io_set_undo(fs->io, u);
-	err = ek_orphans_release(fs, now, released);
+	err = ek_wset_init(fs, &ws);
+	if (!err)
+		err = ek_orphans_release(fs, ws, now, released);
+	if (!err && *released)
+		err = ek_wset_seal(ws);
+	if (!err && *released)
+		err = ek_wset_write(ws);
+	ek_wset_free(ws);
 	ek_io_set_undo(fs->io, NULL);
 	ek_fs_close(fs);
 	return err;

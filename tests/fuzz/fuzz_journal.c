@@ -47,9 +47,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ek_fs_close(fs);
 		/* after the replay, the orphans, on the filesystem re-read */
 		if (ek_fs_open(path, &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs) == 0) {
+			struct ek_wset *ws;
 			uint64_t n;
 
-			ek_orphans_release(fs, 0, &n);
+			if (ek_wset_init(fs, &ws) == 0) {
+				if (ek_orphans_release(fs, ws, 0, &n) == 0 && ek_wset_seal(ws) == 0)
+					ek_wset_write(ws);
+				ek_wset_free(ws);
+			}
 			ek_fs_close(fs);
 		}
 	}

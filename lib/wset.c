@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: MIT
+/*
+ * wset.c - a write set: the blocks a change to the filesystem will write.
+ *
+ * A change (releasing orphans, replaying fast commits) is computed whole in
+ * memory first: every block it touches is copied into the set on first use
+ * and edited there.  Only then is the set written, either straight to its
+ * homes (sorted, adjacent blocks merged) or through the journal as one
+ * transaction (journal.c), so nothing is written for a change that fails
+ * half way and an interrupted write can be completed.
+ *
+ * Allocation bookkeeping lives here too: marking a block or inode used or
+ * free edits its bitmap in the set and counts only the bits that change, so
+ * the group and superblock counters stay right when a change is computed
+ * again over a partly written image.  ek_wset_seal() then sets the bitmap,
+ * descriptor and superblock checksums.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+#define WSET_WRITE_BATCH (1u << 20)	/* bytes per merged write */
+
+struct wblock {
+	ek_blk_t blk;
+	uint8_t *buf;
+};
+
+struct ek_wset {
+	struct ek_fs *fs;
+	struct wblock *blocks;	/* in first-touch order */
+	size_t n, cap;
+	size_t *slots;		/* open hash of blocks, index + 1, 0 empty */
+	size_t nslots;
+	uint8_t *touched;	/* per group: 1 block bitmap, 2 inode bitmap, 4 descriptor */
+	int64_t free_blocks_delta;	/* blocks, for the superblock */
+	int64_t free_inodes_delta;
+};
+
+static size_t slot_of(const struct ek_wset *ws, ek_blk_t blk)
+{
+	uint64_t h = blk * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 17) & (ws->nslots - 1);
+}
+
+static int rehash(struct ek_wset *ws)
+{
+	size_t nslots = ws->nslots ? ws->nslots * 2 : 256;
+	size_t *slots = ek_calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	free(ws->slots);
+	ws->slots = slots;
+	ws->nslots = nslots;
+	for (size_t i = 0; i < ws->n; i++) {
+		size_t s = slot_of(ws, ws->blocks[i].blk);
+
+		while (ws->slots[s])
+			s = (s + 1) & (nslots - 1);
+		ws->slots[s] = i + 1;
+	}
+	return 0;
+}
+
+int ek_wset_init(struct ek_fs *fs, struct ek_wset **out)
+{
+	struct ek_wset *ws = ek_calloc(1, sizeof(*ws));
+
+	if (!ws)
+		return -ENOMEM;
+	ws->fs = fs;
+	ws->touched = ek_calloc(fs->group_count, 1);
+	if (!ws->touched || rehash(ws)) {
+		ek_wset_free(ws);
+		return -ENOMEM;
+	}
+	*out = ws;
+	return 0;
+}
+
+void ek_wset_free(struct ek_wset *ws)
+{
+	if (!ws)
+		return;
+	for (size_t i = 0; i < ws->n; i++)
+		free(ws->blocks[i].buf);
+	free(ws->blocks);
+	free(ws->slots);
+	free(ws->touched);
+	free(ws);
+}
+
+size_t ek_wset_count(const struct ek_wset *ws)
+{
+	return ws->n;
+}
+
+void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint8_t **buf)
+{
+	*blk = ws->blocks[i].blk;
+	*buf = ws->blocks[i].buf;
+}
+
+uint8_t *ek_wset_find(const struct ek_wset *ws, ek_blk_t blk)
+{
+	for (size_t s = slot_of(ws, blk); ws->slots[s]; s = (s + 1) & (ws->nslots - 1))
+		if (ws->blocks[ws->slots[s] - 1].blk == blk)
+			return ws->blocks[ws->slots[s] - 1].buf;
+	return NULL;
+}
+
+/* add @blk with contents @init (read from the image when NULL) */
+static int wset_add(struct ek_wset *ws, ek_blk_t blk, const void *init, uint8_t **out)
+{
+	struct ek_fs *fs = ws->fs;
+	uint8_t *buf;
+	size_t s;
+	int err;
+
+	if (!ek_fs_block_valid(fs, blk) && !(blk == 0 && fs->blksz > 1024))
+		return ek_corrupt(blk, "a change would write outside the filesystem");
+	if ((ws->n + 1) * 2 > ws->nslots && (err = rehash(ws)))
+		return err;
+	if (ws->n == ws->cap) {
+		size_t cap = ws->cap ? ws->cap * 2 : 64;
+		struct wblock *v = realloc(ws->blocks, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ws->blocks = v;
+		ws->cap = cap;
+	}
+	buf = ek_malloc(fs->blksz);
+	if (!buf)
+		return -ENOMEM;
+	if (init)
+		memcpy(buf, init, fs->blksz);
+	else if ((err = ek_fs_read_blocks(fs, blk, 1, buf))) {
+		free(buf);
+		return err;
+	}
+	ws->blocks[ws->n] = (struct wblock){ .blk = blk, .buf = buf };
+	for (s = slot_of(ws, blk); ws->slots[s]; s = (s + 1) & (ws->nslots - 1))
+		;
+	ws->slots[s] = ++ws->n;
+	*out = buf;
+	return 0;
+}
+
+int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out)
+{
+	uint8_t *buf = ek_wset_find(ws, blk);
+
+	if (buf) {
+		*out = buf;
+		return 0;
+	}
+	return wset_add(ws, blk, NULL, out);
+}
+
+int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf)
+{
+	const uint8_t *b = ek_wset_find(ws, blk);
+
+	if (b) {
+		memcpy(buf, b, ws->fs->blksz);
+		return 0;
+	}
+	return ek_fs_read_blocks(ws->fs, blk, 1, buf);
+}
+
+/* ---- superblock, descriptors, inodes ------------------------------------------ */
+
+struct ext4_super_block *ek_wset_super(struct ek_wset *ws)
+{
+	uint8_t *b;
+
+	if (ek_wset_block(ws, ws->fs->blksz == 1024 ? 1 : 0, &b))
+		return NULL;
+	return (struct ext4_super_block *)(b + (ws->fs->blksz == 1024 ? 0 : 1024));
+}
+
+/* the descriptor of group @g inside the set */
+static int wset_desc(struct ek_wset *ws, uint32_t g, uint8_t **out)
+{
+	struct ek_fs *fs = ws->fs;
+	ek_blk_t blk = ek_gdt_block(fs, fs->sb_block ? fs->sb_block : fs->sb.first_data_block,
+				    g / fs->desc_per_block);
+	uint8_t *b;
+	int err = ek_wset_block(ws, blk, &b);
+
+	if (err)
+		return err;
+	ws->touched[g] |= 4;
+	*out = b + (size_t)(g % fs->desc_per_block) * fs->desc_size;
+	return 0;
+}
+
+int ek_wset_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t **raw)
+{
+	ek_blk_t blk;
+	uint32_t off;
+	uint8_t *b;
+	int err = ek_inode_loc(ws->fs, ino, &blk, &off);
+
+	if (!err)
+		err = ek_wset_block(ws, blk, &b);
+	if (!err)
+		*raw = b + off;
+	return err;
+}
+
+void ek_inode_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw)
+{
+	uint32_t c;
+
+	if (!fs->has_csum)
+		return;
+	c = ek_inode_csum(fs, ino, raw);
+	put_le16(raw + offsetof(struct ext4_inode, l_i_checksum_lo), c & 0xFFFF);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE &&
+	    get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) >= EXT4_INODE_CSUM_HI_EXTRA_END)
+		put_le16(raw + offsetof(struct ext4_inode, i_checksum_hi), c >> 16);
+}
+
+/* a lo/hi pair of 16-bit descriptor fields, the hi half only in 64-byte ones */
+static uint32_t desc_get(const struct ek_fs *fs, const uint8_t *d, size_t lo, size_t hi)
+{
+	uint32_t v = get_le16(d + lo);
+
+	if (fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
+		v |= (uint32_t)get_le16(d + hi) << 16;
+	return v;
+}
+
+static void desc_put(const struct ek_fs *fs, uint8_t *d, size_t lo, size_t hi, uint32_t v)
+{
+	put_le16(d + lo, v & 0xFFFF);
+	if (fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
+		put_le16(d + hi, v >> 16);
+}
+
+#define DESC_FIELD(f) offsetof(struct ext4_group_desc, f##_lo), offsetof(struct ext4_group_desc, f##_hi)
+
+static void desc_add(const struct ek_fs *fs, uint8_t *d, size_t lo, size_t hi, int delta)
+{
+	desc_put(fs, d, lo, hi, desc_get(fs, d, lo, hi) + delta);
+}
+
+static void desc_clear_flag(uint8_t *d, uint16_t flag)
+{
+	size_t off = offsetof(struct ext4_group_desc, bg_flags);
+
+	put_le16(d + off, get_le16(d + off) & ~flag);
+}
+
+/*
+ * The bitmap of group @g in the set.  A bitmap first touched is taken from
+ * the library's view (an uninitialised group's computed bitmap), with the
+ * bytes past the group's bits set as the kernel and e2fsck write them.
+ */
+static int wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out)
+{
+	struct ek_fs *fs = ws->fs;
+	const struct ek_group *grp = &fs->groups[g];
+	ek_blk_t blk = inode ? grp->inode_bitmap : grp->block_bitmap;
+	const uint8_t *map;
+	uint8_t *b = ek_wset_find(ws, blk), *d;
+	uint64_t bits = inode ? fs->sb.inodes_per_group : fs->sb.clusters_per_group;
+	int err;
+
+	if (b) {
+		*out = b;
+		return 0;
+	}
+	err = inode ? ek_inode_bitmap_get(fs, g, &map) : ek_block_bitmap_get(fs, g, &map);
+	if (!err)
+		err = wset_add(ws, blk, map, &b);
+	if (!err)
+		err = wset_desc(ws, g, &d);
+	if (err)
+		return err;
+	if (!inode && g == fs->group_count - 1)	/* past the end of the filesystem */
+		for (uint64_t c = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		     c < bits; c++)
+			b[c >> 3] |= 1u << (c & 7);
+	if (bits / 8 < fs->blksz)
+		memset(b + bits / 8, 0xFF, fs->blksz - bits / 8);
+	desc_clear_flag(d, inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT);
+	ws->touched[g] |= inode ? 2 : 1;
+	*out = b;
+	return 0;
+}
+
+int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used)
+{
+	struct ek_fs *fs = ws->fs;
+	uint32_t g, bit;
+	uint8_t *map, *d;
+	int err;
+
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt(blk, "block out of range");
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	err = wset_bitmap(ws, g, false, &map);
+	if (!err)
+		err = wset_desc(ws, g, &d);
+	if (err)
+		return err;
+	if (ek_bit_test(map, bit) == used)
+		return 0;	/* already so: nothing to count */
+	if (used)
+		map[bit >> 3] |= 1u << (bit & 7);
+	else
+		map[bit >> 3] &= ~(1u << (bit & 7));
+	desc_add(fs, d, DESC_FIELD(bg_free_blocks_count), used ? -1 : 1);
+	ws->free_blocks_delta += used ? -(int64_t)ek_cluster_ratio(fs) : ek_cluster_ratio(fs);
+	return 0;
+}
+
+int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
+{
+	struct ek_fs *fs = ws->fs;
+	uint32_t g, bit;
+	uint8_t *map, *d;
+	int err;
+
+	if (ino < 1 || ino > fs->sb.inodes_count)
+		return ek_corrupt_ino(ino, "inode out of range");
+	g = ek_group_of_ino(fs, ino);
+	bit = (ino - 1) % fs->sb.inodes_per_group;
+	err = wset_bitmap(ws, g, true, &map);
+	if (!err)
+		err = wset_desc(ws, g, &d);
+	if (err)
+		return err;
+	if (ek_bit_test(map, bit) == used)
+		return 0;
+	if (used)
+		map[bit >> 3] |= 1u << (bit & 7);
+	else
+		map[bit >> 3] &= ~(1u << (bit & 7));
+	desc_add(fs, d, DESC_FIELD(bg_free_inodes_count), used ? -1 : 1);
+	if (dir)
+		desc_add(fs, d, DESC_FIELD(bg_used_dirs_count), used ? 1 : -1);
+	if (used && (fs->has_csum || fs->has_gdt_csum)) {
+		/* the inode table is in use at least up to this inode */
+		uint32_t unused = desc_get(fs, d, DESC_FIELD(bg_itable_unused));
+
+		if (bit + 1 > fs->sb.inodes_per_group - unused)
+			desc_put(fs, d, DESC_FIELD(bg_itable_unused), fs->sb.inodes_per_group - bit - 1);
+	}
+	ws->free_inodes_delta += used ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Checksums of everything the set changed: bitmaps into their descriptors,
+ * the descriptors, the superblock counters and checksum.  Call once, after
+ * the last change.
+ */
+int ek_wset_seal(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ws->fs;
+	struct ext4_super_block *sb;
+
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		uint8_t *d, *map;
+		int err;
+
+		if (!ws->touched[g])
+			continue;
+		if ((err = wset_desc(ws, g, &d)))
+			return err;
+		if (fs->has_csum && (ws->touched[g] & 1)) {
+			uint32_t c;
+
+			map = ek_wset_find(ws, fs->groups[g].block_bitmap);
+			c = ek_crc32c(fs->csum_seed, map, fs->sb.clusters_per_group / 8);
+			put_le16(d + offsetof(struct ext4_group_desc, bg_block_bitmap_csum_lo), c & 0xFFFF);
+			if (fs->desc_size >= 0x3A)
+				put_le16(d + offsetof(struct ext4_group_desc, bg_block_bitmap_csum_hi), c >> 16);
+		}
+		if (fs->has_csum && (ws->touched[g] & 2)) {
+			uint32_t c;
+
+			map = ek_wset_find(ws, fs->groups[g].inode_bitmap);
+			c = ek_crc32c(fs->csum_seed, map, fs->sb.inodes_per_group / 8);
+			put_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_lo), c & 0xFFFF);
+			if (fs->desc_size >= 0x3C)
+				put_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_hi), c >> 16);
+		}
+		if (fs->has_csum || fs->has_gdt_csum)
+			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
+				 ek_group_desc_csum(fs, g, d));
+	}
+	sb = ek_wset_super(ws);
+	if (!sb)
+		return -ENOMEM;
+	if (ws->free_blocks_delta) {
+		uint64_t v = le32_to_cpu(sb->s_free_blocks_count_lo);
+
+		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+			v |= (uint64_t)le32_to_cpu(sb->s_free_blocks_count_hi) << 32;
+		v += ws->free_blocks_delta;
+		sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)v);
+		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+			sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(v >> 32));
+		ws->free_blocks_delta = 0;
+	}
+	if (ws->free_inodes_delta) {
+		sb->s_free_inodes_count = cpu_to_le32(le32_to_cpu(sb->s_free_inodes_count) +
+						      (int32_t)ws->free_inodes_delta);
+		ws->free_inodes_delta = 0;
+	}
+	if (fs->has_csum)
+		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
+	return 0;
+}
+
+/* ---- writing -------------------------------------------------------------------- */
+
+static int cmp_blk(const void *a, const void *b)
+{
+	const struct wblock *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+/*
+ * Write the set to its homes: ascending, adjacent blocks in one write, then
+ * flush.  The set is sorted by this (lookups by block still work).
+ */
+int ek_wset_write(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ws->fs;
+	uint32_t per = WSET_WRITE_BATCH >> fs->log_blksz, n = 0;
+	uint8_t *batch;
+	int err = 0;
+
+	qsort(ws->blocks, ws->n, sizeof(*ws->blocks), cmp_blk);
+	if ((err = rehash(ws)))
+		return err;
+	if (!per)
+		per = 1;
+	batch = ek_malloc((size_t)per << fs->log_blksz);
+	if (!batch)
+		return -ENOMEM;
+	for (size_t i = 0; i <= ws->n && !err; i++) {
+		if (n && (i == ws->n || ws->blocks[i].blk != ws->blocks[i - 1].blk + 1 || n == per)) {
+			err = ek_io_pwrite(fs->io, batch, (size_t)n << fs->log_blksz,
+					   ws->blocks[i - n].blk << fs->log_blksz);
+			n = 0;
+		}
+		if (i < ws->n)
+			memcpy(batch + ((size_t)n++ << fs->log_blksz), ws->blocks[i].buf, fs->blksz);
+	}
+	free(batch);
+	if (!err)
+		err = ek_io_sync(fs->io);
+	ek_inode_cache_drop(fs);
+	return err;
+}
