@@ -116,6 +116,13 @@ static inline void put_le64(void *p, uint64_t x)
 	memcpy(p, &v, sizeof(v));
 }
 
+static inline void put_be16(void *p, uint16_t x)
+{
+	uint16_t v = EK_BE(16, x);
+
+	memcpy(p, &v, sizeof(v));
+}
+
 static inline void put_be32(void *p, uint32_t x)
 {
 	uint32_t v = EK_BE(32, x);

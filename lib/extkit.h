@@ -681,6 +681,8 @@ int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 /* write one journal block (the journal superblock, when replaying) */
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
+/* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */
+int ek_journal_write_sb(struct ek_journal *j);
 
 /* ---- journal scan (recovery.c) ----------------------------------------- */
 
@@ -844,9 +846,9 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
  * the write set @ws (nothing is written here): deleted inodes from the
  * superblock list and the orphan file get i_dtime = @now, their blocks and
  * inode freed in the bitmaps and counts, their xattr block reference
- * dropped; the orphan-file slots and s_last_orphan are cleared.  Inodes
- * still linked (truncation) are -EK_UNSUPP for now, before any change.
- * *released counts the inodes.  Seal and write @ws afterwards.
+ * dropped; inodes still linked are truncated to their size
+ * (ek_inode_truncate()); the orphan-file slots, orphan_present and
+ * s_last_orphan are cleared.  *released counts the inodes.  Seal and write @ws afterwards.
  */
 struct ek_wset;
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released);
@@ -872,14 +874,65 @@ struct ext4_super_block *ek_wset_super(struct ek_wset *ws);
 int ek_wset_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t **raw);
 int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used);
 int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir);
+/* a free block at or after @goal (any group), marked used */
+int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out);
 /* bitmap, descriptor and superblock checksums and counters, once at the end */
 int ek_wset_seal(struct ek_wset *ws);
 size_t ek_wset_count(const struct ek_wset *ws);
 void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint8_t **buf);
+/* order the entries by block number (ek_wset_entry follows it) */
+int ek_wset_sort(struct ek_wset *ws);
 /* write every block home, ascending and merged, and flush */
 int ek_wset_write(struct ek_wset *ws);
+/*
+ * Write @ws through the (empty) journal as one transaction, then home,
+ * then mark the journal empty (jcommit.c): cut short anywhere, a replay
+ * completes it.  -ENOSPC when the log is too small for it.
+ */
+int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now);
 /* set the checksum of raw inode @ino (metadata_csum) */
 void ek_inode_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw);
+
+/* ---- changing block maps (extent.c) -------------------------------------- */
+
+struct ek_ext {
+	uint32_t lblk, len;
+	ek_blk_t pblk;
+	bool unwritten;
+};
+
+/* an extent tree as a sorted list, with the tree blocks that held it */
+struct ek_extlist {
+	struct ek_ext *v;
+	size_t n;
+	ek_blk_t *tree;
+	size_t ntree;
+};
+
+/* read the extent tree of raw inode @raw through @ws */
+int ek_extlist_load(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, const uint8_t *raw,
+		    struct ek_extlist *out);
+void ek_extlist_release(struct ek_extlist *l);
+/* unmap [from, to), freeing the blocks in @ws; *freed counts them (added to) */
+int ek_extlist_punch(struct ek_extlist *l, struct ek_wset *ws, uint64_t from, uint64_t to,
+		     uint64_t *freed);
+/* map @e (its range must be unmapped), merged with contiguous neighbours */
+int ek_extlist_insert(struct ek_extlist *l, const struct ek_ext *e);
+/*
+ * Write @l back as the tree of @raw (inside @ws): in the inode up to 4
+ * extents, else full leaves and index levels, old tree blocks reused,
+ * new ones allocated, left-overs freed; *tree_delta = blocks gained.
+ */
+int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+		     const struct ek_extlist *l, int64_t *tree_delta);
+/* add @delta filesystem blocks to i_blocks of @raw */
+void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta);
+/*
+ * Truncate raw inode @ino to its i_size as an orphan cleanup does: blocks
+ * past it freed (extents or indirect map), the partial last block zeroed
+ * past the size, i_blocks reduced.  Inline data and fast symlinks: nothing.
+ */
+int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -24,8 +24,28 @@ struct ek_io {
 	uint64_t size;		/* bytes after offset */
 	char *path;
 	struct ek_undo *undo;	/* saves what each write overwrites */
-	long fail_after;	/* test hook: writes allowed before a simulated crash, -1 off */
 };
+
+/*
+ * Test-only fault hook: EK_TEST_FAIL_WRITES=N lets N writes through, then
+ * every write fails, as if the machine stopped there.  Crash-safety tests
+ * run a tool with every N and check that running it again gives the result
+ * of an uninterrupted run.  One count for the whole process, over every
+ * image and device it opens for writing.
+ */
+static long test_writes_left(void)
+{
+	static long left = -2;	/* -2 not read yet, -1 off */
+
+	if (left == -2) {
+		const char *f = getenv("EK_TEST_FAIL_WRITES");
+
+		left = f && *f ? strtol(f, NULL, 10) : -1;
+	}
+	if (left > 0)
+		return left--;
+	return left;
+}
 
 void ek_io_set_undo(struct ek_io *io, struct ek_undo *u)
 {
@@ -81,17 +101,6 @@ int ek_io_open(const char *path, unsigned flags, uint64_t offset, struct ek_io *
 	}
 	io->fd = fd;
 	io->flags = flags;
-	/*
-	 * Test-only fault hook (EK_TEST_FAIL_WRITES=N): the write after the
-	 * Nth fails as if the machine stopped there; crash-safety tests run a
-	 * tool with every N and check that running it again gives the same
-	 * result as an uninterrupted run.
-	 */
-	{
-		const char *f = getenv("EK_TEST_FAIL_WRITES");
-
-		io->fail_after = f && *f ? strtol(f, NULL, 10) : -1;
-	}
 	io->offset = offset;
 	io->size = total - offset;
 	*out = io;
@@ -157,7 +166,7 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 
 	if (!(io->flags & EK_IO_RW))
 		return ek_err(-EBADF, "'%s' is open read-only", io->path);
-	if (io->fail_after >= 0 && io->fail_after-- == 0)
+	if (test_writes_left() == 0)
 		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
 				 "write to '%s' stopped by the test fault hook", io->path);
 	if (io->undo) {

@@ -230,6 +230,19 @@ int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf,
 	return err;
 }
 
+int ek_journal_write_sb(struct ek_journal *j)
+{
+	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
+
+	if (j->leave_journal)
+		return 0;
+	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
+	    (be32_to_cpu(jsb->s_feature_incompat) &
+	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
+		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
+	return ek_journal_write(j, j->dev ? j->dev_start : 0, jsb, sizeof(*jsb));
+}
+
 /* a journal of @fs and a block buffer, both for the caller to free */
 static int journal_alloc(struct ek_fs *fs, struct ek_journal **j, uint8_t **buf)
 {

@@ -130,9 +130,8 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 
 int ek_orphan_supported(const struct ek_orphan *o)
 {
-	if (o->links)
-		return ek_unsupp("inode %u: truncating orphans is not implemented yet", o->ino);
-	return 0;
+	(void)o;
+	return 0;	/* deletion and truncation, from the list or the file */
 }
 
 struct collect {
@@ -221,7 +220,11 @@ static int release_xattr_block(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t in
 	return 0;
 }
 
-/* delete orphan @ino: its blocks, its xattr block reference, itself */
+/*
+ * Orphan @ino: deleted when unlinked (its blocks, its xattr block
+ * reference, itself; i_dtime = now, the map left as it was, as e2fsck
+ * does), else truncated to its size (i_dtime, the list link, cleared).
+ */
 static int release_one(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, int64_t now)
 {
 	struct ek_inode ei = { 0 };
@@ -231,6 +234,14 @@ static int release_one(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, int64
 
 	if (err)
 		return err;
+	if (get_le16(raw + offsetof(struct ext4_inode, i_links_count))) {
+		err = ek_inode_truncate(fs, ws, ino, raw);
+		if (!err) {
+			put_le32(raw + offsetof(struct ext4_inode, i_dtime), 0);
+			ek_inode_csum_set(fs, ino, raw);
+		}
+		return err;
+	}
 	err = ek_inode_decode(fs, ino, raw, &ei);
 	if (err == -EK_BADCRC)
 		err = 0;	/* the kernel deletes it all the same */
@@ -243,7 +254,6 @@ static int release_one(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, int64
 	if (!err)
 		err = ek_wset_mark_inode(ws, ino, false, ek_is_dir(ei.mode));
 	if (!err) {
-		/* e2fsck: i_dtime = now; the map stays as it was */
 		put_le32(raw + offsetof(struct ext4_inode, i_dtime), (uint32_t)now);
 		ek_inode_csum_set(fs, ino, raw);
 	}

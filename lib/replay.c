@@ -224,20 +224,6 @@ static int write_run(struct ek_fs *fs, uint64_t home, const uint8_t *buf, uint32
 	return ek_io_pwrite(fs->io, buf, (size_t)n << fs->log_blksz, home << fs->log_blksz);
 }
 
-/* write the (modified) journal superblock back, checksummed, and flush */
-static int write_jsb(struct ek_journal *j)
-{
-	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
-
-	if (j->leave_journal)
-		return 0;
-	if (be32_to_cpu(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 &&
-	    (be32_to_cpu(jsb->s_feature_incompat) &
-	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
-		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
-	return ek_journal_write(j, j->dev ? j->dev_start : 0, jsb, sizeof(*jsb));
-}
-
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
 		     int64_t now)
 {
@@ -288,7 +274,7 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	 * an apply cut short after this point still marks the errors */
 	if (failed_commit(j, log) && !jsb->s_errno)
 		jsb->s_errno = cpu_to_be32((uint32_t)-EINVAL);
-	err = write_jsb(j);
+	err = ek_journal_write_sb(j);
 	if (err)
 		return err;
 
@@ -322,7 +308,7 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 	/* 4. the errno is carried: clear it in the journal, as e2fsck does */
 	if (!err && jsb->s_errno) {
 		jsb->s_errno = 0;
-		err = write_jsb(j);
+		err = ek_journal_write_sb(j);
 	}
 	return err;
 }

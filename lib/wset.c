@@ -357,6 +357,38 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 	return 0;
 }
 
+int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out)
+{
+	struct ek_fs *fs = ws->fs;
+	uint32_t g0;
+
+	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
+		goal = fs->sb.first_data_block;
+	g0 = ek_group_of_block(fs, goal);
+	for (uint32_t k = 0; k <= fs->group_count; k++) {
+		uint32_t g = (g0 + k) % fs->group_count;
+		ek_blk_t first = ek_group_first_block(fs, g);
+		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		uint64_t bit = k || goal < first ? 0 : (goal - first) >> fs->cluster_bits;
+		const uint8_t *map = ek_wset_find(ws, fs->groups[g].block_bitmap);
+		int err = 0;
+
+		if (!map || !(ws->touched[g] & 1))
+			err = ek_block_bitmap_get(fs, g, &map);
+		if (err)
+			return err;
+		for (; bit < nbits; bit++) {
+			ek_blk_t blk = first + (bit << fs->cluster_bits);
+
+			if (!ek_bit_test(map, bit) && ek_fs_block_valid(fs, blk)) {
+				*out = blk;
+				return ek_wset_mark_block(ws, blk, true);
+			}
+		}
+	}
+	return ek_err(-ENOSPC, "no free block left");
+}
+
 /*
  * Checksums of everything the set changed: bitmaps into their descriptors,
  * the descriptors, the superblock counters and checksum.  Call once, after
@@ -430,19 +462,28 @@ static int cmp_blk(const void *a, const void *b)
 	return x->blk < y->blk ? -1 : x->blk > y->blk;
 }
 
-/*
- * Write the set to its homes: ascending, adjacent blocks in one write, then
- * flush.  The set is sorted by this (lookups by block still work).
- */
+int ek_wset_sort(struct ek_wset *ws)
+{
+	size_t nslots = ws->nslots;
+
+	qsort(ws->blocks, ws->n, sizeof(*ws->blocks), cmp_blk);
+	ws->nslots /= 2;	/* rehash() doubles it back */
+	if (rehash(ws)) {
+		ws->nslots = nslots;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* write the set to its homes: ascending, adjacent blocks in one write, then flush */
 int ek_wset_write(struct ek_wset *ws)
 {
 	struct ek_fs *fs = ws->fs;
 	uint32_t per = WSET_WRITE_BATCH >> fs->log_blksz, n = 0;
 	uint8_t *batch;
-	int err = 0;
+	int err = ek_wset_sort(ws);
 
-	qsort(ws->blocks, ws->n, sizeof(*ws->blocks), cmp_blk);
-	if ((err = rehash(ws)))
+	if (err)
 		return err;
 	if (!per)
 		per = 1;

@@ -509,26 +509,52 @@ static int replayed_super(struct rp *r, uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE])
 	return err;
 }
 
-/* after the journal: the orphan inodes, on the filesystem re-read */
+/*
+ * After the journal: the orphan inodes, on the filesystem re-read.  The
+ * change is computed whole first.  In place it is written through the
+ * journal, so an apply cut short is completed by the next one; a copy
+ * (removed when apply fails) takes it directly.
+ */
 static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct ek_undo *u)
 {
+	const char *target = r->output ? r->output : r->image;
 	struct ek_wset *ws = NULL;
 	struct ek_fs *fs;
-	int err = ek_fs_open(r->output ? r->output : r->image,
-			     &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs);
+	int err;
 
+	/* the journal and image are opened afresh: let go of ours (O_EXCL) */
+	ek_journal_close(r->j);
+	r->j = NULL;
+	ek_fs_close(r->fs);
+	r->fs = NULL;
+	err = ek_fs_open(target, &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs);
 	if (err)
 		return err;
-	ek_io_set_undo(fs->io, u);
 	err = ek_wset_init(fs, &ws);
 	if (!err)
 		err = ek_orphans_release(fs, ws, now, released);
 	if (!err && *released)
 		err = ek_wset_seal(ws);
-	if (!err && *released)
+	if (err || !*released)
+		goto out_close;
+	ek_io_set_undo(fs->io, u);
+	if (r->output) {
 		err = ek_wset_write(ws);
-	ek_wset_free(ws);
+	} else {
+		err = r->journal_dev ? ek_journal_open_dev(fs, r->journal_dev, EK_OPEN_RW, &r->j) :
+				       ek_journal_open(fs, EK_OPEN_RW, &r->j);
+		if (!err && r->j->dev)
+			ek_io_set_undo(r->j->dev, u);
+		if (!err)
+			err = ek_journal_commit_wset(r->j, ws, now);
+		if (r->j && r->j->dev)
+			ek_io_set_undo(r->j->dev, NULL);
+		ek_journal_close(r->j);
+		r->j = NULL;
+	}
 	ek_io_set_undo(fs->io, NULL);
+out_close:
+	ek_wset_free(ws);
 	ek_fs_close(fs);
 	return err;
 }
@@ -594,14 +620,11 @@ static int do_apply(struct rp *r, int argc, char **argv)
 			ek_io_set_undo(r->fs->io, u);
 		}
 		err = ek_journal_apply(r->j, &r->log, p, now);
-		if (!err && !r->journal_only) {
+		if (r->fs)
 			ek_io_set_undo(r->fs->io, NULL);
+		if (!err && !r->journal_only)
 			err = release_orphans(r, now, &released, u);
-		}
-		if (u) {
-			ek_io_set_undo(r->fs->io, NULL);
-			ek_undo_close(u);
-		}
+		ek_undo_close(u);
 		if (err)
 			return fail(r, "apply", err);
 		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",

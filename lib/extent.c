@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: MIT
+/*
+ * extent.c - changing an inode's block map inside a write set.
+ *
+ * Extent trees are changed as a whole: the tree is read (through the write
+ * set, so earlier changes are seen) into a sorted list of extents, the list
+ * is edited (punch a range, insert an extent), and the tree is stored back:
+ * up to 4 extents in the inode, else full leaves under as few index levels
+ * as needed, reusing the old tree blocks first, allocating near them when
+ * more are needed and freeing what is left over.  The result is a valid
+ * tree with the same mapping the kernel's incremental edits give, though
+ * not always the same node layout.
+ *
+ * Indirect maps (ext2/ext3) are only ever truncated: data blocks past the
+ * cut are freed, pointers to them cleared, indirect blocks left empty freed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+#define EXT_UNWRITTEN_MAX_LEN	32767u
+#define ROOT_ENTRIES		4u	/* 60-byte i_block: header + 4 entries */
+
+/* ---- reading the tree -------------------------------------------------------- */
+
+struct load {
+	struct ek_fs *fs;
+	struct ek_wset *ws;
+	ek_ino_t ino;
+	struct ek_extlist *l;
+	struct ek_set seen;
+	size_t ecap, tcap;
+};
+
+static int push_ext(struct load *ld, const struct ek_ext *e)
+{
+	struct ek_extlist *l = ld->l;
+
+	if (l->n == ld->ecap) {
+		size_t cap = ld->ecap ? ld->ecap * 2 : 16;
+		struct ek_ext *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		ld->ecap = cap;
+	}
+	l->v[l->n++] = *e;
+	return 0;
+}
+
+static int push_tree(struct load *ld, ek_blk_t blk)
+{
+	struct ek_extlist *l = ld->l;
+
+	if (l->ntree == ld->tcap) {
+		size_t cap = ld->tcap ? ld->tcap * 2 : 8;
+		ek_blk_t *v = realloc(l->tree, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->tree = v;
+		ld->tcap = cap;
+	}
+	l->tree[l->ntree++] = blk;
+	return 0;
+}
+
+static int load_node(struct load *ld, const uint8_t *node, uint32_t bytes, int depth_want)
+{
+	const struct ext4_extent_header *h = (const void *)node;
+	uint16_t entries = le16_to_cpu(h->eh_entries), depth = le16_to_cpu(h->eh_depth);
+	uint8_t *child = NULL;
+	int err = 0;
+
+	if (le16_to_cpu(h->eh_magic) != EXT4_EXT_MAGIC)
+		return ek_corrupt_ino(ld->ino, "extent node without magic");
+	if (depth > EXT4_EXT_MAX_DEPTH || (depth_want >= 0 && depth != depth_want))
+		return ek_corrupt_ino(ld->ino, "extent node of depth %u", depth);
+	if (le16_to_cpu(h->eh_max) > (bytes - 12) / 12 || entries > le16_to_cpu(h->eh_max))
+		return ek_corrupt_ino(ld->ino, "extent node with %u of %u entries", entries,
+				      le16_to_cpu(h->eh_max));
+	for (uint16_t i = 0; i < entries && !err; i++) {
+		const uint8_t *p = node + 12 + 12 * i;
+
+		if (!depth) {
+			const struct ext4_extent *x = (const void *)p;
+			uint16_t len = le16_to_cpu(x->ee_len);
+			struct ek_ext e = {
+				.lblk = le32_to_cpu(x->ee_block),
+				.len = len > EXT_INIT_MAX_LEN ? len - EXT_INIT_MAX_LEN : len,
+				.pblk = le32_to_cpu(x->ee_start_lo) |
+					(ek_blk_t)le16_to_cpu(x->ee_start_hi) << 32,
+				.unwritten = len > EXT_INIT_MAX_LEN,
+			};
+
+			if (!e.len)
+				continue;
+			if (!ek_fs_range_valid(ld->fs, e.pblk, e.len))
+				return ek_corrupt_ino(ld->ino, "extent at %u maps blocks outside the filesystem",
+						      e.lblk);
+			if (ld->l->n && e.lblk < ld->l->v[ld->l->n - 1].lblk + ld->l->v[ld->l->n - 1].len)
+				return ek_corrupt_ino(ld->ino, "extents out of order at %u", e.lblk);
+			err = push_ext(ld, &e);
+		} else {
+			const struct ext4_extent_idx *x = (const void *)p;
+			ek_blk_t blk = le32_to_cpu(x->ei_leaf_lo) |
+				       (ek_blk_t)le16_to_cpu(x->ei_leaf_hi) << 32;
+
+			if (!ek_fs_block_valid(ld->fs, blk))
+				return ek_corrupt_ino(ld->ino, "extent index points outside the filesystem");
+			err = ek_set_add(&ld->seen, blk);
+			if (err > 0)
+				return ek_corrupt(blk, "extent tree of inode %u uses this block twice", ld->ino);
+			if (!err && !child && !(child = ek_malloc(ld->fs->blksz)))
+				err = -ENOMEM;
+			if (!err)
+				err = push_tree(ld, blk);
+			if (!err)
+				err = ek_wset_read(ld->ws, blk, child);
+			if (!err)
+				err = load_node(ld, child, ld->fs->blksz, depth - 1);
+		}
+	}
+	free(child);
+	return err;
+}
+
+int ek_extlist_load(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, const uint8_t *raw,
+		    struct ek_extlist *out)
+{
+	struct load ld = { .fs = fs, .ws = ws, .ino = ino, .l = out };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = load_node(&ld, raw + offsetof(struct ext4_inode, i_block), EXT4_N_BLOCKS * 4, -1);
+	ek_set_release(&ld.seen);
+	if (err)
+		ek_extlist_release(out);
+	return err;
+}
+
+void ek_extlist_release(struct ek_extlist *l)
+{
+	free(l->v);
+	free(l->tree);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- editing the list ---------------------------------------------------------- */
+
+static int list_insert_at(struct ek_extlist *l, size_t at, const struct ek_ext *e)
+{
+	struct ek_ext *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	memmove(v + at + 1, v + at, (l->n - at) * sizeof(*v));
+	v[at] = *e;
+	l->n++;
+	return 0;
+}
+
+static int free_run(struct ek_wset *ws, ek_blk_t pblk, uint64_t len, uint64_t *freed)
+{
+	for (uint64_t i = 0; i < len; i++) {
+		int err = ek_wset_mark_block(ws, pblk + i, false);
+
+		if (err)
+			return err;
+	}
+	*freed += len;
+	return 0;
+}
+
+int ek_extlist_punch(struct ek_extlist *l, struct ek_wset *ws, uint64_t from, uint64_t to,
+		     uint64_t *freed)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct ek_ext *e = &l->v[i];
+		uint64_t end = (uint64_t)e->lblk + e->len, cut_lo, cut_hi;
+		int err;
+
+		if (end <= from || e->lblk >= to)
+			continue;
+		cut_lo = e->lblk > from ? e->lblk : from;
+		cut_hi = end < to ? end : to;
+		err = free_run(ws, e->pblk + (cut_lo - e->lblk), cut_hi - cut_lo, freed);
+		if (err)
+			return err;
+		if (cut_lo > e->lblk && cut_hi < end) {
+			/* a hole in the middle: split in two */
+			struct ek_ext tail = {
+				.lblk = (uint32_t)cut_hi, .len = (uint32_t)(end - cut_hi),
+				.pblk = e->pblk + (cut_hi - e->lblk), .unwritten = e->unwritten,
+			};
+
+			e->len = (uint32_t)(cut_lo - e->lblk);
+			return list_insert_at(l, i + 1, &tail);
+		}
+		if (cut_lo > e->lblk) {
+			e->len = (uint32_t)(cut_lo - e->lblk);
+		} else if (cut_hi < end) {
+			e->pblk += cut_hi - e->lblk;
+			e->len = (uint32_t)(end - cut_hi);
+			e->lblk = (uint32_t)cut_hi;
+		} else {
+			memmove(e, e + 1, (l->n - i - 1) * sizeof(*e));
+			l->n--;
+			i--;
+		}
+	}
+	return 0;
+}
+
+static bool can_merge(const struct ek_ext *a, const struct ek_ext *b)
+{
+	uint32_t max = a->unwritten ? EXT_UNWRITTEN_MAX_LEN : EXT_INIT_MAX_LEN;
+
+	return a->unwritten == b->unwritten && (uint64_t)a->lblk + a->len == b->lblk &&
+	       a->pblk + a->len == b->pblk && (uint64_t)a->len + b->len <= max;
+}
+
+int ek_extlist_insert(struct ek_extlist *l, const struct ek_ext *e)
+{
+	size_t at = 0;
+	int err;
+
+	while (at < l->n && l->v[at].lblk < e->lblk)
+		at++;
+	if (at && (uint64_t)l->v[at - 1].lblk + l->v[at - 1].len > e->lblk)
+		return ek_err(-EINVAL, "extent at %u overlaps a mapped range", e->lblk);
+	if (at < l->n && (uint64_t)e->lblk + e->len > l->v[at].lblk)
+		return ek_err(-EINVAL, "extent at %u overlaps a mapped range", e->lblk);
+	if (at && can_merge(&l->v[at - 1], e)) {
+		l->v[at - 1].len += e->len;
+		at--;
+	} else if ((err = list_insert_at(l, at, e))) {
+		return err;
+	}
+	if (at + 1 < l->n && can_merge(&l->v[at], &l->v[at + 1])) {
+		l->v[at].len += l->v[at + 1].len;
+		memmove(&l->v[at + 1], &l->v[at + 2], (l->n - at - 2) * sizeof(*l->v));
+		l->n--;
+	}
+	return 0;
+}
+
+/* ---- storing the tree ------------------------------------------------------------ */
+
+static void put_header(uint8_t *p, uint16_t entries, uint16_t max, uint16_t depth)
+{
+	struct ext4_extent_header *h = (void *)p;
+
+	h->eh_magic = cpu_to_le16(EXT4_EXT_MAGIC);
+	h->eh_entries = cpu_to_le16(entries);
+	h->eh_max = cpu_to_le16(max);
+	h->eh_depth = cpu_to_le16(depth);
+	h->eh_generation = 0;
+}
+
+static void put_extent(uint8_t *p, const struct ek_ext *e)
+{
+	struct ext4_extent *x = (void *)p;
+
+	x->ee_block = cpu_to_le32(e->lblk);
+	x->ee_len = cpu_to_le16(e->len + (e->unwritten ? EXT_INIT_MAX_LEN : 0));
+	x->ee_start_hi = cpu_to_le16((uint16_t)(e->pblk >> 32));
+	x->ee_start_lo = cpu_to_le32((uint32_t)e->pblk);
+}
+
+static void put_index(uint8_t *p, uint32_t lblk, ek_blk_t child)
+{
+	struct ext4_extent_idx *x = (void *)p;
+
+	x->ei_block = cpu_to_le32(lblk);
+	x->ei_leaf_lo = cpu_to_le32((uint32_t)child);
+	x->ei_leaf_hi = cpu_to_le16((uint16_t)(child >> 32));
+	x->ei_unused = 0;
+}
+
+struct store {
+	struct ek_fs *fs;
+	struct ek_wset *ws;
+	ek_ino_t ino;
+	uint32_t csum_seed;
+	const struct ek_extlist *l;
+	size_t next_old;	/* old tree blocks handed out so far */
+	ek_blk_t goal;
+	int64_t tree_delta;	/* tree blocks allocated minus freed */
+};
+
+static int tree_block(struct store *st, ek_blk_t *blk)
+{
+	int err;
+
+	if (st->next_old < st->l->ntree) {
+		*blk = st->l->tree[st->next_old++];
+		return 0;
+	}
+	err = ek_wset_alloc_block(st->ws, st->goal, blk);
+	if (!err) {
+		st->goal = *blk + 1;
+		st->tree_delta++;
+	}
+	return err;
+}
+
+/* one node block: header, entries, checksum tail */
+static int write_node(struct store *st, ek_blk_t blk, uint16_t depth, const uint32_t *lblks,
+		      const ek_blk_t *children, const struct ek_ext *exts, uint32_t n)
+{
+	uint32_t max = (st->fs->blksz - 12) / 12;
+	uint8_t *b;
+	int err = ek_wset_block(st->ws, blk, &b);
+
+	if (err)
+		return err;
+	memset(b, 0, st->fs->blksz);
+	put_header(b, (uint16_t)n, (uint16_t)max, depth);
+	for (uint32_t i = 0; i < n; i++) {
+		if (depth)
+			put_index(b + 12 + 12 * i, lblks[i], children[i]);
+		else
+			put_extent(b + 12 + 12 * i, &exts[i]);
+	}
+	if (st->fs->has_csum)
+		put_le32(b + 12 + 12 * max, ek_crc32c(st->csum_seed, b, 12 + 12 * max));
+	return 0;
+}
+
+int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+		     const struct ek_extlist *l, int64_t *tree_delta)
+{
+	struct store st = { .fs = fs, .ws = ws, .ino = ino, .l = l };
+	uint32_t per = (fs->blksz - 12) / 12, count = (uint32_t)l->n, depth = 0;
+	uint8_t *root = raw + offsetof(struct ext4_inode, i_block);
+	uint32_t *lblks = NULL;
+	ek_blk_t *nodes = NULL;
+	int err = 0;
+
+	st.csum_seed = ek_inode_csum_seed(fs, ino, get_le32(raw + offsetof(struct ext4_inode, i_generation)));
+	st.goal = l->ntree ? l->tree[0] : l->n ? l->v[0].pblk :
+		  ek_group_first_block(fs, ek_group_of_ino(fs, ino));
+	memset(root, 0, EXT4_N_BLOCKS * 4);
+	if (count <= ROOT_ENTRIES) {
+		put_header(root, (uint16_t)count, ROOT_ENTRIES, 0);
+		for (uint32_t i = 0; i < count; i++)
+			put_extent(root + 12 + 12 * i, &l->v[i]);
+		goto out_free_old;
+	}
+	/* leaves, full, then index levels until the root can hold them */
+	lblks = ek_calloc((count + per - 1) / per, sizeof(*lblks));
+	nodes = ek_calloc((count + per - 1) / per, sizeof(*nodes));
+	if (!lblks || !nodes) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0, k = 0; i < count && !err; i += per, k++) {
+		uint32_t n = count - i < per ? count - i : per;
+
+		err = tree_block(&st, &nodes[k]);
+		if (!err)
+			err = write_node(&st, nodes[k], 0, NULL, NULL, &l->v[i], n);
+		lblks[k] = l->v[i].lblk;
+	}
+	count = (count + per - 1) / per;
+	depth = 1;
+	while (!err && count > ROOT_ENTRIES) {
+		uint32_t up = (count + per - 1) / per;
+
+		for (uint32_t i = 0, k = 0; i < count && !err; i += per, k++) {
+			uint32_t n = count - i < per ? count - i : per;
+			ek_blk_t blk;
+
+			err = tree_block(&st, &blk);
+			if (!err)
+				err = write_node(&st, blk, (uint16_t)depth, &lblks[i], &nodes[i], NULL, n);
+			/* k <= i: the level above overwrites what it has read */
+			lblks[k] = lblks[i];
+			nodes[k] = blk;
+		}
+		count = up;
+		depth++;
+	}
+	if (err)
+		goto out;
+	put_header(root, (uint16_t)count, ROOT_ENTRIES, (uint16_t)depth);
+	for (uint32_t i = 0; i < count; i++)
+		put_index(root + 12 + 12 * i, lblks[i], nodes[i]);
+out_free_old:
+	for (size_t i = st.next_old; i < l->ntree && !err; i++) {
+		err = ek_wset_mark_block(ws, l->tree[i], false);
+		st.tree_delta--;
+	}
+out:
+	free(lblks);
+	free(nodes);
+	*tree_delta = st.tree_delta;
+	return err;
+}
+
+/* ---- truncation ------------------------------------------------------------------- */
+
+/* i_blocks (512-byte units, or fs blocks with HUGE_FILE_FL) plus @delta fs blocks */
+void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta)
+{
+	struct ext4_inode *r = (void *)raw;
+	uint64_t v = le32_to_cpu(r->i_blocks_lo) | (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
+	bool huge = le32_to_cpu(r->i_flags) & EXT4_HUGE_FILE_FL;
+	int64_t units = huge ? delta : delta * (int64_t)(fs->blksz / 512);
+
+	v = (int64_t)v + units < 0 ? 0 : (uint64_t)((int64_t)v + units);
+	r->i_blocks_lo = cpu_to_le32((uint32_t)v);
+	r->l_i_blocks_high = cpu_to_le16((uint16_t)(v >> 32));
+}
+
+struct ind {
+	struct ek_fs *fs;
+	struct ek_wset *ws;
+	ek_ino_t ino;
+	uint64_t from;		/* first logical block to free */
+	uint64_t freed;
+	uint32_t per;		/* pointers per block */
+	struct ek_set seen;
+};
+
+/*
+ * Free everything at or past ind->from under the indirect block @blk of
+ * @level (1 = pointers to data) covering logical blocks from @base; clear
+ * the pointers.  *empty: no pointer is left in it.
+ */
+static int ind_truncate(struct ind *t, ek_blk_t blk, unsigned level, uint64_t base, bool *empty)
+{
+	uint64_t span = 1;
+	uint8_t *b;
+	int err;
+
+	for (unsigned i = 1; i < level; i++)
+		span *= t->per;
+	if (!ek_fs_block_valid(t->fs, blk))
+		return ek_corrupt_ino(t->ino, "indirect block %llu outside the filesystem",
+				      (unsigned long long)blk);
+	err = ek_set_add(&t->seen, blk);
+	if (err > 0)
+		return ek_corrupt(blk, "block map of inode %u uses this block twice", t->ino);
+	if (!err)
+		err = ek_wset_block(t->ws, blk, &b);
+	if (err)
+		return err;
+	*empty = true;
+	for (uint32_t i = 0; i < t->per && !err; i++) {
+		ek_blk_t p = get_le32(b + 4 * i);
+		uint64_t lo = base + i * span;
+		bool child_empty = true;
+
+		if (!p)
+			continue;
+		if (lo + span <= t->from) {
+			*empty = false;
+			continue;
+		}
+		if (level > 1)
+			err = ind_truncate(t, p, level - 1, lo, &child_empty);
+		else if (!ek_fs_block_valid(t->fs, p))
+			err = ek_corrupt_ino(t->ino, "block %llu outside the filesystem",
+					     (unsigned long long)p);
+		if (err)
+			break;
+		if (child_empty) {
+			err = ek_wset_mark_block(t->ws, p, false);
+			t->freed++;
+			put_le32(b + 4 * i, 0);
+		} else {
+			*empty = false;
+		}
+	}
+	return err;
+}
+
+static int ind_truncate_inode(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+			      uint64_t from, uint64_t *freed)
+{
+	struct ind t = { .fs = fs, .ws = ws, .ino = ino, .from = from, .per = fs->blksz / 4 };
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block);
+	uint64_t base = EXT4_NDIR_BLOCKS, span = 1;
+	int err = 0;
+
+	for (uint32_t i = 0; i < EXT4_NDIR_BLOCKS && !err; i++) {
+		ek_blk_t p = get_le32(ib + 4 * i);
+
+		if (!p || i < from)
+			continue;
+		err = ek_fs_block_valid(fs, p) ? ek_wset_mark_block(ws, p, false) :
+		      ek_corrupt_ino(ino, "block %llu outside the filesystem", (unsigned long long)p);
+		t.freed++;
+		put_le32(ib + 4 * i, 0);
+	}
+	for (unsigned level = 1; level <= 3 && !err; level++) {
+		ek_blk_t p = get_le32(ib + 4 * (EXT4_NDIR_BLOCKS + level - 1));
+		bool empty = false;
+
+		span *= t.per;
+		if (p && base + span > from) {
+			err = ind_truncate(&t, p, level, base, &empty);
+			if (!err && empty) {
+				err = ek_wset_mark_block(ws, p, false);
+				t.freed++;
+				put_le32(ib + 4 * (EXT4_NDIR_BLOCKS + level - 1), 0);
+			}
+		}
+		base += span;
+	}
+	ek_set_release(&t.seen);
+	*freed = t.freed;
+	return err;
+}
+
+int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
+{
+	struct ext4_inode *r = (void *)raw;
+	uint64_t size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	uint64_t from = (size + fs->blksz - 1) >> fs->log_blksz, freed = 0;
+	uint32_t flags = le32_to_cpu(r->i_flags);
+	uint16_t mode = le16_to_cpu(r->i_mode);
+	ek_blk_t last = 0;
+	int err;
+
+	if (flags & EXT4_INLINE_DATA_FL)
+		return 0;
+	if (!ek_is_reg(mode) && !ek_is_dir(mode) && !ek_is_lnk(mode))
+		return 0;
+	if (ek_is_lnk(mode) && size < EXT4_N_BLOCKS * 4 && !r->i_blocks_lo && !r->l_i_blocks_high)
+		return 0;	/* fast symlink: i_block is its target */
+	if (fs->cluster_bits)
+		return ek_unsupp("inode %u: truncating on a bigalloc filesystem is not implemented yet", ino);
+	if (size & (fs->blksz - 1)) {
+		/* the partial last block, zeroed past the size below */
+		struct ek_inode ei = { 0 };
+		bool unwritten = false;
+
+		err = ek_inode_decode(fs, ino, raw, &ei);
+		if (!err || err == -EK_BADCRC)
+			err = ek_map_bmap(fs, &ei, from - 1, &last, &unwritten);
+		ek_inode_release(&ei);
+		if (err && err != -EK_BADCRC)
+			return err;
+		if (unwritten)
+			last = 0;
+	}
+	if (flags & EXT4_EXTENTS_FL) {
+		struct ek_extlist l;
+		int64_t tree_delta = 0;
+
+		err = ek_extlist_load(fs, ws, ino, raw, &l);
+		if (err)
+			return err;
+		err = ek_extlist_punch(&l, ws, from, UINT32_MAX + 1ull, &freed);
+		if (!err)
+			err = ek_extlist_store(fs, ws, ino, raw, &l, &tree_delta);
+		ek_extlist_release(&l);
+		if (err)
+			return err;
+		ek_inode_add_blocks(fs, raw, -(int64_t)freed + tree_delta);
+	} else {
+		err = ind_truncate_inode(fs, ws, ino, raw, from, &freed);
+		if (err)
+			return err;
+		ek_inode_add_blocks(fs, raw, -(int64_t)freed);
+	}
+	if (last && ek_fs_block_valid(fs, last)) {
+		uint8_t *b;
+		uint32_t keep = size & (fs->blksz - 1);
+
+		err = ek_wset_block(ws, last, &b);
+		if (!err)
+			memset(b + keep, 0, fs->blksz - keep);
+	}
+	return err;
+}
