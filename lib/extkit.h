@@ -127,6 +127,19 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
 int ek_io_sync(struct ek_io *io);
 
 /*
+ * A read overlay: copy block @blk (of the overlay's block size) into @buf
+ * and return 0, return 1 when it does not hold @blk (the image's own block
+ * is read instead; @buf may have been scribbled on), or a negative error.
+ */
+typedef int (*ek_block_overlay)(void *arg, ek_blk_t blk, void *buf);
+/*
+ * Put @fn in front of every read of @io (NULL removes it); blocks are
+ * 2^@log_blksz bytes counted from the io's offset.  -EINVAL for an io
+ * open for writing: an overlaid io never writes.
+ */
+int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t log_blksz);
+
+/*
  * Undo files (undo.c).  With an undo attached, ek_io_pwrite() first saves
  * and flushes the bytes it is about to overwrite.  ek_undo_apply() puts
  * them back, last record first.
@@ -255,6 +268,11 @@ struct ek_open_opts {
 	uint64_t offset;	/* byte offset of the fs in the image */
 	ek_blk_t superblock;	/* 0: primary; else a backup superblock block */
 	uint32_t blocksize;	/* with superblock: its block size (0: try all) */
+	/* read-only opens: every read, the superblock's included, goes through
+	 * this overlay (blocks of the filesystem's block size), e.g. a replay
+	 * plan's (ek_jplan_overlay); @overlay_arg must outlive the ek_fs */
+	ek_block_overlay overlay;
+	void *overlay_arg;
 };
 
 #define EK_MAX_WARNINGS 64
