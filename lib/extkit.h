@@ -861,6 +861,74 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
  */
 int ek_orphans_release(struct ek_fs *fs, int64_t now, uint64_t *released);
 
+/* ---- block owners and the replayed view (owner.c) --------------------- */
+
+/* a replay plan as a read overlay (ek_jplan_overlay; replay.c) */
+struct ek_jplan_view {
+	const struct ek_journal *j;
+	const struct ek_jplan *p;
+};
+/*
+ * Read overlay (ek_open_opts.overlay, arg: a struct ek_jplan_view): the
+ * blocks the plan writes, as replaying it would leave them; 1 for others.
+ * A filesystem opened through it is the image after that replay.
+ */
+int ek_jplan_overlay(void *view, ek_blk_t blk, void *buf);
+
+enum ek_blk_owner_kind {
+	EK_OWNER_UNKNOWN,	/* in use in the block bitmap, nothing found names it */
+	EK_OWNER_FREE,		/* free in the block bitmap, nothing names it */
+	EK_OWNER_OUTSIDE,	/* past the end of the filesystem */
+	EK_OWNER_BOOT,		/* before the first data block (block 0 of 1 KiB blocks) */
+	EK_OWNER_SUPER,		/* superblock copy of group @group (0: primary) */
+	EK_OWNER_GDT,		/* group descriptors of first_group..last_group, the
+				 * copy in group @group */
+	EK_OWNER_RESERVED_GDT,	/* reserved GDT block, the copy in group @group */
+	EK_OWNER_BLOCK_BITMAP,	/* of group @group */
+	EK_OWNER_INODE_BITMAP,	/* of group @group */
+	EK_OWNER_INODE_TABLE,	/* of group @group, inodes first_ino..last_ino */
+	EK_OWNER_MMP,		/* the multi-mount protection block */
+	EK_OWNER_JOURNAL,	/* block @lblk of the journal, inode @ino */
+	EK_OWNER_DIR,		/* block @lblk of directory @ino */
+	EK_OWNER_EXTENT_INDEX,	/* extent index node of @ino at depth @level, from @lblk */
+	EK_OWNER_EXTENT_LEAF,	/* extent leaf of @ino, from logical block @lblk */
+	EK_OWNER_INDIRECT,	/* indirect block of @ino, @level 1 single .. 3 triple,
+				 * from logical block @lblk */
+	EK_OWNER_XATTR,		/* xattr block of @refs inodes, first_ino..last_ino */
+	EK_OWNER_DATA,		/* block @lblk of file @ino (symlink, special inode...) */
+};
+
+struct ek_blk_owner {
+	enum ek_blk_owner_kind kind;
+	uint32_t group;		/* SUPER, GDT, RESERVED_GDT, *_BITMAP, INODE_TABLE */
+	bool backup;		/* SUPER, GDT, RESERVED_GDT: not the primary copy */
+	ek_ino_t ino;		/* JOURNAL, DIR, EXTENT_*, INDIRECT, DATA */
+	uint64_t lblk;		/* see the kinds */
+	uint32_t level;		/* EXTENT_INDEX, INDIRECT */
+	uint32_t first_group, last_group;	/* GDT */
+	ek_ino_t first_ino, last_ino;		/* INODE_TABLE, XATTR */
+	uint32_t refs;		/* XATTR */
+	bool unwritten;		/* DATA, DIR: in an unwritten extent */
+};
+
+/*
+ * Say for each of the @n blocks in @blocks what it is in @fs, into out[i]
+ * (@n entries, duplicates allowed).  Static metadata comes from the
+ * geometry and the descriptors; then one pass over the inode tables walks
+ * the maps of the inodes in use (inode bitmap) and their xattr blocks;
+ * what nothing names is free or unknown by the block bitmap.  Memory is
+ * O(@n).  A metadata block wins over an inode that claims it, the first
+ * inode over later ones.  Returns 0, -ENOMEM/-EINVAL (out undefined), or
+ * the first damage met (an inode's map that could not be walked to the
+ * end, an unreadable inode table or bitmap) after classifying all it
+ * could, out filled.
+ */
+int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct ek_blk_owner *out);
+/* stable snake_case name of @k ("inode_table") */
+const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
+/* one line for people: "data of inode 12, logical block 3"; returns @buf */
+const char *ek_blk_owner_describe(const struct ek_blk_owner *o, char *buf, size_t len);
+
 /* ---- layout (layout.c) ------------------------------------------------ */
 
 struct ek_frag {
