@@ -127,6 +127,19 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
 int ek_io_sync(struct ek_io *io);
 
 /*
+ * A read overlay: copy block @blk (of the overlay's block size) into @buf
+ * and return 0, return 1 when it does not hold @blk (the image's own block
+ * is read instead; @buf may have been scribbled on), or a negative error.
+ */
+typedef int (*ek_block_overlay)(void *arg, ek_blk_t blk, void *buf);
+/*
+ * Put @fn in front of every read of @io (NULL removes it); blocks are
+ * 2^@log_blksz bytes counted from the io's offset.  -EINVAL for an io
+ * open for writing: an overlaid io never writes.
+ */
+int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t log_blksz);
+
+/*
  * Undo files (undo.c).  With an undo attached, ek_io_pwrite() first saves
  * and flushes the bytes it is about to overwrite.  ek_undo_apply() puts
  * them back, last record first.
@@ -255,6 +268,11 @@ struct ek_open_opts {
 	uint64_t offset;	/* byte offset of the fs in the image */
 	ek_blk_t superblock;	/* 0: primary; else a backup superblock block */
 	uint32_t blocksize;	/* with superblock: its block size (0: try all) */
+	/* read-only opens: every read, the superblock's included, goes through
+	 * this overlay (blocks of the filesystem's block size), e.g. a replay
+	 * plan's (ek_jplan_overlay); @overlay_arg must outlive the ek_fs */
+	ek_block_overlay overlay;
+	void *overlay_arg;
 };
 
 #define EK_MAX_WARNINGS 64
@@ -933,6 +951,74 @@ void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta);
  * past the size, i_blocks reduced.  Inline data and fast symlinks: nothing.
  */
 int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw);
+
+/* ---- block owners and the replayed view (owner.c) --------------------- */
+
+/* a replay plan as a read overlay (ek_jplan_overlay; replay.c) */
+struct ek_jplan_view {
+	const struct ek_journal *j;
+	const struct ek_jplan *p;
+};
+/*
+ * Read overlay (ek_open_opts.overlay, arg: a struct ek_jplan_view): the
+ * blocks the plan writes, as replaying it would leave them; 1 for others.
+ * A filesystem opened through it is the image after that replay.
+ */
+int ek_jplan_overlay(void *view, ek_blk_t blk, void *buf);
+
+enum ek_blk_owner_kind {
+	EK_OWNER_UNKNOWN,	/* in use in the block bitmap, nothing found names it */
+	EK_OWNER_FREE,		/* free in the block bitmap, nothing names it */
+	EK_OWNER_OUTSIDE,	/* past the end of the filesystem */
+	EK_OWNER_BOOT,		/* before the first data block (block 0 of 1 KiB blocks) */
+	EK_OWNER_SUPER,		/* superblock copy of group @group (0: primary) */
+	EK_OWNER_GDT,		/* group descriptors of first_group..last_group, the
+				 * copy in group @group */
+	EK_OWNER_RESERVED_GDT,	/* reserved GDT block, the copy in group @group */
+	EK_OWNER_BLOCK_BITMAP,	/* of group @group */
+	EK_OWNER_INODE_BITMAP,	/* of group @group */
+	EK_OWNER_INODE_TABLE,	/* of group @group, inodes first_ino..last_ino */
+	EK_OWNER_MMP,		/* the multi-mount protection block */
+	EK_OWNER_JOURNAL,	/* block @lblk of the journal, inode @ino */
+	EK_OWNER_DIR,		/* block @lblk of directory @ino */
+	EK_OWNER_EXTENT_INDEX,	/* extent index node of @ino at depth @level, from @lblk */
+	EK_OWNER_EXTENT_LEAF,	/* extent leaf of @ino, from logical block @lblk */
+	EK_OWNER_INDIRECT,	/* indirect block of @ino, @level 1 single .. 3 triple,
+				 * from logical block @lblk */
+	EK_OWNER_XATTR,		/* xattr block of @refs inodes, first_ino..last_ino */
+	EK_OWNER_DATA,		/* block @lblk of file @ino (symlink, special inode...) */
+};
+
+struct ek_blk_owner {
+	enum ek_blk_owner_kind kind;
+	uint32_t group;		/* SUPER, GDT, RESERVED_GDT, *_BITMAP, INODE_TABLE */
+	bool backup;		/* SUPER, GDT, RESERVED_GDT: not the primary copy */
+	ek_ino_t ino;		/* JOURNAL, DIR, EXTENT_*, INDIRECT, DATA */
+	uint64_t lblk;		/* see the kinds */
+	uint32_t level;		/* EXTENT_INDEX, INDIRECT */
+	uint32_t first_group, last_group;	/* GDT */
+	ek_ino_t first_ino, last_ino;		/* INODE_TABLE, XATTR */
+	uint32_t refs;		/* XATTR */
+	bool unwritten;		/* DATA, DIR: in an unwritten extent */
+};
+
+/*
+ * Say for each of the @n blocks in @blocks what it is in @fs, into out[i]
+ * (@n entries, duplicates allowed).  Static metadata comes from the
+ * geometry and the descriptors; then one pass over the inode tables walks
+ * the maps of the inodes in use (inode bitmap) and their xattr blocks;
+ * what nothing names is free or unknown by the block bitmap.  Memory is
+ * O(@n).  A metadata block wins over an inode that claims it, the first
+ * inode over later ones.  Returns 0, -ENOMEM/-EINVAL (out undefined), or
+ * the first damage met (an inode's map that could not be walked to the
+ * end, an unreadable inode table or bitmap) after classifying all it
+ * could, out filled.
+ */
+int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct ek_blk_owner *out);
+/* stable snake_case name of @k ("inode_table") */
+const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
+/* one line for people: "data of inode 12, logical block 3"; returns @buf */
+const char *ek_blk_owner_describe(const struct ek_blk_owner *o, char *buf, size_t len);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

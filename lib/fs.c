@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * fs.c - open a filesystem: superblock, descriptors, lazy bitmaps.
+ *
+ * Every read of an open filesystem (superblock, descriptors, bitmaps,
+ * inode tables, maps, directories, xattrs) ends in ek_io_pread(), so a
+ * read overlay given at open (ek_open_opts.overlay) is seen by all of them,
+ * the inode-table chunk cache and the lazily loaded bitmaps included.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -83,6 +88,27 @@ static int read_super(struct ek_fs *fs, const struct ek_open_opts *o)
 	return err;
 }
 
+/*
+ * With an overlay, the superblock read from the image gives the block size
+ * the overlay's blocks have; then the superblock is read again through it
+ * (a replayed log may carry block 0) and must keep that block size.
+ */
+static int overlay_super(struct ek_fs *fs, const struct ek_open_opts *o)
+{
+	uint32_t log = fs->sb.log_block_size;
+	int err;
+
+	if (o->flags & EK_OPEN_RW)
+		return ek_err(-EINVAL, "a read overlay is for read-only opens");
+	err = ek_io_set_overlay(fs->io, o->overlay, o->overlay_arg, 10 + log);
+	if (!err)
+		err = read_super(fs, o);
+	if (!err && fs->sb.log_block_size != log)
+		err = ek_corrupt_fs("superblock through the overlay: block size %u, the image's is %u",
+				    1024u << fs->sb.log_block_size, 1024u << log);
+	return err;
+}
+
 static int read_descriptors(struct ek_fs *fs)
 {
 	uint32_t nblocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
@@ -135,6 +161,11 @@ int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs *
 	err = read_super(fs, o);
 	if (err)
 		goto out_close;
+	if (o->overlay) {
+		err = overlay_super(fs, o);
+		if (err)
+			goto out_close;
+	}
 
 	fs->sb_block = o->superblock;
 	fs->log_blksz = 10 + fs->sb.log_block_size;

@@ -6,6 +6,11 @@
  * mounted filesystem (or another exclusive user) is refused by the kernel.
  * All offsets are relative to the start offset given at open, so an image
  * inside a disk is addressed like a plain image.
+ *
+ * A read overlay (ek_io_set_overlay) stands in front of every read: each
+ * block it holds comes from it, the rest from the image, so a filesystem
+ * opened through it sees the image as, say, a journal replay would leave
+ * it while the image stays untouched.  An io with an overlay never writes.
  */
 
 #include <fcntl.h>
@@ -24,6 +29,10 @@ struct ek_io {
 	uint64_t size;		/* bytes after offset */
 	char *path;
 	struct ek_undo *undo;	/* saves what each write overwrites */
+	ek_block_overlay overlay;	/* NULL: reads go straight to the image */
+	void *overlay_arg;
+	uint32_t overlay_log;	/* log2 of the overlay's block size */
+	uint8_t *overlay_buf;	/* one block, for reads covering part of one */
 };
 
 /*
@@ -119,6 +128,7 @@ void ek_io_close(struct ek_io *io)
 	if (!io)
 		return;
 	close(io->fd);
+	free(io->overlay_buf);
 	free(io->path);
 	free(io);
 }
@@ -133,14 +143,9 @@ const char *ek_io_path(const struct ek_io *io)
 	return io->path;
 }
 
-int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off)
+/* the image's bytes, the range already checked */
+static int raw_pread(struct ek_io *io, uint8_t *p, size_t len, uint64_t off)
 {
-	uint8_t *p = buf;
-
-	if (off > io->size || len > io->size - off)
-		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
-				 "read of %zu bytes past the end of '%s' (%llu bytes)",
-				 len, io->path, (unsigned long long)io->size);
 	while (len) {
 		ssize_t n = pread(io->fd, p, len, io->offset + off);
 
@@ -160,12 +165,85 @@ int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/*
+ * Through the overlay: block by block, whole blocks it holds straight into
+ * @p, partial ones through overlay_buf; the blocks it does not hold are
+ * gathered into runs read from the image with one pread each.
+ */
+static int overlay_pread(struct ek_io *io, uint8_t *p, size_t len, uint64_t off)
+{
+	uint32_t bs = 1u << io->overlay_log;
+	uint8_t *run = NULL;	/* pending image run: bytes at run_off.. into run.. */
+	uint64_t run_off = 0;
+	size_t run_len = 0;
+	int err;
+
+	while (len) {
+		uint32_t in = off & (bs - 1);
+		size_t n = bs - in < len ? bs - in : len;
+		uint8_t *dst = in == 0 && n == bs ? p : io->overlay_buf;
+		int r = io->overlay(io->overlay_arg, off >> io->overlay_log, dst);
+
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			if (run_len && (err = raw_pread(io, run, run_len, run_off)))
+				return err;
+			run_len = 0;
+			if (dst != p)
+				memcpy(p, dst + in, n);
+		} else {
+			if (!run_len) {
+				run = p;
+				run_off = off;
+			}
+			run_len += n;
+		}
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return run_len ? raw_pread(io, run, run_len, run_off) : 0;
+}
+
+int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off)
+{
+	if (off > io->size || len > io->size - off)
+		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
+				 "read of %zu bytes past the end of '%s' (%llu bytes)",
+				 len, io->path, (unsigned long long)io->size);
+	if (io->overlay)
+		return overlay_pread(io, buf, len, off);
+	return raw_pread(io, buf, len, off);
+}
+
+int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t log_blksz)
+{
+	uint8_t *buf = NULL;
+
+	if (fn && (io->flags & EK_IO_RW))
+		return ek_err(-EINVAL, "'%s' is open for writing: no read overlay", io->path);
+	if (fn && (log_blksz < 10 || log_blksz > 16))
+		return ek_err(-EINVAL, "overlay block size 2^%u is not a filesystem block size",
+			      log_blksz);
+	if (fn && !(buf = ek_malloc((size_t)1 << log_blksz)))
+		return -ENOMEM;
+	free(io->overlay_buf);
+	io->overlay = fn;
+	io->overlay_arg = arg;
+	io->overlay_log = fn ? log_blksz : 0;
+	io->overlay_buf = buf;
+	return 0;
+}
+
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
 
 	if (!(io->flags & EK_IO_RW))
 		return ek_err(-EBADF, "'%s' is open read-only", io->path);
+	if (io->overlay)
+		return ek_err(-EBADF, "'%s' is read through an overlay", io->path);
 	if (test_writes_left() == 0)
 		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
 				 "write to '%s' stopped by the test fault hook", io->path);

@@ -329,3 +329,18 @@ int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t
 	}
 	return ek_fs_read_blocks(j->fs, blk, 1, buf);
 }
+
+/* as ek_jplan_read, for the blocks the plan writes only (a read overlay) */
+int ek_jplan_overlay(void *view, ek_blk_t blk, void *buf)
+{
+	const struct ek_jplan_view *v = view;
+	const struct ek_jwrite *w = ek_jplan_find(v->p, blk);
+	int err;
+
+	if (!w)
+		return 1;
+	err = ek_journal_read(v->j, w->jblk, buf);
+	if (!err && (w->flags & JBD2_FLAG_ESCAPE))
+		put_be32(buf, JBD2_MAGIC_NUMBER);
+	return err;
+}

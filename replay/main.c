@@ -207,12 +207,139 @@ static int do_list(struct rp *r, int argc, char **argv)
 
 /* ---- show ---------------------------------------------------------------- */
 
+struct show_owners {
+	bool have_upto;		/* some committed transaction is replayed first */
+	ek_tid_t upto;		/* the last one */
+	struct ek_blk_owner *own;	/* per tag of the transaction, NULL if unknown */
+};
+
+/*
+ * What the home blocks of @t are in the image as replaying the log up to
+ * @t leaves it (up to the last committed transaction when @t is not
+ * committed): a second, read-only ek_fs sees the image through that
+ * plan's overlay.  Damage that leaves some owners unknown is a warning;
+ * 1 when no owner could be found at all.
+ */
+static int show_owners(struct rp *r, const struct ek_jtxn *t, struct show_owners *so)
+{
+	struct ek_jplan plan;
+	struct ek_jplan_view view = { r->j, &plan };
+	struct ek_fs *rfs = NULL;
+	ek_blk_t *homes = NULL;
+	const char *stage = "replay plan";
+	int err;
+
+	so->have_upto = false;
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *u = &r->log.txns[i];
+
+		if (u->state == EK_JTXN_COMMITTED && ek_tid_after(r->log.end_tid, u->tid) &&
+		    (t->state != EK_JTXN_COMMITTED || ek_tid_after_eq(t->tid, u->tid))) {
+			so->have_upto = true;
+			so->upto = u->tid;
+		}
+	}
+	err = ek_journal_plan(r->j, &r->log, so->have_upto ? so->upto : r->log.start_tid - 1,
+			      &plan);
+	if (err)
+		goto out_warn;
+	stage = "the replayed image";
+	err = ek_fs_open(r->image, &(struct ek_open_opts){
+				.flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
+				.overlay = ek_jplan_overlay, .overlay_arg = &view }, &rfs);
+	if (err)
+		goto out_release_plan;
+	for (unsigned i = 0; i < rfs->nwarnings; i++)
+		fprintf(stderr, "%s: warning: replayed image: %s\n", r->prog, rfs->warnings[i]);
+	homes = calloc(t->ntags, sizeof(*homes));
+	so->own = calloc(t->ntags, sizeof(*so->own));
+	if (!homes || !so->own) {
+		err = -ENOMEM;
+		goto out_close;
+	}
+	for (uint32_t i = 0; i < t->ntags; i++)
+		homes[i] = t->tags[i].home;
+	stage = "block owners";
+	err = ek_blocks_owner(rfs, homes, t->ntags, so->own);
+	if (err && err != -ENOMEM && err != -EINVAL) {
+		fprintf(stderr, "%s: warning: some block owners may be unknown: %s\n", r->prog,
+			ek_error_msg(err));
+		err = 0;
+	}
+out_close:
+	free(homes);
+	ek_fs_close(rfs);
+out_release_plan:
+	ek_jplan_release(&plan);
+out_warn:
+	if (err) {
+		fprintf(stderr, "%s: cannot tell what the home blocks are: %s: %s\n", r->prog,
+			stage, ek_error_msg(err));
+		free(so->own);
+		so->own = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static void owner_json(struct ek_out *o, const struct ek_blk_owner *w)
+{
+	ek_out_obj_begin(o, "owner");
+	ek_out_str(o, "kind", ek_blk_owner_kind_name(w->kind));
+	switch (w->kind) {
+	case EK_OWNER_SUPER:
+	case EK_OWNER_GDT:
+	case EK_OWNER_RESERVED_GDT:
+		ek_out_u64(o, "group", w->group);
+		ek_out_bool(o, "backup", w->backup);
+		if (w->kind == EK_OWNER_GDT) {
+			ek_out_u64(o, "first_group", w->first_group);
+			ek_out_u64(o, "last_group", w->last_group);
+		}
+		break;
+	case EK_OWNER_BLOCK_BITMAP:
+	case EK_OWNER_INODE_BITMAP:
+		ek_out_u64(o, "group", w->group);
+		break;
+	case EK_OWNER_INODE_TABLE:
+		ek_out_u64(o, "group", w->group);
+		ek_out_u64(o, "first_inode", w->first_ino);
+		ek_out_u64(o, "last_inode", w->last_ino);
+		break;
+	case EK_OWNER_JOURNAL:
+	case EK_OWNER_DIR:
+	case EK_OWNER_DATA:
+		ek_out_u64(o, "inode", w->ino);
+		ek_out_u64(o, "logical_block", w->lblk);
+		if (w->kind != EK_OWNER_JOURNAL)
+			ek_out_bool(o, "unwritten", w->unwritten);
+		break;
+	case EK_OWNER_EXTENT_INDEX:
+	case EK_OWNER_EXTENT_LEAF:
+	case EK_OWNER_INDIRECT:
+		ek_out_u64(o, "inode", w->ino);
+		ek_out_u64(o, "level", w->level);
+		ek_out_u64(o, "logical_block", w->lblk);
+		break;
+	case EK_OWNER_XATTR:
+		ek_out_u64(o, "inodes", w->refs);
+		ek_out_u64(o, "first_inode", w->first_ino);
+		ek_out_u64(o, "last_inode", w->last_ino);
+		break;
+	default:
+		break;
+	}
+	ek_out_obj_end(o);
+}
+
 static int do_show(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
 	const struct ek_jtxn *t = NULL;
-	char *end;
+	struct show_owners so = { 0 };
+	char *end, what[128];
 	unsigned long tid;
+	int ret = 0;
 
 	if (argc != 2)
 		return fprintf(stderr, "usage: %s show IMAGE TID\n", r->prog), 2;
@@ -227,21 +354,35 @@ static int do_show(struct rp *r, int argc, char **argv)
 			r->log.start_tid, r->log.end_tid);
 		return 1;
 	}
+	if (t->ntags)
+		ret = show_owners(r, t, &so);
 	ek_out_text(o, "Transaction %u (%s), journal blocks %u..%u\n", t->tid, state_name(t),
 		    t->first_jblk, t->commit_jblk ? t->commit_jblk : t->first_jblk + t->nblocks - 1);
+	if (so.own && so.have_upto)
+		ek_out_text(o, "Owners: the image as replaying transactions up to %u leaves it\n",
+			    so.upto);
+	else if (so.own)
+		ek_out_text(o, "Owners: the image as it is (no committed transaction before it)\n");
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "tid", t->tid);
 	ek_out_str(o, "state", state_name(t));
-	ek_out_text(o, "%10s %14s %6s %-8s %s\n", "jblock", "home", "flags", "checksum", "replay");
+	if (so.own && so.have_upto)
+		ek_out_u64(o, "owners_after_tid", so.upto);
+	else
+		ek_out_null(o, "owners_after_tid");
+	ek_out_text(o, "%10s %14s %6s %-8s %-13s %s\n", "jblock", "home", "flags", "checksum",
+		    "replay", "owner");
 	ek_out_arr_begin(o, "blocks");
 	for (uint32_t i = 0; i < t->ntags; i++) {
 		const struct ek_jtag *g = &t->tags[i];
 
 		enum ek_jfate fate = ek_jplan_fate(&r->plan, r->j, t, g);
 
-		ek_out_text(o, "%10u %14llu %#6x %-8s %s%s\n", g->jblk, (unsigned long long)g->home,
-			    g->flags, csum_name(g->csum), ek_jfate_name(fate),
-			    g->flags & JBD2_FLAG_ESCAPE ? " (escaped)" : "");
+		ek_out_text(o, "%10u %14llu %#6x %-8s %-13s %s%s\n", g->jblk,
+			    (unsigned long long)g->home, g->flags, csum_name(g->csum),
+			    ek_jfate_name(fate),
+			    so.own ? ek_blk_owner_describe(&so.own[i], what, sizeof(what)) : "-",
+			    g->flags & JBD2_FLAG_ESCAPE ? " [escaped]" : "");
 		ek_out_obj_begin(o, NULL);
 		ek_out_u64(o, "journal_block", g->jblk);
 		ek_out_u64(o, "home", g->home);
@@ -249,6 +390,10 @@ static int do_show(struct rp *r, int argc, char **argv)
 		ek_out_bool(o, "escaped", g->flags & JBD2_FLAG_ESCAPE);
 		ek_out_str(o, "checksum", csum_name(g->csum));
 		ek_out_str(o, "replay", ek_jfate_name(fate));
+		if (so.own)
+			owner_json(o, &so.own[i]);
+		else
+			ek_out_null(o, "owner");
 		ek_out_obj_end(o);
 	}
 	ek_out_arr_end(o);
@@ -263,7 +408,8 @@ static int do_show(struct rp *r, int argc, char **argv)
 	if (t->nrevokes)
 		ek_out_text(o, "\n");
 	ek_out_obj_end(o);
-	return 0;
+	free(so.own);
+	return ret;
 }
 
 /* ---- revokes -------------------------------------------------------------- */
