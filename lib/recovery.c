@@ -199,7 +199,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	ek_tid_t next = sb->sequence;
 	uint32_t jblk = sb->start, crc_v1 = ~0u;
 	uint64_t visited = 0;
-	int64_t last_commit_time = 0;
+	uint64_t last_commit_time = 0;	/* __u64 in jbd2: compared unsigned */
 	bool need_check_time = false;
 	struct ek_jtxn *t = NULL;
 	int err = 0;
@@ -282,7 +282,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 		}
 		if (type == JBD2_COMMIT_BLOCK) {
 			const struct commit_header *ch = (const void *)s.buf;
-			int64_t commit_time = (int64_t)be64_to_cpu(ch->h_commit_sec);
+			uint64_t commit_time = be64_to_cpu(ch->h_commit_sec);
 			bool bad = false;
 
 			t = cur_txn(&s, next, jblk);
@@ -292,7 +292,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			}
 			t->nblocks++;
 			t->commit_jblk = jblk;
-			t->commit_sec = commit_time;
+			t->commit_sec = (int64_t)commit_time;
 			t->commit_nsec = be32_to_cpu(ch->h_commit_nsec);
 			if (s.csum_v1) {
 				uint32_t found = be32_to_cpu(ch->h_chksum[0]);
@@ -305,6 +305,22 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			} else if (s.csum_v23) {
 				bad = !commit_csum_ok(&s, s.buf);
 				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
+			}
+			/* as jbd2: the commit time is judged before the commit checksum */
+			if (need_check_time) {
+				if (commit_time >= last_commit_time) {
+					log->status = ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+								"journal: invalid descriptor or revoke checksum in transaction %u",
+								next);
+					t->state = EK_JTXN_BAD_COMMIT;
+					log->end_reason = "descriptor or revoke block checksum mismatch";
+				} else {
+					log->ntxns--;
+					free(t->tags);
+					free(t->revokes);
+					log->end_reason = "stale blocks after a checksum mismatch";
+				}
+				break;
 			}
 			if (bad) {
 				if (commit_time < last_commit_time) {
@@ -319,21 +335,6 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 				log->end_reason = (sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT) ?
 						  "commit block checksum mismatch (interrupted async commit)" :
 						  "commit block checksum mismatch";
-				break;
-			}
-			if (need_check_time) {
-				if (commit_time >= last_commit_time) {
-					log->status = ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
-								"journal: invalid descriptor or revoke checksum in transaction %u",
-								next);
-					t->state = EK_JTXN_BAD_COMMIT;
-					log->end_reason = "descriptor or revoke block checksum mismatch";
-				} else {
-					log->ntxns--;
-					free(t->tags);
-					free(t->revokes);
-					log->end_reason = "stale blocks after a checksum mismatch";
-				}
 				break;
 			}
 			t->state = EK_JTXN_COMMITTED;
