@@ -33,6 +33,9 @@ struct scan {
 	uint32_t tail;		/* bytes of the descriptor/revoke tail */
 	uint8_t *buf, *data;
 	size_t tag_cap, rev_cap, txn_cap;
+	/* the first revoke block of the current transaction whose r_count
+	 * runs past the block: fatal only if the transaction commits */
+	uint32_t bad_rcount_jblk, bad_rcount;
 };
 
 static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
@@ -86,6 +89,7 @@ static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
 	t->first_jblk = jblk;
 	t->state = EK_JTXN_TORN;	/* until its commit block is found */
 	s->tag_cap = s->rev_cap = 0;
+	s->bad_rcount_jblk = 0;
 	return t;
 }
 
@@ -175,15 +179,29 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 	return 0;
 }
 
+/*
+ * The records of a revoke block, as jbd2 scan_revoke_records(): whole
+ * records below r_count.  An r_count past the block fails recovery there,
+ * in PASS_REVOKE, which only reaches transactions that committed: noted
+ * here, raised when the transaction's commit block is accepted.  One
+ * inside the header just has no records.
+ */
 static int scan_revoke(struct scan *s, struct ek_jtxn *t, uint32_t jblk)
 {
 	uint32_t bs = s->sb->blocksize, count = get_be32(s->buf + 12);
 	uint32_t rsize = (s->sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
 	int err;
 
-	if (count < sizeof(jbd2_journal_revoke_header_t) || count > bs - s->tail)
-		return ek_corrupt_fs("journal block %u: revoke r_count %u outside %zu..%u",
-				     jblk, count, sizeof(jbd2_journal_revoke_header_t), bs - s->tail);
+	if (count > bs - s->tail) {
+		if (!s->bad_rcount_jblk) {
+			s->bad_rcount_jblk = jblk;
+			s->bad_rcount = count;
+		}
+		return 0;
+	}
+	if (count < sizeof(jbd2_journal_revoke_header_t))
+		ek_fs_warn(s->j->fs, "journal block %u: revoke r_count %u is inside its %zu-byte header",
+			   jblk, count, sizeof(jbd2_journal_revoke_header_t));
 	for (uint32_t off = sizeof(jbd2_journal_revoke_header_t); off + rsize <= count; off += rsize) {
 		err = add_revoke(s, t, rsize == 8 ? get_be64(s->buf + off) : get_be32(s->buf + off));
 		if (err)
@@ -336,6 +354,12 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 						  "commit block checksum mismatch (interrupted async commit)" :
 						  "commit block checksum mismatch";
 				break;
+			}
+			if (s.bad_rcount_jblk) {
+				err = ek_corrupt_fs("journal block %u: revoke r_count %u is past the block (%u)",
+						    s.bad_rcount_jblk, s.bad_rcount,
+						    sb->blocksize - s.tail);
+				goto out;
 			}
 			t->state = EK_JTXN_COMMITTED;
 			last_commit_time = commit_time;
