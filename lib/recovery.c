@@ -13,7 +13,10 @@
  *  - v2/v3: descriptor and revoke blocks end in a crc32c tail, commit
  *    blocks carry one in h_chksum[0], tags carry their data's checksum;
  *  - a bad commit checksum ends replay before that transaction, unless
- *    its commit time is older than the last good one (stale blocks);
+ *    its commit time is older than the last good one (stale blocks); it
+ *    is a failed commit (j_failed_commit) without async_commit, or with
+ *    async_commit and v1 when the next transaction's commit block follows,
+ *    else an interrupted async commit;
  *  - a bad descriptor/revoke checksum is judged at the next commit: an
  *    older commit time means stale blocks (end cleanly), else the kernel
  *    refuses recovery (-EFSBADCRC; commit fc750a3b44bd).
@@ -210,6 +213,60 @@ static int scan_revoke(struct scan *s, struct ek_jtxn *t, uint32_t jblk)
 	return 0;
 }
 
+/* as jbd2 count_tags(): the data blocks descriptor @d describes */
+static uint32_t count_tags(const struct scan *s, const uint8_t *d)
+{
+	uint32_t tag_bytes = ek_jbd2_tag_bytes(s->sb->incompat);
+	uint32_t off = sizeof(journal_header_t), end = s->sb->blocksize - s->tail, n = 0;
+
+	while (off + tag_bytes <= end) {
+		uint16_t flags = get_be16(d + off + 6);	/* low half of tag3's t_flags too */
+
+		n++;
+		off += tag_bytes + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
+		if (flags & JBD2_FLAG_LAST_TAG)
+			break;
+	}
+	return n;
+}
+
+/*
+ * After an async commit whose v1 checksum failed, jbd2 scans on: finding
+ * the next transaction's commit block makes it a corrupt commit rather
+ * than an interrupted one (do_one_pass: "Commit block found").  Sets
+ * *found when transaction @tid, starting at @jblk, has its commit block.
+ */
+static int next_commit_found(struct scan *s, uint32_t jblk, ek_tid_t tid, uint64_t visited,
+			     bool *found)
+{
+	const struct ek_jsb *sb = s->sb;
+
+	*found = false;
+	while (++visited <= sb->maxlen) {
+		int err = ek_journal_read(s->j, jblk, s->buf);
+
+		if (err)
+			return err;
+		if (get_be32(s->buf) != JBD2_MAGIC_NUMBER || get_be32(s->buf + 8) != tid)
+			return 0;
+		switch (get_be32(s->buf + 4)) {
+		case JBD2_COMMIT_BLOCK:
+			*found = true;
+			return 0;
+		case JBD2_DESCRIPTOR_BLOCK:
+			for (uint32_t n = count_tags(s, s->buf); n; n--, visited++)
+				jblk = wrap(sb, (uint64_t)jblk + 1);
+			break;
+		case JBD2_REVOKE_BLOCK:
+			break;
+		default:
+			return 0;
+		}
+		jblk = wrap(sb, (uint64_t)jblk + 1);
+	}
+	return 0;
+}
+
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 {
 	struct scan s = { .j = j, .log = log, .sb = &j->sb };
@@ -350,9 +407,16 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 					break;
 				}
 				t->state = EK_JTXN_BAD_COMMIT;
-				log->end_reason = (sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT) ?
-						  "commit block checksum mismatch (interrupted async commit)" :
-						  "commit block checksum mismatch";
+				log->failed_commit = !(sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
+				if (!log->failed_commit && s.csum_v1) {
+					err = next_commit_found(&s, wrap(sb, (uint64_t)jblk + 1), next + 1,
+								visited, &log->failed_commit);
+					if (err)
+						goto out;
+				}
+				log->end_reason = log->failed_commit ?
+						  "commit block checksum mismatch" :
+						  "commit block checksum mismatch (interrupted async commit)";
 				break;
 			}
 			if (s.bad_rcount_jblk) {
