@@ -749,6 +749,8 @@ struct ek_jlog {
 	uint32_t end_jblk;	/* journal block after the last one scanned */
 	const char *end_reason;	/* why the scan stopped (static text) */
 	int status;		/* 0, or -EK_BADCRC where the kernel refuses recovery */
+	bool failed_commit;	/* a corrupt commit block, not an interrupted async
+				 * one, ended the log (jbd2 j_failed_commit) */
 };
 
 /*

@@ -13,7 +13,10 @@
  *  - v2/v3: descriptor and revoke blocks end in a crc32c tail, commit
  *    blocks carry one in h_chksum[0], tags carry their data's checksum;
  *  - a bad commit checksum ends replay before that transaction, unless
- *    its commit time is older than the last good one (stale blocks);
+ *    its commit time is older than the last good one (stale blocks); it
+ *    is a failed commit (j_failed_commit) without async_commit, or with
+ *    async_commit and v1 when the next transaction's commit block follows,
+ *    else an interrupted async commit;
  *  - a bad descriptor/revoke checksum is judged at the next commit: an
  *    older commit time means stale blocks (end cleanly), else the kernel
  *    refuses recovery (-EFSBADCRC; commit fc750a3b44bd).
@@ -33,6 +36,9 @@ struct scan {
 	uint32_t tail;		/* bytes of the descriptor/revoke tail */
 	uint8_t *buf, *data;
 	size_t tag_cap, rev_cap, txn_cap;
+	/* the first revoke block of the current transaction whose r_count
+	 * runs past the block: fatal only if the transaction commits */
+	uint32_t bad_rcount_jblk, bad_rcount;
 };
 
 static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
@@ -86,6 +92,7 @@ static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
 	t->first_jblk = jblk;
 	t->state = EK_JTXN_TORN;	/* until its commit block is found */
 	s->tag_cap = s->rev_cap = 0;
+	s->bad_rcount_jblk = 0;
 	return t;
 }
 
@@ -175,19 +182,87 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 	return 0;
 }
 
+/*
+ * The records of a revoke block, as jbd2 scan_revoke_records(): whole
+ * records below r_count.  An r_count past the block fails recovery there,
+ * in PASS_REVOKE, which only reaches transactions that committed: noted
+ * here, raised when the transaction's commit block is accepted.  One
+ * inside the header just has no records.
+ */
 static int scan_revoke(struct scan *s, struct ek_jtxn *t, uint32_t jblk)
 {
 	uint32_t bs = s->sb->blocksize, count = get_be32(s->buf + 12);
 	uint32_t rsize = (s->sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
 	int err;
 
-	if (count < sizeof(jbd2_journal_revoke_header_t) || count > bs - s->tail)
-		return ek_corrupt_fs("journal block %u: revoke r_count %u outside %zu..%u",
-				     jblk, count, sizeof(jbd2_journal_revoke_header_t), bs - s->tail);
+	if (count > bs - s->tail) {
+		if (!s->bad_rcount_jblk) {
+			s->bad_rcount_jblk = jblk;
+			s->bad_rcount = count;
+		}
+		return 0;
+	}
+	if (count < sizeof(jbd2_journal_revoke_header_t))
+		ek_fs_warn(s->j->fs, "journal block %u: revoke r_count %u is inside its %zu-byte header",
+			   jblk, count, sizeof(jbd2_journal_revoke_header_t));
 	for (uint32_t off = sizeof(jbd2_journal_revoke_header_t); off + rsize <= count; off += rsize) {
 		err = add_revoke(s, t, rsize == 8 ? get_be64(s->buf + off) : get_be32(s->buf + off));
 		if (err)
 			return err;
+	}
+	return 0;
+}
+
+/* as jbd2 count_tags(): the data blocks descriptor @d describes */
+static uint32_t count_tags(const struct scan *s, const uint8_t *d)
+{
+	uint32_t tag_bytes = ek_jbd2_tag_bytes(s->sb->incompat);
+	uint32_t off = sizeof(journal_header_t), end = s->sb->blocksize - s->tail, n = 0;
+
+	while (off + tag_bytes <= end) {
+		uint16_t flags = get_be16(d + off + 6);	/* low half of tag3's t_flags too */
+
+		n++;
+		off += tag_bytes + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
+		if (flags & JBD2_FLAG_LAST_TAG)
+			break;
+	}
+	return n;
+}
+
+/*
+ * After an async commit whose v1 checksum failed, jbd2 scans on: finding
+ * the next transaction's commit block makes it a corrupt commit rather
+ * than an interrupted one (do_one_pass: "Commit block found").  Sets
+ * *found when transaction @tid, starting at @jblk, has its commit block.
+ */
+static int next_commit_found(struct scan *s, uint32_t jblk, ek_tid_t tid, uint64_t visited,
+			     bool *found)
+{
+	const struct ek_jsb *sb = s->sb;
+
+	*found = false;
+	while (++visited <= sb->maxlen) {
+		int err = ek_journal_read(s->j, jblk, s->buf);
+
+		if (err)
+			return err;
+		if (get_be32(s->buf) != JBD2_MAGIC_NUMBER || get_be32(s->buf + 8) != tid)
+			return 0;
+		switch (get_be32(s->buf + 4)) {
+		case JBD2_COMMIT_BLOCK:
+			*found = true;
+			return 0;
+		case JBD2_DESCRIPTOR_BLOCK:
+			for (uint32_t n = count_tags(s, s->buf); n; n--, visited++)
+				jblk = wrap(sb, (uint64_t)jblk + 1);
+			break;
+		case JBD2_REVOKE_BLOCK:
+			break;
+		default:
+			return 0;
+		}
+		jblk = wrap(sb, (uint64_t)jblk + 1);
 	}
 	return 0;
 }
@@ -199,7 +274,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	ek_tid_t next = sb->sequence;
 	uint32_t jblk = sb->start, crc_v1 = ~0u;
 	uint64_t visited = 0;
-	int64_t last_commit_time = 0;
+	uint64_t last_commit_time = 0;	/* __u64 in jbd2: compared unsigned */
 	bool need_check_time = false;
 	struct ek_jtxn *t = NULL;
 	int err = 0;
@@ -282,7 +357,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 		}
 		if (type == JBD2_COMMIT_BLOCK) {
 			const struct commit_header *ch = (const void *)s.buf;
-			int64_t commit_time = (int64_t)be64_to_cpu(ch->h_commit_sec);
+			uint64_t commit_time = be64_to_cpu(ch->h_commit_sec);
 			bool bad = false;
 
 			t = cur_txn(&s, next, jblk);
@@ -292,7 +367,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			}
 			t->nblocks++;
 			t->commit_jblk = jblk;
-			t->commit_sec = commit_time;
+			t->commit_sec = (int64_t)commit_time;
 			t->commit_nsec = be32_to_cpu(ch->h_commit_nsec);
 			if (s.csum_v1) {
 				uint32_t found = be32_to_cpu(ch->h_chksum[0]);
@@ -306,21 +381,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 				bad = !commit_csum_ok(&s, s.buf);
 				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
 			}
-			if (bad) {
-				if (commit_time < last_commit_time) {
-					/* older than what came before: stale blocks */
-					log->ntxns--;
-					free(t->tags);
-					free(t->revokes);
-					log->end_reason = "stale commit block (older commit time)";
-					break;
-				}
-				t->state = EK_JTXN_BAD_COMMIT;
-				log->end_reason = (sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT) ?
-						  "commit block checksum mismatch (interrupted async commit)" :
-						  "commit block checksum mismatch";
-				break;
-			}
+			/* as jbd2: the commit time is judged before the commit checksum */
 			if (need_check_time) {
 				if (commit_time >= last_commit_time) {
 					log->status = ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
@@ -335,6 +396,34 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 					log->end_reason = "stale blocks after a checksum mismatch";
 				}
 				break;
+			}
+			if (bad) {
+				if (commit_time < last_commit_time) {
+					/* older than what came before: stale blocks */
+					log->ntxns--;
+					free(t->tags);
+					free(t->revokes);
+					log->end_reason = "stale commit block (older commit time)";
+					break;
+				}
+				t->state = EK_JTXN_BAD_COMMIT;
+				log->failed_commit = !(sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
+				if (!log->failed_commit && s.csum_v1) {
+					err = next_commit_found(&s, wrap(sb, (uint64_t)jblk + 1), next + 1,
+								visited, &log->failed_commit);
+					if (err)
+						goto out;
+				}
+				log->end_reason = log->failed_commit ?
+						  "commit block checksum mismatch" :
+						  "commit block checksum mismatch (interrupted async commit)";
+				break;
+			}
+			if (s.bad_rcount_jblk) {
+				err = ek_corrupt_fs("journal block %u: revoke r_count %u is past the block (%u)",
+						    s.bad_rcount_jblk, s.bad_rcount,
+						    sb->blocksize - s.tail);
+				goto out;
 			}
 			t->state = EK_JTXN_COMMITTED;
 			last_commit_time = commit_time;

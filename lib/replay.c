@@ -210,12 +210,6 @@ const char *ek_jfate_name(enum ek_jfate f)
 
 /* ---- applying the plan ----------------------------------------------------- */
 
-static bool failed_commit(const struct ek_journal *j, const struct ek_jlog *log)
-{
-	return log->ntxns && log->txns[log->ntxns - 1].state == EK_JTXN_BAD_COMMIT &&
-	       !(j->sb.incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
-}
-
 #define APPLY_BATCH (1u << 20)
 
 /* write @n blocks of @buf to home blocks starting at @home */
@@ -269,10 +263,10 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	jsb->s_start = 0;
 	jsb->s_sequence = cpu_to_be32(p->upto + 2);	/* e2fsck: end_transaction + 1 */
 	/* a corrupt commit that cut replay short (the kernel's j_failed_commit;
-	 * not with async_commit, where it is an interrupted commit) is kept as
-	 * the journal's errno until finish carries it into the superblock, so
-	 * an apply cut short after this point still marks the errors */
-	if (failed_commit(j, log) && !jsb->s_errno)
+	 * an interrupted async commit is not one) is kept as the journal's
+	 * errno until finish carries it into the superblock, so an apply cut
+	 * short after this point still marks the errors */
+	if (log->failed_commit && !jsb->s_errno)
 		jsb->s_errno = cpu_to_be32((uint32_t)-EINVAL);
 	err = ek_journal_write_sb(j);
 	if (err)
