@@ -79,5 +79,6 @@ int do_rdump(struct dbg *d, int argc, char **argv);
 int do_frag(struct dbg *d, int argc, char **argv);
 int do_freefrag(struct dbg *d, int argc, char **argv);
 int do_ea_list(struct dbg *d, int argc, char **argv);
+int do_logdump(struct dbg *d, int argc, char **argv);
 
 #endif
