@@ -243,7 +243,8 @@ int do_stat(struct dbg *d, int argc, char **argv)
 
 /* ---- hex dumps ----------------------------------------------------------- */
 
-static void hexdump(struct ek_out *o, const uint8_t *buf, size_t len, uint64_t base)
+void dbg_hexdump(struct ek_out *o, const char *indent, const uint8_t *buf, size_t len,
+		 uint64_t base)
 {
 	bool star = false;
 
@@ -252,12 +253,12 @@ static void hexdump(struct ek_out *o, const uint8_t *buf, size_t len, uint64_t b
 
 		if (off && off + 16 <= len && !memcmp(buf + off, buf + off - 16, 16)) {
 			if (!star)
-				ek_out_text(o, "*\n");
+				ek_out_text(o, "%s*\n", indent);
 			star = true;
 			continue;
 		}
 		star = false;
-		ek_out_text(o, "%04llx ", (unsigned long long)(base + off));
+		ek_out_text(o, "%s%04llx ", indent, (unsigned long long)(base + off));
 		for (size_t i = 0; i < 16; i++) {
 			if (i < n)
 				ek_out_text(o, "%s%02x", i % 2 ? "" : " ", buf[off + i]);
@@ -279,7 +280,7 @@ int do_id(struct dbg *d, int argc, char **argv)
 	(void)argc;
 	if (inode_arg(d, "id", argv[1], &ei))
 		return 1;
-	hexdump(d->out, ei.raw, ei.raw_size, 0);
+	dbg_hexdump(d->out, "", ei.raw, ei.raw_size, 0);
 	ek_out_obj_begin(d->out, NULL);
 	ek_out_u64(d->out, "inode", ei.ino);
 	ek_out_hex(d->out, "raw_hex", ei.raw, ei.raw_size);
@@ -308,7 +309,7 @@ int do_bd(struct dbg *d, int argc, char **argv)
 		return dbg_fail(d, "bd", -ENOMEM);
 	err = ek_fs_read_blocks(d->fs, blk, 1, buf);
 	if (!err) {
-		hexdump(d->out, buf, d->fs->blksz, 0);
+		dbg_hexdump(d->out, "", buf, d->fs->blksz, 0);
 		ek_out_obj_begin(d->out, NULL);
 		ek_out_u64(d->out, "block", blk);
 		ek_out_hex(d->out, "raw_hex", buf, d->fs->blksz);

@@ -267,36 +267,17 @@ static void group_flags_text(struct ek_out *o, const struct ek_fs *fs, const str
 	ek_out_text(o, "]\n");
 }
 
-/* journal superblock lines, as dumpe2fs -h prints them */
-static void journal_info(struct dbg *d)
+void dbg_journal_super(struct ek_out *o, const struct ek_journal *j)
 {
 	static const char *incompat_names[32] = {
 		"journal_incompat_revoke", "journal_64bit", "journal_async_commit",
 		"journal_checksum_v2", "journal_checksum_v3",
 	};
-	struct ek_out *o = d->out;
-	struct ek_journal *j;
-	const struct ek_jsb *s;
+	const struct ek_jsb *s = &j->sb;
 	uint64_t kb;
 	const char *sep = "";
-	int err;
 
-	if (!ek_has_compat(d->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !d->fs->sb.journal_inum)
-		return;
-	err = ek_journal_open(d->fs, d->fs->flags & EK_OPEN_IGNORE_CSUM, &j);
-	if (err == -EK_BADCRC) {
-		/* inspection shows a journal superblock with a bad checksum */
-		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
-		err = ek_journal_open(d->fs, EK_OPEN_IGNORE_CSUM, &j);
-	}
-	dbg_flush_warnings(d);
-	if (err) {
-		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
-		return;
-	}
-	s = &j->sb;
 	ek_out_text(o, "%-26s", "Journal features:");
-	ek_out_obj_begin(o, "journal");
 	ek_out_arr_begin(o, "features");
 	for (int t = 0; t < 3; t++) {
 		uint32_t w = t == 0 ? s->compat : t == 1 ? s->incompat : s->ro_compat;
@@ -364,7 +345,30 @@ static void journal_info(struct dbg *d)
 	ek_out_u64(o, "users", s->nr_users);
 	ek_out_bool(o, "needs_recovery", s->start != 0);
 	ek_out_bool(o, "from_backup", j->from_backup);
-	ek_out_obj_end(o);
+}
+
+/* the internal journal's superblock lines, as dumpe2fs -h prints them */
+static void journal_info(struct dbg *d)
+{
+	struct ek_journal *j;
+	int err;
+
+	if (!ek_has_compat(d->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !d->fs->sb.journal_inum)
+		return;
+	err = ek_journal_open(d->fs, d->fs->flags & EK_OPEN_IGNORE_CSUM, &j);
+	if (err == -EK_BADCRC) {
+		/* inspection shows a journal superblock with a bad checksum */
+		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
+		err = ek_journal_open(d->fs, EK_OPEN_IGNORE_CSUM, &j);
+	}
+	dbg_flush_warnings(d);
+	if (err) {
+		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
+		return;
+	}
+	ek_out_obj_begin(d->out, "journal");
+	dbg_journal_super(d->out, j);
+	ek_out_obj_end(d->out);
 	ek_journal_close(j);
 }
 

@@ -46,6 +46,11 @@ int dbg_read_inode(struct dbg *d, ek_ino_t ino, struct ek_inode *ei);
 /* print fs warnings collected since the last call */
 void dbg_flush_warnings(struct dbg *d);
 const char *dbg_mode_type(uint16_t mode);
+/* hex and ASCII, 16 bytes a line after @indent, repeated lines as "*", offsets from @base */
+void dbg_hexdump(struct ek_out *o, const char *indent, const uint8_t *buf, size_t len,
+		 uint64_t base);
+/* the journal superblock as dumpe2fs -h shows it; JSON members into the open object */
+void dbg_journal_super(struct ek_out *o, const struct ek_journal *j);
 
 /* commands */
 int do_stats(struct dbg *d, int argc, char **argv);
@@ -74,5 +79,6 @@ int do_rdump(struct dbg *d, int argc, char **argv);
 int do_frag(struct dbg *d, int argc, char **argv);
 int do_freefrag(struct dbg *d, int argc, char **argv);
 int do_ea_list(struct dbg *d, int argc, char **argv);
+int do_logdump(struct dbg *d, int argc, char **argv);
 
 #endif

@@ -36,6 +36,7 @@ static const struct dbg_cmd dbg_cmds[] = {	/* keep sorted */
 	{ "icheck", NULL, do_icheck, 1, -1, NEED_FS | JSON_OK, "<block> ...", "find the inodes owning blocks" },
 	{ "id", "inode_dump", do_id, 1, 1, NEED_FS | JSON_OK, "<file>", "dump an inode in hex" },
 	{ "imap", NULL, do_imap, 1, 1, NEED_FS | JSON_OK, "<file>", "where an inode lives on disk" },
+	{ "logdump", NULL, do_logdump, 0, -1, NEED_FS | JSON_OK, "[-acOS] [-b block] [-i inode] [-f journal_dev]", "dump the journal" },
 	{ "ls", "list_directory", do_ls, 0, 5, NEED_FS | JSON_OK, "[-l] [-d] [-p] [-r] [dir]", "list a directory" },
 	{ "ncheck", NULL, do_ncheck, 1, -1, NEED_FS | JSON_OK, "[-c] <inode> ...", "find the paths of inodes" },
 	{ "open", "open_filesys", do_open, 1, 7, 0, "[-c] [-n] [-s sb -b bs] <image>", "open a filesystem" },

@@ -1,0 +1,7 @@
+/^debugfs [0-9][0-9.]* ([0-9]*-[A-Za-z]*-[0-9]*)$/d
+/^mke2fs [0-9][0-9.]* ([0-9]*-[A-Za-z]*-[0-9]*)$/d
+# e2fsprogs' journal writer stamps commits with the wall clock
+s/committed [0-9][0-9TZ:-]*/committed TIME/
+s/"commit_sec": [-0-9]*/"commit_sec": T/
+s/"commit_nsec": [0-9]*/"commit_nsec": T/
+s/"commit_time": "[^"]*"/"commit_time": T/
