@@ -1196,7 +1196,7 @@ static void usage(FILE *f, const char *prog)
 		fprintf(f, "  %-8s %-16s %s\n", rp_cmds[i].name, rp_cmds[i].usage, rp_cmds[i].help);
 	fprintf(f, "Options:\n"
 		"  --json      one JSON document on stdout\n"
-		"  --jsonl     list: one JSON record per transaction\n"
+		"  --jsonl     list, fc: one JSON record per transaction or record\n"
 		"  -n          accept a journal superblock with a bad checksum\n"
 		"  --upto TID  plan (show, seeks, apply) up to this transaction\n"
 		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
