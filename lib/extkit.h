@@ -829,6 +829,140 @@ int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t
  * EXT4_ERROR_FS, set s_wtime; then clear the journal errno */
 int ek_journal_finish(struct ek_journal *j, int64_t now);
 
+/* ---- fast commits (fastcommit.c) --------------------------------------- */
+
+/*
+ * The fast-commit area of a journal with the jbd2 fast_commit feature:
+ * journal blocks sb.last + 1 .. sb.maxlen - 1 (the kernel's j_fc_first and
+ * j_fc_last; block sb.last belongs to neither the ring nor the area).  It
+ * holds ext4's TLV records (ondisk.h EXT4_FC_TAG_*) that recovery applies
+ * after the full transactions, by the rules of the kernel's
+ * ext4_fc_replay_scan() (fs/ext4/fast_commit.c), fed block by block by
+ * fc_do_one_pass() (fs/jbd2/recovery.c):
+ *  - the area counts only if its first block starts with a HEAD; a HEAD
+ *    with feature bits refuses recovery, one naming a transaction other
+ *    than the expected one (the tid after the last committed full
+ *    transaction) ends the scan: a stale area, nothing replayed;
+ *  - records never cross a block end; fewer than 4 bytes left in a block
+ *    are skipped; each value length must suit its tag (an unknown tag
+ *    never does);
+ *  - each TAIL carries the crc32c (seed 0, no inversion) of every record
+ *    since the previous tail (the first: since the area start), headers
+ *    and values, PADs and the HEAD included, then of its own header and
+ *    fc_tid; a tail counts when that crc and its tid (the expected one)
+ *    match;
+ *  - replay applies the records up to the last tail that counts, in area
+ *    order; the first record that breaks a rule ends the scan.  Before
+ *    any tail counts, a broken record (-EK_CORRUPT) or tail (-EK_BADCRC)
+ *    makes the kernel refuse the whole recovery, as does a scan that runs
+ *    past the last block of the area (the kernel reads one block past
+ *    the journal and fails: -EK_CORRUPT).
+ */
+enum ek_fc_state {
+	EK_FC_NONE,		/* not read: no fast_commit feature, or the journal is clean */
+	EK_FC_EMPTY,		/* the area does not start with a HEAD: no fast commits */
+	EK_FC_STALE,		/* its HEAD names another transaction: left over, not replayed */
+	EK_FC_VALID,		/* nreplay records (through the last good tail) to replay */
+	EK_FC_INCOMPLETE,	/* the HEAD matches but no tail counts: nothing to replay */
+	EK_FC_BADCRC,		/* status -EK_BADCRC: the first tail fails its crc or tid */
+	EK_FC_CORRUPT,		/* status -EK_CORRUPT: a malformed record before any good
+				 * tail, or the scan ran past the area */
+	EK_FC_UNSUPP,		/* status -EK_UNSUPP: a HEAD with unknown feature bits */
+};
+
+/* one record; pointers point into the area the scan read and die with it */
+struct ek_fc_rec {
+	uint16_t tag;		/* EXT4_FC_TAG_*, or the unknown value found */
+	uint16_t len;		/* value bytes after the 4-byte header */
+	uint32_t area_blk;	/* block of the area: journal block first_jblk + area_blk */
+	uint32_t off;		/* byte offset of the header in that block */
+	bool decoded;		/* the value passed its length check and is in u */
+	bool stop;		/* this record ended the scan (never replayed) */
+	union {
+		struct {		/* HEAD */
+			uint32_t features;
+			ek_tid_t tid;
+		} head;
+		struct {		/* TAIL */
+			ek_tid_t tid;
+			uint32_t crc;		/* as stored */
+			uint32_t crc_calc;	/* what the records since the previous tail give */
+		} tail;
+		struct {		/* ADD_RANGE: the extent (ino, lblk..) -> pblk.. */
+			ek_ino_t ino;
+			uint32_t lblk;
+			uint32_t len;		/* blocks, 0..32768 (the unwritten bias removed) */
+			bool unwritten;		/* ee_len > 32768 */
+			uint64_t pblk;		/* 48 bits */
+		} range;
+		struct {		/* DEL_RANGE: blocks lblk..lblk+len-1 of ino */
+			ek_ino_t ino;
+			uint32_t lblk, len;
+		} del;
+		struct {		/* CREAT, LINK, UNLINK: the entry name in directory parent */
+			ek_ino_t parent, ino;
+			const uint8_t *name;	/* name_len bytes, not NUL-terminated */
+			uint32_t name_len;	/* 1..255 */
+		} dentry;
+		struct {		/* INODE: the on-disk inode of ino */
+			ek_ino_t ino;
+			const uint8_t *raw;	/* raw_len bytes, unaligned */
+			uint32_t raw_len;	/* 128..the filesystem's inode size */
+		} inode;
+	} u;
+};
+
+struct ek_fclog {
+	struct ek_fc_rec *recs;	/* owned: the records read, in area order; the
+				 * last one may be the one that ended the scan */
+	size_t nrecs;
+	size_t nreplay;		/* recs[0..nreplay) are what recovery applies, in
+				 * order (HEAD, PAD and TAIL counted, as the kernel does) */
+	size_t ncommits;	/* fast commits (good tails) among them */
+	ek_tid_t expect_tid;
+	enum ek_fc_state state;
+	int status;		/* 0, or why the kernel refuses the whole recovery:
+				 * -EK_BADCRC, -EK_CORRUPT, -EK_UNSUPP (message recorded) */
+	uint32_t first_jblk;	/* journal block of area block 0 */
+	uint32_t nblocks;	/* blocks in the area */
+	uint32_t blocks_read;	/* blocks the scan read */
+	char end_reason[160];	/* why the scan stopped */
+	uint8_t *buf;		/* owned (ek_fc_scan): the blocks read; records point here */
+};
+
+/*
+ * Scan the fast-commit area of @j for replay after the full transactions,
+ * expecting fast commits of transaction @expect_tid (pass the full log's
+ * end_tid).  Returns 0 when the area could be judged (the verdict is in
+ * out->state and out->status), or an error reading it (-EIO, -EK_CORRUPT
+ * for an unmapped block, -ENOMEM) with *out released.  A journal without
+ * fast_commit, or clean (s_start 0: the kernel recovers nothing), gives
+ * EK_FC_NONE.  Release with ek_fclog_release().
+ */
+int ek_fc_scan(struct ek_journal *j, ek_tid_t expect_tid, struct ek_fclog *out);
+/*
+ * The same rules on an area in memory (@nblocks blocks of @blksz bytes;
+ * @inode_size bounds INODE records).  Records point into @area, which the
+ * caller keeps; block numbers are area blocks (first_jblk 0).  -EINVAL for
+ * a block or inode size no filesystem has.
+ */
+int ek_fc_parse(const void *area, uint32_t nblocks, uint32_t blksz, uint32_t inode_size,
+		ek_tid_t expect_tid, struct ek_fclog *out);
+void ek_fclog_release(struct ek_fclog *log);
+/* "ADD_RANGE", "HEAD"... for a tag, NULL for an unknown one */
+const char *ek_fc_tag_name(uint16_t tag);
+/* "none", "empty", "stale", "valid", "incomplete", "bad_checksum", "corrupt", "unsupported" */
+const char *ek_fc_state_name(enum ek_fc_state s);
+/*
+ * Check a decoded record against @fs before replaying it: inode numbers
+ * within s_inodes_count, an extent inside the filesystem (pblk >=
+ * s_first_data_block, pblk + len <= blocks) and within 2^32 logical
+ * blocks, a non-empty range, a name without '/' or NUL that is not "." or
+ * "..".  0 or -EK_CORRUPT with the reason recorded.  The kernel's scan
+ * checks none of this; its replay skips what it cannot apply.
+ */
+int ek_fc_rec_check(const struct ek_fs *fs, const struct ek_fc_rec *r);
+
 /* ---- orphan inodes (orphan.c) ------------------------------------------ */
 
 /* read one block of the image (as it is, or as a replay would leave it) */

@@ -454,6 +454,61 @@ struct ext4_acl_entry_short {
 	__le16	e_perm;
 };
 
+/*
+ * Fast-commit records (fs/ext4/fast_commit.h).  The fast-commit area at the
+ * end of a jbd2 journal holds tag-length-value records, little-endian and
+ * packed with no alignment: a 4-byte header, then fc_len value bytes, all
+ * inside one block.  Read them with get_le*() or memcpy, never in place.
+ */
+#define EXT4_FC_TAG_ADD_RANGE	0x0001	/* ext4_fc_add_range */
+#define EXT4_FC_TAG_DEL_RANGE	0x0002	/* ext4_fc_del_range */
+#define EXT4_FC_TAG_CREAT	0x0003	/* ext4_fc_dentry_info */
+#define EXT4_FC_TAG_LINK	0x0004	/* ext4_fc_dentry_info */
+#define EXT4_FC_TAG_UNLINK	0x0005	/* ext4_fc_dentry_info */
+#define EXT4_FC_TAG_INODE	0x0006	/* ext4_fc_inode */
+#define EXT4_FC_TAG_PAD		0x0007	/* fc_len bytes of padding (zeros) */
+#define EXT4_FC_TAG_TAIL	0x0008	/* ext4_fc_tail, then padding to the block end */
+#define EXT4_FC_TAG_HEAD	0x0009	/* ext4_fc_head */
+#define EXT4_FC_SUPPORTED_FEATURES	0x0
+
+struct ext4_fc_tl {
+	__le16	fc_tag;			/* 0x0 EXT4_FC_TAG_* */
+	__le16	fc_len;			/* 0x2 value bytes that follow */
+};
+
+struct ext4_fc_head {
+	__le32	fc_features;		/* 0x0 none defined: must be 0 */
+	__le32	fc_tid;			/* 0x4 the full transaction these follow */
+};
+
+struct ext4_fc_add_range {
+	__le32	fc_ino;			/* 0x0 */
+	__u8	fc_ex[12];		/* 0x4 a struct ext4_extent, unaligned */
+};
+
+struct ext4_fc_del_range {
+	__le32	fc_ino;			/* 0x0 */
+	__le32	fc_lblk;		/* 0x4 first logical block removed */
+	__le32	fc_len;			/* 0x8 blocks removed */
+};
+
+struct ext4_fc_dentry_info {
+	__le32	fc_parent_ino;		/* 0x0 directory */
+	__le32	fc_ino;			/* 0x4 inode the entry names */
+	__u8	fc_dname[];		/* 0x8 fc_len - 8 bytes, not NUL-terminated */
+};
+
+struct ext4_fc_inode {
+	__le32	fc_ino;			/* 0x0 */
+	__u8	fc_raw_inode[];		/* 0x4 the on-disk inode, fc_len - 4 bytes */
+};
+
+struct ext4_fc_tail {
+	__le32	fc_tid;			/* 0x0 */
+	__le32	fc_crc;			/* 0x4 crc32c, seed 0, of the records since the
+					 * previous tail and of this tail up to fc_crc */
+};
+
 /* mmp block */
 #define EXT4_MMP_MAGIC		0x004D4D50
 
@@ -491,5 +546,12 @@ _Static_assert(sizeof(struct ext4_dir_entry_tail) == 12, "dirent tail");
 _Static_assert(sizeof(struct dx_root_info) == 8, "dx_root_info");
 _Static_assert(sizeof(struct ext4_xattr_header) == 32, "xattr header");
 _Static_assert(sizeof(struct ext4_xattr_entry) == 16, "xattr entry");
+_Static_assert(sizeof(struct ext4_fc_tl) == 4, "fc tl");
+_Static_assert(sizeof(struct ext4_fc_head) == 8, "fc head");
+_Static_assert(sizeof(struct ext4_fc_add_range) == 16, "fc add range");
+_Static_assert(sizeof(struct ext4_fc_del_range) == 12, "fc del range");
+_Static_assert(sizeof(struct ext4_fc_dentry_info) == 8, "fc dentry info");
+_Static_assert(sizeof(struct ext4_fc_inode) == 4, "fc inode");
+_Static_assert(sizeof(struct ext4_fc_tail) == 8, "fc tail");
 
 #endif /* EK_ONDISK_H */

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fastcommit.c - the ext4 fast-commit area of a jbd2 journal.
+ *
+ * Layout (fs/ext4/fast_commit.h, Documentation/filesystems/ext4/journal.rst):
+ * journal blocks sb.last + 1 .. sb.maxlen - 1 hold packed little-endian
+ * records, each
+ *
+ *	offset	size	field
+ *	0x0	2	fc_tag	EXT4_FC_TAG_*
+ *	0x2	2	fc_len	value bytes that follow
+ *	0x4	fc_len	value	(ondisk.h struct ext4_fc_*), no alignment
+ *
+ * starting at offset 0 of each block and never crossing a block end; a
+ * writer fills the rest of a block with a PAD, and a TAIL's value runs to
+ * the end of its block, so the next fast commit starts a new block.
+ *
+ * Value lengths (ext4_fc_value_len_isvalid):
+ *	HEAD		== 8
+ *	ADD_RANGE	== 16
+ *	DEL_RANGE	== 12
+ *	CREAT/LINK/UNLINK	8 + 1..255 (the name)
+ *	INODE		4 + 128..the filesystem's inode size
+ *	PAD		any
+ *	TAIL		>= 8
+ *	other tags	never
+ *
+ * The scan follows ext4_fc_replay_scan() as fc_do_one_pass() calls it, one
+ * block at a time from the first block of the area, and the replay count
+ * it leaves (fc_replay_num_tags): see extkit.h for the rules.  The crc of a
+ * tail is crc32c seeded with 0, continued over each record's header and
+ * value since the previous tail and over the tail's header and fc_tid
+ * (ext4_chksum() does no pre- or post-inversion, nor does ek_crc32c()).
+ * Where the kernel's scan returns an error (-ECANCELED, -EFSBADCRC,
+ * -EOPNOTSUPP, or -EFSCORRUPTED from reading past the journal), the
+ * kernel's whole recovery fails; we record that in log->status.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+enum { FC_STOP = 0, FC_CONTINUE = 1 };	/* as JBD2_FC_REPLAY_STOP/CONTINUE */
+
+struct fc_scan {
+	struct ek_fclog *log;
+	uint32_t blksz, inode_size;
+	uint32_t crc;		/* since the previous tail (kernel fc_crc) */
+	size_t ntags;		/* records counted so far (kernel fc_cur_tag) */
+	size_t cap;		/* of log->recs */
+	bool started;		/* block 0 began with a HEAD */
+};
+
+const char *ek_fc_tag_name(uint16_t tag)
+{
+	static const char *const names[] = {
+		[EXT4_FC_TAG_ADD_RANGE] = "ADD_RANGE",
+		[EXT4_FC_TAG_DEL_RANGE] = "DEL_RANGE",
+		[EXT4_FC_TAG_CREAT] = "CREAT",
+		[EXT4_FC_TAG_LINK] = "LINK",
+		[EXT4_FC_TAG_UNLINK] = "UNLINK",
+		[EXT4_FC_TAG_INODE] = "INODE",
+		[EXT4_FC_TAG_PAD] = "PAD",
+		[EXT4_FC_TAG_TAIL] = "TAIL",
+		[EXT4_FC_TAG_HEAD] = "HEAD",
+	};
+
+	return tag < sizeof(names) / sizeof(names[0]) ? names[tag] : NULL;
+}
+
+const char *ek_fc_state_name(enum ek_fc_state s)
+{
+	switch (s) {
+	case EK_FC_NONE:
+		return "none";
+	case EK_FC_EMPTY:
+		return "empty";
+	case EK_FC_STALE:
+		return "stale";
+	case EK_FC_VALID:
+		return "valid";
+	case EK_FC_INCOMPLETE:
+		return "incomplete";
+	case EK_FC_BADCRC:
+		return "bad_checksum";
+	case EK_FC_CORRUPT:
+		return "corrupt";
+	case EK_FC_UNSUPP:
+		return "unsupported";
+	}
+	return "?";
+}
+
+/* why value length @len does not suit @tag, or NULL (ext4_fc_value_len_isvalid) */
+static const char *len_bad(uint16_t tag, uint32_t len, uint32_t inode_size)
+{
+	switch (tag) {
+	case EXT4_FC_TAG_HEAD:
+		return len == sizeof(struct ext4_fc_head) ? NULL : "HEAD length is not 8";
+	case EXT4_FC_TAG_ADD_RANGE:
+		return len == sizeof(struct ext4_fc_add_range) ? NULL : "ADD_RANGE length is not 16";
+	case EXT4_FC_TAG_DEL_RANGE:
+		return len == sizeof(struct ext4_fc_del_range) ? NULL : "DEL_RANGE length is not 12";
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
+		if (len <= sizeof(struct ext4_fc_dentry_info))
+			return "entry without a name";
+		if (len - sizeof(struct ext4_fc_dentry_info) > EXT4_NAME_LEN)
+			return "entry name longer than 255 bytes";
+		return NULL;
+	case EXT4_FC_TAG_INODE:
+		if (len < sizeof(struct ext4_fc_inode) + EXT4_GOOD_OLD_INODE_SIZE)
+			return "INODE shorter than 128 bytes";
+		if (len - sizeof(struct ext4_fc_inode) > inode_size)
+			return "INODE longer than the inode size";
+		return NULL;
+	case EXT4_FC_TAG_PAD:
+		return NULL;
+	case EXT4_FC_TAG_TAIL:
+		return len >= sizeof(struct ext4_fc_tail) ? NULL : "TAIL shorter than 8 bytes";
+	}
+	return "unknown tag";
+}
+
+static struct ek_fc_rec *new_rec(struct fc_scan *s)
+{
+	struct ek_fclog *log = s->log;
+
+	if (log->nrecs == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct ek_fc_rec *v = realloc(log->recs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		log->recs = v;
+		s->cap = cap;
+	}
+	memset(&log->recs[log->nrecs], 0, sizeof(log->recs[0]));
+	return &log->recs[log->nrecs++];
+}
+
+/* the scan ends at @r (NULL: at no record) in @state; @code: the kernel's refusal or 0 */
+static int __attribute__((format(printf, 5, 6)))
+fc_end(struct fc_scan *s, struct ek_fc_rec *r, enum ek_fc_state state, int code,
+       const char *fmt, ...)
+{
+	struct ek_fclog *log = s->log;
+	va_list ap;
+
+	if (r)
+		r->stop = true;
+	log->state = state;
+	va_start(ap, fmt);
+	vsnprintf(log->end_reason, sizeof(log->end_reason), fmt, ap);
+	va_end(ap);
+	if (code) {
+		if (r)
+			log->status = ek__error(code, __FILE__, __LINE__, EK_AT_NONE, 0,
+						"fast commit: journal block %u offset %u: %s",
+						log->first_jblk + r->area_blk, r->off, log->end_reason);
+		else
+			log->status = ek__error(code, __FILE__, __LINE__, EK_AT_NONE, 0,
+						"fast commit: %s", log->end_reason);
+	}
+	return FC_STOP;
+}
+
+/* a record that breaks a rule: harmless after a good tail, else recovery fails */
+static int fc_bad(struct fc_scan *s, struct ek_fc_rec *r, const char *why)
+{
+	const char *name = ek_fc_tag_name(r->tag);
+	char tag[16];
+
+	if (!name) {
+		snprintf(tag, sizeof(tag), "tag 0x%04x", r->tag);
+		name = tag;
+	}
+	if (s->log->nreplay)
+		return fc_end(s, r, EK_FC_VALID, 0, "%s of %u bytes: %s", name, r->len, why);
+	return fc_end(s, r, EK_FC_CORRUPT, -EK_CORRUPT, "%s of %u bytes before any good tail: %s",
+		      name, r->len, why);
+}
+
+static void decode(struct ek_fc_rec *r, const uint8_t *v)
+{
+	switch (r->tag) {
+	case EXT4_FC_TAG_HEAD:
+		r->u.head.features = get_le32(v + offsetof(struct ext4_fc_head, fc_features));
+		r->u.head.tid = get_le32(v + offsetof(struct ext4_fc_head, fc_tid));
+		break;
+	case EXT4_FC_TAG_TAIL:
+		r->u.tail.tid = get_le32(v + offsetof(struct ext4_fc_tail, fc_tid));
+		r->u.tail.crc = get_le32(v + offsetof(struct ext4_fc_tail, fc_crc));
+		break;
+	case EXT4_FC_TAG_ADD_RANGE: {
+		const uint8_t *ex = v + offsetof(struct ext4_fc_add_range, fc_ex);
+		uint16_t ee_len = get_le16(ex + offsetof(struct ext4_extent, ee_len));
+
+		r->u.range.ino = get_le32(v + offsetof(struct ext4_fc_add_range, fc_ino));
+		r->u.range.lblk = get_le32(ex + offsetof(struct ext4_extent, ee_block));
+		r->u.range.unwritten = ee_len > EXT_INIT_MAX_LEN;
+		r->u.range.len = ee_len > EXT_INIT_MAX_LEN ? ee_len - EXT_INIT_MAX_LEN : ee_len;
+		r->u.range.pblk = get_le32(ex + offsetof(struct ext4_extent, ee_start_lo)) |
+				  (uint64_t)get_le16(ex + offsetof(struct ext4_extent, ee_start_hi)) << 32;
+		break;
+	}
+	case EXT4_FC_TAG_DEL_RANGE:
+		r->u.del.ino = get_le32(v + offsetof(struct ext4_fc_del_range, fc_ino));
+		r->u.del.lblk = get_le32(v + offsetof(struct ext4_fc_del_range, fc_lblk));
+		r->u.del.len = get_le32(v + offsetof(struct ext4_fc_del_range, fc_len));
+		break;
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
+		r->u.dentry.parent = get_le32(v + offsetof(struct ext4_fc_dentry_info, fc_parent_ino));
+		r->u.dentry.ino = get_le32(v + offsetof(struct ext4_fc_dentry_info, fc_ino));
+		r->u.dentry.name_len = r->len - sizeof(struct ext4_fc_dentry_info);
+		break;	/* name: set by fix_pointers() once the area stops moving */
+	case EXT4_FC_TAG_INODE:
+		r->u.inode.ino = get_le32(v + offsetof(struct ext4_fc_inode, fc_ino));
+		r->u.inode.raw_len = r->len - sizeof(struct ext4_fc_inode);
+		break;
+	}
+}
+
+/* one block of the area, as ext4_fc_replay_scan(): FC_CONTINUE or FC_STOP, or -ENOMEM */
+static int fc_block(struct fc_scan *s, uint32_t blk, const uint8_t *b)
+{
+	struct ek_fclog *log = s->log;
+	const uint32_t hdr = sizeof(struct ext4_fc_tl);
+	uint32_t off, len;
+
+	if (!s->started) {
+		/* only the very first block may start the area */
+		if (get_le16(b) != EXT4_FC_TAG_HEAD)
+			return fc_end(s, NULL, EK_FC_EMPTY, 0,
+				      "the area does not start with a HEAD (tag 0x%04x)", get_le16(b));
+		s->started = true;
+	}
+	/* a header needs 4 bytes; fewer left in the block are skipped */
+	for (off = 0; off + hdr <= s->blksz; off += hdr + len) {
+		struct ek_fc_rec *r = new_rec(s);
+		const uint8_t *v = b + off + hdr;
+		const char *why;
+
+		if (!r)
+			return -ENOMEM;
+		r->tag = get_le16(b + off + offsetof(struct ext4_fc_tl, fc_tag));
+		r->len = len = get_le16(b + off + offsetof(struct ext4_fc_tl, fc_len));
+		r->area_blk = blk;
+		r->off = off;
+		if (len > s->blksz - off - hdr)
+			return fc_bad(s, r, "it runs past the block end");
+		why = len_bad(r->tag, len, s->inode_size);
+		if (why)
+			return fc_bad(s, r, why);
+		decode(r, v);
+		r->decoded = true;
+
+		switch (r->tag) {
+		case EXT4_FC_TAG_HEAD:
+			/* unknown features refuse recovery, even after good tails */
+			if (r->u.head.features & ~EXT4_FC_SUPPORTED_FEATURES)
+				return fc_end(s, r, EK_FC_UNSUPP, -EK_UNSUPP,
+					      "HEAD with unknown features 0x%x", r->u.head.features);
+			if (r->u.head.tid != log->expect_tid) {
+				enum ek_fc_state st = log->nreplay ? EK_FC_VALID :
+						      log->nrecs == 1 ? EK_FC_STALE : EK_FC_INCOMPLETE;
+
+				return fc_end(s, r, st, 0, "HEAD of transaction %u, expected %u",
+					      r->u.head.tid, log->expect_tid);
+			}
+			break;
+		case EXT4_FC_TAG_TAIL:
+			s->ntags++;
+			/* the tail's header and fc_tid, not fc_crc nor what follows */
+			s->crc = ek_crc32c(s->crc, b + off, hdr + offsetof(struct ext4_fc_tail, fc_crc));
+			r->u.tail.crc_calc = s->crc;
+			s->crc = 0;
+			if (r->u.tail.tid != log->expect_tid || r->u.tail.crc != r->u.tail.crc_calc) {
+				const char *what = r->u.tail.tid != log->expect_tid ?
+						   "TAIL of another transaction" : "TAIL crc mismatch";
+
+				if (log->nreplay)
+					return fc_end(s, r, EK_FC_VALID, 0,
+						      "%s (tid %u, crc 0x%08x; expected %u, 0x%08x)",
+						      what, r->u.tail.tid, r->u.tail.crc,
+						      log->expect_tid, r->u.tail.crc_calc);
+				return fc_end(s, r, EK_FC_BADCRC, -EK_BADCRC,
+					      "first %s (tid %u, crc 0x%08x; expected %u, 0x%08x)",
+					      what, r->u.tail.tid, r->u.tail.crc,
+					      log->expect_tid, r->u.tail.crc_calc);
+			}
+			log->nreplay = s->ntags;
+			log->ncommits++;
+			continue;
+		}
+		s->ntags++;
+		s->crc = ek_crc32c(s->crc, b + off, hdr + len);
+	}
+	return FC_CONTINUE;
+}
+
+/* names and raw inodes point into the area, now that it stays put */
+static void fix_pointers(struct ek_fclog *log, const uint8_t *area, uint32_t blksz)
+{
+	for (size_t i = 0; i < log->nrecs; i++) {
+		struct ek_fc_rec *r = &log->recs[i];
+		const uint8_t *v = area + (size_t)r->area_blk * blksz + r->off + sizeof(struct ext4_fc_tl);
+
+		if (!r->decoded)
+			continue;
+		switch (r->tag) {
+		case EXT4_FC_TAG_CREAT:
+		case EXT4_FC_TAG_LINK:
+		case EXT4_FC_TAG_UNLINK:
+			r->u.dentry.name = v + offsetof(struct ext4_fc_dentry_info, fc_dname);
+			break;
+		case EXT4_FC_TAG_INODE:
+			r->u.inode.raw = v + offsetof(struct ext4_fc_inode, fc_raw_inode);
+			break;
+		}
+	}
+}
+
+static void fc_init(struct fc_scan *s, struct ek_fclog *log, uint32_t blksz, uint32_t inode_size)
+{
+	memset(s, 0, sizeof(*s));
+	s->log = log;
+	s->blksz = blksz;
+	s->inode_size = inode_size;
+}
+
+/*
+ * fc_do_one_pass() asks for the block after the last one of the area while
+ * the records still go on; its read fails (past s_maxlen) and so does the
+ * recovery.
+ */
+static void fc_past_end(struct fc_scan *s)
+{
+	fc_end(s, NULL, EK_FC_CORRUPT, -EK_CORRUPT,
+	       "the records go on to the end of the area (%u blocks): the kernel reads past the journal",
+	       s->log->nblocks);
+}
+
+int ek_fc_parse(const void *area, uint32_t nblocks, uint32_t blksz, uint32_t inode_size,
+		ek_tid_t expect_tid, struct ek_fclog *out)
+{
+	struct fc_scan s;
+	int ret = FC_CONTINUE;
+
+	memset(out, 0, sizeof(*out));
+	if (blksz < 1024 || blksz > 65536 || (blksz & (blksz - 1)) ||
+	    inode_size < EXT4_GOOD_OLD_INODE_SIZE || inode_size > blksz)
+		return ek_err(-EINVAL, "fast commit: block size %u, inode size %u", blksz, inode_size);
+	out->expect_tid = expect_tid;
+	out->nblocks = nblocks;
+	fc_init(&s, out, blksz, inode_size);
+	for (uint32_t blk = 0; ret == FC_CONTINUE; blk++) {
+		if (blk == nblocks) {
+			fc_past_end(&s);
+			break;
+		}
+		out->blocks_read++;
+		ret = fc_block(&s, blk, (const uint8_t *)area + (size_t)blk * blksz);
+	}
+	if (ret < 0) {
+		ek_fclog_release(out);
+		return ret;
+	}
+	fix_pointers(out, area, blksz);
+	return 0;
+}
+
+int ek_fc_scan(struct ek_journal *j, ek_tid_t expect_tid, struct ek_fclog *out)
+{
+	const struct ek_jsb *sb = &j->sb;
+	uint32_t bs = sb->blocksize;
+	struct fc_scan s;
+	size_t cap = 0;
+	int ret = FC_CONTINUE;
+
+	memset(out, 0, sizeof(*out));
+	out->expect_tid = expect_tid;
+	if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT)) {
+		snprintf(out->end_reason, sizeof(out->end_reason), "no fast-commit area");
+		return 0;
+	}
+	/* ek_jsb_decode() keeps num_fc_blks >= 1 and last < maxlen */
+	out->first_jblk = sb->last + 1;
+	out->nblocks = sb->maxlen - sb->last - 1;
+	if (!sb->start) {
+		snprintf(out->end_reason, sizeof(out->end_reason),
+			 "the journal is clean: recovery does not read the area");
+		return 0;
+	}
+	fc_init(&s, out, bs, j->fs->inode_size);
+	for (uint32_t blk = 0; ret == FC_CONTINUE; blk++) {
+		if (blk == out->nblocks) {
+			fc_past_end(&s);
+			break;
+		}
+		/* grow as the scan goes: a hostile area costs only what it holds */
+		if (blk == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			uint8_t *v;
+
+			if (ncap > out->nblocks)
+				ncap = out->nblocks;
+			v = ncap <= SIZE_MAX / bs ? realloc(out->buf, ncap * bs) : NULL;
+			if (!v) {
+				ret = -ENOMEM;
+				break;
+			}
+			out->buf = v;
+			cap = ncap;
+		}
+		ret = ek_journal_read(j, out->first_jblk + blk, out->buf + (size_t)blk * bs);
+		if (ret)
+			break;
+		out->blocks_read++;
+		ret = fc_block(&s, blk, out->buf + (size_t)blk * bs);
+	}
+	if (ret < 0) {
+		ek_fclog_release(out);
+		return ret;
+	}
+	fix_pointers(out, out->buf, bs);
+	return 0;
+}
+
+void ek_fclog_release(struct ek_fclog *log)
+{
+	free(log->recs);
+	free(log->buf);
+	log->recs = NULL;
+	log->buf = NULL;
+	log->nrecs = log->nreplay = 0;
+}
+
+/* ---- checks against the filesystem, for replay ----------------------------- */
+
+static int ino_check(const struct ek_fs *fs, const char *tag, const char *what, ek_ino_t ino)
+{
+	if (ino < 1 || ino > fs->sb.inodes_count)
+		return ek_corrupt_fs("fast commit: %s %s %u outside 1..%u", tag, what, ino,
+				     fs->sb.inodes_count);
+	return 0;
+}
+
+static int range_check(const char *tag, ek_ino_t ino, uint32_t lblk, uint32_t len)
+{
+	if (!len)
+		return ek_corrupt_ino(ino, "fast commit: %s of no blocks", tag);
+	if ((uint64_t)lblk + len > (1ull << 32))
+		return ek_corrupt_ino(ino, "fast commit: %s %u+%u past the last logical block",
+				      tag, lblk, len);
+	return 0;
+}
+
+int ek_fc_rec_check(const struct ek_fs *fs, const struct ek_fc_rec *r)
+{
+	const char *tag = ek_fc_tag_name(r->tag);
+	int err;
+
+	if (!r->decoded)
+		return ek_corrupt_fs("fast commit: record at block %u offset %u was not decoded",
+				     r->area_blk, r->off);
+	switch (r->tag) {
+	case EXT4_FC_TAG_ADD_RANGE:
+		if ((err = ino_check(fs, tag, "inode", r->u.range.ino)) ||
+		    (err = range_check(tag, r->u.range.ino, r->u.range.lblk, r->u.range.len)))
+			return err;
+		if (r->u.range.pblk < fs->sb.first_data_block ||
+		    r->u.range.pblk + r->u.range.len > fs->sb.blocks_count)
+			return ek_corrupt_ino(r->u.range.ino,
+					      "fast commit: ADD_RANGE blocks %llu+%u outside the filesystem (%llu blocks)",
+					      (unsigned long long)r->u.range.pblk, r->u.range.len,
+					      (unsigned long long)fs->sb.blocks_count);
+		return 0;
+	case EXT4_FC_TAG_DEL_RANGE:
+		if ((err = ino_check(fs, tag, "inode", r->u.del.ino)))
+			return err;
+		return range_check(tag, r->u.del.ino, r->u.del.lblk, r->u.del.len);
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK: {
+		const uint8_t *n = r->u.dentry.name;
+		uint32_t nl = r->u.dentry.name_len;
+
+		if ((err = ino_check(fs, tag, "directory", r->u.dentry.parent)) ||
+		    (err = ino_check(fs, tag, "inode", r->u.dentry.ino)))
+			return err;
+		if (memchr(n, '/', nl) || memchr(n, 0, nl))
+			return ek_corrupt_ino(r->u.dentry.parent, "fast commit: %s name with '/' or NUL", tag);
+		if ((nl == 1 && n[0] == '.') || (nl == 2 && n[0] == '.' && n[1] == '.'))
+			return ek_corrupt_ino(r->u.dentry.parent, "fast commit: %s of '%.*s'", tag,
+					      (int)nl, (const char *)n);
+		return 0;
+	}
+	case EXT4_FC_TAG_INODE:
+		return ino_check(fs, tag, "inode", r->u.inode.ino);
+	}
+	return 0;
+}
