@@ -341,9 +341,10 @@ int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t
 	int err = 0;
 
 	st.csum_seed = ek_inode_csum_seed(fs, ino, get_le32(raw + offsetof(struct ext4_inode, i_generation)));
-	st.goal = l->ntree ? l->tree[0] : l->n ? l->v[0].pblk :
+	/* new tree blocks: after the old ones, else just before the data */
+	st.goal = l->ntree ? l->tree[0] : l->n && l->v[0].pblk > 1 ? l->v[0].pblk - 1 :
 		  ek_group_first_block(fs, ek_group_of_ino(fs, ino));
-	memset(root, 0, EXT4_N_BLOCKS * 4);
+	/* the root's unused slots keep what they held, as ext4 and e2fsck leave them */
 	if (count <= ROOT_ENTRIES) {
 		put_header(root, (uint16_t)count, ROOT_ENTRIES, 0);
 		for (uint32_t i = 0; i < count; i++)

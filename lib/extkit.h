@@ -814,10 +814,14 @@ const char *ek_jfate_name(enum ek_jfate f);
  * block once in ascending order (adjacent blocks in one write, escaped
  * copies with their magic restored), flush; then mark the journal clean
  * (s_start 0, s_sequence past the last transaction, errno set for a
- * corrupt commit), flush; then ek_journal_finish().
+ * corrupt commit), flush; then ek_journal_finish().  @fc (or NULL), the
+ * fast-commit replay computed over the plan (ek_fc_replay()), is written
+ * after the home blocks, while the journal still needs recovery.
  * Interrupted anywhere, running it again gives the same image.
  */
+struct ek_wset;
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
+		     struct ek_wset *fc,
 		     int64_t now);
 /* the write @p makes to home block @home, or NULL */
 const struct ek_jwrite *ek_jplan_find(const struct ek_jplan *p, uint64_t home);
@@ -949,6 +953,13 @@ int ek_fc_scan(struct ek_journal *j, ek_tid_t expect_tid, struct ek_fclog *out);
 int ek_fc_parse(const void *area, uint32_t nblocks, uint32_t blksz, uint32_t inode_size,
 		ek_tid_t expect_tid, struct ek_fclog *out);
 void ek_fclog_release(struct ek_fclog *log);
+/*
+ * Replay the records of @log (state EK_FC_VALID; else nothing) onto @fs as
+ * the full replay leaves it (open it over the plan: ek_jplan_overlay),
+ * into @ws, by the kernel's rules (fcreplay.c).  Directory-entry records
+ * are -EK_UNSUPP for now.  Seal and write @ws afterwards.
+ */
+int ek_fc_replay(struct ek_fs *fs, struct ek_wset *ws, const struct ek_fclog *log);
 /* "ADD_RANGE", "HEAD"... for a tag, NULL for an unknown one */
 const char *ek_fc_tag_name(uint16_t tag);
 /* "none", "empty", "stale", "valid", "incomplete", "bad_checksum", "corrupt", "unsupported" */
@@ -1038,6 +1049,12 @@ void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint
 int ek_wset_sort(struct ek_wset *ws);
 /* write every block home, ascending and merged, and flush */
 int ek_wset_write(struct ek_wset *ws);
+/* the same through @io (the set's filesystem may be a read-only view) */
+int ek_wset_write_io(struct ek_wset *ws, struct ek_io *io);
+/* blocks the allocator must not hand out */
+int ek_wset_exclude(struct ek_wset *ws, ek_blk_t blk, uint32_t len);
+/* seal recounts the touched groups' free blocks and inodes from the bitmaps */
+void ek_wset_recount(struct ek_wset *ws);
 /*
  * Write @ws through the (empty) journal as one transaction, then home,
  * then mark the journal empty (jcommit.c): cut short anywhere, a replay

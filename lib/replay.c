@@ -219,7 +219,7 @@ static int write_run(struct ek_fs *fs, uint64_t home, const uint8_t *buf, uint32
 }
 
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
-		     int64_t now)
+		     struct ek_wset *fc, int64_t now)
 {
 	struct ek_fs *fs = j->fs;
 	uint32_t per = APPLY_BATCH >> fs->log_blksz, n = 0;
@@ -253,6 +253,9 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	if (!err && n)
 		err = write_run(fs, run_home, batch, n);
 	free(batch);
+	/* the fast commits go on top, still before the journal is let go */
+	if (!err && fc)
+		err = ek_wset_write_io(fc, fs->io);
 	if (!err)
 		err = ek_io_sync(fs->io);
 	if (err)

@@ -33,6 +33,9 @@ struct ek_wset {
 	size_t *slots;		/* open hash of blocks, index + 1, 0 empty */
 	size_t nslots;
 	uint8_t *touched;	/* per group: 1 block bitmap, 2 inode bitmap, 4 descriptor */
+	bool recount;		/* seal counts free blocks and inodes from the bitmaps */
+	struct ek_ext *excl;	/* ranges the allocator must not hand out */
+	size_t nexcl;
 	int64_t free_blocks_delta;	/* blocks, for the superblock */
 	int64_t free_inodes_delta;
 };
@@ -89,6 +92,7 @@ void ek_wset_free(struct ek_wset *ws)
 	free(ws->blocks);
 	free(ws->slots);
 	free(ws->touched);
+	free(ws->excl);
 	free(ws);
 }
 
@@ -357,6 +361,30 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 	return 0;
 }
 
+int ek_wset_exclude(struct ek_wset *ws, ek_blk_t blk, uint32_t len)
+{
+	struct ek_ext *v = realloc(ws->excl, (ws->nexcl + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	ws->excl = v;
+	v[ws->nexcl++] = (struct ek_ext){ .pblk = blk, .len = len };
+	return 0;
+}
+
+void ek_wset_recount(struct ek_wset *ws)
+{
+	ws->recount = true;
+}
+
+static bool excluded(const struct ek_wset *ws, ek_blk_t blk)
+{
+	for (size_t i = 0; i < ws->nexcl; i++)
+		if (blk >= ws->excl[i].pblk && blk < ws->excl[i].pblk + ws->excl[i].len)
+			return true;
+	return false;
+}
+
 int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out)
 {
 	struct ek_fs *fs = ws->fs;
@@ -380,13 +408,46 @@ int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out)
 		for (; bit < nbits; bit++) {
 			ek_blk_t blk = first + (bit << fs->cluster_bits);
 
-			if (!ek_bit_test(map, bit) && ek_fs_block_valid(fs, blk)) {
+			if (!ek_bit_test(map, bit) && ek_fs_block_valid(fs, blk) && !excluded(ws, blk)) {
 				*out = blk;
 				return ek_wset_mark_block(ws, blk, true);
 			}
 		}
 	}
 	return ek_err(-ENOSPC, "no free block left");
+}
+
+/* zero bits of the first @nbits of @map */
+static uint64_t count_free(const uint8_t *map, uint64_t nbits)
+{
+	uint64_t n = 0;
+
+	for (uint64_t b = 0; b < nbits; b++)
+		n += !ek_bit_test(map, b);
+	return n;
+}
+
+/* the free counts of group @g from its bitmaps in the set (ek_wset_recount) */
+static void recount_group(struct ek_wset *ws, uint32_t g, uint8_t *d)
+{
+	struct ek_fs *fs = ws->fs;
+	const uint8_t *map;
+
+	if ((ws->touched[g] & 1) && (map = ek_wset_find(ws, fs->groups[g].block_bitmap))) {
+		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		uint32_t old = desc_get(fs, d, DESC_FIELD(bg_free_blocks_count));
+		uint32_t now = (uint32_t)count_free(map, nbits);
+
+		desc_put(fs, d, DESC_FIELD(bg_free_blocks_count), now);
+		ws->free_blocks_delta += ((int64_t)now - old) * ek_cluster_ratio(fs);
+	}
+	if ((ws->touched[g] & 2) && (map = ek_wset_find(ws, fs->groups[g].inode_bitmap))) {
+		uint32_t old = desc_get(fs, d, DESC_FIELD(bg_free_inodes_count));
+		uint32_t now = (uint32_t)count_free(map, fs->sb.inodes_per_group);
+
+		desc_put(fs, d, DESC_FIELD(bg_free_inodes_count), now);
+		ws->free_inodes_delta += (int64_t)now - old;
+	}
 }
 
 /*
@@ -407,6 +468,8 @@ int ek_wset_seal(struct ek_wset *ws)
 			continue;
 		if ((err = wset_desc(ws, g, &d)))
 			return err;
+		if (ws->recount)
+			recount_group(ws, g, d);
 		if (fs->has_csum && (ws->touched[g] & 1)) {
 			uint32_t c;
 
@@ -432,6 +495,25 @@ int ek_wset_seal(struct ek_wset *ws)
 	sb = ek_wset_super(ws);
 	if (!sb)
 		return -ENOMEM;
+	if (ws->recount) {
+		/* the totals too: the sum of the groups' (as a mount computes them) */
+		uint64_t fb = 0, fi = 0, old;
+
+		for (uint32_t g = 0; g < fs->group_count; g++) {
+			uint8_t *d = NULL;
+
+			if (ws->touched[g] && wset_desc(ws, g, &d))
+				return -ENOMEM;
+			fb += d ? desc_get(fs, d, DESC_FIELD(bg_free_blocks_count)) : fs->groups[g].free_blocks;
+			fi += d ? desc_get(fs, d, DESC_FIELD(bg_free_inodes_count)) : fs->groups[g].free_inodes;
+		}
+		fb *= ek_cluster_ratio(fs);
+		old = le32_to_cpu(sb->s_free_blocks_count_lo);
+		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+			old |= (uint64_t)le32_to_cpu(sb->s_free_blocks_count_hi) << 32;
+		ws->free_blocks_delta = (int64_t)(fb - old);
+		ws->free_inodes_delta = (int64_t)fi - le32_to_cpu(sb->s_free_inodes_count);
+	}
 	if (ws->free_blocks_delta) {
 		uint64_t v = le32_to_cpu(sb->s_free_blocks_count_lo);
 
@@ -475,8 +557,13 @@ int ek_wset_sort(struct ek_wset *ws)
 	return 0;
 }
 
-/* write the set to its homes: ascending, adjacent blocks in one write, then flush */
 int ek_wset_write(struct ek_wset *ws)
+{
+	return ek_wset_write_io(ws, ws->fs->io);
+}
+
+/* write the set to its homes: ascending, adjacent blocks in one write, then flush */
+int ek_wset_write_io(struct ek_wset *ws, struct ek_io *io)
 {
 	struct ek_fs *fs = ws->fs;
 	uint32_t per = WSET_WRITE_BATCH >> fs->log_blksz, n = 0;
@@ -492,7 +579,7 @@ int ek_wset_write(struct ek_wset *ws)
 		return -ENOMEM;
 	for (size_t i = 0; i <= ws->n && !err; i++) {
 		if (n && (i == ws->n || ws->blocks[i].blk != ws->blocks[i - 1].blk + 1 || n == per)) {
-			err = ek_io_pwrite(fs->io, batch, (size_t)n << fs->log_blksz,
+			err = ek_io_pwrite(io, batch, (size_t)n << fs->log_blksz,
 					   ws->blocks[i - n].blk << fs->log_blksz);
 			n = 0;
 		}
@@ -501,7 +588,7 @@ int ek_wset_write(struct ek_wset *ws)
 	}
 	free(batch);
 	if (!err)
-		err = ek_io_sync(fs->io);
+		err = ek_io_sync(io);
 	ek_inode_cache_drop(fs);
 	return err;
 }

@@ -707,6 +707,46 @@ out_close:
 	return err;
 }
 
+/*
+ * The fast commits over the image as the full replay leaves it, computed
+ * before anything is written (a refusal writes nothing).  Only when the
+ * whole log is replayed: fast commits follow its last transaction.
+ */
+static int fc_prepare(struct rp *r, struct ek_jplan_view *view, struct ek_fs **rfs,
+		      struct ek_wset **ws, size_t *nrecs)
+{
+	struct ek_fclog fc;
+	int err;
+
+	*nrecs = 0;
+	if (!(r->j->sb.incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) ||
+	    r->plan.upto != r->log.end_tid - 1)
+		return 0;
+	err = ek_fc_scan(r->j, r->log.end_tid, &fc);
+	if (err)
+		return err;
+	if (fc.status) {
+		err = fc.status;
+		goto out_release;
+	}
+	if (fc.state != EK_FC_VALID)
+		goto out_release;
+	err = ek_fs_open(r->output ? r->output : r->image,
+			 &(struct ek_open_opts){ .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
+						 .overlay = ek_jplan_overlay, .overlay_arg = view }, rfs);
+	if (!err)
+		err = ek_wset_init(*rfs, ws);
+	if (!err)
+		err = ek_fc_replay(*rfs, *ws, &fc);
+	if (!err)
+		err = ek_wset_seal(*ws);
+	if (!err)
+		*nrecs = fc.nreplay;
+out_release:
+	ek_fclog_release(&fc);
+	return err;
+}
+
 static int do_apply(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
@@ -717,6 +757,10 @@ static int do_apply(struct rp *r, int argc, char **argv)
 		const char *sde = getenv("SOURCE_DATE_EPOCH");
 		int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
 		struct ek_undo *u = NULL;
+		struct ek_jplan_view view = { r->j, &r->plan };
+		struct ek_fs *rfs = NULL;
+		struct ek_wset *fcws = NULL;
+		size_t fc_records = 0;
 		uint64_t released = 0;
 		int err;
 
@@ -761,13 +805,23 @@ static int do_apply(struct rp *r, int argc, char **argv)
 				return 1;
 			}
 		}
+		err = fc_prepare(r, &view, &rfs, &fcws, &fc_records);
+		if (err) {
+			ek_wset_free(fcws);
+			ek_fs_close(rfs);
+			fprintf(stderr, "%s: apply: fast commits: %s; nothing written\n", r->prog,
+				ek_error_msg(err));
+			return 1;
+		}
 		if (r->undo) {
 			err = ek_undo_create(r->undo, ek_io_size(r->fs->io), &u);
 			if (err)
 				return fail(r, "apply", err);
 			ek_io_set_undo(r->fs->io, u);
 		}
-		err = ek_journal_apply(r->j, &r->log, p, now);
+		err = ek_journal_apply(r->j, &r->log, p, fcws, now);
+		ek_wset_free(fcws);
+		ek_fs_close(rfs);
 		if (r->fs)
 			ek_io_set_undo(r->fs->io, NULL);
 		if (!err && !r->journal_only)
@@ -777,6 +831,8 @@ static int do_apply(struct rp *r, int argc, char **argv)
 			return fail(r, "apply", err);
 		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",
 			    r->log.start_tid, p->upto, p->nwrites, r->output ? r->output : r->image);
+		if (fc_records)
+			ek_out_text(o, "replayed %zu fast-commit records\n", fc_records);
 		if (!r->journal_only)
 			ek_out_text(o, "released %llu orphan inodes\n", (unsigned long long)released);
 		ek_out_obj_begin(o, NULL);
@@ -787,6 +843,7 @@ static int do_apply(struct rp *r, int argc, char **argv)
 		ek_out_u64(o, "superseded", p->superseded);
 		ek_out_u64(o, "revoked", p->revoked);
 		ek_out_u64(o, "bad_checksum", p->bad_csum);
+		ek_out_u64(o, "fast_commit_records", fc_records);
 		ek_out_u64(o, "orphans_released", released);
 		ek_out_obj_end(o);
 		r->applied = true;

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (ek_journal_plan(j, &log, log.end_tid - 1, &plan) == 0) {
 					/* the second pass writes: the memfd is ours */
 					if (flags && !log.status && j->sb.start)
-						ek_journal_apply(j, &log, &plan, 0);
+						ek_journal_apply(j, &log, &plan, NULL, 0);
 					ek_jplan_release(&plan);
 				}
 				ek_jlog_release(&log);

@@ -798,7 +798,7 @@ START_TEST(test_bad_commit_apply)
 	expect_no_write(&b, 51);
 	expect_no_write(&b, 52);
 
-	ck_assert_int_eq(ek_journal_apply(b.j, &b.log, &b.plan, 1700000000), 0);
+	ck_assert_int_eq(ek_journal_apply(b.j, &b.log, &b.plan, NULL, 1700000000), 0);
 	ck_assert_int_eq(pread(b.u.fd, &sb, sizeof(sb), 1024), (ssize_t)sizeof(sb));
 	ck_assert_msg(!!(le16_to_cpu(sb.s_state) & EXT4_ERROR_FS) == commit_cases[_i].failed,
 		      "%s: error state %d, expected %d", commit_cases[_i].what,
@@ -1107,7 +1107,7 @@ START_TEST(test_escape)
 	ck_assert_int_eq(ek_journal_read(b.j, x->tags[0].jblk, got), 0);
 	ck_assert_uint_eq(get_be32(got), 0);
 
-	ck_assert_int_eq(ek_journal_apply(b.j, &b.log, &b.plan, 1700000000), 0);
+	ck_assert_int_eq(ek_journal_apply(b.j, &b.log, &b.plan, NULL, 1700000000), 0);
 	fill(want, 0xe000);
 	put_be32(want, JBD2_MAGIC_NUMBER);
 	ck_assert_int_eq(pread(b.u.fd, got, BS, 100 * BS), (ssize_t)BS);

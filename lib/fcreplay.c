@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fcreplay.c - replaying fast commits after the full transactions.
+ *
+ * The records fastcommit.c accepted are applied in order, as the kernel's
+ * ext4_fc_replay() does, to the filesystem as the full replay leaves it,
+ * into a write set (nothing is written here):
+ *  - ADD_RANGE maps lblk..lblk+len-1 to the logged blocks (what was mapped
+ *    there before is freed), with the logged unwritten state;
+ *  - DEL_RANGE unmaps a range and frees its blocks;
+ *  - INODE copies the logged inode over the on-disk one except i_block
+ *    (the block map stays as replay builds it; inline data is copied),
+ *    frees the blocks of the inode it replaces, marks the inode in use and
+ *    derives i_blocks from the map;
+ *  - a record naming an inode not in use is skipped, as the kernel's
+ *    iget() failure is.
+ * Then the blocks of every inode touched are marked in use again (the
+ * kernel's ext4_fc_set_bitmaps_and_counters()), and the touched groups'
+ * free counts are recounted from their bitmaps, so a replay run again over
+ * a partly written image gives the same counts.  New extent-tree blocks
+ * are never taken from the ranges the fast commits name.
+ * Directory entries: LINK adds the name to a block of the parent with room
+ * for it (first fit, as ext4_add_entry() on a linear directory); CREAT
+ * marks the inode in use, links it and sets its link count to 1; UNLINK
+ * removes the name (merged into the entry before it, or cleared when
+ * first in its block) and drops the inode's link count.  Indexed (htree)
+ * parents, a parent without room and new directories are refused for now,
+ * before anything is written.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+struct fcr {
+	struct ek_fs *fs;
+	struct ek_wset *ws;
+	ek_ino_t *touched;	/* inodes to mark in use at the end, in order */
+	size_t ntouched, cap;
+};
+
+static int touch(struct fcr *f, ek_ino_t ino)
+{
+	for (size_t i = 0; i < f->ntouched; i++)
+		if (f->touched[i] == ino)
+			return 0;
+	if (f->ntouched == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 16;
+		ek_ino_t *v = realloc(f->touched, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		f->touched = v;
+		f->cap = cap;
+	}
+	f->touched[f->ntouched++] = ino;
+	return 0;
+}
+
+/* the raw inode @ino in the set, or NULL (and 0) when it is not in use */
+static int live_inode(struct fcr *f, ek_ino_t ino, uint8_t **raw)
+{
+	int err = ek_wset_inode(f->ws, ino, raw);
+
+	if (err)
+		return err;
+	if (!get_le16(*raw + offsetof(struct ext4_inode, i_links_count)) ||
+	    !get_le16(*raw + offsetof(struct ext4_inode, i_mode)))
+		*raw = NULL;
+	return 0;
+}
+
+static int extent_inode(struct fcr *f, ek_ino_t ino, const uint8_t *raw)
+{
+	(void)f;
+	if (!(get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_EXTENTS_FL))
+		return ek_unsupp("inode %u: fast-commit ranges of a block-mapped inode", ino);
+	return 0;
+}
+
+static int add_range(struct fcr *f, const struct ek_fc_rec *r)
+{
+	struct ek_ext e = {
+		.lblk = r->u.range.lblk, .len = r->u.range.len,
+		.pblk = r->u.range.pblk, .unwritten = r->u.range.unwritten,
+	};
+	struct ek_extlist l;
+	uint64_t freed = 0;
+	int64_t tree = 0;
+	uint8_t *raw;
+	int err = live_inode(f, r->u.range.ino, &raw);
+
+	if (err || !raw || !e.len)
+		return err;
+	if ((err = extent_inode(f, r->u.range.ino, raw)) || (err = touch(f, r->u.range.ino)))
+		return err;
+	err = ek_extlist_load(f->fs, f->ws, r->u.range.ino, raw, &l);
+	if (err)
+		return err;
+	err = ek_extlist_punch(&l, f->ws, e.lblk, (uint64_t)e.lblk + e.len, &freed);
+	if (!err)
+		err = ek_extlist_insert(&l, &e);
+	for (uint32_t i = 0; !err && i < e.len; i++)
+		err = ek_wset_mark_block(f->ws, e.pblk + i, true);
+	if (!err)
+		err = ek_extlist_store(f->fs, f->ws, r->u.range.ino, raw, &l, &tree);
+	ek_extlist_release(&l);
+	return err;
+}
+
+static int del_range(struct fcr *f, const struct ek_fc_rec *r)
+{
+	struct ek_extlist l;
+	uint64_t freed = 0;
+	int64_t tree = 0;
+	uint8_t *raw;
+	int err = live_inode(f, r->u.del.ino, &raw);
+
+	if (err || !raw)
+		return err;
+	if ((err = extent_inode(f, r->u.del.ino, raw)) || (err = touch(f, r->u.del.ino)))
+		return err;
+	err = ek_extlist_load(f->fs, f->ws, r->u.del.ino, raw, &l);
+	if (!err)
+		err = ek_extlist_punch(&l, f->ws, r->u.del.lblk,
+				       (uint64_t)r->u.del.lblk + r->u.del.len, &freed);
+	if (!err)
+		err = ek_extlist_store(f->fs, f->ws, r->u.del.ino, raw, &l, &tree);
+	ek_extlist_release(&l);
+	return err;
+}
+
+/* every block of the map of @raw (data and tree), marked used or free */
+static int mark_map(struct fcr *f, ek_ino_t ino, const uint8_t *raw, bool used, uint64_t *nblocks)
+{
+	struct ek_extlist l;
+	int err;
+
+	*nblocks = 0;
+	if (!(get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_EXTENTS_FL))
+		return 0;
+	err = ek_extlist_load(f->fs, f->ws, ino, raw, &l);
+	for (size_t i = 0; !err && i < l.n; i++)
+		for (uint32_t k = 0; !err && k < l.v[i].len; k++)
+			err = ek_wset_mark_block(f->ws, l.v[i].pblk + k, used);
+	for (size_t i = 0; !err && i < l.ntree; i++)
+		err = ek_wset_mark_block(f->ws, l.tree[i], used);
+	if (err)
+		return err;
+	for (size_t i = 0; i < l.n; i++)
+		*nblocks += l.v[i].len;
+	*nblocks += l.ntree;
+	ek_extlist_release(&l);
+	return err;
+}
+
+static int replay_inode(struct fcr *f, const struct ek_fc_rec *r)
+{
+	const size_t iblock = offsetof(struct ext4_inode, i_block);
+	const size_t igen = offsetof(struct ext4_inode, i_generation);
+	ek_ino_t ino = r->u.inode.ino;
+	uint32_t len = r->u.inode.raw_len, flags;
+	uint64_t nblocks = 0;
+	uint8_t *raw, *old;
+	int err;
+
+	if (len > f->fs->inode_size || len < EXT4_GOOD_OLD_INODE_SIZE)
+		return ek_corrupt_ino(ino, "fast-commit inode record of %u bytes", len);
+	err = live_inode(f, ino, &old);
+	if (!err && old)	/* the kernel's ext4_ext_clear_bb(): its blocks go free */
+		err = mark_map(f, ino, old, false, &nblocks);
+	if (!err)
+		err = ek_wset_inode(f->ws, ino, &raw);
+	if (!err)
+		err = touch(f, ino);
+	if (err)
+		return err;
+	memcpy(raw, r->u.inode.raw, iblock);
+	memcpy(raw + igen, r->u.inode.raw + igen, len - igen);
+	flags = get_le32(raw + offsetof(struct ext4_inode, i_flags));
+	if ((flags & EXT4_EXTENTS_FL) && get_le16(raw + iblock) != EXT4_EXT_MAGIC) {
+		memset(raw + iblock, 0, EXT4_N_BLOCKS * 4);
+		put_le16(raw + iblock, EXT4_EXT_MAGIC);
+		put_le16(raw + iblock + 4, 4);	/* eh_max: four extents in i_block */
+	} else if (flags & EXT4_INLINE_DATA_FL) {
+		memcpy(raw + iblock, r->u.inode.raw + iblock, EXT4_N_BLOCKS * 4);
+	}
+	err = ek_wset_mark_inode(f->ws, ino, true,
+				 ek_is_dir(get_le16(raw + offsetof(struct ext4_inode, i_mode))));
+	if (err)
+		return err;
+	/* i_blocks from the map as it stands (ext4_ext_replay_set_iblocks) */
+	if (!(flags & EXT4_INLINE_DATA_FL) && (flags & EXT4_EXTENTS_FL)) {
+		struct ext4_inode *ri = (void *)raw;
+		bool xattr = ri->i_file_acl_lo || ri->l_i_file_acl_high;
+
+		err = mark_map(f, ino, raw, true, &nblocks);
+		if (err)
+			return err;
+		ri->i_blocks_lo = 0;
+		ri->l_i_blocks_high = 0;
+		ek_inode_add_blocks(f->fs, raw, (int64_t)nblocks + xattr);
+	}
+	return 0;
+}
+
+/* ---- directory entries -------------------------------------------------------- */
+
+#define DIRENT_TAIL 12	/* metadata_csum leaf tail: a fake entry with the checksum */
+
+static uint32_t rec_need(uint32_t name_len)
+{
+	return (8 + name_len + 3) & ~3u;
+}
+
+/* the parent's leaf blocks in logical order, through the set */
+static int dir_blocks(struct fcr *f, ek_ino_t dir, uint8_t **raw, struct ek_extlist *l)
+{
+	int err = live_inode(f, dir, raw);
+
+	if (!err && !*raw)
+		return ek_corrupt_ino(dir, "fast-commit entry names a directory not in use");
+	if (err)
+		return err;
+	if (!ek_is_dir(get_le16(*raw + offsetof(struct ext4_inode, i_mode))))
+		return ek_corrupt_ino(dir, "fast-commit entry names a parent that is no directory");
+	if (get_le32(*raw + offsetof(struct ext4_inode, i_flags)) & (EXT4_INDEX_FL | EXT4_INLINE_DATA_FL))
+		return ek_unsupp("directory %u: fast-commit entries in an indexed or inline directory are not replayed yet",
+				 dir);
+	if ((err = extent_inode(f, dir, *raw)))
+		return err;
+	return ek_extlist_load(f->fs, f->ws, dir, *raw, l);
+}
+
+static void seal_leaf(struct fcr *f, ek_ino_t dir, const uint8_t *raw, uint8_t *b)
+{
+	struct ek_inode di = { .ino = dir, .generation = get_le32(raw + offsetof(struct ext4_inode, i_generation)) };
+
+	if (f->fs->has_csum)
+		put_le32(b + f->fs->blksz - 4, ek_dir_leaf_csum(f->fs, &di, b));
+}
+
+/* walk the entries of leaf @b; fn returns 1 when done */
+typedef int (*leaf_fn)(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg);
+
+static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf_fn fn, void *arg)
+{
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0), off = 0, prev = UINT32_MAX;
+
+	while (off < end) {
+		uint32_t rec = get_le16(b + off + 4);
+		int r;
+
+		if (f->fs->blksz == 65536 && (rec == 65535 || !rec))
+			rec = 65536;
+		if (rec < 12 || rec % 4 || off + rec > end || b[off + 6] + 8u > rec)
+			return ek_corrupt(blk, "directory %u: bad entry at offset %u", dir, off);
+		r = fn(f, b, prev, off, arg);
+		if (r)
+			return r < 0 ? r : 0;
+		prev = off;
+		off += rec;
+	}
+	return 1;	/* not found */
+}
+
+struct dent {
+	const struct ek_fc_rec *r;
+	uint8_t ftype;
+};
+
+static int try_add(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg)
+{
+	struct dent *d = arg;
+
+	(void)f;
+	uint32_t rec = get_le16(b + off + 4), used = get_le32(b + off) ? rec_need(b[off + 6]) : 0;
+	uint32_t need = rec_need(d->r->u.dentry.name_len);
+
+	(void)prev;
+	if (rec < used + need)
+		return 0;
+	if (used) {
+		put_le16(b + off + 4, used);
+		off += used;
+		rec -= used;
+	}
+	put_le32(b + off, d->r->u.dentry.ino);
+	put_le16(b + off + 4, rec);
+	b[off + 6] = (uint8_t)d->r->u.dentry.name_len;
+	b[off + 7] = d->ftype;
+	memcpy(b + off + 8, d->r->u.dentry.name, d->r->u.dentry.name_len);
+	return 1;
+}
+
+static int try_remove(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg)
+{
+	struct dent *d = arg;
+
+	(void)f;
+	if (get_le32(b + off) != d->r->u.dentry.ino || b[off + 6] != d->r->u.dentry.name_len ||
+	    memcmp(b + off + 8, d->r->u.dentry.name, d->r->u.dentry.name_len))
+		return 0;
+	if (prev != UINT32_MAX)
+		put_le16(b + prev + 4, get_le16(b + prev + 4) + get_le16(b + off + 4));
+	else
+		put_le32(b + off, 0);
+	return 1;
+}
+
+static uint8_t file_type(uint16_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return 1;
+	case 0040000: return 2;
+	case 0020000: return 3;
+	case 0060000: return 4;
+	case 0010000: return 5;
+	case 0140000: return 6;
+	case 0120000: return 7;
+	}
+	return 0;
+}
+
+/* add (@add) or remove the entry of @r in its parent; -ENOENT when not there */
+static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_t mode)
+{
+	struct dent d = { .r = r };
+	struct ek_extlist l;
+	uint8_t *raw;
+	int err = dir_blocks(f, r->u.dentry.parent, &raw, &l), found = 1;
+
+	if (err)
+		return err;
+	if (ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE))
+		d.ftype = file_type(mode);
+	for (size_t i = 0; i < l.n && found == 1 && !err; i++) {
+		for (uint32_t k = 0; k < l.v[i].len && found == 1 && !err; k++) {
+			ek_blk_t blk = l.v[i].pblk + k;
+			uint8_t *b;
+
+			if (l.v[i].unwritten)
+				continue;
+			err = ek_wset_block(f->ws, blk, &b);
+			if (!err)
+				found = leaf_walk(f, r->u.dentry.parent, blk, b, add ? try_add : try_remove, &d);
+			if (found < 0)
+				err = found;
+			else if (!found)
+				seal_leaf(f, r->u.dentry.parent, raw, b);
+		}
+	}
+	ek_extlist_release(&l);
+	if (!err && found == 1)
+		err = add ? ek_unsupp("directory %u has no room for a fast-commit entry (growing it is not implemented yet)",
+				      r->u.dentry.parent) : -ENOENT;
+	return err;
+}
+
+static int link_entry(struct fcr *f, const struct ek_fc_rec *r, bool creat)
+{
+	uint8_t *raw;
+	int err;
+
+	if (creat && (err = ek_wset_inode(f->ws, r->u.dentry.ino, &raw)) == 0) {
+		uint16_t mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
+
+		if (ek_is_dir(mode))
+			return ek_unsupp("inode %u: new directories from fast commits are not replayed yet",
+					 r->u.dentry.ino);
+		err = ek_wset_mark_inode(f->ws, r->u.dentry.ino, true, false);
+	}
+	if (!creat)
+		err = 0;
+	if (!err)
+		err = live_inode(f, r->u.dentry.ino, &raw);
+	if (!err && !raw && !creat)
+		return 0;	/* the kernel's iget() fails: skipped */
+	if (!err && !raw)
+		err = ek_wset_inode(f->ws, r->u.dentry.ino, &raw);
+	if (err)
+		return err;
+	err = dentry_op(f, r, true, get_le16(raw + offsetof(struct ext4_inode, i_mode)));
+	if (!err && creat)
+		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	if (!err)
+		err = touch(f, r->u.dentry.ino);
+	return err;
+}
+
+static int unlink_entry(struct fcr *f, const struct ek_fc_rec *r)
+{
+	uint8_t *raw;
+	int err = live_inode(f, r->u.dentry.ino, &raw);
+
+	if (err || !raw)
+		return err;
+	err = dentry_op(f, r, false, 0);
+	if (err == -ENOENT)
+		return 0;	/* already gone: nothing to do */
+	if (!err) {
+		uint16_t links = get_le16(raw + offsetof(struct ext4_inode, i_links_count));
+
+		put_le16(raw + offsetof(struct ext4_inode, i_links_count), links ? links - 1 : 0);
+		err = touch(f, r->u.dentry.ino);
+	}
+	return err;
+}
+
+int ek_fc_replay(struct ek_fs *fs, struct ek_wset *ws, const struct ek_fclog *log)
+{
+	struct fcr f = { .fs = fs, .ws = ws };
+	int err = 0;
+
+	if (log->state != EK_FC_VALID)
+		return 0;
+	/* new tree blocks must not land on blocks the fast commits map */
+	for (size_t i = 0; i < log->nreplay && !err; i++)
+		if (log->recs[i].tag == EXT4_FC_TAG_ADD_RANGE)
+			err = ek_wset_exclude(ws, log->recs[i].u.range.pblk, log->recs[i].u.range.len);
+	for (size_t i = 0; i < log->nreplay && !err; i++) {
+		const struct ek_fc_rec *r = &log->recs[i];
+
+		switch (r->tag) {
+		case EXT4_FC_TAG_HEAD:
+		case EXT4_FC_TAG_TAIL:
+		case EXT4_FC_TAG_PAD:
+			break;
+		case EXT4_FC_TAG_ADD_RANGE:
+			err = ek_fc_rec_check(fs, r);
+			if (!err)
+				err = add_range(&f, r);
+			break;
+		case EXT4_FC_TAG_DEL_RANGE:
+			err = ek_fc_rec_check(fs, r);
+			if (!err)
+				err = del_range(&f, r);
+			break;
+		case EXT4_FC_TAG_INODE:
+			err = ek_fc_rec_check(fs, r);
+			if (!err)
+				err = replay_inode(&f, r);
+			break;
+		case EXT4_FC_TAG_LINK:
+		case EXT4_FC_TAG_CREAT:
+			err = ek_fc_rec_check(fs, r);
+			if (!err)
+				err = link_entry(&f, r, r->tag == EXT4_FC_TAG_CREAT);
+			break;
+		case EXT4_FC_TAG_UNLINK:
+			err = ek_fc_rec_check(fs, r);
+			if (!err)
+				err = unlink_entry(&f, r);
+			break;
+		default:
+			err = ek_unsupp("fast-commit %s records are not replayed",
+					ek_fc_tag_name(r->tag));
+			break;
+		}
+	}
+	/* the maps as they end up own their blocks (set_bitmaps_and_counters) */
+	for (size_t i = 0; i < f.ntouched && !err; i++) {
+		uint8_t *raw;
+		uint64_t n;
+
+		err = live_inode(&f, f.touched[i], &raw);
+		if (!err && raw)
+			err = mark_map(&f, f.touched[i], raw, true, &n);
+	}
+	for (size_t i = 0; i < f.ntouched && !err; i++) {
+		uint8_t *raw;
+
+		err = ek_wset_inode(ws, f.touched[i], &raw);
+		if (!err)
+			ek_inode_csum_set(fs, f.touched[i], raw);
+	}
+	if (!err)
+		ek_wset_recount(ws);
+	free(f.touched);
+	return err;
+}
