@@ -710,22 +710,40 @@ static void show_old(struct logdump *l)
  * library parses them (lib/fastcommit.c); until then only its place and
  * size are shown.
  */
+/* the fast-commit area as recovery reads it after the full transactions */
 static void print_fast_commit_area(struct logdump *l)
 {
 	const struct ek_jsb *sb = &l->j->sb;
 	struct ek_out *o = l->o;
+	struct ek_fclog fc;
+	int err;
 
 	if (!sb->num_fc_blks) {
 		ek_out_null(o, "fast_commit");
 		return;
 	}
-	ek_out_text(o, "The journal has a fast-commit area: journal blocks %u..%u (%u blocks); "
-		    "its records are not decoded yet\n", sb->last, sb->maxlen - 1, sb->num_fc_blks);
 	ek_out_obj_begin(o, "fast_commit");
-	ek_out_u64(o, "first_block", sb->last);
-	ek_out_u64(o, "blocks", sb->num_fc_blks);
-	ek_out_bool(o, "records_decoded", false);
+	err = ek_fc_scan(l->j, l->log.end_tid, &fc);
+	if (err) {
+		ek_out_text(o, "Fast-commit area: %s\n", ek_error_msg(err));
+		ek_out_str(o, "error", ek_error_msg(err));
+		ek_out_obj_end(o);
+		return;
+	}
+	ek_out_text(o, "Fast-commit area: journal blocks %u..%u, %s", fc.first_jblk,
+		    fc.first_jblk + fc.nblocks - 1, ek_fc_state_name(fc.state));
+	if (fc.state == EK_FC_VALID)
+		ek_out_text(o, ", %zu records of %zu fast commits to replay", fc.nreplay, fc.ncommits);
+	ek_out_text(o, " (expected tid %u; %s)\n", fc.expect_tid, fc.end_reason);
+	ek_fc_summary_emit(o, &fc);
+	ek_out_arr_begin(o, "records");
+	if (fc.nrecs)
+		ek_out_text(o, "    jblock offset replay record\n");
+	for (size_t i = 0; i < fc.nrecs; i++)
+		ek_fc_rec_emit(o, &fc, i);
+	ek_out_arr_end(o);
 	ek_out_obj_end(o);
+	ek_fclog_release(&fc);
 }
 
 /* ---- the command ------------------------------------------------------------ */

@@ -954,6 +954,14 @@ int ek_fc_parse(const void *area, uint32_t nblocks, uint32_t blksz, uint32_t ino
 		ek_tid_t expect_tid, struct ek_fclog *out);
 void ek_fclog_release(struct ek_fclog *log);
 /*
+ * Record @i of @fc to @o: a text line (journal block, offset, replay
+ * yes/no/stop, the record) and a JSON object; and the area's summary
+ * fields (JSON only).
+ */
+struct ek_out;
+void ek_fc_rec_emit(struct ek_out *o, const struct ek_fclog *fc, size_t i);
+void ek_fc_summary_emit(struct ek_out *o, const struct ek_fclog *fc);
+/*
  * Replay the records of @log (state EK_FC_VALID; else nothing) onto @fs as
  * the full replay leaves it (open it over the plan: ek_jplan_overlay),
  * into @ws, by the kernel's rules (fcreplay.c).  Directory-entry records

@@ -504,3 +504,134 @@ int ek_fc_rec_check(const struct ek_fs *fs, const struct ek_fc_rec *r)
 	}
 	return 0;
 }
+
+/* ---- output (shared by extkit-replay fc/info and extkit-debugfs logdump) ---- */
+
+static const char *fc_tag(uint16_t tag, char *buf, size_t len)
+{
+	const char *name = ek_fc_tag_name(tag);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "tag_0x%04x", tag);
+	return buf;
+}
+
+/* a name in text output: printable ASCII as is, other bytes as \xNN */
+static void fc_name_text(struct ek_out *o, const uint8_t *n, uint32_t len)
+{
+	ek_out_text(o, "\"");
+	for (uint32_t i = 0; i < len; i++) {
+		if (n[i] >= 0x20 && n[i] < 0x7f && n[i] != '"' && n[i] != '\\')
+			ek_out_text(o, "%c", n[i]);
+		else
+			ek_out_text(o, "\\x%02x", n[i]);
+	}
+	ek_out_text(o, "\"");
+}
+
+void ek_fc_rec_emit(struct ek_out *o, const struct ek_fclog *fc, size_t i)
+{
+	const struct ek_fc_rec *c = &fc->recs[i];
+	const char *replay = c->stop ? "stop" : i < fc->nreplay ? "yes" : "no";
+	char tb[16];
+
+	ek_out_text(o, "%10u %6u %-6s %s", fc->first_jblk + c->area_blk, c->off, replay,
+		    fc_tag(c->tag, tb, sizeof(tb)));
+	ek_out_obj_begin(o, NULL);
+	ek_out_u64(o, "index", i);
+	ek_out_u64(o, "journal_block", fc->first_jblk + c->area_blk);
+	ek_out_u64(o, "offset", c->off);
+	ek_out_str(o, "tag", ek_fc_tag_name(c->tag) ? ek_fc_tag_name(c->tag) : "unknown");
+	ek_out_u64(o, "tag_value", c->tag);
+	ek_out_u64(o, "value_bytes", c->len);
+	ek_out_bool(o, "replay", i < fc->nreplay);
+	ek_out_bool(o, "stop", c->stop);
+	ek_out_bool(o, "decoded", c->decoded);
+	if (!c->decoded) {
+		ek_out_text(o, " (%u bytes, not decoded)\n", c->len);
+		ek_out_obj_end(o);
+		return;
+	}
+	switch (c->tag) {
+	case EXT4_FC_TAG_HEAD:
+		ek_out_text(o, " tid %u features 0x%x", c->u.head.tid, c->u.head.features);
+		ek_out_u64(o, "tid", c->u.head.tid);
+		ek_out_u64(o, "features", c->u.head.features);
+		break;
+	case EXT4_FC_TAG_TAIL:
+		ek_out_text(o, " tid %u crc 0x%08x", c->u.tail.tid, c->u.tail.crc);
+		if (c->u.tail.crc != c->u.tail.crc_calc)
+			ek_out_text(o, " (records give 0x%08x)", c->u.tail.crc_calc);
+		ek_out_u64(o, "tid", c->u.tail.tid);
+		ek_out_u64(o, "crc", c->u.tail.crc);
+		ek_out_u64(o, "crc_calc", c->u.tail.crc_calc);
+		ek_out_bool(o, "crc_ok", c->u.tail.crc == c->u.tail.crc_calc);
+		break;
+	case EXT4_FC_TAG_ADD_RANGE:
+		ek_out_text(o, " inode %u lblk %u len %u pblk %llu%s", c->u.range.ino, c->u.range.lblk,
+			    c->u.range.len, (unsigned long long)c->u.range.pblk,
+			    c->u.range.unwritten ? " unwritten" : "");
+		ek_out_u64(o, "inode", c->u.range.ino);
+		ek_out_u64(o, "lblk", c->u.range.lblk);
+		ek_out_u64(o, "blocks", c->u.range.len);
+		ek_out_u64(o, "pblk", c->u.range.pblk);
+		ek_out_bool(o, "unwritten", c->u.range.unwritten);
+		break;
+	case EXT4_FC_TAG_DEL_RANGE:
+		ek_out_text(o, " inode %u lblk %u len %u", c->u.del.ino, c->u.del.lblk, c->u.del.len);
+		ek_out_u64(o, "inode", c->u.del.ino);
+		ek_out_u64(o, "lblk", c->u.del.lblk);
+		ek_out_u64(o, "blocks", c->u.del.len);
+		break;
+	case EXT4_FC_TAG_CREAT:
+	case EXT4_FC_TAG_LINK:
+	case EXT4_FC_TAG_UNLINK:
+		ek_out_text(o, " parent %u inode %u name ", c->u.dentry.parent, c->u.dentry.ino);
+		fc_name_text(o, c->u.dentry.name, c->u.dentry.name_len);
+		ek_out_u64(o, "parent", c->u.dentry.parent);
+		ek_out_u64(o, "inode", c->u.dentry.ino);
+		ek_out_name(o, "name", (const char *)c->u.dentry.name, c->u.dentry.name_len);
+		break;
+	case EXT4_FC_TAG_INODE: {
+		const uint8_t *raw = c->u.inode.raw;
+		uint64_t size = get_le32(raw + offsetof(struct ext4_inode, i_size_lo)) |
+				(uint64_t)get_le32(raw + offsetof(struct ext4_inode, i_size_high)) << 32;
+
+		ek_out_text(o, " inode %u mode 0%o links %u size %llu (%u bytes)", c->u.inode.ino,
+			    get_le16(raw + offsetof(struct ext4_inode, i_mode)),
+			    get_le16(raw + offsetof(struct ext4_inode, i_links_count)),
+			    (unsigned long long)size, c->u.inode.raw_len);
+		ek_out_u64(o, "inode", c->u.inode.ino);
+		ek_out_u64(o, "raw_bytes", c->u.inode.raw_len);
+		ek_out_u64(o, "mode", get_le16(raw + offsetof(struct ext4_inode, i_mode)));
+		ek_out_u64(o, "links", get_le16(raw + offsetof(struct ext4_inode, i_links_count)));
+		ek_out_u64(o, "size", size);
+		break;
+	}
+	case EXT4_FC_TAG_PAD:
+		ek_out_text(o, " %u bytes", c->len);
+		break;
+	}
+	ek_out_text(o, "\n");
+	ek_out_obj_end(o);
+}
+
+/* the area's summary fields (JSON only) */
+void ek_fc_summary_emit(struct ek_out *o, const struct ek_fclog *fc)
+{
+	ek_out_str(o, "state", ek_fc_state_name(fc->state));
+	ek_out_u64(o, "expect_tid", fc->expect_tid);
+	ek_out_u64(o, "first_block", fc->first_jblk);
+	ek_out_u64(o, "blocks", fc->nblocks);
+	ek_out_u64(o, "blocks_read", fc->blocks_read);
+	ek_out_u64(o, "record_count", fc->nrecs);
+	ek_out_u64(o, "replay_records", fc->nreplay);
+	ek_out_u64(o, "fast_commits", fc->ncommits);
+	ek_out_str(o, "end_reason", fc->end_reason);
+	if (fc->status)
+		ek_out_str(o, "refused", ek_error_msg(fc->status));
+	else
+		ek_out_null(o, "refused");
+}
+
