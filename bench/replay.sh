@@ -150,7 +150,7 @@ print(len(t), sum(x["blocks"] for x in t), sum(x["blocks_logged"] for x in t))'
 
 mib() { echo "$1 $2" | awk '{ printf "%.0f", $1 * $2 / 1048576 }'; }
 
-measure() {	# prep_cmd command...: prints "seconds rss_kb", the best of 3 runs
+measure() {	# prep_cmd command...: "seconds rss_kb cpu_seconds" of the fastest of 3 runs
 	prep=$1
 	shift
 	best=
@@ -161,7 +161,7 @@ measure() {	# prep_cmd command...: prints "seconds rss_kb", the best of 3 runs
 			echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || true
 		fi
 		t0=$(date +%s%N)
-		/usr/bin/time -f '%M' -o "$work/time" "$@" >/dev/null 2>"$work/err" </dev/null || {
+		/usr/bin/time -f '%M %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/err" </dev/null || {
 			# e2fsck -p exits 1 when it changed the filesystem
 			rc=$?
 			[ "$1" = e2fsck ] && [ $rc -eq 1 ] || {
@@ -171,8 +171,9 @@ measure() {	# prep_cmd command...: prints "seconds rss_kb", the best of 3 runs
 			}
 		}
 		t=$(date +%s%N)
-		t="$(echo "$t0 $t" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }') $(tail -1 "$work/time")"
-		if [ -z "$best" ] || awk -v a="${t% *}" -v b="${best% *}" 'BEGIN { exit !(a < b) }'; then
+		t=$(echo "$t0 $t $(tail -1 "$work/time")" |
+			awk '{ printf "%.3f %d %.2f", ($2 - $1) / 1e9, $3, $4 + $5 }')
+		if [ -z "$best" ] || awk -v a="${t%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
 			best=$t
 		fi
 	done
@@ -181,8 +182,8 @@ measure() {	# prep_cmd command...: prints "seconds rss_kb", the best of 3 runs
 
 row() {	# name aim ek_result e2_result
 	set -- "$1" "$2" $3 $4
-	printf '%-28s %8s %8s %7s %6s %10s %10s\n' "$1" "$3" "$5" \
-		"$(echo "$3 $5" | awk '{ printf "%.2f", $1 / $2 }')" "$2" "$4" "$6"
+	printf '%-20s %8s %8s %6s %5s %7s %7s %10s %10s\n' "$1" "$3" "$6" \
+		"$(echo "$3 $6" | awk '{ printf "%.2f", $1 / $2 }')" "$2" "$5" "$8" "$4" "$7"
 }
 
 image dj
@@ -221,10 +222,12 @@ else
 	echo "timed copies: in $fast, the page cache dropped before each run (/dev/shm has no room for $((need / 1024)) MiB)"
 fi
 
-echo "apply: extkit-replay apply, e2fsck -p -E journal_only; list: extkit-replay --json list, debugfs -c -R logdump"
-echo "seconds: the best of 3 runs.  list checks the checksum of every logged block, so it reads the"
-echo "whole log; logdump reads the descriptor and commit blocks alone"
-printf '%-28s %8s %8s %7s %6s %10s %10s\n' "operation" "extkit" "e2fs" "ratio" "aim" "rss_ek_kB" "rss_e2_kB"
+echo "apply: extkit-replay apply against e2fsck -p -E journal_only"
+echo "list: extkit-replay --json list against debugfs -c -R logdump; list checks every logged"
+echo "  block's checksum, so it reads the whole log, logdump the descriptor and commit blocks alone"
+echo "seconds: wall clock, the best of 3 runs; cpu: user + system seconds of that run"
+printf '%-20s %8s %8s %6s %5s %7s %7s %10s %10s\n' "operation" "extkit" "e2fs" "ratio" "aim" \
+	"cpu_ek" "cpu_e2" "rss_ek_kB" "rss_e2_kB"
 for n in dj meta; do
 	cp --sparse=always "$work/$n.img" "$fast/$n.img"
 	ek_r=$(measure "rm -f $fast/ek.img; cp --sparse=always $fast/$n.img $fast/ek.img" \
