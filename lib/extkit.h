@@ -697,6 +697,8 @@ int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 			struct ek_journal **out);
 int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
+/* @count journal blocks from @jblk on (no wrap), as few reads as the map allows */
+int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count, void *buf);
 /* write one journal block (the journal superblock, when replaying) */
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
 /* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */

@@ -178,7 +178,12 @@ static int map_journal(struct ek_journal *j, struct ek_inode *ei)
 	return 0;
 }
 
-int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
+/*
+ * The filesystem (or device) block of journal block @jblk, and in *@len how
+ * many of the @max blocks from @jblk on follow it on disk.
+ */
+static int bmap_run(const struct ek_journal *j, uint64_t jblk, uint64_t max, ek_blk_t *pblk,
+		    uint64_t *len)
 {
 	size_t lo = 0, hi = j->nruns;
 
@@ -187,6 +192,7 @@ int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
 			return ek_corrupt_fs("journal block %llu is past the journal device's end",
 					     (unsigned long long)jblk);
 		*pblk = jblk;	/* as jbd2_journal_bmap(): device blocks, no offset */
+		*len = j->nblocks - jblk < max ? j->nblocks - jblk : max;
 		return 0;
 	}
 	while (lo < hi) {
@@ -199,22 +205,47 @@ int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
 			lo = mid + 1;
 		else {
 			*pblk = r->pblk + (jblk - r->lblk);
+			*len = r->len - (jblk - r->lblk) < max ? r->len - (jblk - r->lblk) : max;
 			return 0;
 		}
 	}
 	return ek_corrupt_fs("journal block %llu is not mapped", (unsigned long long)jblk);
 }
 
+int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
+{
+	uint64_t len;
+
+	return bmap_run(j, jblk, 1, pblk, &len);
+}
+
+int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count, void *buf)
+{
+	uint8_t *p = buf;
+	unsigned shift = j->fs->log_blksz;
+
+	/* one read per stretch that is contiguous on disk */
+	while (count) {
+		ek_blk_t pblk;
+		uint64_t n;
+		int err = bmap_run(j, jblk, count, &pblk, &n);
+
+		if (!err && j->dev)
+			err = ek_io_pread(j->dev, p, (size_t)n << shift, pblk << shift);
+		else if (!err)
+			err = ek_fs_read_blocks(j->fs, pblk, (uint32_t)n, p);
+		if (err)
+			return err;
+		p += (size_t)n << shift;
+		jblk += n;
+		count -= (uint32_t)n;
+	}
+	return 0;
+}
+
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf)
 {
-	ek_blk_t pblk;
-	int err = ek_journal_bmap(j, jblk, &pblk);
-
-	if (err)
-		return err;
-	if (j->dev)
-		return ek_io_pread(j->dev, buf, j->fs->blksz, pblk << j->fs->log_blksz);
-	return ek_fs_read_blocks(j->fs, pblk, 1, buf);
+	return ek_journal_read_blocks(j, jblk, 1, buf);
 }
 
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len)

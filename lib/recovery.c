@@ -34,7 +34,10 @@ struct scan {
 	uint32_t seed;		/* crc32c(~0, uuid) for v2/v3 */
 	bool csum_v23, csum_v1;
 	uint32_t tail;		/* bytes of the descriptor/revoke tail */
-	uint8_t *buf, *data;
+	uint8_t *buf;
+	uint8_t *data;		/* chunk blocks: data blocks being checked */
+	uint32_t chunk;
+	uint32_t *want;		/* the checksum each tag of a descriptor records */
 	size_t tag_cap, rev_cap, txn_cap;
 	/* the first revoke block of the current transaction whose r_count
 	 * runs past the block: fatal only if the transaction commits */
@@ -126,50 +129,74 @@ static int add_revoke(struct scan *s, struct ek_jtxn *t, uint64_t blk)
 	return 0;
 }
 
+/*
+ * Check the data blocks of tags [first, t->ntags): read in stretches that
+ * are consecutive in the log, up to s->chunk blocks at a time.
+ */
+static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t *crc_v1)
+{
+	const struct ek_jsb *sb = s->sb;
+	uint32_t bs = sb->blocksize;
+
+	for (uint32_t i = first, n; i < t->ntags; i += n) {
+		int err;
+
+		for (n = 1; n < s->chunk && i + n < t->ntags &&
+		     t->tags[i + n].jblk == t->tags[i].jblk + n; n++)
+			;
+		err = ek_journal_read_blocks(s->j, t->tags[i].jblk, n, s->data);
+		if (err)
+			return err;
+		for (uint32_t k = 0; k < n; k++) {
+			struct ek_jtag *tag = &t->tags[i + k];
+			const uint8_t *data = s->data + (size_t)k * bs;
+
+			if (s->csum_v1)
+				*crc_v1 = ek_crc32_be(*crc_v1, data, bs);
+			if (s->csum_v23) {
+				__be32 seq = cpu_to_be32(t->tid);
+				uint32_t c = ek_crc32c(ek_crc32c(s->seed, &seq, 4), data, bs);
+
+				if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
+					c &= 0xFFFF;
+				tag->csum = c == s->want[i + k - first] ? EK_CSUM_OK : EK_CSUM_BAD;
+				t->bad_tags += tag->csum == EK_CSUM_BAD;
+			}
+		}
+	}
+	return 0;
+}
+
 /* the tags of a descriptor block; *jblk moves past its data blocks */
 static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 			   uint64_t *visited, uint32_t *crc_v1)
 {
 	const struct ek_jsb *sb = s->sb;
 	uint32_t bs = sb->blocksize, tag_bytes = ek_jbd2_tag_bytes(sb->incompat);
-	uint32_t off = sizeof(journal_header_t), end = bs - s->tail;
+	uint32_t off = sizeof(journal_header_t), end = bs - s->tail, first = t->ntags;
 	const uint8_t *d = s->buf;
-	int err;
+	int err, ret = 0;
 
 	while (off + tag_bytes <= end) {
 		struct ek_jtag tag = { 0 };
-		uint32_t csum_field;
 
 		tag.home = get_be32(d + off);
+		/* at most end / 8 tags: s->want has room */
 		if (s->csum_v23 && (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
 			tag.flags = get_be32(d + off + 4);
-			csum_field = get_be32(d + off + 12);
+			s->want[t->ntags - first] = get_be32(d + off + 12);
 		} else {
 			tag.flags = get_be16(d + off + 6);
-			csum_field = get_be16(d + off + 4);
+			s->want[t->ntags - first] = get_be16(d + off + 4);
 		}
 		if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
 			tag.home |= (uint64_t)get_be32(d + off + 8) << 32;
 		*jblk = wrap(sb, (uint64_t)*jblk + 1);
-		if (++*visited > sb->maxlen)
-			return 1;
-		tag.jblk = *jblk;
-		if (s->csum_v23 || s->csum_v1) {
-			err = ek_journal_read(s->j, tag.jblk, s->data);
-			if (err)
-				return err;
-			if (s->csum_v1)
-				*crc_v1 = ek_crc32_be(*crc_v1, s->data, bs);
-			if (s->csum_v23) {
-				__be32 seq = cpu_to_be32(t->tid);
-				uint32_t c = ek_crc32c(ek_crc32c(s->seed, &seq, 4), s->data, bs);
-
-				if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
-					c &= 0xFFFF;
-				tag.csum = c == csum_field ? EK_CSUM_OK : EK_CSUM_BAD;
-				t->bad_tags += tag.csum == EK_CSUM_BAD;
-			}
+		if (++*visited > sb->maxlen) {
+			ret = 1;
+			break;
 		}
+		tag.jblk = *jblk;
 		err = add_tag(s, t, &tag);
 		if (err)
 			return err;
@@ -179,7 +206,12 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 		if (tag.flags & JBD2_FLAG_LAST_TAG)
 			break;
 	}
-	return 0;
+	if (s->csum_v23 || s->csum_v1) {
+		err = scan_data(s, t, first, crc_v1);
+		if (err)
+			return err;
+	}
+	return ret;
 }
 
 /*
@@ -290,9 +322,12 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	s.csum_v1 = !s.csum_v23 && (sb->compat & JBD2_FEATURE_COMPAT_CHECKSUM);
 	s.tail = s.csum_v23 ? sizeof(struct jbd2_journal_block_tail) : 0;
 	s.seed = ek_crc32c(~0u, sb->uuid, 16);
+	/* data blocks are checked 64 KiB at a time (it stays in the cache) */
+	s.chunk = (1u << 16) / sb->blocksize;
 	s.buf = ek_malloc(sb->blocksize);
-	s.data = ek_malloc(sb->blocksize);
-	if (!s.buf || !s.data) {
+	s.data = ek_calloc(s.chunk, sb->blocksize);
+	s.want = ek_calloc(sb->blocksize / 8, sizeof(*s.want));
+	if (!s.buf || !s.data || !s.want) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -440,6 +475,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 out:
 	free(s.buf);
 	free(s.data);
+	free(s.want);
 	if (err)
 		ek_jlog_release(log);
 	return err;

@@ -212,10 +212,28 @@ const char *ek_jfate_name(enum ek_jfate f)
 
 #define APPLY_BATCH (1u << 20)
 
-/* write @n blocks of @buf to home blocks starting at @home */
-static int write_run(struct ek_fs *fs, uint64_t home, const uint8_t *buf, uint32_t n)
+/*
+ * Write plan entries @w[0..n), whose homes follow each other from
+ * w[0].home, with one write; their logged copies are read with one read
+ * per stretch that is consecutive in the log.
+ */
+static int write_run(struct ek_journal *j, const struct ek_jwrite *w, uint8_t *buf, uint32_t n)
 {
-	return ek_io_pwrite(fs->io, buf, (size_t)n << fs->log_blksz, home << fs->log_blksz);
+	struct ek_fs *fs = j->fs;
+	uint32_t m;
+	int err;
+
+	for (uint32_t i = 0; i < n; i += m) {
+		for (m = 1; i + m < n && w[i + m].jblk == w[i].jblk + m; m++)
+			;
+		err = ek_journal_read_blocks(j, w[i].jblk, m, buf + ((size_t)i << fs->log_blksz));
+		if (err)
+			return err;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (w[i].flags & JBD2_FLAG_ESCAPE)
+			put_be32(buf + ((size_t)i << fs->log_blksz), JBD2_MAGIC_NUMBER);
+	return ek_io_pwrite(fs->io, buf, (size_t)n << fs->log_blksz, w[0].home << fs->log_blksz);
 }
 
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
@@ -223,7 +241,7 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 {
 	struct ek_fs *fs = j->fs;
 	uint32_t per = APPLY_BATCH >> fs->log_blksz, n = 0;
-	uint64_t run_home = 0;
+	size_t first = 0;
 	uint8_t *batch;
 	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
 	int err = 0;
@@ -235,23 +253,16 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 		return -ENOMEM;
 	/* 1. home blocks in ascending order, adjacent ones in one write */
 	for (size_t i = 0; i < p->nwrites && !err; i++) {
-		const struct ek_jwrite *w = &p->writes[i];
-
-		if (n && (w->home != run_home + n || n == per)) {
-			err = write_run(fs, run_home, batch, n);
+		if (n && (p->writes[i].home != p->writes[first].home + n || n == per)) {
+			err = write_run(j, p->writes + first, batch, n);
 			n = 0;
 		}
-		if (err)
-			break;
 		if (!n)
-			run_home = w->home;
-		err = ek_journal_read(j, w->jblk, batch + ((size_t)n << fs->log_blksz));
-		if (!err && (w->flags & JBD2_FLAG_ESCAPE))
-			put_be32(batch + ((size_t)n << fs->log_blksz), JBD2_MAGIC_NUMBER);
+			first = i;
 		n++;
 	}
 	if (!err && n)
-		err = write_run(fs, run_home, batch, n);
+		err = write_run(j, p->writes + first, batch, n);
 	free(batch);
 	/* the fast commits go on top, still before the journal is let go */
 	if (!err && fc)

@@ -192,6 +192,58 @@ START_TEST(test_open)
 }
 END_TEST
 
+/*
+ * A journal in two extents (blocks 0..599 at 1024, 600..1199 at 2048): a
+ * stretch read across the seam gets each block from its own place, and
+ * one past the mapped end fails without reading.
+ */
+START_TEST(test_read_blocks)
+{
+	struct unit_fs u;
+	struct ext4_inode raw = { 0 };
+	journal_superblock_t j;
+	struct ek_journal *jr;
+	uint8_t *root = (uint8_t *)raw.i_block, blk[1024], got[6 * 1024];
+
+	unit_fs_init(&u, 1024, 4096, EXT4_FEATURE_COMPAT_HAS_JOURNAL,
+		     EXT4_FEATURE_INCOMPAT_EXTENTS, 0);
+	u.sb.s_journal_inum = cpu_to_le32(8);
+	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
+	put_le16(root, EXT4_EXT_MAGIC);
+	put_le16(root + 2, 2);
+	put_le16(root + 4, 4);
+	put_le32(root + 12, 0);		/* logical 0, 600 blocks at 1024 */
+	put_le16(root + 16, 600);
+	put_le32(root + 20, 1024);
+	put_le32(root + 24, 600);	/* logical 600, 600 blocks at 2048 */
+	put_le16(root + 28, 600);
+	put_le32(root + 32, 2048);
+	raw.i_mode = cpu_to_le16(0100600);
+	raw.i_links_count = cpu_to_le16(1);
+	raw.i_flags = cpu_to_le32(EXT4_EXTENTS_FL);
+	raw.i_size_lo = cpu_to_le32(1200 * 1024);
+	unit_put_inode(&u, 8, &raw);
+	for (uint32_t b = 595; b < 605; b++) {
+		memset(blk, (int)(b & 0xFF), sizeof(blk));
+		unit_write(&u, b < 600 ? 1024 + b : 2048 + b - 600, 0, blk, sizeof(blk));
+	}
+	base_jsb(&j);
+	j.s_maxlen = cpu_to_be32(1200);
+	unit_write(&u, 1024, 0, &j, sizeof(j));
+
+	ck_assert_int_eq(ek_journal_open(u.fs, 0, &jr), 0);
+	ck_assert_int_eq(ek_journal_read_blocks(jr, 597, 6, got), 0);
+	for (uint32_t i = 0; i < 6; i++) {
+		memset(blk, (int)((597 + i) & 0xFF), sizeof(blk));
+		ck_assert_mem_eq(got + i * 1024, blk, sizeof(blk));
+	}
+	ck_assert_int_eq(ek_journal_read_blocks(jr, 1198, 3, got), -EK_CORRUPT);
+	ck_assert_int_eq(ek_journal_read_blocks(jr, 0, 0, got), 0);
+	ek_journal_close(jr);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *journal_suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -201,6 +253,7 @@ static Suite *journal_suite(void)
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_tag_bytes);
 	tcase_add_test(tc, test_open);
+	tcase_add_test(tc, test_read_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }
