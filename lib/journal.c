@@ -48,6 +48,10 @@ int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_j
 		if ((j.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2) &&
 		    (j.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
 			return jsb_bad("both checksum v2 and v3 are set");
+		/* the kernel's journal_check_superblock() refuses this mix */
+		if ((j.compat & JBD2_FEATURE_COMPAT_CHECKSUM) &&
+		    (j.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
+			return jsb_bad("both checksum v1 and v2/v3 are set");
 	}
 	j.checksum = be32_to_cpu(r->s_checksum);
 	j.checksum_type = r->s_checksum_type;

@@ -183,7 +183,8 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 		tag.home = get_be32(d + off);
 		/* at most end / 8 tags: s->want has room */
 		if (s->csum_v23 && (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
-			tag.flags = get_be32(d + off + 4);
+			/* the kernel reads the low 16 bits (its t_flags at offset 6) */
+			tag.flags = get_be32(d + off + 4) & 0xFFFF;
 			s->want[t->ntags - first] = get_be32(d + off + 12);
 		} else {
 			tag.flags = get_be16(d + off + 6);

@@ -69,6 +69,7 @@ static const struct {
 	{ "first past end", -EK_CORRUPT },
 	{ "start outside", -EK_CORRUPT },
 	{ "start in fast-commit area", -EK_CORRUPT },
+	{ "checksum v1 and v3", -EK_CORRUPT },
 };
 
 START_TEST(test_bad)
@@ -107,6 +108,11 @@ START_TEST(test_bad)
 	case 13:
 		j.s_feature_incompat = cpu_to_be32(JBD2_FEATURE_INCOMPAT_FAST_COMMIT);
 		j.s_start = cpu_to_be32(2048 - 10);
+		break;
+	case 14:
+		j.s_feature_compat = cpu_to_be32(JBD2_FEATURE_COMPAT_CHECKSUM);
+		j.s_feature_incompat = cpu_to_be32(JBD2_FEATURE_INCOMPAT_CSUM_V3);
+		seal(&j);
 		break;
 	}
 	ek_error_clear();
