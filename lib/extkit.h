@@ -628,6 +628,9 @@ int ek_dx_root_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 		     const void *buf, struct ek_dx_node *out);
 int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
 		     const void *buf, struct ek_dx_node *out);
+/* the logical block of the htree leaf where @name belongs (first in its hash run) */
+int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name, size_t len,
+		  uint64_t *lblk);
 /* max indirect_levels of @fs (1, or 2 with large_dir) */
 unsigned ek_dx_max_levels(const struct ek_fs *fs);
 

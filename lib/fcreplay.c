@@ -19,13 +19,15 @@
  * free counts are recounted from their bitmaps, so a replay run again over
  * a partly written image gives the same counts.  New extent-tree blocks
  * are never taken from the ranges the fast commits name.
- * Directory entries: LINK adds the name to a block of the parent with room
- * for it (first fit, as ext4_add_entry() on a linear directory); CREAT
- * marks the inode in use, links it and sets its link count to 1; UNLINK
- * removes the name (merged into the entry before it, or cleared when
- * first in its block) and drops the inode's link count.  Indexed (htree)
- * parents, a parent without room and new directories are refused for now,
- * before anything is written.
+ * Directory entries: LINK adds the name to the parent, first fit, as
+ * ext4_add_entry() does: in a linear directory the first block with room,
+ * else a new block; in an indexed one the leaf the name's hash maps to.
+ * CREAT marks the inode in use (a new directory gets its "." and ".."
+ * block), links it and sets its link count to 1, as the kernel's replay
+ * does; UNLINK removes the name (merged into the entry before it, or
+ * cleared when first in its block) and drops the inode's link count.  A
+ * full htree leaf (which needs a split) and inline directories are refused
+ * for now, before anything is written.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -223,8 +225,8 @@ static int dir_blocks(struct fcr *f, ek_ino_t dir, uint8_t **raw, struct ek_extl
 		return err;
 	if (!ek_is_dir(get_le16(*raw + offsetof(struct ext4_inode, i_mode))))
 		return ek_corrupt_ino(dir, "fast-commit entry names a parent that is no directory");
-	if (get_le32(*raw + offsetof(struct ext4_inode, i_flags)) & (EXT4_INDEX_FL | EXT4_INLINE_DATA_FL))
-		return ek_unsupp("directory %u: fast-commit entries in an indexed or inline directory are not replayed yet",
+	if (get_le32(*raw + offsetof(struct ext4_inode, i_flags)) & EXT4_INLINE_DATA_FL)
+		return ek_unsupp("directory %u: fast-commit entries in an inline directory are not replayed yet",
 				 dir);
 	if ((err = extent_inode(f, dir, *raw)))
 		return err;
@@ -321,69 +323,193 @@ static uint8_t file_type(uint16_t mode)
 	return 0;
 }
 
-/* add (@add) or remove the entry of @r in its parent; -ENOENT when not there */
+/* an htree index block (the root, or a node: one empty entry over the block) */
+static bool dx_block(const struct ek_fs *fs, uint64_t lblk, const uint8_t *b)
+{
+	return !lblk || (!get_le32(b) && ek_rec_len_from_disk(get_le16(b + 4), fs->blksz) == fs->blksz);
+}
+
+/* a fresh leaf block holding one empty entry (and the checksum tail) */
+static void init_leaf(struct fcr *f, uint8_t *b)
+{
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
+
+	memset(b, 0, f->fs->blksz);
+	put_le16(b + 4, end < 65536 ? end : 65535);
+	if (f->fs->has_csum) {
+		put_le16(b + end + 4, DIRENT_TAIL);
+		b[end + 7] = 0xDE;	/* EXT4_FT_DIR_CSUM */
+	}
+}
+
+/*
+ * Append a block to directory @dir (raw @raw, map @l): allocated near its
+ * last block, mapped at i_size, i_size and i_blocks grown; *blk, *b: it.
+ */
+static int grow_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l,
+		    ek_blk_t *blk, uint8_t **b)
+{
+	struct ext4_inode *ri = (void *)raw;
+	uint64_t size = le32_to_cpu(ri->i_size_lo) | (uint64_t)le32_to_cpu(ri->i_size_high) << 32;
+	uint64_t lblk = (size + f->fs->blksz - 1) >> f->fs->log_blksz;
+	ek_blk_t goal = l->n ? l->v[l->n - 1].pblk + l->v[l->n - 1].len : 0;
+	int64_t tree = 0;
+	int err;
+
+	if (lblk >= UINT32_MAX)
+		return ek_corrupt_ino(dir, "directory too large to grow");
+	err = ek_wset_alloc_block(f->ws, goal, blk);
+	if (!err)
+		err = ek_extlist_insert(l, &(struct ek_ext){ .lblk = (uint32_t)lblk, .len = 1, .pblk = *blk });
+	if (!err)
+		err = ek_extlist_store(f->fs, f->ws, dir, raw, l, &tree);
+	if (!err)
+		err = ek_wset_block(f->ws, *blk, b);
+	if (err)
+		return err;
+	init_leaf(f, *b);
+	size = (lblk + 1) << f->fs->log_blksz;
+	ri->i_size_lo = cpu_to_le32((uint32_t)size);
+	ri->i_size_high = cpu_to_le32((uint32_t)(size >> 32));
+	ek_inode_add_blocks(f->fs, raw, 1 + tree);
+	return 0;
+}
+
+/*
+ * Add (@add) or remove the entry of @r in its parent; -ENOENT when it is
+ * not there.  An indexed parent takes the name in the leaf its hash maps
+ * to; a linear one in the first block with room, else in a new block.
+ */
 static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_t mode)
 {
+	ek_ino_t dir = r->u.dentry.parent;
 	struct dent d = { .r = r };
 	struct ek_extlist l;
-	uint8_t *raw;
-	int err = dir_blocks(f, r->u.dentry.parent, &raw, &l), found = 1;
+	uint64_t want = UINT64_MAX;	/* indexed add: the one leaf to use */
+	uint8_t *raw, *b;
+	bool indexed;
+	int err = dir_blocks(f, dir, &raw, &l), found = 1;
 
 	if (err)
 		return err;
 	if (ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE))
 		d.ftype = file_type(mode);
+	indexed = get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_INDEX_FL;
+	if (indexed && add) {
+		struct ek_inode di = { 0 };
+
+		err = ek_inode_decode(f->fs, dir, raw, &di);
+		if (!err || err == -EK_BADCRC)
+			err = ek_dx_leaf_of(f->fs, &di, (const char *)r->u.dentry.name,
+					    r->u.dentry.name_len, &want);
+		ek_inode_release(&di);
+	}
 	for (size_t i = 0; i < l.n && found == 1 && !err; i++) {
 		for (uint32_t k = 0; k < l.v[i].len && found == 1 && !err; k++) {
+			uint64_t lblk = (uint64_t)l.v[i].lblk + k;
 			ek_blk_t blk = l.v[i].pblk + k;
-			uint8_t *b;
 
-			if (l.v[i].unwritten)
+			if (l.v[i].unwritten || (want != UINT64_MAX && lblk != want))
 				continue;
 			err = ek_wset_block(f->ws, blk, &b);
-			if (!err)
-				found = leaf_walk(f, r->u.dentry.parent, blk, b, add ? try_add : try_remove, &d);
+			if (err || (indexed && dx_block(f->fs, lblk, b)))
+				continue;
+			found = leaf_walk(f, dir, blk, b, add ? try_add : try_remove, &d);
 			if (found < 0)
 				err = found;
 			else if (!found)
-				seal_leaf(f, r->u.dentry.parent, raw, b);
+				seal_leaf(f, dir, raw, b);
 		}
+	}
+	if (!err && found == 1 && add && indexed)
+		err = ek_unsupp("directory %u: the htree leaf for a fast-commit entry is full (splitting it is not implemented yet)",
+				dir);
+	if (!err && found == 1 && add) {
+		ek_blk_t blk;
+
+		err = grow_dir(f, dir, raw, &l, &blk, &b);
+		if (!err)
+			found = leaf_walk(f, dir, blk, b, try_add, &d);
+		if (found < 0)
+			err = found;
+		else if (!err)
+			seal_leaf(f, dir, raw, b);
 	}
 	ek_extlist_release(&l);
 	if (!err && found == 1)
-		err = add ? ek_unsupp("directory %u has no room for a fast-commit entry (growing it is not implemented yet)",
-				      r->u.dentry.parent) : -ENOENT;
+		err = -ENOENT;
+	if (!err && add)
+		ek_inode_csum_set(f->fs, dir, raw);
 	return err;
+}
+
+/* a new directory's first block: "." and ".." (the kernel's ext4_init_new_dir) */
+static int init_new_dir(struct fcr *f, ek_ino_t ino, uint8_t *raw, ek_ino_t parent)
+{
+	bool ft = ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
+	struct ek_extlist l;
+	ek_blk_t blk;
+	uint8_t *b;
+	int err;
+
+	if (!(get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_EXTENTS_FL))
+		return ek_unsupp("inode %u: a new block-mapped directory from a fast commit", ino);
+	err = ek_extlist_load(f->fs, f->ws, ino, raw, &l);
+	if (err)
+		return err;
+	if (l.n) {	/* it has blocks already: nothing to make */
+		ek_extlist_release(&l);
+		return 0;
+	}
+	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), 0);
+	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 0);
+	err = grow_dir(f, ino, raw, &l, &blk, &b);
+	ek_extlist_release(&l);
+	if (err)
+		return err;
+	put_le32(b, ino);
+	put_le16(b + 4, 12);
+	b[6] = 1;
+	b[7] = ft ? 2 : 0;
+	b[8] = '.';
+	put_le32(b + 12, parent);
+	put_le16(b + 16, end - 12 < 65536 ? end - 12 : 65535);
+	b[18] = 2;
+	b[19] = ft ? 2 : 0;
+	b[20] = b[21] = '.';
+	seal_leaf(f, ino, raw, b);
+	return 0;
 }
 
 static int link_entry(struct fcr *f, const struct ek_fc_rec *r, bool creat)
 {
+	ek_ino_t ino = r->u.dentry.ino;
+	uint16_t mode;
 	uint8_t *raw;
 	int err;
 
-	if (creat && (err = ek_wset_inode(f->ws, r->u.dentry.ino, &raw)) == 0) {
-		uint16_t mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
-
-		if (ek_is_dir(mode))
-			return ek_unsupp("inode %u: new directories from fast commits are not replayed yet",
-					 r->u.dentry.ino);
-		err = ek_wset_mark_inode(f->ws, r->u.dentry.ino, true, false);
+	if (creat) {
+		/* the inode came in an INODE record just before */
+		err = ek_wset_inode(f->ws, ino, &raw);
+		if (err)
+			return err;
+		mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
+		err = ek_wset_mark_inode(f->ws, ino, true, ek_is_dir(mode));
+		if (!err && ek_is_dir(mode))
+			err = init_new_dir(f, ino, raw, r->u.dentry.parent);
+	} else {
+		err = live_inode(f, ino, &raw);
+		if (!err && !raw)
+			return 0;	/* the kernel's iget() fails: skipped */
 	}
-	if (!creat)
-		err = 0;
-	if (!err)
-		err = live_inode(f, r->u.dentry.ino, &raw);
-	if (!err && !raw && !creat)
-		return 0;	/* the kernel's iget() fails: skipped */
-	if (!err && !raw)
-		err = ek_wset_inode(f->ws, r->u.dentry.ino, &raw);
 	if (err)
 		return err;
 	err = dentry_op(f, r, true, get_le16(raw + offsetof(struct ext4_inode, i_mode)));
-	if (!err && creat)
+	if (!err && creat)	/* as the kernel's replay: set_nlink(inode, 1) */
 		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
 	if (!err)
-		err = touch(f, r->u.dentry.ino);
+		err = touch(f, ino);
 	return err;
 }
 
