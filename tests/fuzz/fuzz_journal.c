@@ -2,11 +2,37 @@
 /*
  * fuzz_journal.c - journal superblock, location, log scan, replay plan and
  * apply: open the input as an image, locate its journal (inode map or the
- * superblock's backup), scan the log, plan, then replay into the memfd and
- * release the orphans, as `extkit-replay apply` does.
+ * superblock's backup), scan the log, plan, compute the fast-commit replay
+ * over the replayed view, then replay into the memfd and release the
+ * orphans, as `extkit-replay apply` does.
  */
 #include <stdio.h>
 #include "fuzz.h"
+
+/* the fast commits over the replayed view, then the replay with them */
+static void apply_with_fast_commits(const char *path, struct ek_journal *j, struct ek_jlog *log,
+				    struct ek_jplan *plan)
+{
+	struct ek_jplan_view view = { j, plan };
+	struct ek_wset *ws = NULL;
+	struct ek_fs *rfs = NULL;
+	struct ek_fclog fc;
+
+	if (ek_fc_scan(j, log->end_tid, &fc) == 0) {
+		if (fc.state == EK_FC_VALID && !fc.status &&
+		    ek_fs_open(path, &(struct ek_open_opts){ .flags = EK_OPEN_IGNORE_CSUM,
+				.overlay = ek_jplan_overlay, .overlay_arg = &view }, &rfs) == 0 &&
+		    ek_wset_init(rfs, &ws) == 0 &&
+		    (ek_fc_replay(rfs, ws, &fc) || ek_wset_seal(ws))) {
+			ek_wset_free(ws);
+			ws = NULL;
+		}
+		ek_fclog_release(&fc);
+	}
+	ek_journal_apply(j, log, plan, ws, 0);
+	ek_wset_free(ws);
+	ek_fs_close(rfs);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (ek_journal_plan(j, &log, log.end_tid - 1, &plan) == 0) {
 					/* the second pass writes: the memfd is ours */
 					if (flags && !log.status && j->sb.start)
-						ek_journal_apply(j, &log, &plan, NULL, 0);
+						apply_with_fast_commits(path, j, &log, &plan);
 					ek_jplan_release(&plan);
 				}
 				ek_jlog_release(&log);

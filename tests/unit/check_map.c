@@ -14,33 +14,6 @@ static void setup(bool csum)
 	ck_assert_int_eq(unit_fs_open(&u, EK_OPEN_NO_BITMAPS), 0);
 }
 
-static void put_header(uint8_t *p, uint16_t entries, uint16_t max, uint16_t depth)
-{
-	put_le16(p, EXT4_EXT_MAGIC);
-	put_le16(p + 2, entries);
-	put_le16(p + 4, max);
-	put_le16(p + 6, depth);
-}
-
-static void put_extent(uint8_t *p, unsigned i, uint32_t lblk, uint16_t len, uint64_t pblk)
-{
-	uint8_t *e = p + 12 + 12 * i;
-
-	put_le32(e, lblk);
-	put_le16(e + 4, len);
-	put_le16(e + 6, pblk >> 32);
-	put_le32(e + 8, (uint32_t)pblk);
-}
-
-static void put_index(uint8_t *p, unsigned i, uint32_t lblk, uint64_t child)
-{
-	uint8_t *e = p + 12 + 12 * i;
-
-	put_le32(e, lblk);
-	put_le32(e + 4, (uint32_t)child);
-	put_le16(e + 8, child >> 32);
-}
-
 /* an inode with i_block from @root (60 bytes) and @flags */
 static void make_inode(struct ek_inode *ei, const uint8_t *root, uint32_t flags, uint64_t size)
 {

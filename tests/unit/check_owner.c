@@ -131,33 +131,6 @@ END_TEST
 
 /* ---- the inode pass --------------------------------------------------- */
 
-static void put_header(uint8_t *p, uint16_t entries, uint16_t max, uint16_t depth)
-{
-	put_le16(p, EXT4_EXT_MAGIC);
-	put_le16(p + 2, entries);
-	put_le16(p + 4, max);
-	put_le16(p + 6, depth);
-}
-
-static void put_extent(uint8_t *p, unsigned i, uint32_t lblk, uint16_t len, uint64_t pblk)
-{
-	uint8_t *e = p + 12 + 12 * i;
-
-	put_le32(e, lblk);
-	put_le16(e + 4, len);
-	put_le16(e + 6, pblk >> 32);
-	put_le32(e + 8, (uint32_t)pblk);
-}
-
-static void put_index(uint8_t *p, unsigned i, uint32_t lblk, uint64_t child)
-{
-	uint8_t *e = p + 12 + 12 * i;
-
-	put_le32(e, lblk);
-	put_le32(e + 4, (uint32_t)child);
-	put_le16(e + 8, child >> 32);
-}
-
 static void inode(ek_ino_t ino, uint16_t mode, uint32_t flags, const void *iblock,
 		  uint32_t file_acl, uint32_t dtime, uint16_t links)
 {
