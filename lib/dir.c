@@ -681,7 +681,7 @@ struct dx_frame {
 };
 
 /* the last entry whose hash is <= @hash (entry 0 covers everything below) */
-static unsigned dx_search(const struct ek_dx_node *n, uint32_t hash)
+unsigned ek_dx_search(const struct ek_dx_node *n, uint32_t hash)
 {
 	unsigned lo = 1, hi = n->count;
 
@@ -731,7 +731,7 @@ static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match 
 	levels = f[0].node.indirect_levels;
 
 	/* descend: at each level the entry covering @hash */
-	f[0].at = dx_search(&f[0].node, hash);
+	f[0].at = ek_dx_search(&f[0].node, hash);
 	for (depth = 1; depth <= levels; depth++) {
 		struct dx_frame *p = &f[depth - 1];
 
@@ -740,7 +740,7 @@ static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match 
 			err = ek_dx_node_parse(fs, dir, pblk, f[depth].buf, &f[depth].node);
 		if (err)
 			goto out;
-		f[depth].at = dx_search(&f[depth].node, hash);
+		f[depth].at = ek_dx_search(&f[depth].node, hash);
 	}
 	for (;;) {
 		struct dx_frame *d = &f[levels];
@@ -807,7 +807,7 @@ int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name
 		goto out;
 	levels = f.node.indirect_levels;
 	for (unsigned depth = 0;; depth++) {
-		uint32_t child = ek_dx_entry_block(&f.node, dx_search(&f.node, hash));
+		uint32_t child = ek_dx_entry_block(&f.node, ek_dx_search(&f.node, hash));
 
 		if (depth == levels) {
 			*lblk = child;

@@ -628,6 +628,8 @@ int ek_dx_root_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 		     const void *buf, struct ek_dx_node *out);
 int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
 		     const void *buf, struct ek_dx_node *out);
+/* the entry of @n covering @hash: the last whose hash is <= it (entry 0 covers all below entry 1) */
+unsigned ek_dx_search(const struct ek_dx_node *n, uint32_t hash);
 /* the logical block of the htree leaf where @name belongs (first in its hash run) */
 int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name, size_t len,
 		  uint64_t *lblk);

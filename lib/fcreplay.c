@@ -26,8 +26,9 @@
  * block), links it and sets its link count to 1, as the kernel's replay
  * does; UNLINK removes the name (merged into the entry before it, or
  * cleared when first in its block) and drops the inode's link count.  A
- * full htree leaf (which needs a split) and inline directories are refused
- * for now, before anything is written.
+ * full htree leaf is split as ext4's do_split() does (the upper half by
+ * hash into a new block, indexed in the node above); a full index node
+ * and inline directories are refused for now, before anything is written.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -375,6 +376,233 @@ static int grow_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 	return 0;
 }
 
+/* ---- htree: the leaf a name goes to, split when full ------------------------ */
+
+struct dxlevel {
+	uint8_t *b;		/* the node block, inside the set */
+	struct ek_dx_node node;
+	unsigned at;		/* the entry followed */
+};
+
+struct dxpath {
+	struct ek_inode dir;	/* decoded parent (checksum seed, hash) */
+	int version;		/* hash version */
+	uint32_t hash;		/* of the name being added */
+	unsigned levels;	/* index levels below the root */
+	struct dxlevel lv[3];
+	uint64_t leaf;		/* logical block of the leaf */
+};
+
+static int dir_pblk(const struct ek_extlist *l, uint64_t lblk, ek_blk_t *pblk)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (lblk >= l->v[i].lblk && lblk < (uint64_t)l->v[i].lblk + l->v[i].len) {
+			*pblk = l->v[i].pblk + (lblk - l->v[i].lblk);
+			return 0;
+		}
+	return ek_corrupt_fs("directory block %llu is not mapped", (unsigned long long)lblk);
+}
+
+/* walk root to leaf for @name, through the set (ext4_dx_probe) */
+static int dx_probe(struct fcr *f, const uint8_t *raw, ek_ino_t dir, const struct ek_extlist *l,
+		    const struct ek_fc_rec *r, struct dxpath *p)
+{
+	uint32_t minor;
+	ek_blk_t pblk;
+	int err = ek_inode_decode(f->fs, dir, raw, &p->dir);
+
+	if (err && err != -EK_BADCRC)
+		return err;
+	err = dir_pblk(l, 0, &pblk);
+	if (!err)
+		err = ek_wset_block(f->ws, pblk, &p->lv[0].b);
+	if (!err)
+		err = ek_dx_root_parse(f->fs, &p->dir, pblk, p->lv[0].b, &p->lv[0].node);
+	if (err)
+		return err;
+	p->version = ek_dx_hash_version(f->fs, p->lv[0].node.hash_version);
+	if (p->version == EXT4_HASH_SIPHASH)
+		return ek_unsupp("directory %u: siphash needs the encryption key", dir);
+	err = ek_dx_hash(p->version, (const char *)r->u.dentry.name, r->u.dentry.name_len,
+			 f->fs->sb.hash_seed, &p->hash, &minor);
+	if (err)
+		return err;
+	p->levels = p->lv[0].node.indirect_levels;
+	for (unsigned d = 0;; d++) {
+		struct dxlevel *v = &p->lv[d];
+		uint64_t child;
+
+		if (!v->node.entries || !v->node.count)
+			return ek_corrupt_ino(dir, "htree node without entries");
+		v->at = ek_dx_search(&v->node, p->hash);
+		child = ek_dx_entry_block(&v->node, v->at);
+		if (d == p->levels) {
+			p->leaf = child;
+			return 0;
+		}
+		err = dir_pblk(l, child, &pblk);
+		if (!err)
+			err = ek_wset_block(f->ws, pblk, &p->lv[d + 1].b);
+		if (!err)
+			err = ek_dx_node_parse(f->fs, &p->dir, pblk, p->lv[d + 1].b, &p->lv[d + 1].node);
+		if (err)
+			return err;
+	}
+}
+
+struct dmap {
+	uint32_t hash, minor, off, size;
+};
+
+static int cmp_dmap(const void *a, const void *b)
+{
+	const struct dmap *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->minor < y->minor ? -1 : x->minor > y->minor;
+}
+
+/* write entries @m[0..n) of @src compactly into @dst (an initialised leaf) */
+static void pack_leaf(struct fcr *f, uint8_t *dst, const uint8_t *src, const struct dmap *m, size_t n)
+{
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0), off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t size = m[i].size;
+
+		memcpy(dst + off, src + m[i].off, 8 + src[m[i].off + 6]);
+		put_le16(dst + off + 4, i + 1 == n ? end - off : size);
+		off += size;
+	}
+}
+
+/*
+ * The leaf @leaf (block @b, logical @p->leaf) is full: move the upper half
+ * of its entries by hash into a new block, as ext4's do_split(), and index
+ * it in the node above.  *into: the block where a name of @p->hash now goes.
+ */
+static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l,
+		    struct dxpath *p, uint8_t *b, uint8_t **into, ek_blk_t *into_blk, ek_blk_t leaf_blk)
+{
+	struct dxlevel *v = &p->lv[p->levels];
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0), off = 0;
+	uint32_t count_off = v->node.count_offset, hash2, moved = 0;
+	struct dmap *m = NULL;
+	size_t n = 0, split;
+	uint8_t *copy = NULL, *nb;
+	ek_blk_t nblk;
+	int err = 0;
+
+	if (v->node.count >= v->node.limit)
+		return ek_unsupp("directory %u: a fast-commit entry needs an htree index split (not implemented yet)",
+				 dir);
+	m = ek_calloc(f->fs->blksz / 12 + 1, sizeof(*m));
+	copy = ek_malloc(f->fs->blksz);
+	if (!m || !copy) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(copy, b, f->fs->blksz);
+	while (off < end) {
+		uint32_t rec = ek_rec_len_from_disk(get_le16(copy + off + 4), f->fs->blksz);
+
+		if (get_le32(copy + off)) {
+			struct dmap *e = &m[n++];
+
+			e->off = off;
+			e->size = rec_need(copy[off + 6]);
+			err = ek_dx_hash(p->version, (const char *)copy + off + 8, copy[off + 6],
+					 f->fs->sb.hash_seed, &e->hash, &e->minor);
+			if (err)
+				goto out;
+		}
+		off += rec;
+	}
+	if (n < 2) {
+		err = ek_corrupt(leaf_blk, "directory %u: a full htree leaf with %zu entries", dir, n);
+		goto out;
+	}
+	qsort(m, n, sizeof(*m), cmp_dmap);
+	/* from the top, entries until half the block moves */
+	for (split = n; split > 1; split--) {
+		if (moved + m[split - 1].size / 2 > f->fs->blksz / 2)
+			break;
+		moved += m[split - 1].size;
+	}
+	hash2 = m[split].hash;
+	if (hash2 == m[split - 1].hash)
+		hash2 |= 1;	/* the hash run continues in the new block */
+	err = grow_dir(f, dir, raw, l, &nblk, &nb);
+	if (err)
+		goto out;
+	/* the moved entries, then the rest repacked in place, in hash order */
+	pack_leaf(f, nb, copy, m + split, n - split);
+	init_leaf(f, b);
+	pack_leaf(f, b, copy, m, split);
+	/* the index entry for the new block, after the split one */
+	{
+		uint8_t *ent = v->b + count_off + 8 * (v->at + 1);
+		uint16_t count = v->node.count;
+		uint64_t newlblk = ((uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_lo) |
+				    (uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_high) << 32) /
+				   f->fs->blksz - 1;
+
+		memmove(ent + 8, ent, 8 * (count - v->at - 1));
+		put_le32(ent, hash2);
+		put_le32(ent + 4, (uint32_t)newlblk);
+		put_le16(v->b + count_off + 2, count + 1);
+		v->node.count = count + 1;
+		if (v->node.has_tail)
+			put_le32(v->b + count_off + 8 * v->node.limit + 4,
+				 ek_dx_csum(f->fs, &p->dir, v->b, count_off, count + 1, v->node.limit));
+	}
+	if (p->hash >= (hash2 & ~1u)) {
+		*into = nb;
+		*into_blk = nblk;
+	} else {
+		*into = b;
+		*into_blk = leaf_blk;
+	}
+	seal_leaf(f, dir, raw, b);
+	seal_leaf(f, dir, raw, nb);
+out:
+	free(m);
+	free(copy);
+	return err;
+}
+
+/* add @d's name to an indexed directory: its hashed leaf, split when full */
+static int dx_add(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l, struct dent *d)
+{
+	struct dxpath p = { 0 };
+	ek_blk_t blk;
+	uint8_t *b;
+	int err = dx_probe(f, raw, dir, l, d->r, &p), found;
+
+	if (!err)
+		err = dir_pblk(l, p.leaf, &blk);
+	if (!err)
+		err = ek_wset_block(f->ws, blk, &b);
+	if (err)
+		goto out;
+	found = leaf_walk(f, dir, blk, b, try_add, d);
+	if (found == 1) {	/* full */
+		err = dx_split(f, dir, raw, l, &p, b, &b, &blk, blk);
+		if (!err)
+			found = leaf_walk(f, dir, blk, b, try_add, d);
+		if (!err && found == 1)
+			err = ek_corrupt(blk, "directory %u: no room after an htree split", dir);
+	}
+	if (!err && found < 0)
+		err = found;
+	if (!err)
+		seal_leaf(f, dir, raw, b);
+out:
+	ek_inode_release(&p.dir);
+	return err;
+}
+
 /*
  * Add (@add) or remove the entry of @r in its parent; -ENOENT when it is
  * not there.  An indexed parent takes the name in the leaf its hash maps
@@ -385,7 +613,6 @@ static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_
 	ek_ino_t dir = r->u.dentry.parent;
 	struct dent d = { .r = r };
 	struct ek_extlist l;
-	uint64_t want = UINT64_MAX;	/* indexed add: the one leaf to use */
 	uint8_t *raw, *b;
 	bool indexed;
 	int err = dir_blocks(f, dir, &raw, &l), found = 1;
@@ -396,20 +623,18 @@ static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_
 		d.ftype = file_type(mode);
 	indexed = get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_INDEX_FL;
 	if (indexed && add) {
-		struct ek_inode di = { 0 };
-
-		err = ek_inode_decode(f->fs, dir, raw, &di);
-		if (!err || err == -EK_BADCRC)
-			err = ek_dx_leaf_of(f->fs, &di, (const char *)r->u.dentry.name,
-					    r->u.dentry.name_len, &want);
-		ek_inode_release(&di);
+		err = dx_add(f, dir, raw, &l, &d);
+		ek_extlist_release(&l);
+		if (!err)
+			ek_inode_csum_set(f->fs, dir, raw);
+		return err;
 	}
 	for (size_t i = 0; i < l.n && found == 1 && !err; i++) {
 		for (uint32_t k = 0; k < l.v[i].len && found == 1 && !err; k++) {
 			uint64_t lblk = (uint64_t)l.v[i].lblk + k;
 			ek_blk_t blk = l.v[i].pblk + k;
 
-			if (l.v[i].unwritten || (want != UINT64_MAX && lblk != want))
+			if (l.v[i].unwritten)
 				continue;
 			err = ek_wset_block(f->ws, blk, &b);
 			if (err || (indexed && dx_block(f->fs, lblk, b)))
@@ -421,9 +646,6 @@ static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_
 				seal_leaf(f, dir, raw, b);
 		}
 	}
-	if (!err && found == 1 && add && indexed)
-		err = ek_unsupp("directory %u: the htree leaf for a fast-commit entry is full (splitting it is not implemented yet)",
-				dir);
 	if (!err && found == 1 && add) {
 		ek_blk_t blk;
 
