@@ -164,7 +164,7 @@ static int list_insert_at(struct ek_extlist *l, size_t at, const struct ek_ext *
 
 static int free_run(struct ek_wset *ws, ek_blk_t pblk, uint64_t len, uint64_t *freed)
 {
-	for (uint64_t i = 0; i < len; i++) {
+	for (uint64_t i = 0; ws && i < len; i++) {
 		int err = ek_wset_mark_block(ws, pblk + i, false);
 
 		if (err)
@@ -518,6 +518,72 @@ static int ind_truncate_inode(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino
 	return err;
 }
 
+/* does a block of @l (data or tree) lie in cluster @c? */
+static bool cluster_used(const struct ek_fs *fs, const struct ek_extlist *l, uint64_t c)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].pblk >> fs->cluster_bits <= c &&
+		    (l->v[i].pblk + l->v[i].len - 1) >> fs->cluster_bits >= c)
+			return true;
+	for (size_t i = 0; i < l->ntree; i++)
+		if (l->tree[i] >> fs->cluster_bits == c)
+			return true;
+	return false;
+}
+
+/*
+ * Truncation under bigalloc: a cluster goes free only when no block left
+ * in the map lies in it (the last one kept may share its cluster with the
+ * first one cut), and i_blocks counts whole clusters: of the data, of each
+ * tree block, of the xattr block.
+ */
+static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+			     struct ek_extlist *l, uint64_t from)
+{
+	struct ext4_inode *r = (void *)raw;
+	struct ek_ext *old = ek_calloc(l->n ? l->n : 1, sizeof(*old));
+	size_t nold = l->n;
+	uint64_t freed = 0, clusters = 0, last_c = UINT64_MAX;
+	int64_t tree = 0;
+	int err;
+
+	if (!old)
+		return -ENOMEM;
+	memcpy(old, l->v, nold * sizeof(*old));
+	err = ek_extlist_punch(l, NULL, from, UINT32_MAX + 1ull, &freed);
+	if (!err)
+		err = ek_extlist_store(fs, ws, ino, raw, l, &tree);
+	for (size_t i = 0; !err && i < nold; i++) {
+		uint64_t lo = old[i].lblk, hi = lo + old[i].len;
+
+		if (hi <= from)
+			continue;
+		if (lo < from)
+			lo = from;
+		for (uint64_t b = lo; b < hi && !err; b++) {
+			ek_blk_t pblk = old[i].pblk + (b - old[i].lblk);
+
+			if (!cluster_used(fs, l, pblk >> fs->cluster_bits))
+				err = ek_wset_mark_block(ws, pblk, false);
+		}
+	}
+	free(old);
+	if (err)
+		return err;
+	for (size_t i = 0; i < l->n; i++)
+		for (uint64_t b = 0; b < l->v[i].len; b++) {
+			uint64_t c = (l->v[i].pblk + b) >> fs->cluster_bits;
+
+			clusters += c != last_c;
+			last_c = c;
+		}
+	clusters += (int64_t)l->ntree + tree + (r->i_file_acl_lo || r->l_i_file_acl_high);
+	r->i_blocks_lo = 0;
+	r->l_i_blocks_high = 0;
+	ek_inode_add_blocks(fs, raw, (int64_t)(clusters << fs->cluster_bits));
+	return 0;
+}
+
 int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
 {
 	struct ext4_inode *r = (void *)raw;
@@ -534,8 +600,6 @@ int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_
 		return 0;
 	if (ek_is_lnk(mode) && size < EXT4_N_BLOCKS * 4 && !r->i_blocks_lo && !r->l_i_blocks_high)
 		return 0;	/* fast symlink: i_block is its target */
-	if (fs->cluster_bits)
-		return ek_unsupp("inode %u: truncating on a bigalloc filesystem is not implemented yet", ino);
 	if (size & (fs->blksz - 1)) {
 		/* the partial last block, zeroed past the size below */
 		struct ek_inode ei = { 0 };
@@ -557,6 +621,13 @@ int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_
 		err = ek_extlist_load(fs, ws, ino, raw, &l);
 		if (err)
 			return err;
+		if (fs->cluster_bits) {
+			err = bigalloc_truncate(fs, ws, ino, raw, &l, from);
+			ek_extlist_release(&l);
+			if (err)
+				return err;
+			goto zero_tail;
+		}
 		err = ek_extlist_punch(&l, ws, from, UINT32_MAX + 1ull, &freed);
 		if (!err)
 			err = ek_extlist_store(fs, ws, ino, raw, &l, &tree_delta);
@@ -570,6 +641,7 @@ int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_
 			return err;
 		ek_inode_add_blocks(fs, raw, -(int64_t)freed);
 	}
+zero_tail:
 	if (last && ek_fs_block_valid(fs, last)) {
 		uint8_t *b;
 		uint32_t keep = size & (fs->blksz - 1);
