@@ -27,8 +27,9 @@
  * does; UNLINK removes the name (merged into the entry before it, or
  * cleared when first in its block) and drops the inode's link count.  A
  * full htree leaf is split as ext4's do_split() does (the upper half by
- * hash into a new block, indexed in the node above); a full index node
- * and inline directories are refused for now, before anything is written.
+ * hash into a new block, indexed in the node above), a full index node
+ * is split or the index gains a level, as ext4_dx_add_entry() does.
+ * Inline directories are refused for now, before anything is written.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -572,35 +573,118 @@ out:
 	return err;
 }
 
+/* set the dx_tail checksum of index block @b (count at @off) when it has one */
+static void seal_dx(struct fcr *f, struct dxpath *p, uint8_t *b, uint32_t off)
+{
+	uint16_t limit = get_le16(b + off), count = get_le16(b + off + 2);
+
+	if (f->fs->has_csum && off + 8u * limit + 8 <= f->fs->blksz)
+		put_le32(b + off + 8 * limit + 4, ek_dx_csum(f->fs, &p->dir, b, off, count, limit));
+}
+
+/*
+ * The index node above a full leaf is full too (ext4_dx_add_entry): split
+ * the lowest index level whose parent has room, or, when even the root is
+ * full, move the root's entries into a new node and add a level.  The
+ * caller probes again afterwards.
+ */
+static int dx_grow_index(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l,
+			 struct dxpath *p)
+{
+	uint32_t limit2 = (f->fs->blksz - EXT4_DX_NODE_ENTRIES_OFF - (f->fs->has_csum ? 8 : 0)) / 8;
+	int d = (int)p->levels;
+	struct dxlevel *v;
+	ek_blk_t nblk;
+	uint64_t nlblk;
+	uint8_t *nb;
+	int err;
+
+	while (d > 0 && p->lv[d - 1].node.count >= p->lv[d - 1].node.limit)
+		d--;
+	v = &p->lv[d];
+	if (d == 0 && v->node.count >= v->node.limit && p->levels >= ek_dx_max_levels(f->fs))
+		return ek_err(-ENOSPC, "directory %u: htree index full", dir);
+	err = grow_dir(f, dir, raw, l, &nblk, &nb);
+	if (err)
+		return err;
+	nlblk = ((uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_lo) |
+		 (uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_high) << 32) / f->fs->blksz - 1;
+	/* an index node: one empty entry over the block, then the entries */
+	memset(nb, 0, f->fs->blksz);
+	put_le16(nb + 4, f->fs->blksz < 65536 ? f->fs->blksz : 0);
+	if (d > 0) {
+		/* split level d in two; its parent takes the upper half's first hash */
+		struct dxlevel *up = &p->lv[d - 1];
+		uint16_t count = v->node.count, c1 = count / 2, c2 = count - c1;
+		uint32_t off = v->node.count_offset, hash2 = get_le32(v->b + off + 8 * c1);
+		uint8_t *ent = up->b + up->node.count_offset + 8 * (up->at + 1);
+
+		memcpy(nb + EXT4_DX_NODE_ENTRIES_OFF, v->b + off + 8 * c1, 8 * c2);
+		put_le16(nb + EXT4_DX_NODE_ENTRIES_OFF, limit2);
+		put_le16(nb + EXT4_DX_NODE_ENTRIES_OFF + 2, c2);
+		put_le16(v->b + off + 2, c1);
+		memmove(ent + 8, ent, 8 * (up->node.count - up->at - 1));
+		put_le32(ent, hash2);
+		put_le32(ent + 4, (uint32_t)nlblk);
+		put_le16(up->b + up->node.count_offset + 2, up->node.count + 1);
+		seal_dx(f, p, v->b, off);
+		seal_dx(f, p, up->b, up->node.count_offset);
+	} else {
+		/* the root's entries move down; the root points at them alone */
+		uint32_t off = v->node.count_offset;
+
+		memcpy(nb + EXT4_DX_NODE_ENTRIES_OFF, v->b + off, 8 * v->node.count);
+		put_le16(nb + EXT4_DX_NODE_ENTRIES_OFF, limit2);
+		put_le16(v->b + off + 2, 1);
+		put_le32(v->b + off + 4, (uint32_t)nlblk);
+		v->b[EXT4_DX_ROOT_INFO_OFF + 6]++;	/* indirect_levels */
+		seal_dx(f, p, v->b, off);
+	}
+	seal_dx(f, p, nb, EXT4_DX_NODE_ENTRIES_OFF);
+	return 0;
+}
+
 /* add @d's name to an indexed directory: its hashed leaf, split when full */
 static int dx_add(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l, struct dent *d)
 {
-	struct dxpath p = { 0 };
-	ek_blk_t blk;
-	uint8_t *b;
-	int err = dx_probe(f, raw, dir, l, d->r, &p), found;
+	int err = 0;
 
-	if (!err)
-		err = dir_pblk(l, p.leaf, &blk);
-	if (!err)
-		err = ek_wset_block(f->ws, blk, &b);
-	if (err)
-		goto out;
-	found = leaf_walk(f, dir, blk, b, try_add, d);
-	if (found == 1) {	/* full */
-		err = dx_split(f, dir, raw, l, &p, b, &b, &blk, blk);
+	/* at most: a new index level, an index split, then the leaf split */
+	for (int round = 0; round < 4 && !err; round++) {
+		struct dxpath p = { 0 };
+		ek_blk_t blk;
+		uint8_t *b;
+		int found = 1;
+
+		err = dx_probe(f, raw, dir, l, d->r, &p);
+		if (!err)
+			err = dir_pblk(l, p.leaf, &blk);
+		if (!err)
+			err = ek_wset_block(f->ws, blk, &b);
 		if (!err)
 			found = leaf_walk(f, dir, blk, b, try_add, d);
-		if (!err && found == 1)
-			err = ek_corrupt(blk, "directory %u: no room after an htree split", dir);
+		if (!err && found == 1) {	/* the leaf is full */
+			struct dxlevel *v = &p.lv[p.levels];
+
+			if (v->node.count >= v->node.limit) {
+				err = dx_grow_index(f, dir, raw, l, &p);
+				ek_inode_release(&p.dir);
+				continue;	/* probe again, as the kernel restarts */
+			}
+			err = dx_split(f, dir, raw, l, &p, b, &b, &blk, blk);
+			if (!err)
+				found = leaf_walk(f, dir, blk, b, try_add, d);
+			if (!err && found == 1)
+				err = ek_corrupt(blk, "directory %u: no room after an htree split", dir);
+		}
+		if (!err && found < 0)
+			err = found;
+		if (!err)
+			seal_leaf(f, dir, raw, b);
+		ek_inode_release(&p.dir);
+		return err;
 	}
-	if (!err && found < 0)
-		err = found;
-	if (!err)
-		seal_leaf(f, dir, raw, b);
-out:
-	ek_inode_release(&p.dir);
-	return err;
+	return err ? err : ek_corrupt_ino(dir, "htree: no room for an entry after growing the index");
 }
 
 /*
