@@ -1278,18 +1278,19 @@ struct rp_cmd {
 	int (*fn)(struct rp *r, int argc, char **argv);
 	const char *usage;
 	const char *help;
+	bool plan;	/* needs the replay plan */
 };
 
 static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
-	{ "apply", do_apply, "IMAGE", "replay the journal (--output COPY, --upto TID, --dry-run)" },
+	{ "apply", do_apply, "IMAGE", "replay the journal (--output COPY, --upto TID, --dry-run)", true },
 	{ "fc", do_fc, "IMAGE", "the fast-commit area: its state and each record" },
 	{ "history", do_history, "IMAGE", "per transaction: commit time, delta, blocks, logged, revokes" },
 	{ "info", do_info, "IMAGE", "journal geometry, features, state and live region" },
 	{ "list", do_list, "IMAGE", "one row per transaction in the live log" },
-	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes" },
-	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels" },
-	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)" },
-	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes" },
+	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes", true },
+	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
+	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
+	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true },
 	{ "undo", NULL, "UNDO IMAGE", "put back what an apply --undo UNDO overwrote" },
 };
 
@@ -1450,7 +1451,9 @@ int main(int argc, char **argv)
 			r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
 		goto out;
 	}
-	err = ek_journal_plan(r.j, &r.log, have_upto ? (ek_tid_t)upto : r.log.end_tid - 1, &r.plan);
+	/* only the commands that use it pay for the plan (memory, time) */
+	if (cmd->plan)
+		err = ek_journal_plan(r.j, &r.log, have_upto ? (ek_tid_t)upto : r.log.end_tid - 1, &r.plan);
 	if (err) {
 		fail(&r, "journal", err);
 		goto out;
