@@ -509,6 +509,8 @@ int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn
  */
 int ek_xattr_get(struct ek_fs *fs, const struct ek_inode *ei, uint8_t index,
 		 const char *name, size_t name_len, uint8_t **out, size_t *out_len);
+/* the hash of an xattr entry (e_hash), as the kernel computes it */
+uint32_t ek_xattr_hash(const char *name, uint32_t name_len, const void *value, uint32_t value_len);
 /* "user." ...; "" for an unknown index and for 9 (encryption, name "c") */
 const char *ek_xattr_prefix(uint8_t index);
 /*

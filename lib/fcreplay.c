@@ -28,8 +28,10 @@
  * cleared when first in its block) and drops the inode's link count.  A
  * full htree leaf is split as ext4's do_split() does (the upper half by
  * hash into a new block, indexed in the node above), a full index node
- * is split or the index gains a level, as ext4_dx_add_entry() does.
- * Inline directories are refused for now, before anything is written.
+ * is split or the index gains a level, as ext4_dx_add_entry() does.  An
+ * inline directory takes the name in i_block, then in system.data (grown
+ * once to the room the inode body has, as ext4_update_inline_dir()), else
+ * becomes a block directory (ext4_convert_inline_data_nolock()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -228,8 +230,7 @@ static int dir_blocks(struct fcr *f, ek_ino_t dir, uint8_t **raw, struct ek_extl
 	if (!ek_is_dir(get_le16(*raw + offsetof(struct ext4_inode, i_mode))))
 		return ek_corrupt_ino(dir, "fast-commit entry names a parent that is no directory");
 	if (get_le32(*raw + offsetof(struct ext4_inode, i_flags)) & EXT4_INLINE_DATA_FL)
-		return ek_unsupp("directory %u: fast-commit entries in an inline directory are not replayed yet",
-				 dir);
+		return 2;	/* inline: no blocks */
 	if ((err = extent_inode(f, dir, *raw)))
 		return err;
 	return ek_extlist_load(f->fs, f->ws, dir, *raw, l);
@@ -246,9 +247,11 @@ static void seal_leaf(struct fcr *f, ek_ino_t dir, const uint8_t *raw, uint8_t *
 /* walk the entries of leaf @b; fn returns 1 when done */
 typedef int (*leaf_fn)(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg);
 
-static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf_fn fn, void *arg)
+/* entries in b[start, end): a leaf block, or one area of an inline directory */
+static int region_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, uint32_t start,
+		       uint32_t end, leaf_fn fn, void *arg)
 {
-	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0), off = 0, prev = UINT32_MAX;
+	uint32_t off = start, prev = UINT32_MAX;
 
 	while (off < end) {
 		uint32_t rec = get_le16(b + off + 4);
@@ -256,8 +259,9 @@ static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf
 
 		if (f->fs->blksz == 65536 && (rec == 65535 || !rec))
 			rec = 65536;
-		if (rec < 12 || rec % 4 || off + rec > end || b[off + 6] + 8u > rec)
-			return ek_corrupt(blk, "directory %u: bad entry at offset %u", dir, off);
+		if (rec < 8 || rec % 4 || off + rec > end || b[off + 6] + 8u > rec)
+			return blk ? ek_corrupt(blk, "directory %u: bad entry at offset %u", dir, off) :
+				     ek_corrupt_ino(dir, "inline directory: bad entry at offset %u", off);
 		r = fn(f, b, prev, off, arg);
 		if (r)
 			return r < 0 ? r : 0;
@@ -265,6 +269,12 @@ static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf
 		off += rec;
 	}
 	return 1;	/* not found */
+}
+
+static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf_fn fn, void *arg)
+{
+	return region_walk(f, dir, blk, b, 0, f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0),
+			   fn, arg);
 }
 
 struct dent {
@@ -687,6 +697,246 @@ static int dx_add(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *
 	return err ? err : ek_corrupt_ino(dir, "htree: no room for an entry after growing the index");
 }
 
+/* ---- inline directories ------------------------------------------------------ */
+
+#define INLINE_PARENT	4			/* parent inode at the start of i_block */
+#define INLINE_IBLOCK	(EXT4_N_BLOCKS * 4)
+
+/* where system.data lives in the inode body: its entry and value offsets in @raw */
+struct sysdata {
+	uint32_t entry, value, len;	/* entry 0: none */
+};
+
+static int find_sysdata(struct fcr *f, ek_ino_t ino, const uint8_t *raw, struct sysdata *sd)
+{
+	uint32_t isz = f->fs->inode_size, extra, first, off;
+
+	memset(sd, 0, sizeof(*sd));
+	if (isz <= EXT4_GOOD_OLD_INODE_SIZE)
+		return 0;
+	extra = get_le16(raw + offsetof(struct ext4_inode, i_extra_isize));
+	first = EXT4_GOOD_OLD_INODE_SIZE + extra + 4;
+	if (first + 4 > isz || get_le32(raw + first - 4) != EXT4_XATTR_MAGIC)
+		return 0;
+	for (off = first; off + 4 <= isz && get_le32(raw + off); ) {
+		const struct ext4_xattr_entry *e = (const void *)(raw + off);
+		uint32_t elen = EXT4_XATTR_LEN(e->e_name_len);
+
+		if (off + elen > isz)
+			return ek_corrupt_ino(ino, "in-inode xattr entry past the inode");
+		if (e->e_name_index == EXT4_XATTR_INDEX_SYSTEM && e->e_name_len == 4 &&
+		    !memcmp(e->e_name, "data", 4) && !e->e_value_inum) {
+			sd->entry = off;
+			sd->value = first + le16_to_cpu(e->e_value_offs);
+			sd->len = le32_to_cpu(e->e_value_size);
+			if (sd->len && sd->value + sd->len > isz)
+				return ek_corrupt_ino(ino, "system.data value past the inode");
+			return 0;
+		}
+		off += elen;
+	}
+	return 0;
+}
+
+/* remove system.data from the inode body (ext4_destroy_inline_data) */
+static void drop_sysdata(struct fcr *f, uint8_t *raw, const struct sysdata *sd)
+{
+	uint32_t isz = f->fs->inode_size;
+	uint32_t first = EXT4_GOOD_OLD_INODE_SIZE + get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) + 4;
+	struct ext4_xattr_entry *e = (void *)(raw + sd->entry);
+	uint32_t elen = EXT4_XATTR_LEN(e->e_name_len), vlen = (sd->len + 3) & ~3u, end = sd->entry;
+
+	if (vlen) {	/* the values below it move up over it */
+		uint32_t lowest = sd->value;
+
+		for (uint32_t off = first; get_le32(raw + off); off += EXT4_XATTR_LEN(raw[off])) {
+			struct ext4_xattr_entry *o = (void *)(raw + off);
+			uint32_t v = first + le16_to_cpu(o->e_value_offs);
+
+			if (o->e_value_size && !o->e_value_inum && v < sd->value) {
+				o->e_value_offs = cpu_to_le16(le16_to_cpu(o->e_value_offs) + vlen);
+				if (v < lowest)
+					lowest = v;
+			}
+		}
+		memmove(raw + lowest + vlen, raw + lowest, sd->value - lowest);
+		memset(raw + lowest, 0, vlen);
+	}
+	while (end + 4 <= isz && get_le32(raw + end))
+		end += EXT4_XATTR_LEN(raw[end]);
+	memmove(raw + sd->entry, raw + sd->entry + elen, end + 4 - sd->entry - elen);
+	memset(raw + end + 4 - elen, 0, elen);
+}
+
+struct collect_ents {
+	struct dmap *m;
+	size_t n;
+	const uint8_t *base;
+};
+
+static int collect_ent(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg)
+{
+	struct collect_ents *c = arg;
+
+	(void)f, (void)prev;
+	if (get_le32(b + off)) {
+		c->m[c->n].off = (uint32_t)(b + off - c->base);
+		c->m[c->n].size = rec_need(b[off + 6]);
+		c->n++;
+	}
+	return 0;
+}
+
+/*
+ * The inline directory @dir has no room: make it a block directory as the
+ * kernel's ext4_convert_inline_data_nolock() does: ".", "..", the inline
+ * entries, in a new block mapped at 0; system.data goes.
+ */
+static int convert_inline_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, const struct sysdata *sd)
+{
+	bool ft = ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block), *copy, *b;
+	struct collect_ents c = { 0 };
+	struct ek_extlist l = { 0 };
+	uint32_t flags = get_le32(raw + offsetof(struct ext4_inode, i_flags)), off;
+	ek_blk_t blk;
+	int64_t tree = 0;
+	int err;
+
+	if (!ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
+		return ek_unsupp("directory %u: converting an inline directory without extents", dir);
+	copy = ek_malloc(f->fs->inode_size);
+	c.m = ek_calloc(f->fs->inode_size / 12 + 2, sizeof(*c.m));
+	if (!copy || !c.m) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memcpy(copy, raw, f->fs->inode_size);
+	c.base = copy;
+	err = region_walk(f, dir, 0, copy + offsetof(struct ext4_inode, i_block), INLINE_PARENT,
+			  INLINE_IBLOCK, collect_ent, &c);
+	if (err == 1)
+		err = 0;
+	if (!err && sd->entry && sd->len)
+		err = region_walk(f, dir, 0, copy + sd->value, 0, sd->len, collect_ent, &c);
+	if (err == 1)
+		err = 0;
+	if (!err)
+		err = ek_wset_alloc_block(f->ws, ek_group_first_block(f->fs, ek_group_of_ino(f->fs, dir)), &blk);
+	if (!err)
+		err = ek_wset_block(f->ws, blk, &b);
+	if (err)
+		goto out;
+	init_leaf(f, b);
+	put_le32(b, dir);
+	put_le16(b + 4, 12);
+	b[6] = 1;
+	b[7] = ft ? EXT4_FT_DIR : 0;
+	b[8] = '.';
+	put_le32(b + 12, get_le32(ib));
+	put_le16(b + 16, c.n ? 12 : end - 12);
+	b[18] = 2;
+	b[19] = ft ? EXT4_FT_DIR : 0;
+	b[20] = b[21] = '.';
+	off = 24;
+	for (size_t i = 0; i < c.n; i++) {
+		const uint8_t *e = copy + c.m[i].off;
+
+		memcpy(b + off, e, 8 + e[6]);
+		put_le16(b + off + 4, i + 1 == c.n ? end - off : c.m[i].size);
+		off += c.m[i].size;
+	}
+	/* the inode: a block directory with one extent */
+	if (sd->entry)
+		drop_sysdata(f, raw, sd);
+	memset(ib, 0, INLINE_IBLOCK);
+	put_le32(raw + offsetof(struct ext4_inode, i_flags),
+		 (flags & ~EXT4_INLINE_DATA_FL) | EXT4_EXTENTS_FL);
+	put_le16(ib, EXT4_EXT_MAGIC);
+	put_le16(ib + 4, 4);
+	err = ek_extlist_insert(&l, &(struct ek_ext){ .lblk = 0, .len = 1, .pblk = blk });
+	if (!err)
+		err = ek_extlist_store(f->fs, f->ws, dir, raw, &l, &tree);
+	if (err)
+		goto out;
+	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), f->fs->blksz);
+	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 0);
+	ek_inode_add_blocks(f->fs, raw, 1 + tree);
+	seal_leaf(f, dir, raw, b);
+out:
+	ek_extlist_release(&l);
+	free(c.m);
+	free(copy);
+	return err;
+}
+
+/* system.data's e_hash after its value changed */
+static void rehash_sysdata(uint8_t *raw, const struct sysdata *sd)
+{
+	struct ext4_xattr_entry *e = (void *)(raw + sd->entry);
+
+	e->e_hash = cpu_to_le32(sd->len ? ek_xattr_hash("data", 4, raw + sd->value, sd->len) : 0);
+}
+
+/*
+ * An empty system.data grows to all the room the inode body has, holding
+ * one empty entry, as the kernel's ext4_update_inline_dir() does; only
+ * when it is the body's one xattr.  0, or 1 when there is no such room.
+ */
+static int expand_sysdata(struct fcr *f, uint8_t *raw, struct sysdata *sd)
+{
+	uint32_t isz = f->fs->inode_size;
+	uint32_t first = EXT4_GOOD_OLD_INODE_SIZE + get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) + 4;
+	struct ext4_xattr_entry *e = (void *)(raw + sd->entry);
+	uint32_t next = sd->entry + EXT4_XATTR_LEN(e->e_name_len), max;
+
+	if (!sd->entry || sd->len || sd->entry != first || next + 4 > isz || get_le32(raw + next))
+		return 1;
+	max = (isz - next - 4) & ~3u;
+	if (max <= rec_need(1))
+		return 1;
+	sd->value = isz - max;
+	sd->len = max;
+	e->e_value_offs = cpu_to_le16(sd->value - first);
+	e->e_value_size = cpu_to_le32(max);
+	memset(raw + sd->value, 0, max);
+	put_le16(raw + sd->value + 4, max);
+	return 0;
+}
+
+/* add or remove @d's entry in the inline directory @dir (raw @raw) */
+static int inline_op(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct dent *d, bool add)
+{
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block);
+	leaf_fn fn = add ? try_add : try_remove;
+	struct sysdata sd;
+	int found, err = find_sysdata(f, dir, raw, &sd);
+
+	if (err)
+		return err;
+	found = region_walk(f, dir, 0, ib, INLINE_PARENT, INLINE_IBLOCK, fn, d);
+	if (found == 1 && add && sd.entry && !sd.len && !expand_sysdata(f, raw, &sd))
+		put_le32(raw + offsetof(struct ext4_inode, i_size_lo), INLINE_IBLOCK + sd.len);
+	if (found == 1 && sd.entry && sd.len) {
+		found = region_walk(f, dir, 0, raw + sd.value, 0, sd.len, fn, d);
+		if (!found)
+			rehash_sysdata(raw, &sd);
+	}
+	if (found < 0)
+		return found;
+	if (found == 1 && !add)
+		return -ENOENT;
+	if (found == 1) {
+		err = convert_inline_dir(f, dir, raw, &sd);
+		if (err)
+			return err;
+		return 2;	/* now a block directory: the caller adds there */
+	}
+	ek_inode_csum_set(f->fs, dir, raw);
+	return 0;
+}
+
 /*
  * Add (@add) or remove the entry of @r in its parent; -ENOENT when it is
  * not there.  An indexed parent takes the name in the leaf its hash maps
@@ -701,10 +951,16 @@ static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_
 	bool indexed;
 	int err = dir_blocks(f, dir, &raw, &l), found = 1;
 
-	if (err)
-		return err;
 	if (ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE))
 		d.ftype = file_type(mode);
+	if (err == 2) {		/* inline, unless it had to become a block directory */
+		err = inline_op(f, dir, raw, &d, add);
+		if (err != 2)
+			return err;
+		err = dir_blocks(f, dir, &raw, &l);
+	}
+	if (err)
+		return err;
 	indexed = get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_INDEX_FL;
 	if (indexed && add) {
 		err = dx_add(f, dir, raw, &l, &d);

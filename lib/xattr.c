@@ -535,3 +535,20 @@ out_trunc:
 	free(o);
 	return ek_corrupt_fs("acl entry at byte %zu runs past the end at %zu", off, len);
 }
+
+/* the kernel's ext4_xattr_hash_entry(): name bytes (signed), then value words */
+uint32_t ek_xattr_hash(const char *name, uint32_t name_len, const void *value, uint32_t value_len)
+{
+	const uint8_t *v = value;
+	uint32_t hash = 0;
+
+	for (uint32_t i = 0; i < name_len; i++)
+		hash = (hash << 5) ^ (hash >> 27) ^ (uint32_t)(int32_t)(signed char)name[i];
+	for (uint32_t i = 0; i + 4 <= ((value_len + 3) & ~3u); i += 4) {
+		uint32_t w = 0;
+
+		memcpy(&w, v + i, i + 4 <= value_len ? 4 : value_len - i);
+		hash = (hash << 16) ^ (hash >> 16) ^ le32_to_cpu((__le32)w);
+	}
+	return hash;
+}
