@@ -683,6 +683,9 @@ struct ek_journal {
 	uint64_t dev_start;		/* the device block of its journal superblock */
 	bool leave_journal;		/* apply: do not write the journal (a copy of the
 					 * filesystem is replayed, the device is shared) */
+	bool no_data_csum;		/* scan: leave v2/v3 data-block checksums unchecked
+					 * (EK_CSUM_NONE) and read no data blocks, as the
+					 * kernel's PASS_SCAN; v1 still sums them */
 };
 
 /*

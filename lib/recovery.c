@@ -153,7 +153,7 @@ static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t
 
 			if (s->csum_v1)
 				*crc_v1 = ek_crc32_be(*crc_v1, data, bs);
-			if (s->csum_v23) {
+			if (s->csum_v23 && !s->j->no_data_csum) {
 				__be32 seq = cpu_to_be32(t->tid);
 				uint32_t c = ek_crc32c(ek_crc32c(s->seed, &seq, 4), data, bs);
 
@@ -207,7 +207,7 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 		if (tag.flags & JBD2_FLAG_LAST_TAG)
 			break;
 	}
-	if (s->csum_v23 || s->csum_v1) {
+	if (s->csum_v1 || (s->csum_v23 && !s->j->no_data_csum)) {
 		err = scan_data(s, t, first, crc_v1);
 		if (err)
 			return err;

@@ -129,7 +129,9 @@ static int do_info(struct rp *r, int argc, char **argv)
 
 /* ---- list ---------------------------------------------------------------- */
 
-static void txn_json(struct ek_out *o, const struct ek_jtxn *t, int64_t prev_sec, uint32_t prev_nsec)
+/* @data_csum_unchecked: the scan left data-block checksums alone (null) */
+static void txn_json(struct ek_out *o, const struct ek_jtxn *t, int64_t prev_sec, uint32_t prev_nsec,
+		     bool data_csum_unchecked)
 {
 	char iso[32];
 
@@ -156,7 +158,10 @@ static void txn_json(struct ek_out *o, const struct ek_jtxn *t, int64_t prev_sec
 	}
 	ek_out_str(o, "commit_checksum", csum_name(t->commit_csum));
 	ek_out_bool(o, "descriptor_checksum_ok", !t->desc_csum_bad);
-	ek_out_u64(o, "bad_data_checksums", t->bad_tags);
+	if (data_csum_unchecked)
+		ek_out_null(o, "bad_data_checksums");
+	else
+		ek_out_u64(o, "bad_data_checksums", t->bad_tags);
 	ek_out_obj_end(o);
 }
 
@@ -191,7 +196,9 @@ static int do_list(struct rp *r, int argc, char **argv)
 			    t->nrevoke_blocks, t->nrevokes, iso, secs, delta,
 			    t->desc_csum_bad || t->bad_tags ? "bad" : csum_name(t->commit_csum),
 			    state_name(t));
-		txn_json(o, t, prev_sec, prev_nsec);
+		txn_json(o, t, prev_sec, prev_nsec,
+			 r->j->no_data_csum && (r->j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
+								    JBD2_FEATURE_INCOMPAT_CSUM_V3)));
 		ek_out_record_end(o);
 		if (t->commit_jblk) {
 			prev_sec = t->commit_sec;
@@ -1436,6 +1443,9 @@ int main(int argc, char **argv)
 		err = ek_journal_open(r.fs, flags, &r.j);
 	}
 	flush_warnings(&r);
+	/* data-block checksums cost a read of the whole log: only where they count */
+	if (!err)
+		r.j->no_data_csum = !cmd->plan;
 	if (!err)
 		err = ek_journal_scan(r.j, &r.log);
 	if (err) {
