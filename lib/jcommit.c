@@ -107,13 +107,16 @@ static int log_transaction(struct jw *w, struct ek_wset *ws, ek_tid_t tid, int64
 			uint32_t flags = 0;
 
 			ek_wset_entry(ws, first + i, &home, &buf);
-			if (get_be32(buf) == JBD2_MAGIC_NUMBER)
+			memcpy(data, buf, w->bs);
+			if (get_be32(data) == JBD2_MAGIC_NUMBER) {
 				flags |= JBD2_FLAG_ESCAPE;
+				put_be32(data, 0);	/* the checksum covers the copy as logged */
+			}
 			if (i)
 				flags |= JBD2_FLAG_SAME_UUID;
 			if (i == cnt - 1)
 				flags |= JBD2_FLAG_LAST_TAG;
-			put_tag(w, desc + off, home, flags, tid, buf);
+			put_tag(w, desc + off, home, flags, tid, data);
 			off += tag_bytes;
 			if (!i) {
 				memcpy(desc + off, w->j->sb.uuid, 16);

@@ -1422,6 +1422,70 @@ START_TEST(test_log_loop)
 }
 END_TEST
 
+/*
+ * ek_journal_commit_wset() writes a change as one transaction at the start
+ * of the empty log, then home, then marks the log empty.  Pointing the
+ * journal back at it must give a transaction our scan accepts in every
+ * tag layout (several descriptor blocks, escaping, every checksum kind)
+ * whose plan writes exactly the change.
+ */
+START_TEST(test_commit_wset)
+{
+	const struct layout *l = &layouts[_i];
+	struct ek_wset *ws;
+	const struct ek_jtxn *t;
+	uint8_t buf[BS], disk[BS];
+	unsigned n = 130;	/* more tags than one descriptor holds */
+	struct jb b;
+
+	jb_init(&b, l->compat, l->incompat);
+	ck_assert_int_eq(jb_scan(&b, 7, 0), 0);		/* a clean, empty log */
+	ck_assert_int_eq(ek_wset_init(b.u.fs, &ws), 0);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *blk;
+
+		ck_assert_int_eq(ek_wset_block(ws, 200 + i, &blk), 0);
+		fill(blk, 0x5000 + i);
+		if (i == 3)
+			put_be32(blk, JBD2_MAGIC_NUMBER);	/* must be escaped */
+	}
+	ck_assert_int_eq(ek_wset_seal(ws), 0);
+	ck_assert_int_eq(ek_journal_commit_wset(b.j, ws, 1700000000), 0);
+	ek_wset_free(ws);
+	ck_assert_uint_eq(b.j->sb.start, 0);
+	ck_assert_uint_eq(b.j->sb.sequence, 9);
+	for (unsigned i = 0; i < n; i++) {
+		fill(buf, 0x5000 + i);
+		if (i == 3)
+			put_be32(buf, JBD2_MAGIC_NUMBER);
+		ck_assert_int_eq(pread(b.u.fd, disk, BS, (off_t)(200 + i) * BS), (ssize_t)BS);
+		ck_assert_msg(!memcmp(buf, disk, BS), "%s: home %u not written", l->what, 200 + i);
+	}
+
+	/* the transaction is still in the log: point the journal at it */
+	ek_jlog_release(&b.log);
+	ek_journal_close(b.j);
+	b.j = NULL;
+	ck_assert_int_eq(jb_scan(&b, 7, b.first), 0);
+	ck_assert_int_eq(b.log.status, 0);
+	ck_assert_uint_eq(b.log.ntxns, 1);
+	t = &b.log.txns[0];
+	ck_assert_int_eq(t->state, EK_JTXN_COMMITTED);
+	ck_assert_uint_eq(t->commit_sec, 1700000000);
+	if (l->compat || v23(&b))
+		ck_assert_int_eq(t->commit_csum, EK_CSUM_OK);
+	ck_assert(!t->desc_csum_bad);
+	ck_assert_uint_eq(t->bad_tags, 0);
+	ck_assert_uint_ge(t->ndesc, 2);
+	ck_assert_uint_eq(t->ntags, n + 1);	/* and the superblock's block */
+	jb_plan(&b, 7);
+	for (unsigned i = 0; i < n; i++)
+		expect_write(&b, 200 + i, 7, 0x5000 + i, i == 3);
+	ck_assert_ptr_nonnull(ek_jplan_find(&b.plan, 1));
+	jb_done(&b);
+}
+END_TEST
+
 static Suite *jscan_suite(void)
 {
 	Suite *s = suite_create("jscan");
@@ -1445,6 +1509,7 @@ static Suite *jscan_suite(void)
 	tcase_add_loop_test(tc, test_rcount, 0, sizeof(rcount_cases) / sizeof(rcount_cases[0]));
 	tcase_add_loop_test(tc, test_log_end, 0, sizeof(end_cases) / sizeof(end_cases[0]));
 	tcase_add_loop_test(tc, test_log_loop, 0, 2);
+	tcase_add_loop_test(tc, test_commit_wset, 0, NLAYOUTS);
 	suite_add_tcase(s, tc);
 	return s;
 }
