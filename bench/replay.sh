@@ -223,8 +223,8 @@ else
 fi
 
 echo "apply: extkit-replay apply against e2fsck -p -E journal_only"
-echo "list: extkit-replay --json list against debugfs -c -R logdump; list checks every logged"
-echo "  block's checksum, so it reads the whole log, logdump the descriptor and commit blocks alone"
+echo "list: extkit-replay --json list against debugfs -c -R logdump; both read the descriptor,"
+echo "  revoke and commit blocks alone (list leaves v2/v3 data-block checksums to show and apply)"
 echo "seconds: wall clock, the best of 3 runs; cpu: user + system seconds of that run"
 printf '%-20s %8s %8s %6s %5s %7s %7s %10s %10s\n' "operation" "extkit" "e2fs" "ratio" "aim" \
 	"cpu_ek" "cpu_e2" "rss_ek_kB" "rss_e2_kB"
