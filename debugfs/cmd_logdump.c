@@ -88,11 +88,6 @@ static const char *csum_name(uint8_t c)
 	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
 }
 
-static const char *state_name(enum ek_jtxn_state s)
-{
-	return s == EK_JTXN_COMMITTED ? "committed" : s == EK_JTXN_TORN ? "torn" : "bad_checksum";
-}
-
 /* journal block @p moved on by @n blocks around the ring [first, last) */
 static uint32_t ring_add(const struct ek_jsb *sb, uint32_t p, uint64_t n)
 {
@@ -551,18 +546,8 @@ static void show_live(struct logdump *l)
 		const struct ek_jtxn *t = &l->log.txns[i];
 
 		committed += t->state == EK_JTXN_COMMITTED;
-		ek_out_obj_begin(o, NULL);
-		ek_out_u64(o, "tid", t->tid);
-		ek_out_str(o, "state", state_name(t->state));
-		ek_out_u64(o, "first_block", t->first_jblk);
-		if (t->commit_jblk)
-			ek_out_u64(o, "commit_block", t->commit_jblk);
-		else
-			ek_out_null(o, "commit_block");
-		ek_out_u64(o, "blocks", t->nblocks);
-		ek_out_u64(o, "logged_blocks", t->ntags);
-		ek_out_u64(o, "revoke_records", t->nrevokes);
-		ek_out_obj_end(o);
+		ek_jtxn_emit(o, l->j, t, i ? l->log.txns[i - 1].commit_sec : -1,
+			     i ? l->log.txns[i - 1].commit_nsec : 0);
 	}
 	ek_out_arr_end(o);
 	if (sb->start) {

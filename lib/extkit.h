@@ -774,6 +774,16 @@ struct ek_jlog {
  * Release with ek_jlog_release().
  */
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *out);
+const char *ek_jtxn_state_name(enum ek_jtxn_state s);	/* committed, torn, bad_checksum */
+const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
+/*
+ * Transaction @t as one JSON object (tid, state, blocks by kind, commit
+ * time and delta from @prev_sec/@prev_nsec when >= 0, checksums;
+ * bad_data_checksums null when the scan left them unchecked).
+ */
+struct ek_out;
+void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
+		  int64_t prev_sec, uint32_t prev_nsec);
 void ek_jlog_release(struct ek_jlog *log);
 
 /* ---- replay plan (replay.c) -------------------------------------------- */

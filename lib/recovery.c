@@ -492,3 +492,60 @@ void ek_jlog_release(struct ek_jlog *log)
 	log->txns = NULL;
 	log->ntxns = 0;
 }
+
+/* ---- names and output (shared by extkit-replay and extkit-debugfs) ---------- */
+
+const char *ek_jtxn_state_name(enum ek_jtxn_state s)
+{
+	switch (s) {
+	case EK_JTXN_COMMITTED:
+		return "committed";
+	case EK_JTXN_TORN:
+		return "torn";
+	case EK_JTXN_BAD_COMMIT:
+		return "bad_checksum";
+	}
+	return "?";
+}
+
+const char *ek_csum_name(uint8_t c)
+{
+	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
+}
+
+void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
+		  int64_t prev_sec, uint32_t prev_nsec)
+{
+	bool unchecked = j->no_data_csum &&
+			 (j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3));
+	char iso[32];
+
+	ek_out_obj_begin(o, NULL);
+	ek_out_u64(o, "tid", t->tid);
+	ek_out_str(o, "state", ek_jtxn_state_name(t->state));
+	ek_out_u64(o, "first_block", t->first_jblk);
+	if (t->commit_jblk)
+		ek_out_u64(o, "commit_block", t->commit_jblk);
+	else
+		ek_out_null(o, "commit_block");
+	ek_out_u64(o, "blocks", t->nblocks);
+	ek_out_u64(o, "data_blocks", t->ntags);
+	ek_out_u64(o, "descriptor_blocks", t->ndesc);
+	ek_out_u64(o, "revoke_blocks", t->nrevoke_blocks);
+	ek_out_u64(o, "revoke_records", t->nrevokes);
+	if (t->commit_jblk) {
+		ek_out_s64(o, "commit_sec", t->commit_sec);
+		ek_out_u64(o, "commit_nsec", t->commit_nsec);
+		ek_out_str(o, "commit_time", ek_fmt_iso(t->commit_sec, iso, sizeof(iso)));
+		if (prev_sec >= 0)
+			ek_out_double(o, "delta_sec", (double)(t->commit_sec - prev_sec) +
+				      ((double)t->commit_nsec - prev_nsec) / 1e9);
+	}
+	ek_out_str(o, "commit_checksum", ek_csum_name(t->commit_csum));
+	ek_out_bool(o, "descriptor_checksum_ok", !t->desc_csum_bad);
+	if (unchecked)
+		ek_out_null(o, "bad_data_checksums");
+	else
+		ek_out_u64(o, "bad_data_checksums", t->bad_tags);
+	ek_out_obj_end(o);
+}

@@ -36,24 +36,6 @@ static int fail(struct rp *r, const char *what, int err)
 	return 1;
 }
 
-static const char *state_name(const struct ek_jtxn *t)
-{
-	switch (t->state) {
-	case EK_JTXN_COMMITTED:
-		return "committed";
-	case EK_JTXN_TORN:
-		return "torn";
-	case EK_JTXN_BAD_COMMIT:
-		return "bad_checksum";
-	}
-	return "?";
-}
-
-static const char *csum_name(uint8_t c)
-{
-	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
-}
-
 static void flush_warnings(struct rp *r)
 {
 	for (unsigned i = 0; r->fs && i < r->fs->nwarnings; i++) {
@@ -129,42 +111,6 @@ static int do_info(struct rp *r, int argc, char **argv)
 
 /* ---- list ---------------------------------------------------------------- */
 
-/* @data_csum_unchecked: the scan left data-block checksums alone (null) */
-static void txn_json(struct ek_out *o, const struct ek_jtxn *t, int64_t prev_sec, uint32_t prev_nsec,
-		     bool data_csum_unchecked)
-{
-	char iso[32];
-
-	ek_out_obj_begin(o, NULL);
-	ek_out_u64(o, "tid", t->tid);
-	ek_out_str(o, "state", state_name(t));
-	ek_out_u64(o, "first_block", t->first_jblk);
-	if (t->commit_jblk)
-		ek_out_u64(o, "commit_block", t->commit_jblk);
-	else
-		ek_out_null(o, "commit_block");
-	ek_out_u64(o, "blocks", t->nblocks);
-	ek_out_u64(o, "data_blocks", t->ntags);
-	ek_out_u64(o, "descriptor_blocks", t->ndesc);
-	ek_out_u64(o, "revoke_blocks", t->nrevoke_blocks);
-	ek_out_u64(o, "revoke_records", t->nrevokes);
-	if (t->commit_jblk) {
-		ek_out_s64(o, "commit_sec", t->commit_sec);
-		ek_out_u64(o, "commit_nsec", t->commit_nsec);
-		ek_out_str(o, "commit_time", ek_fmt_iso(t->commit_sec, iso, sizeof(iso)));
-		if (prev_sec >= 0)
-			ek_out_double(o, "delta_sec", (double)(t->commit_sec - prev_sec) +
-				      ((double)t->commit_nsec - prev_nsec) / 1e9);
-	}
-	ek_out_str(o, "commit_checksum", csum_name(t->commit_csum));
-	ek_out_bool(o, "descriptor_checksum_ok", !t->desc_csum_bad);
-	if (data_csum_unchecked)
-		ek_out_null(o, "bad_data_checksums");
-	else
-		ek_out_u64(o, "bad_data_checksums", t->bad_tags);
-	ek_out_obj_end(o);
-}
-
 static int do_list(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
@@ -194,11 +140,9 @@ static int do_list(struct rp *r, int argc, char **argv)
 		ek_out_text(o, "%10u %7u %7s %6u %5u %5u %6u %-20s %-20s %9s %-5s %s\n", t->tid,
 			    t->first_jblk, commit, t->ntags, t->ndesc,
 			    t->nrevoke_blocks, t->nrevokes, iso, secs, delta,
-			    t->desc_csum_bad || t->bad_tags ? "bad" : csum_name(t->commit_csum),
-			    state_name(t));
-		txn_json(o, t, prev_sec, prev_nsec,
-			 r->j->no_data_csum && (r->j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
-								    JBD2_FEATURE_INCOMPAT_CSUM_V3)));
+			    t->desc_csum_bad || t->bad_tags ? "bad" : ek_csum_name(t->commit_csum),
+			    ek_jtxn_state_name(t->state));
+		ek_jtxn_emit(o, r->j, t, prev_sec, prev_nsec);
 		ek_out_record_end(o);
 		if (t->commit_jblk) {
 			prev_sec = t->commit_sec;
@@ -365,7 +309,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 	}
 	if (t->ntags)
 		ret = show_owners(r, t, &so);
-	ek_out_text(o, "Transaction %u (%s), journal blocks %u..%u\n", t->tid, state_name(t),
+	ek_out_text(o, "Transaction %u (%s), journal blocks %u..%u\n", t->tid, ek_jtxn_state_name(t->state),
 		    t->first_jblk, t->commit_jblk ? t->commit_jblk : t->first_jblk + t->nblocks - 1);
 	if (so.own && so.have_upto)
 		ek_out_text(o, "Owners: the image as replaying transactions up to %u leaves it\n",
@@ -374,7 +318,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 		ek_out_text(o, "Owners: the image as it is (no committed transaction before it)\n");
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "tid", t->tid);
-	ek_out_str(o, "state", state_name(t));
+	ek_out_str(o, "state", ek_jtxn_state_name(t->state));
 	if (so.own && so.have_upto)
 		ek_out_u64(o, "owners_after_tid", so.upto);
 	else
@@ -388,7 +332,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 		enum ek_jfate fate = ek_jplan_fate(&r->plan, r->j, t, g);
 
 		ek_out_text(o, "%10u %14llu %#6x %-8s %-13s %s%s\n", g->jblk,
-			    (unsigned long long)g->home, g->flags, csum_name(g->csum),
+			    (unsigned long long)g->home, g->flags, ek_csum_name(g->csum),
 			    ek_jfate_name(fate),
 			    so.own ? ek_blk_owner_describe(&so.own[i], what, sizeof(what)) : "-",
 			    g->flags & JBD2_FLAG_ESCAPE ? " [escaped]" : "");
@@ -397,7 +341,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 		ek_out_u64(o, "home", g->home);
 		ek_out_u64(o, "flags", g->flags);
 		ek_out_bool(o, "escaped", g->flags & JBD2_FLAG_ESCAPE);
-		ek_out_str(o, "checksum", csum_name(g->csum));
+		ek_out_str(o, "checksum", ek_csum_name(g->csum));
 		ek_out_str(o, "replay", ek_jfate_name(fate));
 		if (so.own)
 			owner_json(o, &so.own[i]);
