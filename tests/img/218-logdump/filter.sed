@@ -5,3 +5,4 @@ s/committed [0-9][0-9TZ:-]*/committed TIME/
 s/"commit_sec": [-0-9]*/"commit_sec": T/
 s/"commit_nsec": [0-9]*/"commit_nsec": T/
 s/"commit_time": "[^"]*"/"commit_time": T/
+s/"delta_sec": [-0-9.e+]*/"delta_sec": T/
