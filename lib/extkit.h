@@ -1203,6 +1203,39 @@ const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
 /* one line for people: "data of inode 12, logical block 3"; returns @buf */
 const char *ek_blk_owner_describe(const struct ek_blk_owner *o, char *buf, size_t len);
 
+/* ---- the shape of a new filesystem (geometry.c) ---------------------------- */
+
+enum ek_fs_type { EK_FS_EXT2 = 2, EK_FS_EXT3, EK_FS_EXT4 };
+
+struct ek_geometry_opts {
+	uint64_t size;		/* bytes */
+	enum ek_fs_type type;
+	uint32_t blocksize;	/* 0: by the size type */
+	uint32_t inode_ratio;	/* bytes per inode, 0: by the size type */
+	uint32_t inode_size;	/* 0: 256 */
+};
+
+struct ek_geometry {
+	const char *size_type;	/* floppy, small, default, big, huge */
+	uint32_t blocksize, inode_size, desc_size;
+	uint32_t compat, incompat, ro_compat;
+	uint64_t blocks;	/* after a too-small last group is dropped */
+	uint32_t first_data_block;
+	uint32_t blocks_per_group;
+	uint32_t groups;
+	uint32_t inodes_per_group;
+	uint32_t inode_table_blocks;	/* per group */
+	uint64_t inodes;
+	uint32_t desc_blocks;
+	uint32_t reserved_gdt;	/* per superblock copy, with resize_inode */
+	uint64_t reserved_blocks;	/* for root: 5% */
+};
+
+/* what mke2fs 1.47 would choose for @o (mkfs/NOTES.md); -EINVAL naming the problem */
+int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
+/* does group @g hold a superblock copy (sparse_super)? */
+bool ek_geometry_has_super(uint32_t g);
+
 /* ---- layout (layout.c) ------------------------------------------------ */
 
 struct ek_frag {

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * geometry.c - the shape of a new filesystem, by mke2fs 1.47's rules.
+ *
+ * From a size and the options a user gave, what mke2fs would choose: the
+ * size type (floppy, small, default, big, huge) and with it the block size
+ * and inode ratio; the feature set of ext2, ext3 or ext4 (mke2fs.conf as
+ * Debian ships 1.47.0); blocks per group, groups, inodes per group rounded
+ * to whole inode-table blocks; a last group too small for its metadata
+ * dropped; descriptor blocks, reserved GDT blocks, reserved blocks.  The
+ * measured values these rules reproduce are in mkfs/NOTES.md and in
+ * tests/unit/check_geometry.c.  Nothing here reads or writes an image.
+ */
+#include <string.h>
+#include "extkit.h"
+
+#define KIB 1024ull
+
+/* the size type mke2fs adds to the type list, by bytes */
+static const struct size_type {
+	const char *name;
+	uint64_t below;		/* bytes */
+	uint32_t blocksize;	/* 0: the default, 4096 */
+	uint32_t inode_ratio;
+} size_types[] = {
+	{ "floppy", 3ull << 20, 1024, 8192 },
+	{ "small", 512ull << 20, 1024, 4096 },
+	{ "default", 4ull << 40, 0, 16384 },
+	{ "big", 16ull << 40, 0, 32768 },
+	{ "huge", UINT64_MAX, 0, 65536 },
+};
+
+static bool power_of(uint32_t n, uint32_t base)
+{
+	while (n > 1 && n % base == 0)
+		n /= base;
+	return n == 1;
+}
+
+/* sparse_super: superblock copies in groups 0, 1 and powers of 3, 5, 7 */
+bool ek_geometry_has_super(uint32_t g)
+{
+	return g <= 1 || ((g & 1) && (power_of(g, 3) || power_of(g, 5) || power_of(g, 7)));
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* reserved GDT blocks: room to grow to 1024 times the size, or 2^32 blocks */
+static uint32_t reserved_gdt(const struct ek_geometry *g)
+{
+	uint64_t max = g->blocks < 0xFFFFFFFFull / 1024 ? g->blocks * 1024 : 0xFFFFFFFFull;
+	uint64_t groups = div_up(max - g->first_data_block, g->blocks_per_group);
+	uint64_t need = div_up(groups, g->blocksize / g->desc_size);
+	uint64_t rsv = need > g->desc_blocks ? need - g->desc_blocks : 0;
+
+	return rsv > g->blocksize / 4 ? g->blocksize / 4 : (uint32_t)rsv;
+}
+
+/* inodes per group and groups for @inodes over the current block count */
+static int fit_inodes(struct ek_geometry *g, uint64_t inodes)
+{
+	for (;;) {
+		uint64_t ipg, itb;
+
+		g->groups = (uint32_t)div_up(g->blocks - g->first_data_block, g->blocks_per_group);
+		ipg = div_up(inodes, g->groups);
+		if (ipg > (uint64_t)g->blocksize * 8) {
+			/* more inodes than a bitmap block maps: smaller groups */
+			if (g->blocks_per_group <= 256)
+				return ek_err(-EINVAL, "too many inodes for this size");
+			g->blocks_per_group -= 8;
+			continue;
+		}
+		itb = div_up(ipg * g->inode_size, g->blocksize);
+		ipg = itb * g->blocksize / g->inode_size;	/* fill whole table blocks */
+		if (ipg < 8)
+			ipg = 8;
+		ipg &= ~7ull;
+		while (ipg > 8 && ipg * g->groups > 0xFFFFFFFFull)
+			ipg -= 8;
+		if (ipg * g->groups > 0xFFFFFFFFull)
+			return ek_err(-EINVAL, "more than 2^32 inodes");
+		g->inodes_per_group = (uint32_t)ipg;
+		g->inode_table_blocks = (uint32_t)div_up(ipg * g->inode_size, g->blocksize);
+		g->inodes = ipg * g->groups;
+		g->desc_blocks = (uint32_t)div_up(g->groups, g->blocksize / g->desc_size);
+		g->reserved_gdt = (g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? reserved_gdt(g) : 0;
+		return 0;
+	}
+}
+
+int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
+{
+	const struct size_type *st = size_types;
+	uint64_t inodes, ratio;
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	if (o->size < 64 * KIB)
+		return ek_err(-EINVAL, "%llu bytes is too small for a filesystem",
+			      (unsigned long long)o->size);
+	while (o->size >= st->below)
+		st++;
+	g->size_type = st->name;
+	g->blocksize = o->blocksize ? o->blocksize : st->blocksize ? st->blocksize : 4096;
+	if (g->blocksize != 1024 && g->blocksize != 2048 && g->blocksize != 4096 &&
+	    g->blocksize != 8192 && g->blocksize != 16384 && g->blocksize != 32768 &&
+	    g->blocksize != 65536)
+		return ek_err(-EINVAL, "block size %u is not a power of two from 1024 to 65536",
+			      g->blocksize);
+	g->inode_size = o->inode_size ? o->inode_size : 256;
+	if (g->inode_size < EXT4_GOOD_OLD_INODE_SIZE || g->inode_size > g->blocksize ||
+	    (g->inode_size & (g->inode_size - 1)))
+		return ek_err(-EINVAL, "inode size %u is not a power of two from 128 to the block size",
+			      g->inode_size);
+	ratio = o->inode_ratio ? o->inode_ratio : st->inode_ratio;
+	if (!o->inode_ratio && ratio < g->blocksize)
+		ratio = g->blocksize;	/* a profile ratio is at least a block */
+
+	/* features: ext2's, then ext3's journal, then ext4's */
+	g->compat = EXT4_FEATURE_COMPAT_EXT_ATTR | EXT4_FEATURE_COMPAT_RESIZE_INODE |
+		    EXT4_FEATURE_COMPAT_DIR_INDEX;
+	g->incompat = EXT4_FEATURE_INCOMPAT_FILETYPE;
+	g->ro_compat = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
+	if (o->type >= EK_FS_EXT3)
+		g->compat |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	if (o->type >= EK_FS_EXT4) {
+		g->incompat |= EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT |
+			       EXT4_FEATURE_INCOMPAT_FLEX_BG;
+		g->ro_compat |= EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK |
+				EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM;
+	}
+	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;
+
+	g->first_data_block = g->blocksize == 1024 ? 1 : 0;
+	g->blocks = o->size / g->blocksize;
+	if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) && g->blocks > 0xFFFFFFFFull)
+		return ek_err(-EINVAL, "%llu blocks need the 64bit feature",
+			      (unsigned long long)g->blocks);
+	if (g->blocks > 0xFFFFFFFFull)
+		g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
+	g->blocks_per_group = g->blocksize * 8;
+	/* the inode request is made once, from the size before any trimming */
+	inodes = g->blocks * g->blocksize / ratio;
+	if (inodes > 0xFFFFFFFFull)
+		inodes = 0xFFFFFFFFull;
+
+	for (;;) {
+		uint64_t rem, overhead;
+
+		err = fit_inodes(g, inodes);
+		if (err)
+			return err;
+		rem = (g->blocks - g->first_data_block) % g->blocks_per_group;
+		overhead = 2 + g->inode_table_blocks;
+		if (ek_geometry_has_super(g->groups - 1))
+			overhead += 1 + g->desc_blocks + g->reserved_gdt;
+		if (g->groups == 1 && rem && rem < overhead)
+			return ek_err(-EINVAL, "%llu blocks are too few for a filesystem (its metadata takes %llu)",
+				      (unsigned long long)g->blocks, (unsigned long long)overhead);
+		if (!rem || rem >= overhead + 50)
+			break;
+		g->blocks -= rem;	/* a last group too small to be worth it */
+	}
+	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file) */
+	if (g->blocks < 2048)
+		g->compat &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	g->reserved_blocks = (uint64_t)(5.0 * (double)g->blocks / 100.0);
+	return 0;
+}
