@@ -259,7 +259,7 @@ static int region_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, ui
 
 		if (f->fs->blksz == 65536 && (rec == 65535 || !rec))
 			rec = 65536;
-		if (rec < 8 || rec % 4 || off + rec > end || b[off + 6] + 8u > rec)
+		if (rec < 12 || rec % 4 || off + rec > end || b[off + 6] + 8u > rec)
 			return blk ? ek_corrupt(blk, "directory %u: bad entry at offset %u", dir, off) :
 				     ek_corrupt_ino(dir, "inline directory: bad entry at offset %u", off);
 		r = fn(f, b, prev, off, arg);
@@ -518,6 +518,11 @@ static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 	while (off < end) {
 		uint32_t rec = ek_rec_len_from_disk(get_le16(copy + off + 4), f->fs->blksz);
 
+		/* the leaf walk before us checked these; m[] relies on it */
+		if (rec < 12 || off + rec > end) {
+			err = ek_corrupt(leaf_blk, "directory %u: bad entry at offset %u", dir, off);
+			goto out;
+		}
 		if (get_le32(copy + off)) {
 			struct dmap *e = &m[n++];
 
@@ -738,34 +743,48 @@ static int find_sysdata(struct fcr *f, ek_ino_t ino, const uint8_t *raw, struct 
 	return 0;
 }
 
-/* remove system.data from the inode body (ext4_destroy_inline_data) */
-static void drop_sysdata(struct fcr *f, uint8_t *raw, const struct sysdata *sd)
+/*
+ * Remove system.data from the inode body (ext4_destroy_inline_data): the
+ * values stored below its value move up over it, the entries after it
+ * move down.  Every entry and value is checked to lie in the body first.
+ */
+static int drop_sysdata(struct fcr *f, ek_ino_t ino, uint8_t *raw, const struct sysdata *sd)
 {
 	uint32_t isz = f->fs->inode_size;
 	uint32_t first = EXT4_GOOD_OLD_INODE_SIZE + get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) + 4;
 	struct ext4_xattr_entry *e = (void *)(raw + sd->entry);
-	uint32_t elen = EXT4_XATTR_LEN(e->e_name_len), vlen = (sd->len + 3) & ~3u, end = sd->entry;
+	uint32_t elen = EXT4_XATTR_LEN(e->e_name_len), vlen = (sd->len + 3) & ~3u;
+	uint32_t end = first, lowest = sd->value;
 
-	if (vlen) {	/* the values below it move up over it */
-		uint32_t lowest = sd->value;
+	/* end: the terminating zero word after the last entry */
+	while (get_le32(raw + end)) {
+		const struct ext4_xattr_entry *o = (const void *)(raw + end);
+		uint32_t olen = EXT4_XATTR_LEN(o->e_name_len), v;
 
-		for (uint32_t off = first; get_le32(raw + off); off += EXT4_XATTR_LEN(raw[off])) {
+		if (end + olen + 4 > isz)
+			return ek_corrupt_ino(ino, "in-inode xattr entries run past the inode");
+		v = first + le16_to_cpu(o->e_value_offs);
+		if (o->e_value_size && !o->e_value_inum &&
+		    (v < end + olen || v + le32_to_cpu(o->e_value_size) > isz))
+			return ek_corrupt_ino(ino, "in-inode xattr value outside the inode body");
+		if (o->e_value_size && !o->e_value_inum && v < lowest)
+			lowest = v;
+		end += olen;
+	}
+	if (vlen) {
+		for (uint32_t off = first; off < end; off += EXT4_XATTR_LEN(raw[off])) {
 			struct ext4_xattr_entry *o = (void *)(raw + off);
-			uint32_t v = first + le16_to_cpu(o->e_value_offs);
 
-			if (o->e_value_size && !o->e_value_inum && v < sd->value) {
+			if (o->e_value_size && !o->e_value_inum &&
+			    first + le16_to_cpu(o->e_value_offs) < sd->value)
 				o->e_value_offs = cpu_to_le16(le16_to_cpu(o->e_value_offs) + vlen);
-				if (v < lowest)
-					lowest = v;
-			}
 		}
 		memmove(raw + lowest + vlen, raw + lowest, sd->value - lowest);
 		memset(raw + lowest, 0, vlen);
 	}
-	while (end + 4 <= isz && get_le32(raw + end))
-		end += EXT4_XATTR_LEN(raw[end]);
 	memmove(raw + sd->entry, raw + sd->entry + elen, end + 4 - sd->entry - elen);
 	memset(raw + end + 4 - elen, 0, elen);
+	return 0;
 }
 
 struct collect_ents {
@@ -848,8 +867,8 @@ static int convert_inline_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, const s
 		off += c.m[i].size;
 	}
 	/* the inode: a block directory with one extent */
-	if (sd->entry)
-		drop_sysdata(f, raw, sd);
+	if (sd->entry && (err = drop_sysdata(f, dir, raw, sd)))
+		goto out;
 	memset(ib, 0, INLINE_IBLOCK);
 	put_le32(raw + offsetof(struct ext4_inode, i_flags),
 		 (flags & ~EXT4_INLINE_DATA_FL) | EXT4_EXTENTS_FL);
