@@ -37,7 +37,8 @@ LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIBA     := $(BUILD)/lib/libextkit.a
 
-TOOLS    := debugfs replay
+TOOLS    := mkfs debugfs replay
+mkfs_LIBS := -lblkid -luuid
 # the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
 ifeq ($(SANITIZE),1)
 BINDIR_OF = $(BUILD)/$(1)
@@ -48,7 +49,7 @@ define tool_rules
 $(1)_SRCS := $$(sort $$(wildcard $(1)/*.c))
 $(1)_OBJS := $$($(1)_SRCS:%.c=$$(BUILD)/%.o)
 $(call BINDIR_OF,$(1))/extkit-$(1): $$($(1)_OBJS) $$(LIBA)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LIBS)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$($(1)_LIBS) $$(LIBS)
 endef
 BINS     := $(foreach t,$(TOOLS),$(call BINDIR_OF,$(t))/extkit-$(t))
 

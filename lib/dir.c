@@ -1065,3 +1065,336 @@ int ek_namei(struct ek_fs *fs, ek_ino_t root, ek_ino_t cwd, const char *path,
 	free(link);
 	return err;
 }
+
+/* ---- building a new directory ---------------------------------------------------- */
+
+/*
+ * ek_dir_build() lays a whole directory out at once, as e2fsck -D's
+ * rehash.c does, but with every leaf packed full (a static build: mkfs -d).
+ * Logical block order:
+ *
+ *   linear   0        '.', '..', entries in the caller's order
+ *            1 ..     the following entries, each block filled in turn
+ *   htree    0        root: '.', '..' over dx_root_info and the dx entries
+ *            1 .. L   leaves, in (hash, minor hash, name) order
+ *            L+1 ..   index nodes, level by level from the root down: the
+ *                     root's children, then (largedir) their children
+ *
+ * Index nodes share children out evenly.  A run of equal major hashes is
+ * kept in one leaf when it fits there; a run reaching over a whole leaf
+ * goes on in the next one, whose index hash carries the continuation bit
+ * (hash | 1), as the kernel's do_split() leaves it.
+ */
+
+struct build_key {
+	uint32_t hash, minor;
+	const struct ek_dirent_new *e;
+};
+
+/* one child in an index block: a leaf or a node */
+struct build_ref {
+	uint32_t hash;		/* dx hash (continuation bit included); 0 for the first */
+	uint32_t block;
+};
+
+struct build {
+	const struct ek_fs *fs;
+	struct ek_inode di;	/* ino and generation only: the checksum seed */
+	bool filetype;
+	uint32_t space;		/* bytes for entries in a leaf: blksz less the tail */
+};
+
+/* ext4_rec_len_to_disk(), the inverse of ek_rec_len_from_disk() */
+static uint16_t rec_len_to_disk(uint32_t len, uint32_t blksz)
+{
+	if (len < 65536)
+		return (uint16_t)len;
+	if (len == blksz)
+		return blksz == 65536 ? 65535 : 0;
+	return (uint16_t)((len & 65532) | ((len >> 16) & 3));
+}
+
+static void put_dirent(const struct build *bd, uint8_t *b, uint32_t off, ek_ino_t ino,
+		       uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type)
+{
+	put_le32(b + off, ino);
+	put_le16(b + off + 4, rec_len_to_disk(rec_len, bd->fs->blksz));
+	b[off + 6] = name_len;
+	b[off + 7] = bd->filetype ? file_type : 0;
+	memcpy(b + off + 8, name, name_len);
+}
+
+/* the entry at @last takes the rest of the leaf; then the tail and its checksum */
+static void seal_leaf(const struct build *bd, uint8_t *b, uint32_t last)
+{
+	uint32_t blksz = bd->fs->blksz;
+	uint8_t *t = b + blksz - DIRENT_TAIL;
+
+	put_le16(b + last + 4, rec_len_to_disk(bd->space - last, blksz));
+	if (!bd->fs->has_csum)
+		return;
+	memset(t, 0, DIRENT_TAIL);
+	put_le16(t + 4, DIRENT_TAIL);
+	t[7] = EXT4_FT_DIR_CSUM;
+	put_le32(t + 8, ek_dir_leaf_csum(bd->fs, &bd->di, b));
+}
+
+/* count and limit at @off, entries from @refs (entry 0's hash slot is the countlimit) */
+static void put_dx_entries(const struct build *bd, uint8_t *b, uint32_t off,
+			   const struct build_ref *refs, uint32_t count)
+{
+	uint16_t limit = dx_limit_for(bd->fs, off);
+
+	put_le16(b + off, limit);
+	put_le16(b + off + 2, (uint16_t)count);
+	put_le32(b + off + 4, refs[0].block);
+	for (uint32_t i = 1; i < count; i++) {
+		put_le32(b + off + 8 * i, refs[i].hash);
+		put_le32(b + off + 8 * i + 4, refs[i].block);
+	}
+	if (bd->fs->has_csum) {
+		put_le32(b + off + 8 * limit, 0);
+		put_le32(b + off + 8 * limit + 4, ek_dx_csum(bd->fs, &bd->di, b, off, count, limit));
+	}
+}
+
+/*
+ * Linear blocks into @out (NULL: only count them): '.', '..' and @ents in
+ * order.  Returns the number of blocks.
+ */
+static uint32_t build_linear(const struct build *bd, ek_ino_t parent,
+			     const struct ek_dirent_new *ents, size_t n, uint8_t *out)
+{
+	uint32_t off = 2 * DIRENT_MIN, last = DIRENT_MIN, nblocks = 1;
+	uint8_t *b = out;
+
+	if (b) {
+		put_dirent(bd, b, 0, bd->di.ino, DIRENT_MIN, ".", 1, EXT4_FT_DIR);
+		put_dirent(bd, b, DIRENT_MIN, parent, DIRENT_MIN, "..", 2, EXT4_FT_DIR);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rl = rec_len_needed(ents[i].name_len, false);
+
+		if (rl > bd->space - off) {
+			if (b) {
+				seal_leaf(bd, b, last);
+				b += bd->fs->blksz;
+			}
+			nblocks++;
+			off = 0;
+		}
+		if (b)
+			put_dirent(bd, b, off, ents[i].ino, rl, ents[i].name, ents[i].name_len,
+				   ents[i].file_type);
+		last = off;
+		off += rl;
+	}
+	if (b)
+		seal_leaf(bd, b, last);
+	return nblocks;
+}
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct build_key *a = pa, *b = pb;
+	int c;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	c = memcmp(a->e->name, b->e->name,
+		   a->e->name_len < b->e->name_len ? a->e->name_len : b->e->name_len);
+	return c ? c : (int)a->e->name_len - (int)b->e->name_len;
+}
+
+/*
+ * Cut the sorted @keys into leaves: refs[l].hash and first[l] (the key
+ * starting leaf l; first[L] = n).  Returns L.
+ */
+static uint32_t build_cut_leaves(const struct build *bd, const struct build_key *keys, size_t n,
+				 struct build_ref *refs, size_t *first)
+{
+	uint32_t nleaves = 0;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t start = i;
+		uint32_t used = 0;
+
+		/* an entry is at most 264 bytes: every leaf takes one */
+		while (i < n && rec_len_needed(keys[i].e->name_len, false) <= bd->space - used)
+			used += rec_len_needed(keys[i++].e->name_len, false);
+		if (i < n && keys[i].hash == keys[i - 1].hash) {
+			/* a run reaches over the cut: start the next leaf with it */
+			size_t r = i - 1;
+
+			while (r > start && keys[r - 1].hash == keys[i].hash)
+				r--;
+			if (r > start)
+				i = r;
+		}
+		first[nleaves] = start;
+		refs[nleaves].hash = start == 0 ? 0 :
+				     keys[start].hash | (keys[start].hash == keys[start - 1].hash);
+		refs[nleaves].block = nleaves + 1;
+		nleaves++;
+	}
+	first[nleaves] = n;
+	return nleaves;
+}
+
+static int build_htree(struct build *bd, ek_ino_t parent, const struct ek_dirent_new *ents,
+		       size_t n, uint8_t **out, uint32_t *nblocks_out)
+{
+	const struct ek_fs *fs = bd->fs;
+	uint32_t blksz = fs->blksz;
+	uint32_t root_limit = dx_limit_for(fs, EXT4_DX_ROOT_ENTRIES_OFF);
+	uint32_t node_limit = dx_limit_for(fs, EXT4_DX_NODE_ENTRIES_OFF);
+	unsigned max_levels = ek_dx_max_levels(fs), levels = 0;
+	/* refs[0]: the leaves; refs[k]: the index nodes k levels above them */
+	struct build_ref *refs[4] = { NULL };
+	uint32_t count[4] = { 0 }, nblocks, next;
+	struct build_key *keys;
+	size_t *first = NULL;
+	int version, err = -ENOMEM;
+	uint8_t *b = NULL;
+
+	if (fs->sb.def_hash_version > EXT4_HASH_TEA)
+		return ek_unsupp("directory inode %u: cannot index with hash version %u",
+				 bd->di.ino, fs->sb.def_hash_version);
+	version = ek_dx_hash_version(fs, (int)fs->sb.def_hash_version);
+	keys = ek_calloc(n, sizeof(*keys));
+	refs[0] = ek_calloc(n, sizeof(*refs[0]));
+	first = ek_calloc(n + 1, sizeof(*first));
+	if (!keys || !refs[0] || !first)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		keys[i].e = &ents[i];
+		err = ek_dx_hash(version, ents[i].name, ents[i].name_len, fs->sb.hash_seed,
+				 &keys[i].hash, &keys[i].minor);
+		if (err)
+			goto out;
+	}
+	qsort(keys, n, sizeof(*keys), cmp_key);
+	count[0] = build_cut_leaves(bd, keys, n, refs[0], first);
+
+	/* index levels until the root holds them all */
+	while (count[levels] > root_limit) {
+		if (levels == max_levels) {
+			err = ek_err(-ENOSPC, "too many entries for directory inode %u: %zu entries in %u leaves need more than %u htree index levels%s",
+				     bd->di.ino, n, count[0], max_levels + 1,
+				     ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) ?
+				     "" : " (no largedir)");
+			goto out;
+		}
+		count[levels + 1] = (count[levels] + node_limit - 1) / node_limit;
+		levels++;
+		err = -ENOMEM;
+		refs[levels] = ek_calloc(count[levels], sizeof(*refs[levels]));
+		if (!refs[levels])
+			goto out;
+	}
+	/* nodes after the leaves, the level below the root first */
+	next = 1 + count[0];
+	for (unsigned k = levels; k >= 1; k--) {
+		for (uint32_t j = 0; j < count[k]; j++) {
+			/* node j of level k: children [j*c/m, (j+1)*c/m) of level k-1 */
+			uint64_t lo = (uint64_t)j * count[k - 1] / count[k];
+
+			refs[k][j].hash = refs[k - 1][lo].hash;
+			refs[k][j].block = next++;
+		}
+	}
+	nblocks = next;
+	err = -ENOMEM;
+	b = ek_calloc(nblocks, blksz);
+	if (!b)
+		goto out;
+
+	/* the root */
+	put_dirent(bd, b, 0, bd->di.ino, DIRENT_MIN, ".", 1, EXT4_FT_DIR);
+	put_dirent(bd, b, DIRENT_MIN, parent, blksz - DIRENT_MIN, "..", 2, EXT4_FT_DIR);
+	put_le32(b + EXT4_DX_ROOT_INFO_OFF, 0);
+	b[EXT4_DX_ROOT_INFO_OFF + 4] = (uint8_t)fs->sb.def_hash_version;	/* as the kernel stores it */
+	b[EXT4_DX_ROOT_INFO_OFF + 5] = sizeof(struct dx_root_info);
+	b[EXT4_DX_ROOT_INFO_OFF + 6] = (uint8_t)levels;
+	b[EXT4_DX_ROOT_INFO_OFF + 7] = 0;
+	put_dx_entries(bd, b, EXT4_DX_ROOT_ENTRIES_OFF, refs[levels], count[levels]);
+
+	/* the leaves */
+	for (uint32_t l = 0; l < count[0]; l++) {
+		uint8_t *lb = b + (size_t)(l + 1) * blksz;
+		uint32_t off = 0, last = 0;
+
+		for (size_t i = first[l]; i < first[l + 1]; i++) {
+			const struct ek_dirent_new *e = keys[i].e;
+			uint32_t rl = rec_len_needed(e->name_len, false);
+
+			put_dirent(bd, lb, off, e->ino, rl, e->name, e->name_len, e->file_type);
+			last = off;
+			off += rl;
+		}
+		seal_leaf(bd, lb, last);
+	}
+
+	/* the index nodes */
+	for (unsigned k = 1; k <= levels; k++) {
+		for (uint32_t j = 0; j < count[k]; j++) {
+			uint8_t *nb = b + (size_t)refs[k][j].block * blksz;
+			uint64_t lo = (uint64_t)j * count[k - 1] / count[k];
+			uint64_t hi = (uint64_t)(j + 1) * count[k - 1] / count[k];
+
+			put_le32(nb, 0);
+			put_le16(nb + 4, rec_len_to_disk(blksz, blksz));
+			put_dx_entries(bd, nb, EXT4_DX_NODE_ENTRIES_OFF, refs[k - 1] + lo,
+				       (uint32_t)(hi - lo));
+		}
+	}
+	*out = b;
+	*nblocks_out = nblocks;
+	err = 0;
+out:
+	for (unsigned k = 0; k < 4; k++)
+		free(refs[k]);
+	free(first);
+	free(keys);
+	return err;
+}
+
+int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t parent,
+		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
+		 bool *indexed)
+{
+	struct build bd = {
+		.fs = fs,
+		.di = { .ino = dir, .generation = gen },
+		.filetype = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE),
+		.space = fs->blksz - (fs->has_csum ? DIRENT_TAIL : 0),
+	};
+	uint32_t nlinear;
+	uint8_t *b;
+
+	*out = NULL;
+	*nblocks = 0;
+	*indexed = false;
+	for (size_t i = 0; i < n; i++)
+		if (!ents[i].name_len || is_dot_or_dotdot((const uint8_t *)ents[i].name,
+							   ents[i].name_len))
+			return ek_err(-EINVAL, "directory inode %u: entry %zu has no name or is '.' or '..'",
+				      dir, i);
+	nlinear = build_linear(&bd, parent, ents, n, NULL);
+	if (nlinear > 1 && ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX)) {
+		int err = build_htree(&bd, parent, ents, n, out, nblocks);
+
+		*indexed = !err;
+		return err;
+	}
+	b = ek_calloc(nlinear, fs->blksz);
+	if (!b)
+		return -ENOMEM;
+	build_linear(&bd, parent, ents, n, b);
+	*out = b;
+	*nblocks = nlinear;
+	return 0;
+}

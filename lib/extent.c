@@ -280,19 +280,94 @@ static void put_index(uint8_t *p, uint32_t lblk, ek_blk_t child)
 	x->ei_unused = 0;
 }
 
+/*
+ * The tree for @v[0..n): up to 4 extents in the root, else full leaves and
+ * index levels above them until the root holds the top level.  Tree blocks
+ * come from @alloc (in the order written: leaves, then each level up) and
+ * their bytes go to @put with the checksum tail set.  The root's unused
+ * slots keep what they held, as ext4 and e2fsck leave them.
+ */
+int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
+			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink)
+{
+	uint32_t per = (fs->blksz - 12) / 12, count = (uint32_t)n, depth = 0;
+	uint32_t seed = ek_inode_csum_seed(fs, ino, get_le32(raw + offsetof(struct ext4_inode,
+									 i_generation)));
+	uint8_t *root = raw + offsetof(struct ext4_inode, i_block), *node = NULL;
+	uint32_t *lblks = NULL;
+	ek_blk_t *nodes = NULL;
+	int err = 0;
+
+	if (n > UINT32_MAX)
+		return ek_err(-EINVAL, "inode %llu: %zu extents", (unsigned long long)ino, n);
+	if (count <= ROOT_ENTRIES) {
+		put_header(root, (uint16_t)count, ROOT_ENTRIES, 0);
+		for (uint32_t i = 0; i < count; i++)
+			put_extent(root + 12 + 12 * i, &v[i]);
+		return 0;
+	}
+	lblks = ek_calloc((count + per - 1) / per, sizeof(*lblks));
+	nodes = ek_calloc((count + per - 1) / per, sizeof(*nodes));
+	node = ek_malloc(fs->blksz);
+	if (!lblks || !nodes || !node) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* one level per pass: the leaves from @v, then index nodes over the level below */
+	for (;;) {
+		uint32_t up = (count + per - 1) / per;
+
+		for (uint32_t i = 0, k = 0; i < count && !err; i += per, k++) {
+			uint32_t m = count - i < per ? count - i : per;
+			ek_blk_t blk;
+
+			memset(node, 0, fs->blksz);
+			put_header(node, (uint16_t)m, (uint16_t)per, (uint16_t)depth);
+			for (uint32_t e = 0; e < m; e++) {
+				if (depth)
+					put_index(node + 12 + 12 * e, lblks[i + e], nodes[i + e]);
+				else
+					put_extent(node + 12 + 12 * e, &v[i + e]);
+			}
+			if (fs->has_csum)
+				put_le32(node + 12 + 12 * per, ek_crc32c(seed, node, 12 + 12 * per));
+			err = sink->alloc(sink->arg, &blk);
+			if (!err)
+				err = sink->put(sink->arg, blk, node);
+			/* k <= i: this level overwrites what it has read */
+			lblks[k] = depth ? lblks[i] : v[i].lblk;
+			nodes[k] = blk;
+		}
+		if (err)
+			goto out;
+		count = up;
+		depth++;
+		if (count <= ROOT_ENTRIES)
+			break;
+	}
+	put_header(root, (uint16_t)count, ROOT_ENTRIES, (uint16_t)depth);
+	for (uint32_t i = 0; i < count; i++)
+		put_index(root + 12 + 12 * i, lblks[i], nodes[i]);
+out:
+	free(node);
+	free(lblks);
+	free(nodes);
+	return err;
+}
+
+/* ek_extlist_store's sink: old tree blocks first, then new ones near the data */
 struct store {
-	struct ek_fs *fs;
 	struct ek_wset *ws;
-	ek_ino_t ino;
-	uint32_t csum_seed;
 	const struct ek_extlist *l;
 	size_t next_old;	/* old tree blocks handed out so far */
 	ek_blk_t goal;
 	int64_t tree_delta;	/* tree blocks allocated minus freed */
+	uint32_t blksz;
 };
 
-static int tree_block(struct store *st, ek_blk_t *blk)
+static int store_alloc(void *arg, ek_blk_t *blk)
 {
+	struct store *st = arg;
 	int err;
 
 	if (st->next_old < st->l->ntree) {
@@ -307,97 +382,32 @@ static int tree_block(struct store *st, ek_blk_t *blk)
 	return err;
 }
 
-/* one node block: header, entries, checksum tail */
-static int write_node(struct store *st, ek_blk_t blk, uint16_t depth, const uint32_t *lblks,
-		      const ek_blk_t *children, const struct ek_ext *exts, uint32_t n)
+static int store_put(void *arg, ek_blk_t blk, const uint8_t *node)
 {
-	uint32_t max = (st->fs->blksz - 12) / 12;
+	struct store *st = arg;
 	uint8_t *b;
 	int err = ek_wset_block(st->ws, blk, &b);
 
-	if (err)
-		return err;
-	memset(b, 0, st->fs->blksz);
-	put_header(b, (uint16_t)n, (uint16_t)max, depth);
-	for (uint32_t i = 0; i < n; i++) {
-		if (depth)
-			put_index(b + 12 + 12 * i, lblks[i], children[i]);
-		else
-			put_extent(b + 12 + 12 * i, &exts[i]);
-	}
-	if (st->fs->has_csum)
-		put_le32(b + 12 + 12 * max, ek_crc32c(st->csum_seed, b, 12 + 12 * max));
-	return 0;
+	if (!err)
+		memcpy(b, node, st->blksz);
+	return err;
 }
 
 int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 		     const struct ek_extlist *l, int64_t *tree_delta)
 {
-	struct store st = { .fs = fs, .ws = ws, .ino = ino, .l = l };
-	uint32_t per = (fs->blksz - 12) / 12, count = (uint32_t)l->n, depth = 0;
-	uint8_t *root = raw + offsetof(struct ext4_inode, i_block);
-	uint32_t *lblks = NULL;
-	ek_blk_t *nodes = NULL;
-	int err = 0;
+	struct store st = { .ws = ws, .l = l, .blksz = fs->blksz };
+	struct ek_tree_sink sink = { .alloc = store_alloc, .put = store_put, .arg = &st };
+	int err;
 
-	st.csum_seed = ek_inode_csum_seed(fs, ino, get_le32(raw + offsetof(struct ext4_inode, i_generation)));
 	/* new tree blocks: after the old ones, else just before the data */
 	st.goal = l->ntree ? l->tree[0] : l->n && l->v[0].pblk > 1 ? l->v[0].pblk - 1 :
 		  ek_group_first_block(fs, ek_group_of_ino(fs, ino));
-	/* the root's unused slots keep what they held, as ext4 and e2fsck leave them */
-	if (count <= ROOT_ENTRIES) {
-		put_header(root, (uint16_t)count, ROOT_ENTRIES, 0);
-		for (uint32_t i = 0; i < count; i++)
-			put_extent(root + 12 + 12 * i, &l->v[i]);
-		goto out_free_old;
-	}
-	/* leaves, full, then index levels until the root can hold them */
-	lblks = ek_calloc((count + per - 1) / per, sizeof(*lblks));
-	nodes = ek_calloc((count + per - 1) / per, sizeof(*nodes));
-	if (!lblks || !nodes) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0, k = 0; i < count && !err; i += per, k++) {
-		uint32_t n = count - i < per ? count - i : per;
-
-		err = tree_block(&st, &nodes[k]);
-		if (!err)
-			err = write_node(&st, nodes[k], 0, NULL, NULL, &l->v[i], n);
-		lblks[k] = l->v[i].lblk;
-	}
-	count = (count + per - 1) / per;
-	depth = 1;
-	while (!err && count > ROOT_ENTRIES) {
-		uint32_t up = (count + per - 1) / per;
-
-		for (uint32_t i = 0, k = 0; i < count && !err; i += per, k++) {
-			uint32_t n = count - i < per ? count - i : per;
-			ek_blk_t blk;
-
-			err = tree_block(&st, &blk);
-			if (!err)
-				err = write_node(&st, blk, (uint16_t)depth, &lblks[i], &nodes[i], NULL, n);
-			/* k <= i: the level above overwrites what it has read */
-			lblks[k] = lblks[i];
-			nodes[k] = blk;
-		}
-		count = up;
-		depth++;
-	}
-	if (err)
-		goto out;
-	put_header(root, (uint16_t)count, ROOT_ENTRIES, (uint16_t)depth);
-	for (uint32_t i = 0; i < count; i++)
-		put_index(root + 12 + 12 * i, lblks[i], nodes[i]);
-out_free_old:
+	err = ek_extent_tree_write(fs, ino, raw, l->v, l->n, &sink);
 	for (size_t i = st.next_old; i < l->ntree && !err; i++) {
 		err = ek_wset_mark_block(ws, l->tree[i], false);
 		st.tree_delta--;
 	}
-out:
-	free(lblks);
-	free(nodes);
 	*tree_delta = st.tree_delta;
 	return err;
 }

@@ -309,6 +309,8 @@ struct ek_fs {
 /* Open the filesystem in @path.  *out is freed with ek_fs_close(). */
 int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs **out);
 void ek_fs_close(struct ek_fs *fs);
+/* fill the derived fields of @fs from fs->sb (ek_fs_open does it; mkfs too) */
+void ek_fs_derive(struct ek_fs *fs);
 /* Record a non-fatal finding (bad bitmap checksum...) for the tool to print. */
 void ek_fs_warn(struct ek_fs *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -522,6 +524,46 @@ int ek_acl_to_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out_l
 /* metadata_csum checksum of xattr block @blk (fs->blksz bytes at @buf) */
 uint32_t ek_xattr_block_csum(const struct ek_fs *fs, ek_blk_t blk, const void *buf);
 
+/* one xattr of a new inode (mkfs -d), as listxattr/getxattr give it */
+struct ek_xattr_new {
+	const char *name;	/* full name: "user.foo", "security.selinux",
+				 * "system.posix_acl_access", "system.data" ... */
+	const void *value;	/* may be NULL when len is 0 */
+	size_t len;
+};
+
+/*
+ * Convert a POSIX ACL from the Linux xattr format (posix_acl_xattr:
+ * version 2, 8-byte entries) to the on-disk one (version 1, short entries
+ * for USER_OBJ, GROUP_OBJ, MASK and OTHER, long ones for USER and GROUP).
+ * The entries must be in the order posix_acl_valid() accepts; the header
+ * alone is kept as an empty ACL.  *out is malloc'd, caller frees.
+ * -EINVAL with a message if malformed, -ENOMEM.
+ */
+int ek_acl_from_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out_len);
+/*
+ * Store @n xattrs of new inode @ino: in the inode body @raw (fs->inode_size
+ * bytes, i_extra_isize already set; everything after it is rewritten)
+ * and, for what does not fit there, in one xattr block.  Names map to
+ * their index by prefix (user. 1, system.posix_acl_access 2 and _default 3
+ * with the value converted by ek_acl_from_xattr(), trusted. 4, security. 6,
+ * system. 7 ...).  Placement (see xattr.c) depends only on the set of
+ * xattrs, not their order: sorted as the kernel sorts block entries,
+ * system.data first and always in the body, then each into the body if it
+ * still fits, the rest into the block.
+ * *block is NULL if no block is needed, else fs->blksz bytes (malloc'd,
+ * caller frees) with h_refcount 1 and h_hash set; the caller picks its
+ * block number, sets i_file_acl and i_blocks and calls
+ * ek_xattr_block_csum_set().  Errors leave @raw as it was and *block NULL:
+ * -EINVAL for a name without a known prefix, a name given twice or a bad
+ * ACL; -ENOSPC when the body and one block cannot hold them (ea_inode
+ * values are not written); -ENOMEM.
+ */
+int ek_xattr_build(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
+		   const struct ek_xattr_new *x, size_t n, uint8_t **block);
+/* set h_checksum of xattr block @blk if metadata_csum, else leave it */
+void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block);
+
 /* ---- directories (dir.c, dxhash.c) ------------------------------------- */
 
 struct ek_dirent {
@@ -637,6 +679,32 @@ int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name
 		  uint64_t *lblk);
 /* max indirect_levels of @fs (1, or 2 with large_dir) */
 unsigned ek_dx_max_levels(const struct ek_fs *fs);
+
+/* ---- building directories (dir.c) -------------------------------------- */
+
+struct ek_dirent_new {
+	const char *name;	/* not NUL-terminated necessarily; name_len bytes */
+	uint8_t name_len;	/* 1..255 */
+	uint8_t file_type;	/* EXT4_FT_* */
+	ek_ino_t ino;
+};
+
+/*
+ * The blocks of a new directory @dir (i_generation @gen, needed for the
+ * metadata_csum seeds) whose parent is @parent, holding @ents (without "."
+ * and "..", names distinct).  @ents may be reordered.  One linear block when
+ * ".", ".." and every entry fit; otherwise an htree when the filesystem has
+ * dir_index, else linear blocks filled in order.  *out: *nblocks × fs->blksz
+ * bytes, malloc'd, caller frees; logical block order (htree: root, leaves,
+ * then index nodes; see dir.c); all checksums set (leaf tails, dx tails)
+ * when metadata_csum.  *indexed: the caller sets EXT4_INDEX_FL.  Returns 0,
+ * -ENOSPC naming @dir when the entries need more index levels than allowed
+ * (2, 3 with largedir), -EK_UNSUPP for a default hash version other than
+ * legacy, half_md4 or tea, -EINVAL for an empty, "." or ".." name, -ENOMEM.
+ */
+int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t parent,
+		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
+		 bool *indexed);
 
 /* ---- journal (journal.c) ---------------------------------------------- */
 
@@ -1047,6 +1115,10 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
  */
 struct ek_wset;
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released);
+#define EK_ORPHAN_BLOCK_MAGIC 0x0b10ca04
+/* metadata_csum of orphan-file block @blk (physical) of inode @ino */
+uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ek_blk_t blk,
+			      const uint8_t *buf);
 
 /* ---- write sets (wset.c) -------------------------------------------------
  *
@@ -1126,6 +1198,20 @@ int ek_extlist_insert(struct ek_extlist *l, const struct ek_ext *e);
  */
 int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 		     const struct ek_extlist *l, int64_t *tree_delta);
+/* where a tree writer gets its blocks and sends their bytes */
+struct ek_tree_sink {
+	int (*alloc)(void *arg, ek_blk_t *blk);
+	int (*put)(void *arg, ek_blk_t blk, const uint8_t *node);	/* fs->blksz bytes */
+	void *arg;
+};
+/*
+ * Store @v[0..n) (sorted, non-overlapping) as the extent tree of raw inode
+ * @ino (i_generation already set): in the inode up to 4 extents, else
+ * full leaves and index levels from @sink.  Blocks gained: counted by the
+ * sink.
+ */
+int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
+			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
 /* add @delta filesystem blocks to i_blocks of @raw */
 void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta);
 /*
@@ -1213,6 +1299,14 @@ struct ek_geometry_opts {
 	uint32_t blocksize;	/* 0: by the size type */
 	uint32_t inode_ratio;	/* bytes per inode, 0: by the size type */
 	uint32_t inode_size;	/* 0: 256 */
+	/* -O: features added and removed after the type's set */
+	uint32_t compat_on, compat_off, incompat_on, incompat_off, ro_on, ro_off;
+	uint64_t inodes;		/* -N: at least this many, 0: by the ratio */
+	uint32_t blocks_per_group;	/* -g, 0: 8 × block size */
+	bool reserved_given;		/* -m given: */
+	uint32_t reserved_permille;	/* reserved blocks in tenths of a percent */
+	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
+	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
 };
 
 struct ek_geometry {
@@ -1229,12 +1323,129 @@ struct ek_geometry {
 	uint32_t desc_blocks;
 	uint32_t reserved_gdt;	/* per superblock copy, with resize_inode */
 	uint64_t reserved_blocks;	/* for root: 5% */
+	uint32_t log_flex;		/* log2 of the flex group size (flex_bg) */
+	uint64_t journal_blocks;	/* with has_journal, fast-commit blocks included */
+	uint32_t fc_blocks;		/* of them for fast commits */
 };
 
 /* what mke2fs 1.47 would choose for @o (mkfs/NOTES.md); -EINVAL naming the problem */
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
 /* does group @g hold a superblock copy (sparse_super)? */
 bool ek_geometry_has_super(uint32_t g);
+/* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
+uint64_t ek_geometry_journal_default(uint64_t blocks);
+
+/* ---- building a new filesystem (newfs.c) ----------------------------------- */
+
+struct ek_newfs_opts {
+	struct ek_geometry_opts geo;
+	char label[16];			/* s_volume_name, not NUL-terminated when full */
+	char last_mounted[64];
+	uint8_t uuid[16], hash_seed[16];
+	uint32_t root_uid, root_gid;
+	int64_t now;			/* every time mkfs sets itself */
+	bool zeroed;			/* the target reads as zeros (a new or punched file) */
+	bool lazy_itable_init;		/* leave unused inode tables unwritten */
+	uint16_t errors;		/* s_errors, 0: continue (1) */
+	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
+};
+
+struct ek_newfs;
+
+/* the three time fields of an inode plus crtime */
+enum ek_time_field { EK_TIME_ATIME, EK_TIME_CTIME, EK_TIME_MTIME, EK_TIME_CRTIME };
+struct ek_timespec {
+	int64_t sec;
+	uint32_t nsec;
+};
+
+/* a tree goal: the block before the file's data */
+#define EK_NEWFS_TREE_BEFORE UINT64_MAX
+
+/*
+ * Lay out a new filesystem on @io (NULL for a dry run) as mke2fs 1.47 would:
+ * group tables, root, lost+found, resize inode, journal, orphan file, all
+ * in memory.  Nothing is written until ek_newfs_begin().  *out: free with
+ * ek_newfs_free(), which leaves @io open.
+ */
+int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out);
+void ek_newfs_free(struct ek_newfs *nf);
+/* the new filesystem for the library's readers and checksum helpers (no I/O) */
+struct ek_fs *ek_newfs_fs(struct ek_newfs *nf);
+const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf);
+/* first block of the journal (0: none) */
+ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf);
+/*
+ * Allow writes: zero the old primary superblock so a run cut short leaves
+ * no valid-looking image, and zero the journal unless the target reads as
+ * zeros.  Data written after this goes straight to the image.
+ */
+int ek_newfs_begin(struct ek_newfs *nf);
+/*
+ * Bitmaps, descriptors, inode tables (checksums computed here), the
+ * superblock copies, then the primary superblock, then a flush.
+ */
+int ek_newfs_finish(struct ek_newfs *nf);
+
+/* up to @want contiguous blocks from the first free one at or after @goal (0: anywhere) */
+int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *start,
+		   uint64_t *got);
+int ek_newfs_alloc_block(struct ek_newfs *nf, ek_blk_t goal, ek_blk_t *out);
+/* @nblocks blocks at @blk, to the image (after ek_newfs_begin) */
+int ek_newfs_write(struct ek_newfs *nf, ek_blk_t blk, const void *buf, uint64_t nblocks);
+/*
+ * A new inode with @mode, times now, the next free number; *raw lives in
+ * memory until ek_newfs_finish() (which sets its checksum).
+ */
+int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw);
+uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino);
+void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
+			     struct ek_timespec ts);
+void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid);
+/*
+ * Allocate and map the logical runs @runs[0..n) (sorted, lblk and len set)
+ * of new inode @raw: extents (data from @goal on, then the tree at
+ * @tree_goal) or an indirect map with its blocks in line.  Tree and
+ * indirect blocks are written (or kept until writing begins); i_blocks,
+ * i_block and EXTENTS_FL are set.  *out: the physical extents, malloc'd,
+ * for the caller to write the data to.
+ */
+int ek_newfs_map(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
+		 size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout);
+/* the metadata_csum tail of directory block @b of @dir (generation 0) */
+void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b);
+/*
+ * The blocks of new directory @ino (raw inode @raw, no blocks yet) holding
+ * @ents: built (ek_dir_build), allocated, written; size and INDEX_FL set.
+ */
+int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t parent,
+		       struct ek_dirent_new *ents, size_t n);
+void ek_newfs_inode_set_size(uint8_t *raw, uint64_t size);
+uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
+
+/* ---- copying a directory tree in (populate.c) -------------------------------- */
+
+struct ek_populate_opts {
+	bool clamp_time;		/* every time at most @epoch (SOURCE_DATE_EPOCH) */
+	int64_t epoch;
+	bool skip_unreadable;		/* an unreadable source: warn and leave it out */
+	/* a warning for people (lib never prints); may be NULL */
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+};
+
+struct ek_populate_stats {
+	uint64_t files, dirs, symlinks, specials, hardlinks, bytes, skipped;
+};
+
+/*
+ * Copy the tree under @dir into the root of @nf (made with defer_root):
+ * files with their holes, directories (htree when over a block),
+ * symlinks, devices, fifos, sockets, hard links, owners, modes, times
+ * with nanoseconds, xattrs.  The root inode keeps mkfs's owner and mode.
+ */
+int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
+		struct ek_populate_stats *st);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

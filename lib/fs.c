@@ -139,6 +139,44 @@ static int read_descriptors(struct ek_fs *fs)
 	return ek_groups_load(fs);
 }
 
+/*
+ * The values every reader derives from a decoded superblock (fs->sb):
+ * block and cluster size, group count, descriptor and inode sizes, the
+ * checksum seed.  fs->io must be set (the size check warns).
+ */
+void ek_fs_derive(struct ek_fs *fs)
+{
+	fs->log_blksz = 10 + fs->sb.log_block_size;
+	fs->blksz = 1u << fs->log_blksz;
+	fs->cluster_bits = fs->sb.log_cluster_size - fs->sb.log_block_size;
+	fs->group_count = (fs->sb.blocks_count - fs->sb.first_data_block +
+			   fs->sb.blocks_per_group - 1) / fs->sb.blocks_per_group;
+	fs->desc_size = fs->sb.desc_size;
+	fs->desc_per_block = fs->blksz / fs->desc_size;
+	fs->inode_size = fs->sb.inode_size;
+	fs->inodes_per_block = fs->blksz / fs->inode_size;
+	fs->itable_blocks = ((uint64_t)fs->sb.inodes_per_group * fs->inode_size +
+			     fs->blksz - 1) / fs->blksz;
+	fs->has_csum = ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	fs->has_gdt_csum = !fs->has_csum &&
+			   ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
+		fs->csum_seed = fs->sb.checksum_seed;
+	else
+		fs->csum_seed = ek_crc32c(~0u, fs->sb.uuid, 16);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG) &&
+	    fs->sb.first_meta_bg > (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block) {
+		ek_fs_warn(fs, "superblock: first_meta_bg %u is past the descriptor table",
+			   fs->sb.first_meta_bg);
+		fs->sb.first_meta_bg = (fs->group_count + fs->desc_per_block - 1) /
+				       fs->desc_per_block;
+	}
+	if (fs->io && (uint64_t)fs->sb.blocks_count << fs->log_blksz > ek_io_size(fs->io))
+		ek_fs_warn(fs, "filesystem has %llu blocks but the image holds only %llu",
+			   (unsigned long long)fs->sb.blocks_count,
+			   (unsigned long long)(ek_io_size(fs->io) >> fs->log_blksz));
+}
+
 int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs **out)
 {
 	static const struct ek_open_opts defaults;
@@ -168,35 +206,7 @@ int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs *
 	}
 
 	fs->sb_block = o->superblock;
-	fs->log_blksz = 10 + fs->sb.log_block_size;
-	fs->blksz = 1u << fs->log_blksz;
-	fs->cluster_bits = fs->sb.log_cluster_size - fs->sb.log_block_size;
-	fs->group_count = (fs->sb.blocks_count - fs->sb.first_data_block +
-			   fs->sb.blocks_per_group - 1) / fs->sb.blocks_per_group;
-	fs->desc_size = fs->sb.desc_size;
-	fs->desc_per_block = fs->blksz / fs->desc_size;
-	fs->inode_size = fs->sb.inode_size;
-	fs->inodes_per_block = fs->blksz / fs->inode_size;
-	fs->itable_blocks = ((uint64_t)fs->sb.inodes_per_group * fs->inode_size +
-			     fs->blksz - 1) / fs->blksz;
-	fs->has_csum = ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
-	fs->has_gdt_csum = !fs->has_csum &&
-			   ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_GDT_CSUM);
-	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
-		fs->csum_seed = fs->sb.checksum_seed;
-	else
-		fs->csum_seed = ek_crc32c(~0u, fs->sb.uuid, 16);
-	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG) &&
-	    fs->sb.first_meta_bg > (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block) {
-		ek_fs_warn(fs, "superblock: first_meta_bg %u is past the descriptor table",
-			   fs->sb.first_meta_bg);
-		fs->sb.first_meta_bg = (fs->group_count + fs->desc_per_block - 1) /
-				       fs->desc_per_block;
-	}
-	if ((uint64_t)fs->sb.blocks_count << fs->log_blksz > ek_io_size(fs->io))
-		ek_fs_warn(fs, "filesystem has %llu blocks but the image holds only %llu",
-			   (unsigned long long)fs->sb.blocks_count,
-			   (unsigned long long)(ek_io_size(fs->io) >> fs->log_blksz));
+	ek_fs_derive(fs);
 	err = read_descriptors(fs);
 	if (err)
 		goto out_close;

@@ -92,6 +92,44 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes)
 	}
 }
 
+/* features extkit-mkfs can write, and the ones they need */
+static int check_features(const struct ek_geometry *g)
+{
+	static const uint32_t compat_ok = EXT4_FEATURE_COMPAT_HAS_JOURNAL |
+		EXT4_FEATURE_COMPAT_EXT_ATTR | EXT4_FEATURE_COMPAT_RESIZE_INODE |
+		EXT4_FEATURE_COMPAT_DIR_INDEX | EXT4_FEATURE_COMPAT_ORPHAN_FILE |
+		EXT4_FEATURE_COMPAT_FAST_COMMIT;
+	static const uint32_t incompat_ok = EXT4_FEATURE_INCOMPAT_FILETYPE |
+		EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT |
+		EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED |
+		EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA;
+	static const uint32_t ro_ok = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER |
+		EXT4_FEATURE_RO_COMPAT_LARGE_FILE | EXT4_FEATURE_RO_COMPAT_HUGE_FILE |
+		EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
+		EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
+
+	if ((g->compat & ~compat_ok) || (g->incompat & ~incompat_ok) || (g->ro_compat & ~ro_ok))
+		return ek_err(-EK_UNSUPP, "features compat 0x%x incompat 0x%x ro_compat 0x%x: "
+			      "extkit-mkfs does not write them",
+			      g->compat & ~compat_ok, g->incompat & ~incompat_ok,
+			      g->ro_compat & ~ro_ok);
+	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
+	    (g->ro_compat & EXT4_FEATURE_RO_COMPAT_GDT_CSUM))
+		return ek_err(-EINVAL, "metadata_csum and uninit_bg exclude each other");
+	if ((g->incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
+	    !(g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
+		return ek_err(-EINVAL, "metadata_csum_seed needs metadata_csum");
+	if ((g->compat & (EXT4_FEATURE_COMPAT_ORPHAN_FILE | EXT4_FEATURE_COMPAT_FAST_COMMIT)) &&
+	    !(g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return ek_err(-EINVAL, "orphan_file and fast_commit need has_journal");
+	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
+	    !(g->compat & EXT4_FEATURE_COMPAT_EXT_ATTR))
+		return ek_err(-EINVAL, "inline_data needs ext_attr");
+	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) && g->inode_size < 256)
+		return ek_err(-EINVAL, "inline_data needs inodes of at least 256 bytes");
+	return 0;
+}
+
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 {
 	const struct size_type *st = size_types;
@@ -133,6 +171,11 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		g->ro_compat |= EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_DIR_NLINK |
 				EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM;
 	}
+	g->compat = (g->compat | o->compat_on) & ~o->compat_off;
+	g->incompat = (g->incompat | o->incompat_on) & ~o->incompat_off;
+	g->ro_compat = (g->ro_compat | o->ro_on) & ~o->ro_off;
+	if ((err = check_features(g)))
+		return err;
 	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;
 
 	g->first_data_block = g->blocksize == 1024 ? 1 : 0;
@@ -143,10 +186,17 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	if (g->blocks > 0xFFFFFFFFull)
 		g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
 	g->blocks_per_group = g->blocksize * 8;
+	if (o->blocks_per_group) {
+		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
+		    o->blocks_per_group > g->blocksize * 8)
+			return ek_err(-EINVAL, "%u blocks per group: must be a multiple of 8 from 256 to %u",
+				      o->blocks_per_group, g->blocksize * 8);
+		g->blocks_per_group = o->blocks_per_group;
+	}
 	/* the inode request is made once, from the size before any trimming */
-	inodes = g->blocks * g->blocksize / ratio;
+	inodes = o->inodes ? o->inodes : g->blocks * g->blocksize / ratio;
 	if (inodes > 0xFFFFFFFFull)
-		inodes = 0xFFFFFFFFull;
+		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1", (unsigned long long)inodes);
 
 	for (;;) {
 		uint64_t rem, overhead;
@@ -166,8 +216,51 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		g->blocks -= rem;	/* a last group too small to be worth it */
 	}
 	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file) */
-	if (g->blocks < 2048)
-		g->compat &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
-	g->reserved_blocks = (uint64_t)(5.0 * (double)g->blocks / 100.0);
+	if (g->blocks < 2048) {
+		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE |
+			       EXT4_FEATURE_COMPAT_FAST_COMMIT);
+	}
+	if (g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) {
+		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
+						     : ek_geometry_journal_default(g->blocks);
+		if (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
+		    g->journal_blocks > g->blocks / 2)
+			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
+				      "blocks and at most half of the filesystem's %llu",
+				      (unsigned long long)g->journal_blocks,
+				      (unsigned long long)g->blocks);
+		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {	/* mke2fs: 1/64 more */
+			g->fc_blocks = (uint32_t)(g->journal_blocks / 64);
+			g->journal_blocks += g->fc_blocks;
+		}
+	}
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) {
+		uint32_t flex = o->flex_size ? o->flex_size : 16;
+
+		if (flex & (flex - 1))
+			return ek_err(-EINVAL, "flex group size %u is not a power of two", flex);
+		while ((1u << g->log_flex) < flex)
+			g->log_flex++;
+	}
+	if (o->reserved_given && o->reserved_permille > 500)
+		return ek_err(-EINVAL, "reserved blocks %d.%d%%: at most 50%%",
+			      o->reserved_permille / 10, o->reserved_permille % 10);
+	g->reserved_blocks = o->reserved_given
+			     ? (uint64_t)((double)o->reserved_permille * (double)g->blocks / 1000.0)
+			     : (uint64_t)(5.0 * (double)g->blocks / 100.0);
 	return 0;
+}
+
+uint64_t ek_geometry_journal_default(uint64_t blocks)
+{
+	static const struct { uint64_t below, size; } steps[] = {
+		{ 2048, 0 }, { 32768, 1024 }, { 256 * 1024, 4096 }, { 512 * 1024, 8192 },
+		{ 4096 * 1024, 16384 }, { 8192 * 1024, 32768 }, { 16384 * 1024, 65536 },
+		{ 32768 * 1024, 131072 },
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (blocks < steps[i].below)
+			return steps[i].size;
+	return 262144;
 }

@@ -264,22 +264,27 @@ static int release_one(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, int64
 /* clear orphan @o's slot in its orphan-file block */
 static int clear_orphan_slot(struct ek_fs *fs, struct ek_wset *ws, const struct ek_orphan *o)
 {
-	uint32_t per = (fs->blksz - 8) / 4;
 	uint8_t *b;
 	int err = ek_wset_block(ws, o->file_blk, &b);
 
 	if (err)
 		return err;
 	put_le32(b + 4 * o->slot, 0);
-	if (fs->has_csum) {
-		uint8_t le[8];
-		uint32_t c;
-
-		put_le64(le, o->file_blk);
-		c = ek_crc32c(ek_inode_csum_seed(fs, o->file_ino, o->file_gen), le, sizeof(le));
-		put_le32(b + fs->blksz - 4, ek_crc32c(c, b, per * 4));
-	}
+	if (fs->has_csum)
+		put_le32(b + fs->blksz - 4, ek_orphan_block_csum(fs, o->file_ino, o->file_gen,
+								 o->file_blk, b));
 	return 0;
+}
+
+/* the kernel's ext4_orphan_file_block_csum(): seeded by the inode and the block number */
+uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ek_blk_t blk,
+			      const uint8_t *buf)
+{
+	uint8_t le[8];
+
+	put_le64(le, blk);
+	return ek_crc32c(ek_crc32c(ek_inode_csum_seed(fs, ino, gen), le, sizeof(le)), buf,
+			 fs->blksz - 8);
 }
 
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released)

@@ -552,3 +552,399 @@ uint32_t ek_xattr_hash(const char *name, uint32_t name_len, const void *value, u
 	}
 	return hash;
 }
+
+/*
+ * Building the xattrs of a new inode (mkfs -d).
+ *
+ * Placement, chosen so that the result depends only on the set of xattrs
+ * and the geometry, never on the order of the input (listxattr order
+ * differs between hosts):
+ *
+ *   1. every xattr is sorted as the kernel sorts block entries
+ *      (ext4_xattr_find_entry(): name index, then name length, then the
+ *      name bytes), and a name given twice is refused;
+ *   2. "system.data" (inline data) goes into the inode body first: the
+ *      kernel looks for it there only;
+ *   3. the others, in that order, each go into the inode body if they still
+ *      fit, as the kernel's ext4_xattr_set_handle() tries the body before
+ *      the block for every xattr it sets (first fit: a small xattr after
+ *      one that spilled may still go into the body);
+ *   4. the rest go into one xattr block, in the same (sorted) order.
+ *
+ * Values are packed from the end of their region in entry order, padded
+ * to 4 bytes with zeros; an empty value has offset 0 and size 0.  Entries
+ * in the body get e_hash 0 and block entries the kernel's entry hash, as
+ * ext4_xattr_set_entry() (e2fsck checks a nonzero in-inode hash only).
+ * Names are hashed as unsigned bytes, as the kernel writes them since
+ * f3bbac32475b (6.2, in stable kernels too; it had used signed char on
+ * x86, which ek_xattr_hash() still computes); e2fsck 1.47 accepts them.
+ */
+
+/* name prefixes; the first match wins, so exact names precede "system." */
+static const struct {
+	const char *prefix;
+	uint8_t index;
+	bool exact;		/* the whole name, nothing may follow */
+} build_prefixes[] = {
+	{ "system.posix_acl_access",	EXT4_XATTR_INDEX_POSIX_ACL_ACCESS,	true },
+	{ "system.posix_acl_default",	EXT4_XATTR_INDEX_POSIX_ACL_DEFAULT,	true },
+	{ "system.richacl",		EXT4_XATTR_INDEX_RICHACL,		true },
+	{ "user.",			EXT4_XATTR_INDEX_USER,			false },
+	{ "trusted.",			EXT4_XATTR_INDEX_TRUSTED,		false },
+	{ "security.",			EXT4_XATTR_INDEX_SECURITY,		false },
+	{ "system.",			EXT4_XATTR_INDEX_SYSTEM,		false },
+	{ "lustre.",			EXT4_XATTR_INDEX_LUSTRE,		false },
+	{ "gnu.",			10,					false },
+};
+
+/* one xattr being placed */
+struct xbuild {
+	const char *full;	/* the name as given, for messages */
+	const char *name;	/* after the prefix, not NUL-terminated on disk */
+	uint8_t name_len;
+	uint8_t index;
+	bool is_data;		/* system.data */
+	const uint8_t *value;	/* the caller's value or @acl */
+	uint32_t len;		/* value bytes, at most EK_XATTR_SIZE_MAX + 1 */
+	size_t given_len;	/* the caller's length, for messages */
+	uint8_t *acl;		/* converted ACL (owned), else NULL */
+};
+
+/* an error about inode @ino: the message starts "inode N: " */
+#define xb_err(code, ino, ...) \
+	ek__error((code), __FILE__, __LINE__, EK_AT_INODE, (ino), __VA_ARGS__)
+
+#define VALUE_SIZE(len)	(((len) + EXT4_XATTR_ROUND) & ~(uint32_t)EXT4_XATTR_ROUND)
+
+/* the kernel's ext4_xattr_hash_entry() since 6.2: unsigned name bytes */
+static uint32_t xattr_hash_unsigned(const char *name, uint32_t name_len,
+				    const uint8_t *value, uint32_t value_len)
+{
+	uint32_t hash = 0;
+
+	for (uint32_t i = 0; i < name_len; i++)
+		hash = (hash << 5) ^ (hash >> 27) ^ (uint8_t)name[i];
+	for (uint32_t i = 0; i < value_len; i += 4) {
+		uint8_t w[4] = { 0 };
+
+		memcpy(w, value + i, value_len - i < 4 ? value_len - i : 4);
+		hash = (hash << 16) ^ (hash >> 16) ^ get_le32(w);
+	}
+	return hash;
+}
+
+int ek_acl_from_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out_len)
+{
+	/* posix_acl_valid(): the order USER_OBJ USER* GROUP_OBJ GROUP* MASK? OTHER */
+	enum { S_USER_OBJ, S_USER, S_GROUP, S_OTHER, S_DONE } state = S_USER_OBJ;
+	bool needs_mask = false;
+	size_t count, olen, off;
+	uint8_t *o;
+
+	*out = NULL;
+	*out_len = 0;
+	if (len < ACL_HDR_SZ)
+		return ek_err(-EINVAL, "acl of %zu bytes is shorter than its header", len);
+	if (len > EK_XATTR_SIZE_MAX)
+		return ek_err(-EINVAL, "acl of %zu bytes exceeds %u", len, EK_XATTR_SIZE_MAX);
+	if (get_le32(val) != POSIX_ACL_XATTR_VERSION)
+		return ek_err(-EINVAL, "acl version %u, expected %u", get_le32(val),
+			      POSIX_ACL_XATTR_VERSION);
+	if ((len - ACL_HDR_SZ) % 8)
+		return ek_err(-EINVAL, "acl of %zu bytes is not a whole number of 8-byte entries",
+			      len);
+	count = (len - ACL_HDR_SZ) / 8;
+	olen = ACL_HDR_SZ;
+	for (size_t n = 0; n < count; n++) {
+		const uint8_t *s = val + ACL_HDR_SZ + n * 8;
+		uint16_t tag = get_le16(s), perm = get_le16(s + 2);
+		bool ok;
+
+		if (perm & ~7u)
+			return ek_err(-EINVAL, "acl entry %zu has permissions 0x%x beyond rwx", n, perm);
+		switch (tag) {
+		case ACL_USER_OBJ:
+			ok = state == S_USER_OBJ;
+			state = S_USER;
+			break;
+		case ACL_USER:
+			ok = state == S_USER;
+			needs_mask = true;
+			break;
+		case ACL_GROUP_OBJ:
+			ok = state == S_USER;
+			state = S_GROUP;
+			break;
+		case ACL_GROUP:
+			ok = state == S_GROUP;
+			needs_mask = true;
+			break;
+		case ACL_MASK:
+			ok = state == S_GROUP;
+			state = S_OTHER;
+			break;
+		case ACL_OTHER:
+			ok = state == S_OTHER || (state == S_GROUP && !needs_mask);
+			state = S_DONE;
+			break;
+		default:
+			return ek_err(-EINVAL, "acl entry %zu has unknown tag 0x%x", n, tag);
+		}
+		if (!ok)
+			return ek_err(-EINVAL, "acl entry %zu: tag 0x%x out of order", n, tag);
+		olen += (tag == ACL_USER || tag == ACL_GROUP) ? ACL_LONG_SZ : ACL_SHORT_SZ;
+	}
+	/* the header alone (no entries) is kept as is, as e2fsprogs does */
+	if (count && state != S_DONE)
+		return ek_err(-EINVAL, "acl ends without its %s entry",
+			      needs_mask && state == S_GROUP ? "mask" : "other");
+	o = ek_calloc(1, olen);
+	if (!o)
+		return -ENOMEM;
+	put_le32(o, EXT4_ACL_VERSION);
+	off = ACL_HDR_SZ;
+	for (size_t n = 0; n < count; n++) {
+		const uint8_t *s = val + ACL_HDR_SZ + n * 8;
+		uint16_t tag = get_le16(s);
+
+		put_le16(o + off, tag);
+		put_le16(o + off + 2, get_le16(s + 2));
+		if (tag == ACL_USER || tag == ACL_GROUP) {
+			put_le32(o + off + 4, get_le32(s + 4));
+			off += ACL_LONG_SZ;
+		} else {
+			off += ACL_SHORT_SZ;
+		}
+	}
+	*out = o;
+	*out_len = olen;
+	return 0;
+}
+
+/* map @x->name to its index and suffix; convert ACL values */
+static int xbuild_parse(ek_ino_t ino, const struct ek_xattr_new *x, struct xbuild *b)
+{
+	size_t full_len, nl;
+	int err;
+
+	if (!x->name)
+		return xb_err(-EINVAL, ino, "xattr without a name");
+	if (!x->value && x->len)
+		return xb_err(-EINVAL, ino, "xattr '%s' has %zu bytes but no value", x->name, x->len);
+	full_len = strlen(x->name);
+	b->full = x->name;
+	for (size_t i = 0; i < sizeof(build_prefixes) / sizeof(build_prefixes[0]); i++) {
+		size_t pl = strlen(build_prefixes[i].prefix);
+
+		if (strncmp(x->name, build_prefixes[i].prefix, pl))
+			continue;
+		if (build_prefixes[i].exact && full_len != pl)
+			continue;
+		if (!build_prefixes[i].exact && full_len == pl)
+			return xb_err(-EINVAL, ino, "xattr name '%s' is a bare prefix", x->name);
+		b->index = build_prefixes[i].index;
+		b->name = x->name + pl;
+		nl = full_len - pl;
+		if (nl > 255)
+			return xb_err(-EINVAL, ino, "xattr '%.64s...': name of %zu bytes after the prefix exceeds 255",
+				      x->name, nl);
+		b->name_len = nl;
+		break;
+	}
+	if (!b->index)
+		return xb_err(-EINVAL, ino, "xattr '%s' has no known prefix", x->name);
+	b->is_data = b->index == EXT4_XATTR_INDEX_SYSTEM && b->name_len == 4 &&
+		     !memcmp(b->name, "data", 4);
+	if (b->index == EXT4_XATTR_INDEX_POSIX_ACL_ACCESS ||
+	    b->index == EXT4_XATTR_INDEX_POSIX_ACL_DEFAULT) {
+		size_t alen;
+
+		err = ek_acl_from_xattr(x->value, x->len, &b->acl, &alen);
+		if (err) {
+			char msg[sizeof(ek_last_error()->msg)];
+
+			if (err != -EINVAL)
+				return err;
+			snprintf(msg, sizeof(msg), "%s", ek_last_error()->msg);
+			return xb_err(err, ino, "xattr '%s': %s", x->name, msg);
+		}
+		b->value = b->acl;
+		b->len = alen;
+		b->given_len = alen;
+		return 0;
+	}
+	/* anything larger fits neither the body nor a block */
+	b->value = x->value;
+	b->given_len = x->len;
+	b->len = x->len > EK_XATTR_SIZE_MAX + 1 ? EK_XATTR_SIZE_MAX + 1 : x->len;
+	return 0;
+}
+
+/* the kernel's block order (ext4_xattr_find_entry(), sorted) */
+static int xbuild_cmp(const void *pa, const void *pb)
+{
+	const struct xbuild *a = pa, *b = pb;
+
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	if (a->name_len != b->name_len)
+		return a->name_len < b->name_len ? -1 : 1;
+	return memcmp(a->name, b->name, a->name_len);
+}
+
+/* bytes an xattr takes from its region: entry and padded value */
+static uint32_t xbuild_size(const struct xbuild *b)
+{
+	return EXT4_XATTR_LEN(b->name_len) + VALUE_SIZE(b->len);
+}
+
+/*
+ * Write @n entries from @first (relative to @base) and their values down
+ * from @len; value offsets count from @base.  The region is zeroed and
+ * was checked to hold them and the terminating zero word.
+ */
+static void xbuild_write(uint8_t *base, uint32_t len, uint32_t first,
+			 struct xbuild *const *x, size_t n, bool hash)
+{
+	uint32_t off = first, vend = len;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct xbuild *b = x[i];
+		uint8_t *e = base + off;
+
+		e[offsetof(struct ext4_xattr_entry, e_name_len)] = b->name_len;
+		e[offsetof(struct ext4_xattr_entry, e_name_index)] = b->index;
+		if (b->len) {
+			vend -= VALUE_SIZE(b->len);
+			memcpy(base + vend, b->value, b->len);
+			put_le16(e + offsetof(struct ext4_xattr_entry, e_value_offs), vend);
+		}
+		put_le32(e + offsetof(struct ext4_xattr_entry, e_value_size), b->len);
+		if (hash)
+			put_le32(e + offsetof(struct ext4_xattr_entry, e_hash),
+				 xattr_hash_unsigned(b->name, b->name_len, b->value, b->len));
+		memcpy(e + ENTRY_SZ, b->name, b->name_len);
+		off += EXT4_XATTR_LEN(b->name_len);
+	}
+}
+
+/* the kernel's ext4_xattr_rehash(): 0 when an entry hash is 0 */
+static void xbuild_rehash(uint8_t *block)
+{
+	uint32_t hash = 0, off;
+
+	for (off = BLOCK_HDR_SZ; get_le32(block + off); off += EXT4_XATTR_LEN(block[off])) {
+		uint32_t eh = get_le32(block + off + offsetof(struct ext4_xattr_entry, e_hash));
+
+		if (!eh) {
+			hash = 0;
+			break;
+		}
+		hash = (hash << 16) ^ (hash >> 16) ^ eh;
+	}
+	put_le32(block + offsetof(struct ext4_xattr_header, h_hash), hash);
+}
+
+int ek_xattr_build(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
+		   const struct ek_xattr_new *x, size_t n, uint8_t **block)
+{
+	uint32_t isz = fs->inode_size, extra = 0, hdr = 0;
+	uint32_t body_len = 0, body_used = 0, blk_used = BLOCK_HDR_SZ + 4;
+	struct xbuild *b, **body = NULL, **blk = NULL;
+	size_t nbody = 0, nblk = 0;
+	int err = 0;
+
+	*block = NULL;
+	if (isz > EXT4_GOOD_OLD_INODE_SIZE) {
+		extra = get_le16(raw + offsetof(struct ext4_inode, i_extra_isize));
+		if (extra & 3 || extra > isz - EXT4_GOOD_OLD_INODE_SIZE)
+			return xb_err(-EINVAL, ino, "i_extra_isize %u is invalid for %u-byte inodes",
+				      extra, isz);
+		hdr = EXT4_GOOD_OLD_INODE_SIZE + extra;
+		/* as the kernel, no in-inode xattrs with i_extra_isize 0 */
+		if (extra && hdr + 4 + 4 <= isz)
+			body_len = isz - hdr - 4;
+	}
+	b = ek_calloc(n, sizeof(*b));
+	body = ek_calloc(n, sizeof(*body));
+	blk = ek_calloc(n, sizeof(*blk));
+	if (!b || !body || !blk) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < n; i++) {
+		err = xbuild_parse(ino, &x[i], &b[i]);
+		if (err)
+			goto out_free;
+	}
+	if (n)
+		qsort(b, n, sizeof(*b), xbuild_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (!xbuild_cmp(&b[i - 1], &b[i])) {
+			err = xb_err(-EINVAL, ino, "xattr '%s' is given twice", b[i].full);
+			goto out_free;
+		}
+	}
+
+	/* system.data first and only in the body, then first fit */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			uint32_t need = xbuild_size(&b[i]);
+
+			if (b[i].is_data != !pass)
+				continue;
+			if (b[i].len <= EK_XATTR_SIZE_MAX && body_used + need + 4 <= body_len) {
+				body[nbody++] = &b[i];
+				body_used += need;
+			} else if (b[i].is_data) {
+				err = xb_err(-ENOSPC, ino,
+					     "xattr 'system.data' of %zu bytes does not fit in the inode body",
+					     b[i].given_len);
+				goto out_free;
+			} else if (b[i].len <= EK_XATTR_SIZE_MAX && blk_used + need <= fs->blksz) {
+				blk[nblk++] = &b[i];
+				blk_used += need;
+			} else {
+				err = xb_err(-ENOSPC, ino,
+					     "xattr '%s' of %zu bytes fits neither in the inode body nor in the xattr block (ea_inode values are not written)",
+					     b[i].full, b[i].given_len);
+				goto out_free;
+			}
+		}
+	}
+	/* blk[] is in sorted order: the second pass walked b[] in order */
+
+	if (nblk) {
+		*block = ek_calloc(1, fs->blksz);
+		if (!*block) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+		put_le32(*block + offsetof(struct ext4_xattr_header, h_magic), EXT4_XATTR_MAGIC);
+		put_le32(*block + offsetof(struct ext4_xattr_header, h_refcount), 1);
+		put_le32(*block + offsetof(struct ext4_xattr_header, h_blocks), 1);
+		xbuild_write(*block, fs->blksz, BLOCK_HDR_SZ, blk, nblk, true);
+		xbuild_rehash(*block);
+	}
+	if (body_len)
+		memset(raw + hdr, 0, isz - hdr);
+	if (nbody) {
+		put_le32(raw + hdr, EXT4_XATTR_MAGIC);
+		xbuild_write(raw + hdr + 4, body_len, 0, body, nbody, false);
+	}
+
+out_free:
+	for (size_t i = 0; b && i < n; i++)
+		free(b[i].acl);
+	free(b);
+	free(body);
+	free(blk);
+	return err;
+}
+
+void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block)
+{
+	if (fs->has_csum)
+		put_le32(block + offsetof(struct ext4_xattr_header, h_checksum),
+			 ek_xattr_block_csum(fs, blk, block));
+}

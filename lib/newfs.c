@@ -1,0 +1,1448 @@
+// SPDX-License-Identifier: MIT
+/*
+ * newfs.c - build a new filesystem in memory, then write it.
+ *
+ * ek_newfs_create() lays the filesystem out as mke2fs 1.47 does
+ * (mkfs/NOTES.md): superblock copies and descriptor tables in the sparse
+ * groups, bitmaps and inode tables packed per flex group, the root and
+ * lost+found directories, the resize inode, the journal at the midpoint
+ * group, the orphan file.  Nothing is written then, so `-n` can print it.
+ *
+ * Population (populate.c) allocates inodes and blocks from the same
+ * bitmaps: data and finished metadata blocks go straight to the image,
+ * inodes stay in memory per group.  ek_newfs_finish() writes bitmaps,
+ * inode tables, descriptors and superblock copies, and the primary
+ * superblock last, so an interrupted run never leaves an image that looks
+ * valid (ek_newfs_begin() zeroed the old one first).
+ *
+ * Allocation only moves forward: a cursor marks the first block that may
+ * be free, as the first-fit allocation of mke2fs from the start of
+ * group 0 gives for a filesystem that is only ever added to.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "extkit.h"
+
+#define ZERO_CHUNK (1u << 20)	/* bytes per write when zeroing */
+#define EXT4_LPF_INO 11		/* lost+found: the first non-reserved inode */
+
+struct ek_newfs {
+	struct ek_fs fs;		/* the new filesystem as the readers see it */
+	struct ek_geometry g;
+	struct ek_newfs_opts o;
+	uint8_t raw_sb[EXT4_SUPERBLOCK_SIZE];
+	uint8_t **bmap;			/* per group; NULL: only its superblock copy is used */
+	bool *foreign;			/* a group holds blocks other than its own metadata */
+	uint8_t **itable;		/* per group, ipg × inode size, allocated on first use */
+	uint32_t *ihigh;		/* per group: inodes used up to this index */
+	uint32_t *iused, *dirs;		/* per group: inodes and directories in use */
+	ek_blk_t cursor;		/* no free block below it */
+	uint64_t overhead;		/* s_overhead_clusters */
+	ek_ino_t next_ino;
+	uint64_t data_blocks;		/* blocks allocated past the metadata */
+	uint64_t kbytes_written;
+	bool writing;			/* ek_newfs_begin() was called */
+	struct pending {		/* blocks built before writing was allowed */
+		ek_blk_t blk;
+		uint8_t *buf;
+	} *pending;
+	size_t npending;
+	ek_blk_t journal_start;		/* first journal block, 0: none */
+	struct ek_ext *journal_ext;	/* where the journal lives */
+	size_t journal_next;
+};
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+struct ek_fs *ek_newfs_fs(struct ek_newfs *nf)
+{
+	return &nf->fs;
+}
+
+const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf)
+{
+	return &nf->g;
+}
+
+/* ---- block bitmaps ------------------------------------------------------------ */
+
+/* blocks at the start of group @g taken by its superblock and descriptor copies */
+static uint32_t sb_area(const struct ek_newfs *nf, uint32_t g)
+{
+	if (!ek_geometry_has_super(g))
+		return 0;
+	return 1 + nf->g.desc_blocks + nf->g.reserved_gdt;
+}
+
+static uint8_t *group_map(struct ek_newfs *nf, uint32_t g)
+{
+	if (!nf->bmap[g]) {
+		nf->bmap[g] = ek_calloc(1, nf->fs.blksz);
+		if (!nf->bmap[g])
+			return NULL;
+		for (uint32_t b = 0; b < sb_area(nf, g); b++)
+			nf->bmap[g][b >> 3] |= 1u << (b & 7);
+	}
+	return nf->bmap[g];
+}
+
+static bool block_used(const struct ek_newfs *nf, ek_blk_t blk)
+{
+	uint32_t g = ek_group_of_block(&nf->fs, blk);
+	uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
+
+	if (nf->bmap[g])
+		return ek_bit_test(nf->bmap[g], bit);
+	return bit < sb_area(nf, g);
+}
+
+/* mark @blk used; @owner: the group whose metadata it is, or -1 */
+static int mark_block(struct ek_newfs *nf, ek_blk_t blk, int64_t owner)
+{
+	uint32_t g = ek_group_of_block(&nf->fs, blk);
+	uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
+	uint8_t *map = group_map(nf, g);
+
+	if (!map)
+		return -ENOMEM;
+	map[bit >> 3] |= 1u << (bit & 7);
+	if (owner != (int64_t)g)
+		nf->foreign[g] = true;
+	return 0;
+}
+
+/* are [@blk, @blk + @n) all free and inside the filesystem? */
+static bool range_free(const struct ek_newfs *nf, ek_blk_t blk, uint64_t n)
+{
+	if (blk < nf->fs.sb.first_data_block || blk + n > nf->g.blocks)
+		return false;
+	for (uint64_t i = 0; i < n; i++)
+		if (block_used(nf, blk + i))
+			return false;
+	return true;
+}
+
+/*
+ * The first block b in [@start, @finish) (wrapping to the first data block
+ * at the end, as ext2fs_get_free_blocks2) that starts @num free blocks.
+ */
+static int find_free(const struct ek_newfs *nf, ek_blk_t start, ek_blk_t finish, uint64_t num,
+		     ek_blk_t *out)
+{
+	ek_blk_t b = start ? start : nf->fs.sb.first_data_block;
+
+	if (!finish)
+		finish = b;
+	do {
+		if (b + num - 1 >= nf->g.blocks) {
+			if (finish > start)
+				return -ENOSPC;
+			b = nf->fs.sb.first_data_block;
+		}
+		if (range_free(nf, b, num)) {
+			*out = b;
+			return 0;
+		}
+		b++;
+	} while (b != finish);
+	return -ENOSPC;
+}
+
+/* ---- group tables (mke2fs's ext2fs_allocate_group_table) ------------------------ */
+
+/*
+ * Where the next table of a flex group starts: right after the previous
+ * one when @num free blocks follow it closely, else the first run of
+ * free blocks in the flex group big enough for the rest of its tables.
+ */
+static ek_blk_t flex_offset(const struct ek_newfs *nf, uint32_t g, ek_blk_t start,
+			    uint32_t rem_groups, uint64_t num)
+{
+	uint32_t flex = 1u << nf->g.log_flex, last = g | (flex - 1);
+	uint64_t size = rem_groups * num;
+	ek_blk_t b;
+
+	if (size > nf->g.blocks_per_group / 4)
+		size = nf->g.blocks_per_group / 4;
+	if (start && start < nf->g.blocks && !find_free(nf, start, start + size, num, &b))
+		return b;
+	start = ek_group_first_block(&nf->fs, g & ~(flex - 1));
+	if (last >= nf->g.groups)
+		last = nf->g.groups - 1;
+	if (!find_free(nf, start, ek_group_last_block(&nf->fs, last), size, &b))
+		return b;
+	if (!find_free(nf, start, ek_group_last_block(&nf->fs, last), num, &b))
+		return b;
+	return start;
+}
+
+static int place_group_tables(struct ek_newfs *nf, uint32_t g)
+{
+	struct ek_group *grp = &nf->fs.groups[g];
+	uint32_t itb = nf->g.inode_table_blocks;
+	ek_blk_t first = ek_group_first_block(&nf->fs, g), last = ek_group_last_block(&nf->fs, g);
+	ek_blk_t start = first, bb_start, ib_start, it_start;
+	int err;
+
+	bb_start = ib_start = it_start = first;
+	if (nf->g.log_flex) {
+		uint32_t flex = 1u << nf->g.log_flex, lastg = g | (flex - 1), rem;
+		uint32_t table_offset = flex;
+
+		if (lastg >= nf->g.groups)
+			lastg = nf->g.groups - 1;
+		rem = lastg - g + 1;
+		if (!(g % flex) && lastg == nf->g.groups - 1) {
+			/* the last flex group keeps its tables together */
+			table_offset = lastg & (flex - 1);
+			table_offset = table_offset ? table_offset + 1 : flex;
+		}
+		last = ek_group_last_block(&nf->fs, lastg);
+		bb_start = flex_offset(nf, g, g % flex ? nf->fs.groups[g - 1].block_bitmap + 1 : 0,
+				       rem, 1);
+		if ((err = find_free(nf, bb_start, last, 1, &grp->block_bitmap)) &&
+		    (err = find_free(nf, first, last, 1, &grp->block_bitmap)))
+			goto out_full;
+		if ((err = mark_block(nf, grp->block_bitmap, g)))
+			return err;
+		ib_start = flex_offset(nf, g, g % flex ? nf->fs.groups[g - 1].inode_bitmap + 1
+						       : grp->block_bitmap + table_offset, rem, 1);
+		if ((err = find_free(nf, ib_start, last, 1, &grp->inode_bitmap)) &&
+		    (err = find_free(nf, first, last, 1, &grp->inode_bitmap)))
+			goto out_full;
+		if ((err = mark_block(nf, grp->inode_bitmap, g)))
+			return err;
+		it_start = flex_offset(nf, g, g % flex ? nf->fs.groups[g - 1].inode_table + itb
+						       : grp->inode_bitmap + table_offset, rem, itb);
+		if ((err = find_free(nf, it_start, last, itb, &grp->inode_table)))
+			goto out_full;
+	} else {
+		(void)start;
+		if ((err = find_free(nf, first, last, 1, &grp->block_bitmap)))
+			goto out_full;
+		if ((err = mark_block(nf, grp->block_bitmap, g)))
+			return err;
+		if ((err = find_free(nf, first, last, 1, &grp->inode_bitmap)))
+			goto out_full;
+		if ((err = mark_block(nf, grp->inode_bitmap, g)))
+			return err;
+		if ((err = find_free(nf, first, last, itb, &grp->inode_table)))
+			goto out_full;
+	}
+	for (uint32_t i = 0; i < itb; i++)
+		if ((err = mark_block(nf, grp->inode_table + i, g)))
+			return err;
+	return 0;
+
+out_full:
+	return ek_err(-ENOSPC, "no room for the bitmaps and inode table of group %u", g);
+}
+
+/* ---- allocation for files ------------------------------------------------------ */
+
+/*
+ * Up to @want blocks from the first free block at or after @goal (0: the
+ * cursor), contiguous: *got may be less when a used block ends the run.
+ */
+int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *start,
+		   uint64_t *got)
+{
+	bool from_cursor = !goal || goal <= nf->cursor;
+	ek_blk_t b = from_cursor ? nf->cursor : goal;
+	uint64_t n = 0;
+	int err;
+
+	for (;; b++) {
+		if (b >= nf->g.blocks) {
+			if (from_cursor)
+				return ek_err(-ENOSPC, "the filesystem is full (%llu blocks)",
+					      (unsigned long long)nf->g.blocks);
+			b = nf->cursor;
+			from_cursor = true;
+		}
+		if (!block_used(nf, b))
+			break;
+	}
+	if (from_cursor)
+		nf->cursor = b;
+	*start = b;
+	while (n < want && b + n < nf->g.blocks && !block_used(nf, b + n)) {
+		if ((err = mark_block(nf, b + n, -1)))
+			return err;
+		n++;
+	}
+	if (from_cursor)
+		nf->cursor = b + n;
+	nf->data_blocks += n;
+	*got = n;
+	return 0;
+}
+
+int ek_newfs_alloc_block(struct ek_newfs *nf, ek_blk_t goal, ek_blk_t *out)
+{
+	uint64_t got;
+
+	return ek_newfs_alloc(nf, goal, 1, out, &got);
+}
+
+/* ---- inodes --------------------------------------------------------------------- */
+
+uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino)
+{
+	uint32_t g, idx;
+
+	if (ino < 1 || ino > nf->fs.sb.inodes_count)
+		return NULL;
+	g = (uint32_t)((ino - 1) / nf->g.inodes_per_group);
+	idx = (uint32_t)((ino - 1) % nf->g.inodes_per_group);
+	if (!nf->itable[g]) {
+		nf->itable[g] = ek_calloc(nf->g.inodes_per_group, nf->fs.inode_size);
+		if (!nf->itable[g])
+			return NULL;
+	}
+	return nf->itable[g] + (size_t)idx * nf->fs.inode_size;
+}
+
+/* mark inode @ino used (a directory when @dir) */
+static int use_inode(struct ek_newfs *nf, ek_ino_t ino, bool dir)
+{
+	uint32_t g = (uint32_t)((ino - 1) / nf->g.inodes_per_group);
+	uint32_t idx = (uint32_t)((ino - 1) % nf->g.inodes_per_group);
+
+	if (!ek_newfs_inode(nf, ino))
+		return -ENOMEM;
+	nf->iused[g]++;
+	if (dir)
+		nf->dirs[g]++;
+	if (idx + 1 > nf->ihigh[g])
+		nf->ihigh[g] = idx + 1;
+	return 0;
+}
+
+/* time fields of a new inode: @t for atime, ctime, mtime and crtime */
+static void inode_times(const struct ek_newfs *nf, uint8_t *raw, int64_t t)
+{
+	struct ek_timespec ts = { .sec = t, .nsec = 0 };
+
+	ek_newfs_inode_set_time(nf, raw, EK_TIME_ATIME, ts);
+	ek_newfs_inode_set_time(nf, raw, EK_TIME_CTIME, ts);
+	ek_newfs_inode_set_time(nf, raw, EK_TIME_MTIME, ts);
+	ek_newfs_inode_set_time(nf, raw, EK_TIME_CRTIME, ts);
+}
+
+int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw)
+{
+	ek_ino_t n = nf->next_ino;
+	uint8_t *r;
+	int err;
+
+	if (n > nf->fs.sb.inodes_count)
+		return ek_err(-ENOSPC, "no free inode left (%u inodes)", nf->fs.sb.inodes_count);
+	if ((err = use_inode(nf, n, S_ISDIR(mode))))
+		return err;
+	nf->next_ino = n + 1;
+	r = ek_newfs_inode(nf, n);
+	memset(r, 0, nf->fs.inode_size);
+	put_le16(r + offsetof(struct ext4_inode, i_mode), mode);
+	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(r + offsetof(struct ext4_inode, i_extra_isize),
+			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
+	inode_times(nf, r, nf->o.now);
+	*ino = n;
+	*raw = r;
+	return 0;
+}
+
+/* seconds and nanoseconds in the base field and its _extra (epoch bits, nsec << 2) */
+void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
+			     struct ek_timespec ts)
+{
+	static const struct { size_t base, extra; } at[] = {
+		[EK_TIME_ATIME] = { offsetof(struct ext4_inode, i_atime),
+				    offsetof(struct ext4_inode, i_atime_extra) },
+		[EK_TIME_CTIME] = { offsetof(struct ext4_inode, i_ctime),
+				    offsetof(struct ext4_inode, i_ctime_extra) },
+		[EK_TIME_MTIME] = { offsetof(struct ext4_inode, i_mtime),
+				    offsetof(struct ext4_inode, i_mtime_extra) },
+		[EK_TIME_CRTIME] = { offsetof(struct ext4_inode, i_crtime),
+				     offsetof(struct ext4_inode, i_crtime_extra) },
+	};
+	uint32_t extra_isize = nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE ?
+			       get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) : 0;
+	bool has_extra = EXT4_GOOD_OLD_INODE_SIZE + extra_isize >= at[f].extra + 4;
+
+	if (f == EK_TIME_CRTIME && !has_extra)
+		return;
+	if (!has_extra) {	/* 32 bits of seconds only: clamp to what fits */
+		if (ts.sec < INT32_MIN)
+			ts.sec = INT32_MIN;
+		if (ts.sec > INT32_MAX)
+			ts.sec = INT32_MAX;
+	}
+	put_le32(raw + at[f].base, (uint32_t)ts.sec);
+	if (has_extra) {
+		uint32_t epoch = (uint32_t)(((uint64_t)(ts.sec - (int32_t)ts.sec) >> 32) & 3);
+
+		put_le32(raw + at[f].extra, epoch | ((uint32_t)ts.nsec << 2));
+	}
+}
+
+void ek_newfs_inode_done(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw)
+{
+	ek_inode_csum_set(&nf->fs, ino, raw);
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+int ek_newfs_write(struct ek_newfs *nf, ek_blk_t blk, const void *buf, uint64_t nblocks)
+{
+	int err;
+
+	if (!nf->writing)
+		return ek_err(-EINVAL, "newfs: a write before ek_newfs_begin()");
+	err = ek_io_pwrite(nf->fs.io, buf, nblocks << nf->fs.log_blksz, blk << nf->fs.log_blksz);
+	if (!err)
+		nf->kbytes_written += (nblocks << nf->fs.log_blksz) >> 10;
+	return err;
+}
+
+/* zeros over @n blocks from @blk, unless the target already reads as zeros */
+static int zero_blocks(struct ek_newfs *nf, ek_blk_t blk, uint64_t n)
+{
+	uint64_t per = ZERO_CHUNK >> nf->fs.log_blksz;
+	uint8_t *z;
+	int err = 0;
+
+	if (nf->o.zeroed || !n)
+		return 0;
+	if (per < 1)
+		per = 1;
+	z = ek_calloc(per, nf->fs.blksz);
+	if (!z)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n && !err; i += per)
+		err = ek_newfs_write(nf, blk + i, z, n - i < per ? n - i : per);
+	free(z);
+	return err;
+}
+
+/* ---- special inodes ----------------------------------------------------------------- */
+
+/* a copy of @buf to write at @blk by ek_newfs_finish() */
+static int pending_add(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
+{
+	struct pending *v = realloc(nf->pending, (nf->npending + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	nf->pending = v;
+	v[nf->npending].buf = ek_malloc(nf->fs.blksz);
+	if (!v[nf->npending].buf)
+		return -ENOMEM;
+	memcpy(v[nf->npending].buf, buf, nf->fs.blksz);
+	v[nf->npending++].blk = blk;
+	return 0;
+}
+
+/* rec_len as stored: 65536 does not fit 16 bits (the kernel's ext4_rec_len_to_disk) */
+static uint16_t rec_len_disk(uint32_t len)
+{
+	return len < 65536 ? (uint16_t)len : (uint16_t)((len & 65532) | ((len >> 16) & 3));
+}
+
+/* a directory block holding nothing (a tail under metadata_csum) */
+static void dir_block_empty(const struct ek_newfs *nf, uint8_t *b)
+{
+	memset(b, 0, nf->fs.blksz);
+	put_le16(b + 4, rec_len_disk(nf->fs.has_csum ? nf->fs.blksz - 12 : nf->fs.blksz));
+}
+
+/* one dirent at @off; returns the offset after its minimal length */
+static uint32_t dirent_put(uint8_t *b, uint32_t off, ek_ino_t ino, uint16_t rec_len,
+			   const char *name, uint8_t ft, bool filetype)
+{
+	size_t len = strlen(name);
+
+	put_le32(b + off, (uint32_t)ino);
+	put_le16(b + off + 4, rec_len);
+	b[off + 6] = (uint8_t)len;
+	b[off + 7] = filetype ? ft : 0;
+	memcpy(b + off + 8, name, len);
+	return off + rec_len;
+}
+
+void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b)
+{
+	uint8_t *t;
+
+	if (!nf->fs.has_csum)
+		return;
+	t = b + nf->fs.blksz - 12;
+	memset(t, 0, 12);
+	put_le16(t + 4, 12);
+	t[7] = EXT4_FT_DIR_CSUM;
+	put_le32(t + 8, ek_crc32c(ek_inode_csum_seed(&nf->fs, dir, 0), b, nf->fs.blksz - 12));
+}
+
+/* map @n contiguous blocks from @pblk as logical 0.. of a new inode (extents or direct) */
+static int map_simple(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_blk_t pblk, uint32_t n)
+{
+	if (ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
+		struct ek_ext e = { .lblk = 0, .len = n, .pblk = pblk };
+
+		put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+		return ek_extent_tree_write(&nf->fs, ino, raw, &e, 1, NULL);
+	}
+	if (n > EXT4_NDIR_BLOCKS)
+		return ek_err(-EINVAL, "newfs: %u direct blocks", n);
+	for (uint32_t i = 0; i < n; i++)
+		put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * i, (uint32_t)(pblk + i));
+	return 0;
+}
+
+static int make_root_and_lpf(struct ek_newfs *nf)
+{
+	uint32_t bs = nf->fs.blksz, lpf_blocks;
+	bool ft = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+	uint32_t end = nf->fs.has_csum ? bs - 12 : bs;
+	uint8_t *raw, *b = ek_calloc(1, bs);
+	ek_blk_t blk;
+	uint64_t got;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	/* root: ".", "..", "lost+found" in one block (with -d: written by populate) */
+	raw = ek_newfs_inode(nf, EXT4_ROOT_INO);
+	err = use_inode(nf, EXT4_ROOT_INO, true);
+	if (err)
+		goto out;
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0755);
+	ek_newfs_inode_set_owner(nf, raw, nf->o.root_uid, nf->o.root_gid);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 3);
+	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
+	inode_times(nf, raw, nf->o.now);
+	if (nf->o.defer_root)
+		goto lost_found;
+	if ((err = ek_newfs_alloc(nf, 0, 1, &blk, &got)))
+		goto out;
+	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), bs);
+	ek_inode_add_blocks(&nf->fs, raw, 1);
+	if ((err = map_simple(nf, EXT4_ROOT_INO, raw, blk, 1)))
+		goto out;
+	memset(b, 0, bs);
+	dirent_put(b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR, ft);
+	dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
+	dirent_put(b, 24, EXT4_LPF_INO, rec_len_disk(end - 24), "lost+found", EXT4_FT_DIR, ft);
+	ek_newfs_dir_tail(nf, EXT4_ROOT_INO, b);
+	if ((err = pending_add(nf, blk, b)))
+		goto out;
+
+lost_found:
+	/* lost+found: 16 KiB and at least 2 blocks, at most 12 */
+	lpf_blocks = 16384 / bs;
+	if (lpf_blocks < 2)
+		lpf_blocks = 2;
+	if (lpf_blocks > EXT4_NDIR_BLOCKS)
+		lpf_blocks = EXT4_NDIR_BLOCKS;
+	raw = ek_newfs_inode(nf, EXT4_LPF_INO);
+	if ((err = use_inode(nf, EXT4_LPF_INO, true)))
+		goto out;
+	if ((err = ek_newfs_alloc(nf, 0, lpf_blocks, &blk, &got)))
+		goto out;
+	if (got != lpf_blocks) {
+		err = ek_err(-ENOSPC, "no room for lost+found");
+		goto out;
+	}
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0700);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
+	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
+	inode_times(nf, raw, nf->o.now);
+	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), lpf_blocks * bs);
+	ek_inode_add_blocks(&nf->fs, raw, lpf_blocks);
+	if ((err = map_simple(nf, EXT4_LPF_INO, raw, blk, lpf_blocks)))
+		goto out;
+	for (uint32_t i = 0; i < lpf_blocks && !err; i++) {
+		if (i == 0) {
+			memset(b, 0, bs);
+			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
+			dirent_put(b, 12, EXT4_ROOT_INO, rec_len_disk(end - 12), "..", EXT4_FT_DIR, ft);
+		} else {
+			dir_block_empty(nf, b);
+		}
+		ek_newfs_dir_tail(nf, EXT4_LPF_INO, b);
+		err = pending_add(nf, blk + i, b);
+	}
+out:
+	free(b);
+	return err;
+}
+
+/* ---- block maps of new files ---------------------------------------------------- */
+
+/* a tree or indirect block: written now, or kept for ek_newfs_finish() */
+static int meta_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
+{
+	return nf->writing ? ek_newfs_write(nf, blk, buf, 1) : pending_add(nf, blk, buf);
+}
+
+struct tree_sink {
+	struct ek_newfs *nf;
+	ek_blk_t goal;
+	uint64_t blocks;	/* tree blocks allocated */
+};
+
+static int tree_alloc(void *arg, ek_blk_t *blk)
+{
+	struct tree_sink *t = arg;
+	int err = ek_newfs_alloc_block(t->nf, t->goal, blk);
+
+	if (!err) {
+		t->goal = 0;
+		t->blocks++;
+	}
+	return err;
+}
+
+static int tree_put(void *arg, ek_blk_t blk, const uint8_t *node)
+{
+	struct tree_sink *t = arg;
+
+	return meta_put(t->nf, blk, node);
+}
+
+static int push_ext(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e)
+{
+	if (*n && (*v)[*n - 1].lblk + (*v)[*n - 1].len == e->lblk &&
+	    (*v)[*n - 1].pblk + (*v)[*n - 1].len == e->pblk &&
+	    (*v)[*n - 1].len + e->len <= EXT_INIT_MAX_LEN) {
+		(*v)[*n - 1].len += e->len;
+		return 0;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		struct ek_ext *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *e;
+	return 0;
+}
+
+/* extents: the data first, contiguous as the free space allows, then the tree */
+static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
+		       size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout)
+{
+	struct ek_ext *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint64_t data = 0;
+	struct tree_sink ts = { .nf = nf };
+	struct ek_tree_sink sink = { .alloc = tree_alloc, .put = tree_put, .arg = &ts };
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		uint64_t lblk = runs[i].lblk, left = runs[i].len;
+
+		while (left && !err) {
+			uint64_t want = left < EXT_INIT_MAX_LEN ? left : EXT_INIT_MAX_LEN, got;
+			struct ek_ext e = { .lblk = (uint32_t)lblk };
+
+			err = ek_newfs_alloc(nf, goal, want, &e.pblk, &got);
+			if (err)
+				break;
+			e.len = (uint32_t)got;
+			goal = e.pblk + got;
+			err = push_ext(&v, &nv, &cap, &e);
+			lblk += got;
+			left -= got;
+			data += got;
+		}
+	}
+	if (!err) {
+		put_le32(raw + offsetof(struct ext4_inode, i_flags),
+			 get_le32(raw + offsetof(struct ext4_inode, i_flags)) | EXT4_EXTENTS_FL);
+		ts.goal = tree_goal == EK_NEWFS_TREE_BEFORE ? (nv && v[0].pblk > 1 ? v[0].pblk - 1 : 0)
+							    : tree_goal;
+		err = ek_extent_tree_write(&nf->fs, ino, raw, v, nv, &sink);
+	}
+	if (err) {
+		free(v);
+		return err;
+	}
+	ek_inode_add_blocks(&nf->fs, raw, (int64_t)(data + ts.blocks));
+	*out = v;
+	*nout = nv;
+	return 0;
+}
+
+/*
+ * Indirect maps, as mke2fs lays them out: each indirect block just before
+ * the first data block it maps (12 data, IND, 1024 data, DIND, IND, ...).
+ * One block per level is open at a time; a full or left one is written.
+ */
+struct ind_level {
+	ek_blk_t blk;		/* 0: none open */
+	uint64_t base;		/* first logical block it maps */
+	uint8_t *buf;
+};
+
+static int map_indirect(struct ek_newfs *nf, uint8_t *raw, const struct ek_ext *runs, size_t n,
+			ek_blk_t goal, struct ek_ext **out, size_t *nout)
+{
+	uint32_t a = nf->fs.blksz / 4;
+	uint64_t span[4] = { 1, a, (uint64_t)a * a, (uint64_t)a * a * a };
+	uint64_t start[4] = { 0, EXT4_NDIR_BLOCKS, EXT4_NDIR_BLOCKS + span[1],
+			      EXT4_NDIR_BLOCKS + span[1] + span[2] };
+	struct ind_level lv[4] = { 0 };	/* [1] IND, [2] DIND, [3] TIND */
+	struct ek_ext *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint64_t total = 0;
+	int err = 0;
+
+	for (int l = 1; l <= 3; l++)
+		if (!(lv[l].buf = ek_calloc(1, nf->fs.blksz)))
+			err = -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		uint64_t lblk = runs[i].lblk, end = lblk + runs[i].len;
+
+		if (end > start[3] + span[3])
+			err = ek_err(-EFBIG, "a block-mapped file ends past logical block %llu",
+				     (unsigned long long)(start[3] + span[3]));
+		while (lblk < end && !err) {
+			int top = lblk < start[1] ? 0 : lblk < start[2] ? 1 : lblk < start[3] ? 2 : 3;
+			uint64_t off = lblk - start[top], want, got;
+			struct ek_ext e = { .lblk = (uint32_t)lblk };
+
+			/* open the path's blocks, top level first, each just before its data */
+			for (int l = top; l >= 1 && !err; l--) {
+				uint64_t base = start[top] + off / span[l] * span[l];
+				uint32_t slot;
+
+				if (lv[l].blk && lv[l].base == base)
+					continue;
+				if (lv[l].blk)
+					err = meta_put(nf, lv[l].blk, lv[l].buf);
+				if (!err)
+					err = ek_newfs_alloc_block(nf, goal, &lv[l].blk);
+				if (err)
+					break;
+				goal = lv[l].blk + 1;
+				total++;
+				lv[l].base = base;
+				memset(lv[l].buf, 0, nf->fs.blksz);
+				if (l == top) {
+					put_le32(raw + offsetof(struct ext4_inode, i_block) +
+						 4 * (EXT4_IND_BLOCK + top - 1), (uint32_t)lv[l].blk);
+				} else {
+					slot = (uint32_t)((base - lv[l + 1].base) / span[l]);
+					put_le32(lv[l + 1].buf + 4 * slot, (uint32_t)lv[l].blk);
+				}
+			}
+			if (err)
+				break;
+			/* data up to the end of the run or of the open IND block */
+			want = end - lblk;
+			if (top && lv[1].base + span[1] - lblk < want)
+				want = lv[1].base + span[1] - lblk;
+			if (!top && EXT4_NDIR_BLOCKS - lblk < want)
+				want = EXT4_NDIR_BLOCKS - lblk;
+			if ((err = ek_newfs_alloc(nf, goal, want, &e.pblk, &got)))
+				break;
+			if (e.pblk + got > 0xFFFFFFFFull) {
+				err = ek_err(-EFBIG, "a block-mapped file needs blocks past 2^32");
+				break;
+			}
+			e.len = (uint32_t)got;
+			goal = e.pblk + got;
+			for (uint64_t k = 0; k < got; k++) {
+				if (!top)
+					put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * (lblk + k),
+						 (uint32_t)(e.pblk + k));
+				else
+					put_le32(lv[1].buf + 4 * (lblk + k - lv[1].base),
+						 (uint32_t)(e.pblk + k));
+			}
+			err = push_ext(&v, &nv, &cap, &e);
+			lblk += got;
+			total += got;
+		}
+	}
+	for (int l = 1; l <= 3 && !err; l++)
+		if (lv[l].blk)
+			err = meta_put(nf, lv[l].blk, lv[l].buf);
+	for (int l = 1; l <= 3; l++)
+		free(lv[l].buf);
+	if (err) {
+		free(v);
+		return err;
+	}
+	ek_inode_add_blocks(&nf->fs, raw, (int64_t)total);
+	*out = v;
+	*nout = nv;
+	return 0;
+}
+
+int ek_newfs_map(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
+		 size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout)
+{
+	if (ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
+		return map_extents(nf, ino, raw, runs, n, goal, tree_goal, out, nout);
+	return map_indirect(nf, raw, runs, n, goal, out, nout);
+}
+
+/* a new special inode: mode, one link, times, extra_isize */
+static uint8_t *special_inode(struct ek_newfs *nf, ek_ino_t ino, uint16_t mode)
+{
+	uint8_t *raw = ek_newfs_inode(nf, ino);
+
+	if (!raw)
+		return NULL;
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), mode);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
+	inode_times(nf, raw, nf->o.now);
+	return raw;
+}
+
+static void inode_set_size(uint8_t *raw, uint64_t size)
+{
+	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), (uint32_t)size);
+	put_le32(raw + offsetof(struct ext4_inode, i_size_high), (uint32_t)(size >> 32));
+}
+
+/*
+ * The resize inode: a DIND block whose slots point at the primary reserved
+ * GDT blocks, each of which lists its copies in the backup groups.
+ */
+static int make_resize_inode(struct ek_newfs *nf)
+{
+	uint32_t bs = nf->fs.blksz, a = bs / 4, rsv = nf->g.reserved_gdt, nbackups = 0;
+	ek_blk_t fdb = nf->fs.sb.first_data_block, dind;
+	uint8_t *raw, *dbuf = ek_calloc(1, bs), *rbuf = ek_calloc(1, bs);
+	int err;
+
+	if (!dbuf || !rbuf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	raw = special_inode(nf, EXT4_RESIZE_INO, S_IFREG | 0600);
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ek_newfs_alloc_block(nf, fdb + nf->g.desc_blocks + rsv + 2 + nf->g.inode_table_blocks,
+				   &dind);
+	if (err)
+		goto out;
+	for (uint32_t g = 1; g < nf->g.groups; g++)
+		nbackups += ek_geometry_has_super(g);
+	for (uint32_t i = 0; i < rsv && !err; i++) {
+		ek_blk_t prim = fdb + 1 + nf->g.desc_blocks + i;
+		uint32_t j = 0;
+
+		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a), (uint32_t)prim);
+		memset(rbuf, 0, bs);
+		for (uint32_t g = 1; g < nf->g.groups && j < a; g++)
+			if (ek_geometry_has_super(g))
+				put_le32(rbuf + 4 * j++,
+					 (uint32_t)(ek_group_first_block(&nf->fs, g) + 1 +
+						    nf->g.desc_blocks + i));
+		err = pending_add(nf, prim, rbuf);
+	}
+	if (!err)
+		err = pending_add(nf, dind, dbuf);
+	if (err)
+		goto out;
+	put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * EXT4_DIND_BLOCK, (uint32_t)dind);
+	inode_set_size(raw, ((uint64_t)a * a + a + EXT4_NDIR_BLOCKS) * bs);
+	ek_inode_add_blocks(&nf->fs, raw, 1 + (int64_t)rsv * (1 + nbackups));
+out:
+	free(dbuf);
+	free(rbuf);
+	return err;
+}
+
+/* free blocks of group @g now */
+static uint64_t group_free(const struct ek_newfs *nf, uint32_t g)
+{
+	uint32_t nblocks = ek_group_blocks(&nf->fs, g);
+	uint64_t used = 0;
+
+	if (!nf->bmap[g])
+		return nblocks - sb_area(nf, g);
+	for (uint32_t b = 0; b < nblocks; b++)
+		used += ek_bit_test(nf->bmap[g], b);
+	return nblocks - used;
+}
+
+/* mke2fs's get_midpoint_journal_block(): the emptiest group near the middle */
+static ek_blk_t journal_goal(const struct ek_newfs *nf)
+{
+	uint32_t flex = 1u << nf->g.log_flex, start, end, best;
+	uint32_t g = ek_group_of_block(&nf->fs, (nf->g.blocks - nf->fs.sb.first_data_block) / 2);
+
+	if (nf->g.log_flex && g > flex) {
+		g &= ~(flex - 1);
+		while (g < nf->g.groups && group_free(nf, g) == 0)
+			g++;
+		if (g == nf->g.groups)
+			g = 0;
+		start = g;
+	} else {
+		start = g ? g - 1 : g;
+	}
+	end = g + 1 < nf->g.groups ? g + 1 : g;
+	best = start;
+	for (uint32_t i = start + 1; i <= end; i++)
+		if (group_free(nf, i) > group_free(nf, best))
+			best = i;
+	return ek_group_first_block(&nf->fs, best);
+}
+
+static int make_journal(struct ek_newfs *nf)
+{
+	uint64_t jblocks = nf->g.journal_blocks;
+	uint32_t bs = nf->fs.blksz;
+	bool extents = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_EXTENTS);
+	struct ek_ext run = { .lblk = 0, .len = (uint32_t)jblocks }, *v = NULL;
+	uint8_t *raw, *jsb = ek_calloc(1, bs);
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	size_t nv;
+	int err;
+
+	if (!jsb)
+		return -ENOMEM;
+	raw = special_inode(nf, EXT4_JOURNAL_INO, S_IFREG | 0600);
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* extents: the midpoint group, tree block just before; block maps: group 0 */
+	err = ek_newfs_map(nf, EXT4_JOURNAL_INO, raw, &run, 1, extents ? journal_goal(nf) : 0,
+			   EK_NEWFS_TREE_BEFORE, &v, &nv);
+	if (err)
+		goto out;
+	inode_set_size(raw, jblocks * bs);
+	nf->journal_start = v[0].pblk;
+	nf->journal_ext = v;
+	nf->journal_next = nv;
+	v = NULL;
+
+	/* the journal superblock (big-endian), empty log */
+	put_be32(jsb + 0x00, JBD2_MAGIC_NUMBER);
+	put_be32(jsb + 0x04, JBD2_SUPERBLOCK_V2);
+	put_be32(jsb + 0x0C, bs);
+	put_be32(jsb + 0x10, (uint32_t)jblocks);
+	put_be32(jsb + 0x14, 1);
+	put_be32(jsb + 0x18, 1);
+	memcpy(jsb + 0x30, nf->o.uuid, 16);
+	put_be32(jsb + 0x40, 1);
+	if (nf->g.fc_blocks)
+		put_be32(jsb + 0x54, nf->g.fc_blocks);
+	err = pending_add(nf, nf->journal_start, jsb);
+	if (err)
+		goto out;
+
+	sb->s_journal_inum = cpu_to_le32(EXT4_JOURNAL_INO);
+	sb->s_jnl_backup_type = 1;	/* EXT3_JNL_BACKUP_BLOCKS */
+	memcpy(sb->s_jnl_blocks, raw + offsetof(struct ext4_inode, i_block), EXT4_N_BLOCKS * 4);
+	sb->s_jnl_blocks[15] = cpu_to_le32((uint32_t)((jblocks * bs) >> 32));
+	sb->s_jnl_blocks[16] = cpu_to_le32((uint32_t)(jblocks * bs));
+out:
+	free(v);
+	free(jsb);
+	return err;
+}
+
+/* the orphan file: empty blocks with their tails (inode 12) */
+static int make_orphan_file(struct ek_newfs *nf)
+{
+	uint64_t blocks = nf->g.blocks < 128 * 1024 ? 32 : nf->g.blocks < 2048 * 1024 ?
+			  nf->g.blocks / 4096 : 512;
+	struct ek_ext run = { .lblk = 0, .len = (uint32_t)blocks }, *v = NULL;
+	ek_ino_t ino = nf->next_ino++;
+	uint8_t *raw, *b = ek_calloc(1, nf->fs.blksz);
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	size_t nv;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	raw = special_inode(nf, ino, S_IFREG | 0600);
+	err = raw ? use_inode(nf, ino, false) : -ENOMEM;
+	if (!err)
+		err = ek_newfs_map(nf, ino, raw, &run, 1, 0, EK_NEWFS_TREE_BEFORE, &v, &nv);
+	if (err)
+		goto out;
+	inode_set_size(raw, blocks * nf->fs.blksz);
+	for (size_t i = 0; i < nv && !err; i++)
+		for (uint32_t k = 0; k < v[i].len && !err; k++) {
+			memset(b, 0, nf->fs.blksz);
+			put_le32(b + nf->fs.blksz - 8, EK_ORPHAN_BLOCK_MAGIC);
+			if (nf->fs.has_csum)
+				put_le32(b + nf->fs.blksz - 4,
+					 ek_orphan_block_csum(&nf->fs, ino, 0, v[i].pblk + k, b));
+			err = pending_add(nf, v[i].pblk + k, b);
+		}
+	sb->s_orphan_file_inum = cpu_to_le32((uint32_t)ino);
+out:
+	free(v);
+	free(b);
+	return err;
+}
+
+/* ---- superblock, create, write ---------------------------------------------------- */
+
+void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid)
+{
+	(void)nf;
+	put_le16(raw + offsetof(struct ext4_inode, i_uid), uid & 0xFFFF);
+	put_le16(raw + offsetof(struct ext4_inode, l_i_uid_high), uid >> 16);
+	put_le16(raw + offsetof(struct ext4_inode, i_gid), gid & 0xFFFF);
+	put_le16(raw + offsetof(struct ext4_inode, l_i_gid_high), gid >> 16);
+}
+
+ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf)
+{
+	return nf->journal_start;
+}
+
+static void put_time(uint8_t *lo, uint8_t *hi, int64_t t)
+{
+	put_le32(lo, (uint32_t)t);
+	*hi = (uint8_t)((uint64_t)t >> 32);
+}
+
+/* the superblock mke2fs writes (mkfs/NOTES.md §7), counts filled in by finish */
+static void build_super(struct ek_newfs *nf)
+{
+	const struct ek_geometry *g = &nf->g;
+	const struct ek_newfs_opts *o = &nf->o;
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->s_inodes_count = cpu_to_le32((uint32_t)g->inodes);
+	sb->s_blocks_count_lo = cpu_to_le32((uint32_t)g->blocks);
+	sb->s_blocks_count_hi = cpu_to_le32((uint32_t)(g->blocks >> 32));
+	sb->s_r_blocks_count_lo = cpu_to_le32((uint32_t)g->reserved_blocks);
+	sb->s_r_blocks_count_hi = cpu_to_le32((uint32_t)(g->reserved_blocks >> 32));
+	sb->s_first_data_block = cpu_to_le32(g->first_data_block);
+	for (uint32_t b = g->blocksize; b > 1024; b >>= 1)
+		sb->s_log_block_size = cpu_to_le32(le32_to_cpu(sb->s_log_block_size) + 1);
+	sb->s_log_cluster_size = sb->s_log_block_size;
+	sb->s_blocks_per_group = cpu_to_le32(g->blocks_per_group);
+	sb->s_clusters_per_group = cpu_to_le32(g->blocks_per_group);
+	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
+	put_time((uint8_t *)&sb->s_wtime, &sb->s_wtime_hi, o->now);
+	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
+	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
+	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
+	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
+	put_time((uint8_t *)&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
+	sb->s_rev_level = cpu_to_le32(1);
+	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+	sb->s_inode_size = cpu_to_le16((uint16_t)g->inode_size);
+	sb->s_feature_compat = cpu_to_le32(g->compat);
+	sb->s_feature_incompat = cpu_to_le32(g->incompat);
+	sb->s_feature_ro_compat = cpu_to_le32(g->ro_compat);
+	memcpy(sb->s_uuid, o->uuid, 16);
+	memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
+	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
+	sb->s_reserved_gdt_blocks = cpu_to_le16((uint16_t)g->reserved_gdt);
+	memcpy(sb->s_hash_seed, o->hash_seed, 16);
+	sb->s_def_hash_version = 1;	/* half_md4 */
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
+		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
+	sb->s_default_mount_opts = cpu_to_le32(0x0C);	/* user_xattr, acl */
+	put_time((uint8_t *)&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
+	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
+		sb->s_min_extra_isize = cpu_to_le16(32);
+		sb->s_want_extra_isize = cpu_to_le16(32);
+	}
+	/* how this host's char signedness hashes names; x86 and most others: signed */
+	sb->s_flags = cpu_to_le32((char)-1 < 0 ? 0x1 : 0x2);
+	sb->s_log_groups_per_flex = (uint8_t)g->log_flex;
+	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb->s_checksum_type = 1;	/* crc32c */
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED)
+		sb->s_checksum_seed = cpu_to_le32(ek_crc32c(~0u, o->uuid, 16));
+}
+
+int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out)
+{
+	struct ek_newfs *nf = ek_calloc(1, sizeof(*nf));
+	struct ek_fs *fs;
+	uint32_t G;
+	int err;
+
+	if (!nf)
+		return -ENOMEM;
+	nf->o = *o;
+	if ((err = ek_geometry_compute(&o->geo, &nf->g)))
+		goto out_free;
+	build_super(nf);
+	fs = &nf->fs;
+	fs->io = io;
+	fs->raw_sb = (void *)nf->raw_sb;
+	if ((err = ek_super_decode(fs->raw_sb, true, &fs->sb)))
+		goto out_free;
+	ek_fs_derive(fs);
+	G = fs->group_count;
+	fs->groups = ek_calloc(G, sizeof(*fs->groups));
+	nf->bmap = ek_calloc(G, sizeof(*nf->bmap));
+	nf->foreign = ek_calloc(G, sizeof(*nf->foreign));
+	nf->itable = ek_calloc(G, sizeof(*nf->itable));
+	nf->ihigh = ek_calloc(G, sizeof(*nf->ihigh));
+	nf->iused = ek_calloc(G, sizeof(*nf->iused));
+	nf->dirs = ek_calloc(G, sizeof(*nf->dirs));
+	if (!fs->groups || !nf->bmap || !nf->foreign || !nf->itable || !nf->ihigh || !nf->iused ||
+	    !nf->dirs) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	/* superblock copies first, so no table lands on one */
+	for (uint32_t g = 0; g < G; g++)
+		if (ek_geometry_has_super(g) && !group_map(nf, g)) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+	for (uint32_t g = 0; g < G && !err; g++)
+		err = place_group_tables(nf, g);
+	if (err)
+		goto out_free;
+	nf->cursor = fs->sb.first_data_block;
+	nf->overhead = fs->sb.first_data_block;
+	for (uint32_t g = 0; g < G; g++)
+		nf->overhead += ek_group_blocks(fs, g) - group_free(nf, g);
+	nf->data_blocks = 0;
+
+	/* inodes 1-11 are reserved and in use; then as mke2fs creates them */
+	for (ek_ino_t i = 1; i < EXT4_GOOD_OLD_FIRST_INO; i++)
+		if (i != EXT4_ROOT_INO && (err = use_inode(nf, i, false)))
+			goto out_free;
+	inode_times(nf, ek_newfs_inode(nf, 1), o->now);	/* the bad-blocks inode */
+	nf->next_ino = EXT4_LPF_INO + 1;
+	if ((err = make_root_and_lpf(nf)))
+		goto out_free;
+	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && (err = make_resize_inode(nf)))
+		goto out_free;
+	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		if ((err = make_journal(nf)))
+			goto out_free;
+		nf->overhead += nf->g.journal_blocks;
+	}
+	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) && (err = make_orphan_file(nf)))
+		goto out_free;
+	*out = nf;
+	return 0;
+
+out_free:
+	ek_newfs_free(nf);
+	return err;
+}
+
+void ek_newfs_free(struct ek_newfs *nf)
+{
+	if (!nf)
+		return;
+	for (uint32_t g = 0; nf->bmap && g < nf->fs.group_count; g++)
+		free(nf->bmap[g]);
+	for (uint32_t g = 0; nf->itable && g < nf->fs.group_count; g++)
+		free(nf->itable[g]);
+	for (size_t i = 0; i < nf->npending; i++)
+		free(nf->pending[i].buf);
+	free(nf->pending);
+	free(nf->journal_ext);
+	free(nf->bmap);
+	free(nf->foreign);
+	free(nf->itable);
+	free(nf->ihigh);
+	free(nf->iused);
+	free(nf->dirs);
+	free(nf->fs.groups);
+	free(nf);
+}
+
+int ek_newfs_begin(struct ek_newfs *nf)
+{
+	uint8_t z[2 * EXT4_SUPERBLOCK_SIZE] = { 0 };
+	int err;
+
+	if (!nf->fs.io)
+		return ek_err(-EINVAL, "newfs: no target to write");
+	nf->writing = true;
+	/* the old superblock goes first: until finish, the image is not a filesystem */
+	err = ek_io_pwrite(nf->fs.io, z, sizeof(z), 0);
+	for (size_t i = 0; i < nf->journal_next && !err; i++)
+		err = zero_blocks(nf, nf->journal_ext[i].pblk, nf->journal_ext[i].len);
+	if (!err)
+		err = ek_io_sync(nf->fs.io);
+	return err;
+}
+
+/* ---- finish ------------------------------------------------------------------------ */
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+static bool uses_uninit(const struct ek_newfs *nf)
+{
+	return nf->fs.has_csum || nf->fs.has_gdt_csum;
+}
+
+/* the block bitmap of group @g as written: padding past the group's end set */
+static void block_bitmap_of(const struct ek_newfs *nf, uint32_t g, uint8_t *b)
+{
+	uint32_t n = ek_group_blocks(&nf->fs, g);
+
+	if (nf->bmap[g])
+		memcpy(b, nf->bmap[g], nf->fs.blksz);
+	else {
+		memset(b, 0, nf->fs.blksz);
+		for (uint32_t i = 0; i < sb_area(nf, g); i++)
+			b[i >> 3] |= 1u << (i & 7);
+	}
+	for (uint32_t i = n; i < nf->fs.blksz * 8; i++)
+		b[i >> 3] |= 1u << (i & 7);
+}
+
+static void inode_bitmap_of(const struct ek_newfs *nf, uint32_t g, uint8_t *b)
+{
+	memset(b, 0, nf->fs.blksz);
+	for (uint32_t i = 0; i < nf->ihigh[g]; i++)
+		b[i >> 3] |= 1u << (i & 7);
+	for (uint32_t i = nf->g.inodes_per_group; i < nf->fs.blksz * 8; i++)
+		b[i >> 3] |= 1u << (i & 7);
+}
+
+static void desc_put(const struct ek_newfs *nf, uint8_t *d, size_t lo, size_t hi, uint64_t v,
+		     unsigned bits)
+{
+	if (bits == 32) {
+		put_le32(d + lo, (uint32_t)v);
+		if (nf->fs.desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
+			put_le32(d + hi, (uint32_t)(v >> 32));
+	} else {
+		put_le16(d + lo, (uint16_t)v);
+		if (nf->fs.desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
+			put_le16(d + hi, (uint16_t)(v >> 16));
+	}
+}
+
+#define DESC(f) offsetof(struct ext4_group_desc, f##_lo), offsetof(struct ext4_group_desc, f##_hi)
+
+/* group counters, flags and checksums into the descriptor table; totals into the superblock */
+static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
+{
+	struct ek_fs *fs = &nf->fs;
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	bool uninit = uses_uninit(nf);
+	bool zeroed = nf->o.zeroed || !nf->o.lazy_itable_init;
+	uint64_t free_blocks = 0, free_inodes = 0;
+
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		struct ek_group *grp = &fs->groups[g];
+		uint8_t *d = gdt + (size_t)g * fs->desc_size;
+		uint16_t flags = 0;
+
+		grp->free_blocks = (uint32_t)group_free(nf, g);
+		grp->free_inodes = nf->g.inodes_per_group - nf->iused[g];
+		grp->used_dirs = nf->dirs[g];
+		grp->itable_unused = uninit ? nf->g.inodes_per_group - nf->ihigh[g] : 0;
+		if (uninit) {
+			if (!nf->ihigh[g])
+				flags |= EXT4_BG_INODE_UNINIT;
+			if (g && g != fs->group_count - 1 && !nf->foreign[g])
+				flags |= EXT4_BG_BLOCK_UNINIT;
+			if (zeroed)
+				flags |= EXT4_BG_INODE_ZEROED;
+		}
+		grp->flags = flags;
+		free_blocks += grp->free_blocks;
+		free_inodes += grp->free_inodes;
+
+		desc_put(nf, d, DESC(bg_block_bitmap), grp->block_bitmap, 32);
+		desc_put(nf, d, DESC(bg_inode_bitmap), grp->inode_bitmap, 32);
+		desc_put(nf, d, DESC(bg_inode_table), grp->inode_table, 32);
+		desc_put(nf, d, DESC(bg_free_blocks_count), grp->free_blocks, 16);
+		desc_put(nf, d, DESC(bg_free_inodes_count), grp->free_inodes, 16);
+		desc_put(nf, d, DESC(bg_used_dirs_count), grp->used_dirs, 16);
+		desc_put(nf, d, DESC(bg_itable_unused), grp->itable_unused, 16);
+		put_le16(d + offsetof(struct ext4_group_desc, bg_flags), flags);
+		if (fs->has_csum) {
+			uint32_t bc = 0, ic = 0;
+
+			if (!(flags & EXT4_BG_BLOCK_UNINIT)) {
+				block_bitmap_of(nf, g, bitmap);
+				bc = ek_crc32c(fs->csum_seed, bitmap, nf->g.blocks_per_group / 8);
+			}
+			if (!(flags & EXT4_BG_INODE_UNINIT)) {
+				inode_bitmap_of(nf, g, bitmap);
+				ic = ek_crc32c(fs->csum_seed, bitmap, nf->g.inodes_per_group / 8);
+			}
+			desc_put(nf, d, DESC(bg_block_bitmap_csum), bc, 16);
+			desc_put(nf, d, DESC(bg_inode_bitmap_csum), ic, 16);
+		}
+		if (uninit)
+			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
+				 ek_group_desc_csum(fs, g, d));
+	}
+	sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)free_blocks);
+	sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(free_blocks >> 32));
+	sb->s_free_inodes_count = cpu_to_le32((uint32_t)free_inodes);
+	sb->s_overhead_clusters = cpu_to_le32((uint32_t)nf->overhead);
+	return 0;
+}
+
+/* the inode table of group @g: the used part (or all of it when it must be zeroed) */
+static int write_itable(struct ek_newfs *nf, uint32_t g)
+{
+	struct ek_fs *fs = &nf->fs;
+	bool all = !nf->o.zeroed && (!nf->o.lazy_itable_init || !uses_uninit(nf));
+	uint64_t used = div_up((uint64_t)nf->ihigh[g] * fs->inode_size, fs->blksz);
+	int err = 0;
+
+	if (used) {
+		uint8_t *t = nf->itable[g];
+
+		for (uint32_t i = 0; i < nf->ihigh[g]; i++) {
+			ek_ino_t ino = (ek_ino_t)g * nf->g.inodes_per_group + i + 1;
+
+			ek_inode_csum_set(fs, ino, t + (size_t)i * fs->inode_size);
+		}
+		err = ek_newfs_write(nf, fs->groups[g].inode_table, t, used);
+	}
+	if (!err && all)
+		err = zero_blocks(nf, fs->groups[g].inode_table + used,
+				  nf->g.inode_table_blocks - used);
+	return err;
+}
+
+int ek_newfs_finish(struct ek_newfs *nf)
+{
+	struct ek_fs *fs = &nf->fs;
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	uint8_t *gdt = NULL, *bitmap = NULL, *sbblk = NULL;
+	size_t gdt_bytes = (size_t)nf->g.desc_blocks * fs->blksz;
+	int err;
+
+	if (!nf->writing)
+		return ek_err(-EINVAL, "newfs: finish before ek_newfs_begin()");
+	gdt = ek_calloc(1, gdt_bytes);
+	bitmap = ek_malloc(fs->blksz);
+	sbblk = ek_calloc(1, fs->blksz);
+	if (!gdt || !bitmap || !sbblk) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = finish_groups(nf, gdt, bitmap)))
+		goto out;
+	/* the blocks made with the layout, in order */
+	qsort(nf->pending, nf->npending, sizeof(*nf->pending), cmp_pending);
+	for (size_t i = 0; i < nf->npending && !err; i++)
+		err = ek_newfs_write(nf, nf->pending[i].blk, nf->pending[i].buf, 1);
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+
+		if (g && ek_geometry_has_super(g)) {
+			/* a backup: not marked valid, names its group */
+			ek_blk_t first = ek_group_first_block(fs, g);
+			struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
+
+			memcpy(b, sb, sizeof(*sb));
+			b->s_state = 0;
+			b->s_block_group_nr = cpu_to_le16((uint16_t)g);
+			b->s_kbytes_written = 0;
+			if (fs->has_csum)
+				b->s_checksum = cpu_to_le32(ek_super_csum(b));
+			err = ek_newfs_write(nf, first, sbblk, 1);
+			if (!err)
+				err = ek_newfs_write(nf, first + 1, gdt, nf->g.desc_blocks);
+		}
+		if (!err && !(grp->flags & EXT4_BG_BLOCK_UNINIT)) {
+			block_bitmap_of(nf, g, bitmap);
+			err = ek_newfs_write(nf, grp->block_bitmap, bitmap, 1);
+		}
+		if (!err && !(grp->flags & EXT4_BG_INODE_UNINIT)) {
+			inode_bitmap_of(nf, g, bitmap);
+			err = ek_newfs_write(nf, grp->inode_bitmap, bitmap, 1);
+		}
+		if (!err)
+			err = write_itable(nf, g);
+	}
+	if (!err)
+		err = ek_newfs_write(nf, fs->sb.first_data_block + 1, gdt, nf->g.desc_blocks);
+	if (!err)
+		err = ek_io_sync(fs->io);
+	if (err)
+		goto out;
+	/* last: the primary superblock makes it a filesystem */
+	sb->s_kbytes_written = cpu_to_le64(nf->kbytes_written + 1);
+	if (fs->has_csum)
+		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
+	err = ek_io_pwrite(fs->io, sb, sizeof(*sb), EXT4_SUPERBLOCK_OFFSET);
+	if (!err)
+		err = ek_io_sync(fs->io);
+out:
+	free(gdt);
+	free(bitmap);
+	free(sbblk);
+	return err;
+}
+
+/* ---- directories ----------------------------------------------------------------------- */
+
+int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t parent,
+		       struct ek_dirent_new *ents, size_t n)
+{
+	uint8_t *blocks = NULL;
+	uint32_t nblocks;
+	bool indexed;
+	struct ek_ext run = { .lblk = 0 }, *v = NULL;
+	size_t nv;
+	int err = ek_dir_build(&nf->fs, ino, 0, parent, ents, n, &blocks, &nblocks, &indexed);
+
+	if (err)
+		return err;
+	run.len = nblocks;
+	err = ek_newfs_map(nf, ino, raw, &run, 1, 0, 0, &v, &nv);
+	for (size_t i = 0, done = 0; i < nv && !err; done += v[i].len, i++)
+		err = ek_newfs_write(nf, v[i].pblk, blocks + (done << nf->fs.log_blksz), v[i].len);
+	if (!err) {
+		inode_set_size(raw, (uint64_t)nblocks << nf->fs.log_blksz);
+		if (indexed)
+			put_le32(raw + offsetof(struct ext4_inode, i_flags),
+				 get_le32(raw + offsetof(struct ext4_inode, i_flags)) | EXT4_INDEX_FL);
+	}
+	free(v);
+	free(blocks);
+	return err;
+}
+
+void ek_newfs_inode_set_size(uint8_t *raw, uint64_t size)
+{
+	inode_set_size(raw, size);
+}
+
+uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf)
+{
+	uint64_t n = 0;
+
+	for (uint32_t g = 0; g < nf->fs.group_count; g++)
+		n += group_free(nf, g);
+	return n;
+}

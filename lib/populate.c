@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: MIT
+/*
+ * populate.c - copy a directory tree into a new filesystem (mkfs -d).
+ *
+ * The walk is depth first, pre-order, each directory's names sorted
+ * bytewise (as mke2fs -d and alphasort in the C locale): a subdirectory's
+ * whole subtree takes inode numbers before its next sibling.  A directory
+ * is written once, after its children, in one pass (ek_dir_build): linear
+ * when it fits a block, else an htree, never the entry-by-entry insertion
+ * that makes big directories quadratic.
+ *
+ * Files keep their holes (SEEK_DATA/SEEK_HOLE) and nothing else is
+ * dropped: blocks of zeros in the source stay allocated, so a swap file
+ * or a preallocated database stays usable.  Hard links are found by
+ * (st_dev, st_ino) at any inode number; the link count is the number of
+ * names in the tree.  Times keep their nanoseconds; with clamp_time every
+ * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include "extkit.h"
+
+#define COPY_CHUNK (1u << 20)	/* bytes per read and write of file data */
+#define MAX_DEPTH 4096		/* directories inside each other */
+
+struct hardlink {
+	dev_t dev;
+	ino_t sino;
+	ek_ino_t ino;
+};
+
+struct pop {
+	struct ek_newfs *nf;
+	struct ek_fs *fs;
+	const struct ek_populate_opts *o;
+	struct ek_populate_stats *st;
+	char path[PATH_MAX];		/* the source path being copied */
+	uint8_t *buf;			/* COPY_CHUNK bytes */
+	struct hardlink *links;		/* open hash of sources with st_nlink > 1 */
+	size_t nlinks, cap;
+	bool xattr_warned;
+	int depth;			/* directories open above this one */
+};
+
+static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct pop *p, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!p->o->warn)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) >= 0) {
+		p->o->warn(p->o->warn_arg, msg);
+		free(msg);
+	}
+	va_end(ap);
+}
+
+/* ---- hard links --------------------------------------------------------------------- */
+
+static size_t link_slot(const struct pop *p, dev_t dev, ino_t sino)
+{
+	uint64_t h = ((uint64_t)sino * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4Full);
+
+	return (size_t)(h >> 20) & (p->cap - 1);
+}
+
+static struct hardlink *link_find(struct pop *p, dev_t dev, ino_t sino)
+{
+	if (!p->cap)
+		return NULL;
+	for (size_t s = link_slot(p, dev, sino); p->links[s].ino; s = (s + 1) & (p->cap - 1))
+		if (p->links[s].dev == dev && p->links[s].sino == sino)
+			return &p->links[s];
+	return NULL;
+}
+
+static int link_add(struct pop *p, dev_t dev, ino_t sino, ek_ino_t ino)
+{
+	if ((p->nlinks + 1) * 2 > p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 1024;
+		struct hardlink *old = p->links, *v = ek_calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->links = v;
+		p->cap = cap;
+		for (size_t i = 0; old && i < cap / 2; i++)
+			if (old[i].ino) {
+				size_t s = link_slot(p, old[i].dev, old[i].sino);
+
+				while (v[s].ino)
+					s = (s + 1) & (cap - 1);
+				v[s] = old[i];
+			}
+		free(old);
+	}
+	for (size_t s = link_slot(p, dev, sino);; s = (s + 1) & (p->cap - 1))
+		if (!p->links[s].ino) {
+			p->links[s] = (struct hardlink){ .dev = dev, .sino = sino, .ino = ino };
+			p->nlinks++;
+			return 0;
+		}
+}
+
+/* ---- inode attributes ----------------------------------------------------------------- */
+
+static struct ek_timespec clamp(const struct pop *p, struct timespec t)
+{
+	struct ek_timespec r = { .sec = t.tv_sec, .nsec = (uint32_t)t.tv_nsec };
+
+	if (p->o->clamp_time && r.sec >= p->o->epoch) {
+		r.sec = p->o->epoch;
+		r.nsec = 0;
+	}
+	return r;
+}
+
+static void set_attrs(struct pop *p, uint8_t *raw, const struct stat *s)
+{
+	ek_newfs_inode_set_owner(p->nf, raw, s->st_uid, s->st_gid);
+	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_ATIME, clamp(p, s->st_atim));
+	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_MTIME, clamp(p, s->st_mtim));
+	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_CTIME, clamp(p, s->st_ctim));
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+}
+
+static uint8_t file_type(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG: return EXT4_FT_REG_FILE;
+	case S_IFDIR: return EXT4_FT_DIR;
+	case S_IFCHR: return EXT4_FT_CHRDEV;
+	case S_IFBLK: return EXT4_FT_BLKDEV;
+	case S_IFIFO: return EXT4_FT_FIFO;
+	case S_IFSOCK: return EXT4_FT_SOCK;
+	case S_IFLNK: return EXT4_FT_SYMLINK;
+	}
+	return EXT4_FT_UNKNOWN;
+}
+
+/* the source's xattrs into the inode body and an xattr block */
+static int copy_xattrs(struct pop *p, ek_ino_t ino, uint8_t *raw)
+{
+	struct ek_xattr_new *x = NULL;
+	char *names = NULL;
+	uint8_t *block = NULL;
+	ssize_t len = llistxattr(p->path, NULL, 0);
+	size_t n = 0;
+	int err = 0;
+
+	if (len <= 0)
+		return 0;	/* none, or the source filesystem has none */
+	if (!ek_has_compat(p->fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
+		if (!p->xattr_warned)
+			warn(p, "'%s' has xattrs, but the filesystem has no ext_attr feature: "
+			     "xattrs are not copied", p->path);
+		p->xattr_warned = true;
+		return 0;
+	}
+	names = ek_malloc((size_t)len);
+	if (!names)
+		return -ENOMEM;
+	len = llistxattr(p->path, names, (size_t)len);
+	if (len < 0) {
+		err = ek_err(-errno, "cannot list the xattrs of '%s': %s", p->path, strerror(errno));
+		goto out;
+	}
+	x = ek_calloc((size_t)len, sizeof(*x));	/* at most one per byte */
+	if (!x) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (char *name = names; name < names + len; name += strlen(name) + 1) {
+		ssize_t vlen = lgetxattr(p->path, name, NULL, 0);
+		void *val;
+
+		if (vlen < 0 || !(val = ek_malloc(vlen ? (size_t)vlen : 1)) ||
+		    (vlen = lgetxattr(p->path, name, val, (size_t)vlen)) < 0) {
+			/* an unreadable xattr (security.* without the right) is left out */
+			if (vlen >= 0)
+				err = -ENOMEM;
+			else
+				warn(p, "'%s': xattr %s left out: %s", p->path, name, strerror(errno));
+			if (err)
+				goto out;
+			continue;
+		}
+		x[n++] = (struct ek_xattr_new){ .name = name, .value = val, .len = (size_t)vlen };
+	}
+	err = ek_xattr_build(p->fs, ino, raw, x, n, &block);
+	if (err) {
+		err = ek_err(err, "'%s': %s", p->path, ek_error_msg(err));
+		goto out;
+	}
+	if (block) {
+		ek_blk_t blk;
+
+		err = ek_newfs_alloc_block(p->nf, 0, &blk);
+		if (!err) {
+			ek_xattr_block_csum_set(p->fs, blk, block);
+			err = ek_newfs_write(p->nf, blk, block, 1);
+		}
+		if (!err) {
+			put_le32(raw + offsetof(struct ext4_inode, i_file_acl_lo), (uint32_t)blk);
+			put_le16(raw + offsetof(struct ext4_inode, l_i_file_acl_high),
+				 (uint16_t)(blk >> 32));
+			ek_inode_add_blocks(p->fs, raw, 1);
+		}
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free((void *)x[i].value);
+	free(x);
+	free(names);
+	free(block);
+	return err;
+}
+
+/* ---- regular files -------------------------------------------------------------------- */
+
+static int push_run(struct ek_ext **v, size_t *n, size_t *cap, uint64_t lblk, uint64_t end)
+{
+	if (*n && (*v)[*n - 1].lblk + (*v)[*n - 1].len >= lblk) {
+		uint64_t e = (*v)[*n - 1].lblk + (uint64_t)(*v)[*n - 1].len;
+
+		if (end > e)
+			(*v)[*n - 1].len = (uint32_t)(end - (*v)[*n - 1].lblk);
+		return 0;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct ek_ext *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = (struct ek_ext){ .lblk = (uint32_t)lblk, .len = (uint32_t)(end - lblk) };
+	return 0;
+}
+
+/* the blocks of the file that hold data: SEEK_DATA/SEEK_HOLE, else all of them */
+static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, size_t *nout)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t nblocks = (size + bs - 1) / bs, pos = 0;
+	struct ek_ext *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	if (nblocks > 0xFFFFFFFFull)
+		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
+			      (unsigned long long)nblocks);
+	while (pos < size && !err) {
+		off_t d = lseek(fd, (off_t)pos, SEEK_DATA), h;
+
+		if (d < 0) {
+			if (errno == ENXIO)
+				break;	/* a hole to the end */
+			err = push_run(&v, &n, &cap, pos / bs, nblocks);	/* no SEEK_DATA here */
+			break;
+		}
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0 || (uint64_t)h > size)
+			h = (off_t)size;
+		if (h <= d)
+			break;
+		err = push_run(&v, &n, &cap, (uint64_t)d / bs, ((uint64_t)h + bs - 1) / bs);
+		pos = (uint64_t)h;
+	}
+	if (err) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t size)
+{
+	uint32_t bs = p->fs->blksz;
+	struct ek_ext *runs = NULL, *v = NULL;
+	size_t nruns = 0, nv = 0;
+	int err = data_runs(p, fd, size, &runs, &nruns);
+
+	if (!err && nruns)
+		err = ek_newfs_map(p->nf, ino, raw, runs, nruns, 0, 0, &v, &nv);
+	else if (!err && ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
+		err = ek_newfs_map(p->nf, ino, raw, NULL, 0, 0, 0, &v, &nv);	/* an empty tree */
+	for (size_t i = 0; i < nv && !err; i++) {
+		uint64_t per = COPY_CHUNK / bs;
+
+		for (uint64_t k = 0; k < v[i].len && !err; k += per) {
+			uint64_t cnt = v[i].len - k < per ? v[i].len - k : per;
+			uint64_t off = ((uint64_t)v[i].lblk + k) * bs, want = cnt * bs, got = 0;
+
+			while (got < want) {
+				ssize_t r = pread(fd, p->buf + got, want - got, (off_t)(off + got));
+
+				if (r < 0 && errno == EINTR)
+					continue;
+				if (r < 0) {
+					err = ek_err(-errno, "cannot read '%s': %s", p->path,
+						     strerror(errno));
+					break;
+				}
+				if (r == 0)
+					break;	/* the file shrank: zeros */
+				got += (uint64_t)r;
+			}
+			if (err)
+				break;
+			memset(p->buf + got, 0, want - got);
+			err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf, cnt);
+		}
+	}
+	if (!err) {
+		ek_newfs_inode_set_size(raw, size);
+		p->st->bytes += size;
+	}
+	free(runs);
+	free(v);
+	return err;
+}
+
+/* ---- symlinks and devices ------------------------------------------------------------------ */
+
+static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw, const struct stat *s)
+{
+	char target[PATH_MAX + 1];
+	ssize_t len = readlink(p->path, target, sizeof(target) - 1);
+	struct ek_ext run = { .lblk = 0, .len = 1 }, *v = NULL;
+	size_t nv;
+	int err;
+
+	(void)s;
+	if (len < 0)
+		return ek_err(-errno, "cannot read the symlink '%s': %s", p->path, strerror(errno));
+	if ((size_t)len >= p->fs->blksz)
+		return ek_err(-ENAMETOOLONG, "the target of '%s' is longer than a block", p->path);
+	ek_newfs_inode_set_size(raw, (uint64_t)len);
+	if (len < EXT4_N_BLOCKS * 4) {	/* fast: the target in i_block */
+		memcpy(raw + offsetof(struct ext4_inode, i_block), target, (size_t)len);
+		return 0;
+	}
+	err = ek_newfs_map(p->nf, ino, raw, &run, 1, 0, 0, &v, &nv);
+	if (!err) {
+		memset(p->buf, 0, p->fs->blksz);
+		memcpy(p->buf, target, (size_t)len);
+		err = ek_newfs_write(p->nf, v[0].pblk, p->buf, 1);
+	}
+	free(v);
+	return err;
+}
+
+/* the kernel's old (8:8) and new (12:20) device number encodings in i_block */
+static void set_rdev(uint8_t *raw, dev_t rdev)
+{
+	uint32_t ma = major(rdev), mi = minor(rdev);
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block);
+
+	if (ma < 256 && mi < 256) {
+		put_le32(ib, (ma << 8) | mi);
+	} else {
+		put_le32(ib, 0);
+		put_le32(ib + 4, (mi & 0xFF) | (ma << 8) | ((mi & ~0xFFu) << 12));
+	}
+}
+
+/* ---- the walk ------------------------------------------------------------------------------- */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the names in directory @path, sorted bytewise; *out freed by the caller (each, then it) */
+static int read_names(struct pop *p, char ***out, size_t *nout)
+{
+	DIR *d = opendir(p->path);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	if (!d)
+		return ek_err(-errno, "cannot open the directory '%s': %s", p->path, strerror(errno));
+	errno = 0;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			char **nv = realloc(v, c * sizeof(*nv));
+
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = c;
+		}
+		if (!(v[n] = strdup(de->d_name))) {
+			err = -ENOMEM;
+			break;
+		}
+		n++;
+		errno = 0;
+	}
+	if (!err && errno)
+		err = ek_err(-errno, "cannot read the directory '%s': %s", p->path, strerror(errno));
+	closedir(d);
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return err;
+	}
+	qsort(v, n, sizeof(*v), cmp_name);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+static int copy_dir(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, ek_ino_t parent, int depth);
+
+/* one entry @name of the directory at p->path: its inode, made and filled */
+static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char *name,
+		      struct ek_dirent_new *de, bool *skip)
+{
+	size_t plen = strlen(p->path), nlen = strlen(name);
+	struct stat s;
+	struct hardlink *hl;
+	ek_ino_t ino;
+	uint8_t *raw;
+	int fd = -1, err = 0;
+
+	*skip = false;
+	if (nlen > 255)
+		return ek_err(-ENAMETOOLONG, "'%s/%s': a name longer than 255 bytes", p->path, name);
+	if (plen + 1 + nlen >= sizeof(p->path))
+		return ek_err(-ENAMETOOLONG, "'%s/%s': path too long", p->path, name);
+	p->path[plen] = '/';
+	memcpy(p->path + plen + 1, name, nlen + 1);
+	if (lstat(p->path, &s)) {
+		err = ek_err(-errno, "cannot stat '%s': %s", p->path, strerror(errno));
+		goto out;
+	}
+	if (dir == EXT4_ROOT_INO && !strcmp(name, "lost+found") && S_ISDIR(s.st_mode)) {
+		warn(p, "'%s' is left out: the filesystem has its own lost+found", p->path);
+		*skip = true;
+		goto out;
+	}
+	de->file_type = file_type(s.st_mode);
+	de->name_len = (uint8_t)nlen;
+	if (!S_ISDIR(s.st_mode) && s.st_nlink > 1 && (hl = link_find(p, s.st_dev, s.st_ino))) {
+		uint8_t *r = ek_newfs_inode(p->nf, hl->ino);
+		uint16_t links = get_le16(r + offsetof(struct ext4_inode, i_links_count));
+
+		if (links == 65000) {
+			err = ek_err(-EMLINK, "'%s': more than 65000 links", p->path);
+			goto out;
+		}
+		put_le16(r + offsetof(struct ext4_inode, i_links_count), links + 1);
+		de->ino = hl->ino;
+		p->st->hardlinks++;
+		goto out;
+	}
+	if (S_ISREG(s.st_mode)) {
+		fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			if (p->o->skip_unreadable) {
+				warn(p, "'%s' is left out: %s", p->path, strerror(errno));
+				p->st->skipped++;
+				*skip = true;
+				goto out;
+			}
+			err = ek_err(-errno, "cannot read '%s': %s", p->path, strerror(errno));
+			goto out;
+		}
+	} else if (S_ISDIR(s.st_mode) && access(p->path, R_OK | X_OK)) {
+		if (p->o->skip_unreadable) {
+			warn(p, "'%s' is left out: %s", p->path, strerror(errno));
+			p->st->skipped++;
+			*skip = true;
+			goto out;
+		}
+		err = ek_err(-errno, "cannot read the directory '%s': %s", p->path, strerror(errno));
+		goto out;
+	}
+	if ((err = ek_newfs_inode_new(p->nf, (uint16_t)s.st_mode, &ino, &raw)))
+		goto out;
+	set_attrs(p, raw, &s);
+	de->ino = ino;
+	if ((err = copy_xattrs(p, ino, raw)))
+		goto out;
+	switch (s.st_mode & S_IFMT) {
+	case S_IFREG:
+		err = copy_file(p, fd, ino, raw, (uint64_t)s.st_size);
+		p->st->files++;
+		if (!err && s.st_nlink > 1)
+			err = link_add(p, s.st_dev, s.st_ino, ino);
+		break;
+	case S_IFDIR: {
+		uint16_t links = get_le16(dir_raw + offsetof(struct ext4_inode, i_links_count));
+
+		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
+		/* dir_nlink: past 65000 subdirectories the count stays 1 */
+		if (links >= 65000 - 1 && ek_has_ro_compat(p->fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
+			links = 0;
+		else if (links >= 65000 - 1)
+			return ek_err(-EMLINK, "'%s': more than 64998 subdirectories", p->path);
+		put_le16(dir_raw + offsetof(struct ext4_inode, i_links_count), links + 1);
+		err = copy_dir(p, ino, raw, dir, p->depth + 1);
+		p->st->dirs++;
+		break;
+	}
+	case S_IFLNK:
+		err = copy_symlink(p, ino, raw, &s);
+		p->st->symlinks++;
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		set_rdev(raw, s.st_rdev);
+		p->st->specials++;
+		if (s.st_nlink > 1)
+			err = link_add(p, s.st_dev, s.st_ino, ino);
+		break;
+	default:	/* fifos and sockets: nothing but the inode */
+		p->st->specials++;
+		if (s.st_nlink > 1)
+			err = link_add(p, s.st_dev, s.st_ino, ino);
+		break;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	p->path[plen] = '\0';
+	return err;
+}
+
+static int copy_dir(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, ek_ino_t parent, int depth)
+{
+	char **names = NULL;
+	struct ek_dirent_new *ents = NULL;
+	size_t n = 0, k = 0, extra = dir == EXT4_ROOT_INO;
+	int err;
+
+	if (depth > MAX_DEPTH)
+		return ek_err(-ELOOP, "'%s': directories nested over %d deep", p->path, MAX_DEPTH);
+	if ((err = read_names(p, &names, &n)))
+		return err;
+	p->depth = depth;
+	ents = ek_calloc(n + extra, sizeof(*ents));
+	if (!ents) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (extra)	/* the root keeps lost+found */
+		ents[k++] = (struct ek_dirent_new){ .name = "lost+found", .name_len = 10,
+						    .file_type = EXT4_FT_DIR, .ino = 11 };
+	for (size_t i = 0; i < n && !err; i++) {
+		bool skip;
+
+		ents[k].name = names[i];
+		err = copy_entry(p, dir, dir_raw, names[i], &ents[k], &skip);
+		if (!err && !skip)
+			k++;
+	}
+	p->depth = depth;
+	if (!err)
+		err = ek_newfs_dir_write(p->nf, dir, dir_raw, parent, ents, k);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(ents);
+	return err;
+}
+
+int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
+		struct ek_populate_stats *st)
+{
+	struct pop p = { .nf = nf, .fs = ek_newfs_fs(nf), .o = o, .st = st };
+	struct stat s;
+	int err;
+
+	if (strlen(dir) >= sizeof(p.path))
+		return ek_err(-ENAMETOOLONG, "'%s': path too long", dir);
+	if (stat(dir, &s))
+		return ek_err(-errno, "cannot stat '%s': %s", dir, strerror(errno));
+	if (!S_ISDIR(s.st_mode))
+		return ek_err(-ENOTDIR, "'%s' is not a directory", dir);
+	strcpy(p.path, dir);
+	while (strlen(p.path) > 1 && p.path[strlen(p.path) - 1] == '/')
+		p.path[strlen(p.path) - 1] = '\0';
+	p.buf = ek_malloc(COPY_CHUNK);
+	if (!p.buf)
+		return -ENOMEM;
+	err = copy_dir(&p, EXT4_ROOT_INO, ek_newfs_inode(nf, EXT4_ROOT_INO), EXT4_ROOT_INO, 0);
+	free(p.buf);
+	free(p.links);
+	return err;
+}

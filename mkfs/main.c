@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - extkit-mkfs: make an ext2/ext3/ext4 filesystem, empty or from a
+ * directory, the way mke2fs 1.47 lays it out, and byte-reproducibly.
+ *
+ * The tool owns the policy: options (mke2fs's letters), the target (a file
+ * created or extended, or a block device; never one in use, never an
+ * existing filesystem without -F), UUIDs and SOURCE_DATE_EPOCH, output.
+ * lib/newfs.c lays the filesystem out and writes it; lib/populate.c
+ * copies the -d tree in.
+ */
+#include <blkid/blkid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include "extkit.h"
+
+struct mk {
+	const char *prog;
+	const char *target;
+	const char *size_arg;
+	const char *src_dir;
+	const char *uuid_arg;
+	const char *hash_seed_arg;
+	uint64_t offset;
+	bool force, quiet, dry_run, json, discard, skip_unreadable;
+	bool have_sde;
+	int64_t sde;
+	struct ek_newfs_opts o;
+	bool created;			/* we made the file: remove it on failure */
+	bool lazy_given;
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"usage: %s [options] device|image [size]\n"
+"  -t ext2|ext3|ext4   filesystem type (default ext4)\n"
+"  -O [^]feature,...   add or remove features\n"
+"  -b block-size       1024, 2048, 4096 (default: by the size)\n"
+"  -I inode-size       bytes per inode (default 256)\n"
+"  -i bytes-per-inode  inode ratio\n"
+"  -N inodes           at least this many inodes\n"
+"  -m percent          blocks reserved for root (default 5)\n"
+"  -g blocks           blocks per group\n"
+"  -G groups           groups per flex group (default 16)\n"
+"  -L label            volume label\n"
+"  -M dir              last mounted directory\n"
+"  -U uuid|random|time|clear   filesystem UUID\n"
+"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, lazy_itable_init=0|1,\n"
+"                      nodiscard, discard, offset=BYTES\n"
+"  -J size=MiB         journal size; -j adds a journal (ext3)\n"
+"  -d dir              copy this directory tree into the filesystem\n"
+"  --skip-unreadable   warn about unreadable source files instead of failing\n"
+"  -F                  overwrite an existing filesystem or partition table\n"
+"  -n                  print the layout, write nothing\n"
+"  -q                  quiet\n"
+"  --json              the layout and result as JSON\n"
+"size: bytes with a k, M, G or T suffix; without one, KiB (or blocks with -b).\n"
+"SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
+		prog);
+}
+
+static int fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct mk *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", m->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* a size: digits and an optional k/M/G/T suffix; @unit for a bare number */
+static int parse_size(const char *s, uint64_t unit, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = unit;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	case 't': case 'T': mul = 1ull << 40; end++; break;
+	case 's': mul = 512; end++; break;
+	default: return -1;
+	}
+	if (*end || (v && mul > UINT64_MAX / v))
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* ---- features ----------------------------------------------------------------- */
+
+static const struct feature {
+	const char *name;
+	int word;		/* 0 compat, 1 incompat, 2 ro_compat */
+	uint32_t mask;
+} features[] = {
+	{ "has_journal", 0, EXT4_FEATURE_COMPAT_HAS_JOURNAL },
+	{ "ext_attr", 0, EXT4_FEATURE_COMPAT_EXT_ATTR },
+	{ "resize_inode", 0, EXT4_FEATURE_COMPAT_RESIZE_INODE },
+	{ "dir_index", 0, EXT4_FEATURE_COMPAT_DIR_INDEX },
+	{ "fast_commit", 0, EXT4_FEATURE_COMPAT_FAST_COMMIT },
+	{ "orphan_file", 0, EXT4_FEATURE_COMPAT_ORPHAN_FILE },
+	{ "filetype", 1, EXT4_FEATURE_INCOMPAT_FILETYPE },
+	{ "meta_bg", 1, EXT4_FEATURE_INCOMPAT_META_BG },
+	{ "extent", 1, EXT4_FEATURE_INCOMPAT_EXTENTS },
+	{ "extents", 1, EXT4_FEATURE_INCOMPAT_EXTENTS },
+	{ "64bit", 1, EXT4_FEATURE_INCOMPAT_64BIT },
+	{ "mmp", 1, EXT4_FEATURE_INCOMPAT_MMP },
+	{ "flex_bg", 1, EXT4_FEATURE_INCOMPAT_FLEX_BG },
+	{ "ea_inode", 1, EXT4_FEATURE_INCOMPAT_EA_INODE },
+	{ "metadata_csum_seed", 1, EXT4_FEATURE_INCOMPAT_CSUM_SEED },
+	{ "large_dir", 1, EXT4_FEATURE_INCOMPAT_LARGEDIR },
+	{ "largedir", 1, EXT4_FEATURE_INCOMPAT_LARGEDIR },
+	{ "inline_data", 1, EXT4_FEATURE_INCOMPAT_INLINE_DATA },
+	{ "encrypt", 1, EXT4_FEATURE_INCOMPAT_ENCRYPT },
+	{ "casefold", 1, EXT4_FEATURE_INCOMPAT_CASEFOLD },
+	{ "sparse_super", 2, EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER },
+	{ "large_file", 2, EXT4_FEATURE_RO_COMPAT_LARGE_FILE },
+	{ "huge_file", 2, EXT4_FEATURE_RO_COMPAT_HUGE_FILE },
+	{ "uninit_bg", 2, EXT4_FEATURE_RO_COMPAT_GDT_CSUM },
+	{ "dir_nlink", 2, EXT4_FEATURE_RO_COMPAT_DIR_NLINK },
+	{ "extra_isize", 2, EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE },
+	{ "quota", 2, EXT4_FEATURE_RO_COMPAT_QUOTA },
+	{ "bigalloc", 2, EXT4_FEATURE_RO_COMPAT_BIGALLOC },
+	{ "metadata_csum", 2, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM },
+	{ "project", 2, EXT4_FEATURE_RO_COMPAT_PROJECT },
+	{ "verity", 2, EXT4_FEATURE_RO_COMPAT_VERITY },
+};
+
+static int parse_features(struct mk *m, const char *list)
+{
+	struct ek_geometry_opts *g = &m->o.geo;
+	char *copy = strdup(list), *save = NULL;
+
+	if (!copy)
+		return fail(m, "out of memory");
+	for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+		bool off = *t == '^' || *t == '-';
+		const char *name = (*t == '^' || *t == '-' || *t == '+') ? t + 1 : t;
+		const struct feature *f = NULL;
+		uint32_t *on, *offw;
+
+		for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+			if (!strcmp(features[i].name, name))
+				f = &features[i];
+		if (!strcmp(name, "none")) {
+			g->compat_off = g->incompat_off = g->ro_off = ~0u;
+			g->compat_on = g->incompat_on = g->ro_on = 0;
+			continue;
+		}
+		if (!f) {
+			free(copy);
+			return fail(m, "unknown feature '%s'", name);
+		}
+		on = f->word == 0 ? &g->compat_on : f->word == 1 ? &g->incompat_on : &g->ro_on;
+		offw = f->word == 0 ? &g->compat_off : f->word == 1 ? &g->incompat_off : &g->ro_off;
+		if (off) {
+			*offw |= f->mask;
+			*on &= ~f->mask;
+		} else {
+			*on |= f->mask;
+			*offw &= ~f->mask;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+/* ---- UUIDs -------------------------------------------------------------------- */
+
+/* 128 bits from two FNV-1a streams over @s: stable, not secret */
+static void uuid_from_text(const char *s, uint8_t out[16])
+{
+	uint64_t h[2] = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
+
+	for (int k = 0; k < 2; k++)
+		for (const char *p = s; *p; p++) {
+			h[k] ^= (uint8_t)*p;
+			h[k] *= 0x100000001b3ull;
+			h[k] ^= h[k] >> (29 + k);
+		}
+	for (int i = 0; i < 8; i++) {
+		out[i] = (uint8_t)(h[0] >> (8 * i));
+		out[8 + i] = (uint8_t)(h[1] >> (8 * i));
+	}
+	out[6] = (out[6] & 0x0F) | 0x80;	/* version 8: custom (RFC 9562) */
+	out[8] = (out[8] & 0x3F) | 0x80;	/* the RFC variant */
+}
+
+static int random_uuid(uint8_t out[16])
+{
+	if (getrandom(out, 16, 0) != 16)
+		return -1;
+	out[6] = (out[6] & 0x0F) | 0x40;
+	out[8] = (out[8] & 0x3F) | 0x80;
+	return 0;
+}
+
+/*
+ * -U / hash_seed=: a UUID, "clear", "random", "time"; unset: random, or with
+ * SOURCE_DATE_EPOCH derived from @inputs and @what.
+ */
+static int pick_uuid(struct mk *m, const char *arg, const char *what, const char *inputs,
+		     uint8_t out[16])
+{
+	if (!arg) {
+		if (m->have_sde) {
+			char *s;
+
+			if (asprintf(&s, "extkit-mkfs %s\n%s", what, inputs) < 0)
+				return fail(m, "out of memory");
+			uuid_from_text(s, out);
+			free(s);
+			return 0;
+		}
+		arg = "random";
+	}
+	if (!strcmp(arg, "clear"))
+		memset(out, 0, 16);
+	else if (!strcmp(arg, "random")) {
+		if (random_uuid(out))
+			return fail(m, "no random bytes for the %s: %s", what, strerror(errno));
+	} else if (!strcmp(arg, "time"))
+		uuid_generate_time(out);
+	else if (uuid_parse(arg, out))
+		return fail(m, "'%s' is not a UUID (nor clear, random, time)", arg);
+	return 0;
+}
+
+/* ---- -E ----------------------------------------------------------------------- */
+
+static int parse_extended(struct mk *m, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return fail(m, "out of memory");
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(t, '=');
+
+		if (val)
+			*val++ = '\0';
+		if (!strcmp(t, "hash_seed") && val) {
+			m->hash_seed_arg = strdup(val);
+		} else if (!strcmp(t, "root_owner")) {
+			char *colon = val ? strchr(val, ':') : NULL;
+
+			if (!val) {
+				m->o.root_uid = getuid();
+				m->o.root_gid = getgid();
+			} else if (!colon) {
+				rc = fail(m, "root_owner=%s: expected UID:GID", val);
+			} else {
+				*colon = '\0';
+				if (parse_u32(val, &m->o.root_uid) || parse_u32(colon + 1, &m->o.root_gid))
+					rc = fail(m, "root_owner: '%s:%s' is not UID:GID", val, colon + 1);
+			}
+		} else if (!strcmp(t, "lazy_itable_init")) {
+			m->o.lazy_itable_init = !val || strcmp(val, "0");
+			m->lazy_given = true;
+		} else if (!strcmp(t, "nodiscard")) {
+			m->discard = false;
+		} else if (!strcmp(t, "discard")) {
+			m->discard = true;
+		} else if (!strcmp(t, "offset") && val) {
+			if (parse_size(val, 1, &m->offset))
+				rc = fail(m, "offset=%s: not a size", val);
+		} else {
+			rc = fail(m, "unknown or incomplete extended option '%s'", t);
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* ---- the target ------------------------------------------------------------------ */
+
+/* is @path, or the file behind a loop device, mounted? */
+static bool target_mounted(const char *path)
+{
+	struct stat st, ms;
+	char src[4096], dir[4096], real[PATH_MAX];
+	FILE *f;
+	bool found = false;
+
+	if (stat(path, &st) || !realpath(path, real))
+		return false;
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%4095s %4095s %*[^\n]", src, dir) == 2) {
+		if (stat(src, &ms))
+			continue;
+		if (S_ISBLK(st.st_mode) && S_ISBLK(ms.st_mode) && ms.st_rdev == st.st_rdev)
+			found = true;
+		else if (S_ISREG(st.st_mode) && S_ISBLK(ms.st_mode) && major(ms.st_rdev) == 7) {
+			/* a loop device: its backing file */
+			char bpath[128], back[PATH_MAX];
+			FILE *b;
+
+			snprintf(bpath, sizeof(bpath), "/sys/dev/block/%u:%u/loop/backing_file",
+				 major(ms.st_rdev), minor(ms.st_rdev));
+			b = fopen(bpath, "r");
+			if (b && fgets(back, sizeof(back), b)) {
+				back[strcspn(back, "\n")] = '\0';
+				found = !strcmp(back, real);
+			}
+			if (b)
+				fclose(b);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* an existing filesystem or partition table at @offset: its name, or NULL */
+static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
+{
+	blkid_probe pr;
+	const char *v = NULL;
+	char *found = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	pr = blkid_new_probe();
+	if (pr && !blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size)) {
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_enable_partitions(pr, 1);
+		if (blkid_do_safeprobe(pr) == 0) {
+			if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) ||
+			    !blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL))
+				found = strdup(v);
+		}
+	}
+	if (pr)
+		blkid_free_probe(pr);
+	close(fd);
+	return found;
+}
+
+/*
+ * Make the target ready: create or extend a file, find the size, refuse
+ * what is mounted or holds a filesystem (without -F), punch out an image
+ * file so it reads as zeros.  *size: bytes for the filesystem.
+ */
+static int prepare_target(struct mk *m, uint64_t want, uint64_t *size)
+{
+	struct stat st;
+	char *existing;
+	int fd;
+
+	if (stat(m->target, &st)) {
+		if (errno != ENOENT)
+			return fail(m, "cannot stat '%s': %s", m->target, strerror(errno));
+		if (!want)
+			return fail(m, "'%s' does not exist: give a size to create it", m->target);
+		if (m->dry_run) {
+			*size = want;
+			return 0;
+		}
+		fd = open(m->target, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return fail(m, "cannot create '%s': %s", m->target, strerror(errno));
+		m->created = true;
+		if (ftruncate(fd, (off_t)(m->offset + want))) {
+			close(fd);
+			return fail(m, "cannot size '%s' to %" PRIu64 " bytes: %s", m->target,
+				    m->offset + want, strerror(errno));
+		}
+		close(fd);
+		m->o.zeroed = true;
+		*size = want;
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return fail(m, "'%s' is neither a regular file nor a block device", m->target);
+	if (target_mounted(m->target))
+		return fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
+	if (S_ISREG(st.st_mode)) {
+		uint64_t have = (uint64_t)st.st_size > m->offset ? (uint64_t)st.st_size - m->offset : 0;
+
+		*size = want ? want : have & ~4095ull;	/* a device size: whole pages */
+	} else {
+		uint64_t dev;
+
+		fd = open(m->target, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, BLKGETSIZE64, &dev)) {
+			if (fd >= 0)
+				close(fd);
+			return fail(m, "cannot size '%s': %s", m->target, strerror(errno));
+		}
+		close(fd);
+		if (dev <= m->offset)
+			return fail(m, "offset %" PRIu64 " is past the end of '%s'", m->offset, m->target);
+		dev -= m->offset;
+		if (want > dev)
+			return fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked for",
+				    m->target, dev, want);
+		*size = want ? want : dev & ~4095ull;
+	}
+	existing = probe_existing(m->target, m->offset, S_ISREG(st.st_mode) ? 0 : *size);
+	if (existing && !m->force) {
+		fail(m, "'%s' holds %s%s: use -F to overwrite it", m->target,
+		     strcmp(existing, "dos") && strcmp(existing, "gpt") ? "a filesystem of type " :
+		     "a partition table of type ", existing);
+		free(existing);
+		return 1;
+	}
+	free(existing);
+	if (m->dry_run)
+		return 0;
+	fd = open(m->target, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return fail(m, "cannot open '%s': %s", m->target, strerror(errno));
+	if (S_ISREG(st.st_mode)) {
+		if ((uint64_t)st.st_size < m->offset + *size &&
+		    ftruncate(fd, (off_t)(m->offset + *size))) {
+			close(fd);
+			return fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
+		}
+		/* an image file: punch it out, so it reads as zeros and stays sparse */
+		if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					     (off_t)m->offset, (off_t)*size))
+			m->o.zeroed = true;
+	}
+	close(fd);
+	return 0;
+}
+
+/* ---- output -------------------------------------------------------------------------- */
+
+static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
+{
+	const struct ek_geometry *g = ek_newfs_geometry(nf);
+	struct ek_fs *fs = ek_newfs_fs(nf);
+	char uuid[37];
+	uint64_t jstart = ek_newfs_journal_start(nf);
+
+	uuid_unparse(m->o.uuid, uuid);
+	ek_out_text(o, "Creating an %s filesystem with %" PRIu64 " %uk blocks and %" PRIu64
+		    " inodes (%s size)\n", m->o.geo.type == EK_FS_EXT2 ? "ext2" :
+		    m->o.geo.type == EK_FS_EXT3 ? "ext3" : "ext4", g->blocks, g->blocksize / 1024,
+		    g->inodes, g->size_type);
+	ek_out_text(o, "Filesystem UUID: %s\n", uuid);
+	ek_out_text(o, "%u block groups of %u blocks, %u inodes each\n", g->groups,
+		    g->blocks_per_group, g->inodes_per_group);
+	ek_out_str(o, "uuid", uuid);
+	ek_out_u64(o, "blocks", g->blocks);
+	ek_out_u64(o, "block_size", g->blocksize);
+	ek_out_u64(o, "inodes", g->inodes);
+	ek_out_u64(o, "inode_size", g->inode_size);
+	ek_out_u64(o, "groups", g->groups);
+	ek_out_u64(o, "blocks_per_group", g->blocks_per_group);
+	ek_out_u64(o, "inodes_per_group", g->inodes_per_group);
+	ek_out_u64(o, "inode_table_blocks", g->inode_table_blocks);
+	ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
+	ek_out_u64(o, "reserved_blocks", g->reserved_blocks);
+	ek_out_str(o, "size_type", g->size_type);
+	if (jstart) {
+		ek_out_text(o, "Journal: %" PRIu64 " blocks from block %" PRIu64 "\n",
+			    g->journal_blocks, jstart);
+		ek_out_obj_begin(o, "journal");
+		ek_out_u64(o, "blocks", g->journal_blocks);
+		ek_out_u64(o, "start", jstart);
+		ek_out_obj_end(o);
+	}
+	ek_out_text(o, "Superblock backups:");
+	for (uint32_t i = 1; i < g->groups; i++)
+		if (ek_geometry_has_super(i))
+			ek_out_text(o, " %" PRIu64, ek_group_first_block(fs, i));
+	ek_out_text(o, "\n");
+	ek_out_arr_begin(o, "groups");
+	for (uint32_t i = 0; i < g->groups; i++) {
+		const struct ek_group *grp = &fs->groups[i];
+		ek_blk_t first = ek_group_first_block(fs, i);
+
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "group", i);
+		ek_out_u64(o, "first_block", first);
+		ek_out_u64(o, "last_block", ek_group_last_block(fs, i));
+		if (ek_geometry_has_super(i)) {
+			ek_out_u64(o, "superblock", first);
+			ek_out_u64(o, "gdt_first", first + 1);
+			ek_out_u64(o, "gdt_blocks", g->desc_blocks);
+			ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
+		}
+		ek_out_u64(o, "block_bitmap", grp->block_bitmap);
+		ek_out_u64(o, "inode_bitmap", grp->inode_bitmap);
+		ek_out_u64(o, "inode_table", grp->inode_table);
+		ek_out_obj_end(o);
+		if (m->quiet || g->groups > 64)
+			continue;
+		ek_out_text(o, "Group %u: blocks %" PRIu64 "-%" PRIu64 "%s, bitmaps %" PRIu64 "/%" PRIu64
+			    ", inode table %" PRIu64 "-%" PRIu64 "\n", i, first,
+			    (uint64_t)ek_group_last_block(fs, i),
+			    ek_geometry_has_super(i) ? " (superblock)" : "",
+			    (uint64_t)grp->block_bitmap, (uint64_t)grp->inode_bitmap,
+			    (uint64_t)grp->inode_table,
+			    (uint64_t)grp->inode_table + g->inode_table_blocks - 1);
+	}
+	ek_out_arr_end(o);
+}
+
+static void warn_cb(void *arg, const char *msg)
+{
+	struct mk *m = arg;
+
+	fprintf(stderr, "%s: warning: %s\n", m->prog, msg);
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' + 256 },
+		{ "skip-unreadable", no_argument, NULL, 'S' + 256 },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct mk m = { .prog = "extkit-mkfs", .discard = true };
+	struct ek_newfs *nf = NULL;
+	struct ek_io *io = NULL;
+	struct ek_out *out = NULL;
+	uint64_t want = 0, size = 0, jsize = 0;
+	const char *type = "ext4", *sde;
+	char *inputs = NULL;
+	bool journal_flag = false;
+	int c, rc = 1, err;
+
+	m.o.lazy_itable_init = true;
+	while ((c = getopt_long(argc, argv, "t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:FnqvVh", longopts,
+				NULL)) != -1) {
+		uint32_t v;
+
+		switch (c) {
+		case 't': type = optarg; break;
+		case 'T': break;	/* usage types: the size decides, as without -T */
+		case 'O': if (parse_features(&m, optarg)) return 1; break;
+		case 'b':
+			if (parse_u32(optarg, &m.o.geo.blocksize))
+				return fail(&m, "-b %s: not a block size", optarg);
+			break;
+		case 'I':
+			if (parse_u32(optarg, &m.o.geo.inode_size))
+				return fail(&m, "-I %s: not an inode size", optarg);
+			break;
+		case 'i':
+			if (parse_u32(optarg, &m.o.geo.inode_ratio) || m.o.geo.inode_ratio < 1024)
+				return fail(&m, "-i %s: bytes per inode must be at least 1024", optarg);
+			break;
+		case 'N':
+			if (parse_u32(optarg, &v) || !v)
+				return fail(&m, "-N %s: not an inode count", optarg);
+			m.o.geo.inodes = v;
+			break;
+		case 'm': {
+			char *end;
+			double pct = strtod(optarg, &end);
+
+			if (end == optarg || *end || pct < 0 || pct > 50)
+				return fail(&m, "-m %s: a percentage from 0 to 50", optarg);
+			m.o.geo.reserved_given = true;
+			m.o.geo.reserved_permille = (uint32_t)(pct * 10 + 0.5);
+			break;
+		}
+		case 'g':
+			if (parse_u32(optarg, &m.o.geo.blocks_per_group))
+				return fail(&m, "-g %s: not a block count", optarg);
+			break;
+		case 'G':
+			if (parse_u32(optarg, &m.o.geo.flex_size) || !m.o.geo.flex_size)
+				return fail(&m, "-G %s: not a group count", optarg);
+			break;
+		case 'L':
+			if (strlen(optarg) > sizeof(m.o.label))
+				return fail(&m, "label '%s' is longer than 16 bytes", optarg);
+			strncpy(m.o.label, optarg, sizeof(m.o.label));
+			break;
+		case 'M':
+			if (strlen(optarg) >= sizeof(m.o.last_mounted))
+				return fail(&m, "-M: '%s' is longer than 63 bytes", optarg);
+			strncpy(m.o.last_mounted, optarg, sizeof(m.o.last_mounted));
+			break;
+		case 'U': m.uuid_arg = optarg; break;
+		case 'E': if (parse_extended(&m, optarg)) return 1; break;
+		case 'J':
+			if (strncmp(optarg, "size=", 5) || parse_size(optarg + 5, 1ull << 20, &jsize) ||
+			    !jsize)
+				return fail(&m, "-J %s: expected size=MiB", optarg);
+			journal_flag = true;
+			break;
+		case 'j': journal_flag = true; break;
+		case 'd': m.src_dir = optarg; break;
+		case 'C': return fail(&m, "-C: bigalloc is not supported by extkit-mkfs yet");
+		case 'e':
+			if (!strcmp(optarg, "continue")) m.o.errors = 1;
+			else if (!strcmp(optarg, "remount-ro")) m.o.errors = 2;
+			else if (!strcmp(optarg, "panic")) m.o.errors = 3;
+			else return fail(&m, "-e %s: continue, remount-ro or panic", optarg);
+			break;
+		case 'F': m.force = true; break;
+		case 'n': m.dry_run = true; break;
+		case 'q': m.quiet = true; break;
+		case 'v': break;
+		case 'V': printf("extkit-mkfs %s\n", EK_VERSION); return 0;
+		case 'J' + 256: m.json = true; break;
+		case 'S' + 256: m.skip_unreadable = true; break;
+		case 'h': usage(stdout, m.prog); return 0;
+		default: usage(stderr, m.prog); return 2;
+		}
+	}
+	if (optind >= argc || argc - optind > 2) {
+		usage(stderr, m.prog);
+		return 2;
+	}
+	m.target = argv[optind];
+	m.size_arg = optind + 1 < argc ? argv[optind + 1] : NULL;
+
+	if (!strcmp(type, "ext2"))
+		m.o.geo.type = EK_FS_EXT2;
+	else if (!strcmp(type, "ext3"))
+		m.o.geo.type = EK_FS_EXT3;
+	else if (!strcmp(type, "ext4"))
+		m.o.geo.type = EK_FS_EXT4;
+	else
+		return fail(&m, "-t %s: ext2, ext3 or ext4", type);
+	if (journal_flag) {
+		m.o.geo.compat_on |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+		m.o.geo.compat_off &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	}
+	m.o.geo.journal_bytes = jsize;
+	if (m.size_arg && parse_size(m.size_arg, m.o.geo.blocksize ? m.o.geo.blocksize : 1024, &want))
+		return fail(&m, "'%s' is not a size", m.size_arg);
+
+	sde = getenv("SOURCE_DATE_EPOCH");
+	if (sde && *sde) {
+		char *end;
+		long long v = strtoll(sde, &end, 10);
+
+		if (*end || v < 0)
+			return fail(&m, "SOURCE_DATE_EPOCH=%s is not a number of seconds", sde);
+		m.have_sde = true;
+		m.sde = v;
+		m.o.now = v;
+	} else {
+		const char *fake = getenv("E2FSPROGS_FAKE_TIME");
+
+		m.o.now = fake && *fake ? strtoll(fake, NULL, 10) : (int64_t)time(NULL);
+	}
+
+	if ((rc = prepare_target(&m, want, &size)))
+		goto out;
+	rc = 1;
+	m.o.geo.size = size;
+	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
+	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
+		     "g=%u G=%u m=%u/%d feat=%x/%x/%x/%x/%x/%x journal=%llu label=%.16s "
+		     "mounted=%.64s root=%u:%u src=%s", (long long)m.sde,
+		     (unsigned long long)size, type, m.o.geo.blocksize, m.o.geo.inode_size,
+		     m.o.geo.inode_ratio, (unsigned long long)m.o.geo.inodes,
+		     m.o.geo.blocks_per_group, m.o.geo.flex_size, m.o.geo.reserved_permille,
+		     m.o.geo.reserved_given, m.o.geo.compat_on, m.o.geo.compat_off,
+		     m.o.geo.incompat_on, m.o.geo.incompat_off, m.o.geo.ro_on, m.o.geo.ro_off,
+		     (unsigned long long)jsize, m.o.label, m.o.last_mounted, m.o.root_uid,
+		     m.o.root_gid, m.src_dir ? "yes" : "no") < 0) {
+		fail(&m, "out of memory");
+		goto out;
+	}
+	if (pick_uuid(&m, m.uuid_arg, "uuid", inputs, m.o.uuid) ||
+	    pick_uuid(&m, m.hash_seed_arg, "hash seed", inputs, m.o.hash_seed))
+		goto out;
+
+	if (!m.dry_run && (err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
+		fail(&m, "%s", ek_error_msg(err));
+		goto out;
+	}
+	m.o.defer_root = m.src_dir != NULL;
+	if ((err = ek_newfs_create(io, &m.o, &nf))) {
+		fail(&m, "%s", ek_error_msg(err));
+		goto out;
+	}
+	out = ek_out_new(stdout, m.json ? EK_OUT_JSON : EK_OUT_TEXT);
+	if (!out) {
+		fail(&m, "out of memory");
+		goto out;
+	}
+	ek_out_obj_begin(out, NULL);
+	if (!m.quiet || m.json)
+		print_layout(&m, nf, out);
+	if (m.dry_run) {
+		ek_out_bool(out, "written", false);
+		rc = 0;
+		goto out;
+	}
+	if ((err = ek_newfs_begin(nf))) {
+		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
+		goto out;
+	}
+	if (m.src_dir) {
+		struct ek_populate_opts po = {
+			.clamp_time = m.have_sde,
+			.epoch = m.sde,
+			.skip_unreadable = m.skip_unreadable,
+			.warn = warn_cb,
+			.warn_arg = &m,
+		};
+		struct ek_populate_stats ps = { 0 };
+
+		if ((err = ek_populate(nf, m.src_dir, &po, &ps))) {
+			fail(&m, "%s", ek_error_msg(err));
+			goto out;
+		}
+		ek_out_text(out, "Copied %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
+			    " bytes from %s\n", ps.files, ps.dirs, ps.bytes, m.src_dir);
+		ek_out_obj_begin(out, "populate");
+		ek_out_u64(out, "files", ps.files);
+		ek_out_u64(out, "directories", ps.dirs);
+		ek_out_u64(out, "bytes", ps.bytes);
+		ek_out_u64(out, "skipped", ps.skipped);
+		ek_out_obj_end(out);
+	}
+	if ((err = ek_newfs_finish(nf))) {
+		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
+		goto out;
+	}
+	ek_out_bool(out, "written", true);
+	rc = 0;
+out:
+	if (out) {
+		ek_out_obj_end(out);
+		ek_out_free(out);
+	}
+	ek_newfs_free(nf);
+	ek_io_close(io);
+	free(inputs);
+	if (rc && m.created && !m.dry_run)
+		unlink(m.target);	/* nothing half-made is left behind */
+	return rc;
+}
