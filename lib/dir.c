@@ -1295,17 +1295,18 @@ static int build_htree(struct build *bd, ek_ino_t parent, const struct ek_dirent
 		if (!refs[levels])
 			goto out;
 	}
-	/* nodes after the leaves, the level below the root first */
+	/*
+	 * Node j of level k holds children [j*c/m, (j+1)*c/m) of level k-1
+	 * and the hash of the first: hashes from the leaves up, blocks after
+	 * the leaves from the root down.
+	 */
+	for (unsigned k = 1; k <= levels; k++)
+		for (uint32_t j = 0; j < count[k]; j++)
+			refs[k][j].hash = refs[k - 1][(uint64_t)j * count[k - 1] / count[k]].hash;
 	next = 1 + count[0];
-	for (unsigned k = levels; k >= 1; k--) {
-		for (uint32_t j = 0; j < count[k]; j++) {
-			/* node j of level k: children [j*c/m, (j+1)*c/m) of level k-1 */
-			uint64_t lo = (uint64_t)j * count[k - 1] / count[k];
-
-			refs[k][j].hash = refs[k - 1][lo].hash;
+	for (unsigned k = levels; k >= 1; k--)
+		for (uint32_t j = 0; j < count[k]; j++)
 			refs[k][j].block = next++;
-		}
-	}
 	nblocks = next;
 	err = -ENOMEM;
 	b = ek_calloc(nblocks, blksz);

@@ -1268,9 +1268,9 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 				flags |= EXT4_BG_INODE_UNINIT;
 			if (g && g != fs->group_count - 1 && !nf->foreign[g])
 				flags |= EXT4_BG_BLOCK_UNINIT;
-			if (zeroed)
-				flags |= EXT4_BG_INODE_ZEROED;
 		}
+		if (zeroed)	/* mke2fs sets it without uninit_bg too */
+			flags |= EXT4_BG_INODE_ZEROED;
 		grp->flags = flags;
 		free_blocks += grp->free_blocks;
 		free_inodes += grp->free_inodes;
