@@ -508,6 +508,7 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 {
 	uint32_t bs = nf->fs.blksz, lpf_blocks;
 	bool ft = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+	bool inline_data = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA);
 	uint32_t end = nf->fs.has_csum ? bs - 12 : bs;
 	uint8_t *raw, *b = ek_calloc(1, bs);
 	ek_blk_t blk;
@@ -550,6 +551,16 @@ lost_found:
 		lpf_blocks = 2;
 	if (lpf_blocks > EXT4_NDIR_BLOCKS)
 		lpf_blocks = EXT4_NDIR_BLOCKS;
+	/*
+	 * inline_data: mke2fs starts it inline, and its first growth makes one
+	 * block; an empty in-inode xattr area is left behind
+	 */
+	if (inline_data) {
+		lpf_blocks--;
+		if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE + 32 + 4)
+			put_le32(ek_newfs_inode(nf, EXT4_LPF_INO) + EXT4_GOOD_OLD_INODE_SIZE + 32,
+				 0xEA020000);
+	}
 	raw = ek_newfs_inode(nf, EXT4_LPF_INO);
 	if ((err = use_inode(nf, EXT4_LPF_INO, true)))
 		goto out;
@@ -569,7 +580,13 @@ lost_found:
 	if ((err = map_simple(nf, EXT4_LPF_INO, raw, blk, lpf_blocks)))
 		goto out;
 	for (uint32_t i = 0; i < lpf_blocks && !err; i++) {
-		if (i == 0) {
+		if (i == 0 && inline_data) {
+			/* as mke2fs's conversion of the inline directory leaves it */
+			memset(b, 0, bs);
+			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
+			dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
+			put_le16(b + 28, rec_len_disk(end - 24));
+		} else if (i == 0) {
 			memset(b, 0, bs);
 			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
 			dirent_put(b, 12, EXT4_ROOT_INO, rec_len_disk(end - 12), "..", EXT4_FT_DIR, ft);
