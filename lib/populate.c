@@ -392,14 +392,23 @@ static int cmp_name(const void *a, const void *b)
 /* the names in directory @path, sorted bytewise; *out freed by the caller (each, then it) */
 static int read_names(struct pop *p, char ***out, size_t *nout)
 {
-	DIR *d = opendir(p->path);
+	int fd = open(p->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOATIME);
+	DIR *d;
 	struct dirent *de;
 	char **v = NULL;
 	size_t n = 0, cap = 0;
 	int err = 0;
 
-	if (!d)
-		return ek_err(-errno, "cannot open the directory '%s': %s", p->path, strerror(errno));
+	if (fd < 0 && errno == EPERM)	/* O_NOATIME: only for the owner or root */
+		fd = open(p->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return ek_err(-e, "cannot open the directory '%s': %s", p->path, strerror(e));
+	}
 	errno = 0;
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -482,7 +491,10 @@ static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char 
 		goto out;
 	}
 	if (S_ISREG(s.st_mode)) {
-		fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		/* no atime update: copying must not change the next run's source */
+		fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+		if (fd < 0 && errno == EPERM)
+			fd = open(p->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			if (p->o->skip_unreadable) {
 				warn(p, "'%s' is left out: %s", p->path, strerror(errno));

@@ -753,8 +753,9 @@ int main(int argc, char **argv)
 			fail(&m, "%s", ek_error_msg(err));
 			goto out;
 		}
-		ek_out_text(out, "Copied %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64
-			    " bytes from %s\n", ps.files, ps.dirs, ps.bytes, m.src_dir);
+		if (!m.quiet)
+				ek_out_text(out, "Copied %" PRIu64 " files, %" PRIu64 " directories, %"
+				    PRIu64 " bytes from %s\n", ps.files, ps.dirs, ps.bytes, m.src_dir);
 		ek_out_obj_begin(out, "populate");
 		ek_out_u64(out, "files", ps.files);
 		ek_out_u64(out, "directories", ps.dirs);
