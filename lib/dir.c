@@ -1399,3 +1399,72 @@ int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t pa
 	*nblocks = nlinear;
 	return 0;
 }
+
+/* ---- a new inline directory ------------------------------------------------------- */
+
+/* pack @ents[*i..] into @buf[0..size): entries in order, the last one reaching the end */
+static void inline_region(uint8_t *buf, uint32_t size, const struct ek_dirent_new *ents, size_t n,
+			  size_t *i, bool filetype)
+{
+	uint32_t off = 0, last = 0;
+	bool any = false;
+
+	memset(buf, 0, size);
+	while (*i < n) {
+		uint32_t len = (8 + ents[*i].name_len + 3) & ~3u;
+
+		if (off + len > size)
+			break;
+		put_le32(buf + off, (uint32_t)ents[*i].ino);
+		put_le16(buf + off + 4, (uint16_t)len);
+		buf[off + 6] = ents[*i].name_len;
+		buf[off + 7] = filetype ? ents[*i].file_type : 0;
+		memcpy(buf + off + 8, ents[*i].name, ents[*i].name_len);
+		last = off;
+		off += len;
+		any = true;
+		(*i)++;
+	}
+	if (!size)
+		return;
+	if (!any) {	/* an empty region: one unused entry over all of it */
+		put_le16(buf + 4, (uint16_t)size);
+		return;
+	}
+	put_le16(buf + last + 4, (uint16_t)(size - last));
+}
+
+int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek_dirent_new *ents,
+			size_t n, uint32_t max_xattr, uint8_t iblock[EXT4_N_BLOCKS * 4],
+			uint8_t **xval, uint32_t *xlen)
+{
+	bool ft = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
+	uint32_t first = EXT4_N_BLOCKS * 4 - 4, need = 0, fit = 0;
+	size_t i = 0;
+
+	*xval = NULL;
+	*xlen = 0;
+	/* what the i_block region takes, then the rest for system.data */
+	for (; i < n; i++) {
+		uint32_t len = (8 + ents[i].name_len + 3) & ~3u;
+
+		if (fit + len > first)
+			break;
+		fit += len;
+	}
+	for (size_t k = i; k < n; k++)
+		need += (8 + ents[k].name_len + 3) & ~3u;
+	if (need > max_xattr)
+		return -ENOSPC;
+	put_le32(iblock, (uint32_t)parent);
+	i = 0;
+	inline_region(iblock + 4, first, ents, n, &i, ft);
+	if (!need)
+		return 0;
+	*xval = ek_calloc(1, need);
+	if (!*xval)
+		return -ENOMEM;
+	inline_region(*xval, need, ents, n, &i, ft);
+	*xlen = need;
+	return 0;
+}

@@ -705,6 +705,15 @@ struct ek_dirent_new {
 int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t parent,
 		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
 		 bool *indexed);
+/*
+ * A new inline directory (inline_data): the parent's number and the entries
+ * that fit in i_block, the rest as the value of system.data (*xval, *xlen
+ * bytes, malloc'd, NULL when empty).  -ENOSPC when that value would need
+ * more than @max_xattr bytes.
+ */
+int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek_dirent_new *ents,
+			size_t n, uint32_t max_xattr, uint8_t iblock[EXT4_N_BLOCKS * 4],
+			uint8_t **xval, uint32_t *xlen);
 
 /* ---- journal (journal.c) ---------------------------------------------- */
 

@@ -34,6 +34,8 @@ struct ek_newfs {
 	uint8_t raw_sb[EXT4_SUPERBLOCK_SIZE];
 	uint8_t **bmap;			/* per group; NULL: only its superblock copy is used */
 	bool *foreign;			/* a group holds blocks other than its own metadata */
+	uint32_t *gused;		/* per group: blocks in use */
+	uint32_t *sbarea;		/* per group: superblock and descriptor copy blocks */
 	uint8_t **itable;		/* per group, ipg × inode size, allocated on first use */
 	uint32_t *ihigh;		/* per group: inodes used up to this index */
 	uint32_t *iused, *dirs;		/* per group: inodes and directories in use */
@@ -73,9 +75,7 @@ const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf)
 /* blocks at the start of group @g taken by its superblock and descriptor copies */
 static uint32_t sb_area(const struct ek_newfs *nf, uint32_t g)
 {
-	if (!ek_geometry_has_super(g))
-		return 0;
-	return 1 + nf->g.desc_blocks + nf->g.reserved_gdt;
+	return nf->sbarea[g];
 }
 
 static uint8_t *group_map(struct ek_newfs *nf, uint32_t g)
@@ -109,9 +109,52 @@ static int mark_block(struct ek_newfs *nf, ek_blk_t blk, int64_t owner)
 
 	if (!map)
 		return -ENOMEM;
+	if (!(map[bit >> 3] & (1u << (bit & 7))))
+		nf->gused[g]++;
 	map[bit >> 3] |= 1u << (bit & 7);
 	if (owner != (int64_t)g)
 		nf->foreign[g] = true;
+	return 0;
+}
+
+/* any bit set in @map from @bit for @n bits? (whole bytes at a time where it can) */
+static bool bits_any(const uint8_t *map, uint64_t bit, uint64_t n)
+{
+	while (n && (bit & 7)) {
+		if (ek_bit_test(map, bit))
+			return true;
+		bit++, n--;
+	}
+	for (; n >= 8; bit += 8, n -= 8)
+		if (map[bit >> 3])
+			return true;
+	for (; n; bit++, n--)
+		if (ek_bit_test(map, bit))
+			return true;
+	return false;
+}
+
+/* mark [@blk, @blk + @n) used (free before), owned as mark_block() */
+static int mark_range(struct ek_newfs *nf, ek_blk_t blk, uint64_t n, int64_t owner)
+{
+	while (n) {
+		uint32_t g = ek_group_of_block(&nf->fs, blk);
+		uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
+		uint64_t k = nf->g.blocks_per_group - bit < n ? nf->g.blocks_per_group - bit : n;
+		uint8_t *map = group_map(nf, g);
+
+		if (!map)
+			return -ENOMEM;
+		for (uint64_t b = bit; b < bit + k; b++) {
+			if (!(map[b >> 3] & (1u << (b & 7))))
+				nf->gused[g]++;
+			map[b >> 3] |= 1u << (b & 7);
+		}
+		if (owner != (int64_t)g)
+			nf->foreign[g] = true;
+		blk += k;
+		n -= k;
+	}
 	return 0;
 }
 
@@ -120,9 +163,16 @@ static bool range_free(const struct ek_newfs *nf, ek_blk_t blk, uint64_t n)
 {
 	if (blk < nf->fs.sb.first_data_block || blk + n > nf->g.blocks)
 		return false;
-	for (uint64_t i = 0; i < n; i++)
-		if (block_used(nf, blk + i))
+	while (n) {
+		uint32_t g = ek_group_of_block(&nf->fs, blk);
+		uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
+		uint64_t k = nf->g.blocks_per_group - bit < n ? nf->g.blocks_per_group - bit : n;
+
+		if (nf->bmap[g] ? bits_any(nf->bmap[g], bit, k) : bit < nf->sbarea[g])
 			return false;
+		blk += k;
+		n -= k;
+	}
 	return true;
 }
 
@@ -233,10 +283,7 @@ static int place_group_tables(struct ek_newfs *nf, uint32_t g)
 		if ((err = find_free(nf, first, last, itb, &grp->inode_table)))
 			goto out_full;
 	}
-	for (uint32_t i = 0; i < itb; i++)
-		if ((err = mark_block(nf, grp->inode_table + i, g)))
-			return err;
-	return 0;
+	return mark_range(nf, grp->inode_table, itb, g);
 
 out_full:
 	return ek_err(-ENOSPC, "no room for the bitmaps and inode table of group %u", g);
@@ -861,21 +908,26 @@ static int make_resize_inode(struct ek_newfs *nf)
 				   &dind);
 	if (err)
 		goto out;
+	uint32_t *backups = ek_calloc(nf->g.groups, sizeof(*backups));
+
+	if (!backups) {
+		err = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t g = 1; g < nf->g.groups; g++)
-		nbackups += ek_geometry_has_super(g);
+		if (nf->sbarea[g] && nbackups < a)
+			backups[nbackups++] = g;
 	for (uint32_t i = 0; i < rsv && !err; i++) {
 		ek_blk_t prim = fdb + 1 + nf->g.desc_blocks + i;
-		uint32_t j = 0;
 
 		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a), (uint32_t)prim);
 		memset(rbuf, 0, bs);
-		for (uint32_t g = 1; g < nf->g.groups && j < a; g++)
-			if (ek_geometry_has_super(g))
-				put_le32(rbuf + 4 * j++,
-					 (uint32_t)(ek_group_first_block(&nf->fs, g) + 1 +
-						    nf->g.desc_blocks + i));
+		for (uint32_t j = 0; j < nbackups; j++)
+			put_le32(rbuf + 4 * j, (uint32_t)(ek_group_first_block(&nf->fs, backups[j]) + 1 +
+							 nf->g.desc_blocks + i));
 		err = pending_add(nf, prim, rbuf);
 	}
+	free(backups);
 	if (!err)
 		err = pending_add(nf, dind, dbuf);
 	if (err)
@@ -892,14 +944,7 @@ out:
 /* free blocks of group @g now */
 static uint64_t group_free(const struct ek_newfs *nf, uint32_t g)
 {
-	uint32_t nblocks = ek_group_blocks(&nf->fs, g);
-	uint64_t used = 0;
-
-	if (!nf->bmap[g])
-		return nblocks - sb_area(nf, g);
-	for (uint32_t b = 0; b < nblocks; b++)
-		used += ek_bit_test(nf->bmap[g], b);
-	return nblocks - used;
+	return ek_group_blocks(&nf->fs, g) - nf->gused[g];
 }
 
 /* mke2fs's get_midpoint_journal_block(): the emptiest group near the middle */
@@ -1122,10 +1167,17 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->ihigh = ek_calloc(G, sizeof(*nf->ihigh));
 	nf->iused = ek_calloc(G, sizeof(*nf->iused));
 	nf->dirs = ek_calloc(G, sizeof(*nf->dirs));
+	nf->gused = ek_calloc(G, sizeof(*nf->gused));
+	nf->sbarea = ek_calloc(G, sizeof(*nf->sbarea));
 	if (!fs->groups || !nf->bmap || !nf->foreign || !nf->itable || !nf->ihigh || !nf->iused ||
-	    !nf->dirs) {
+	    !nf->dirs || !nf->gused || !nf->sbarea) {
 		err = -ENOMEM;
 		goto out_free;
+	}
+	for (uint32_t g = 0; g < G; g++) {
+		if (ek_geometry_has_super(g))
+			nf->sbarea[g] = 1 + nf->g.desc_blocks + nf->g.reserved_gdt;
+		nf->gused[g] = nf->sbarea[g];
 	}
 	/* superblock copies first, so no table lands on one */
 	for (uint32_t g = 0; g < G; g++)
@@ -1186,6 +1238,8 @@ void ek_newfs_free(struct ek_newfs *nf)
 	free(nf->ihigh);
 	free(nf->iused);
 	free(nf->dirs);
+	free(nf->gused);
+	free(nf->sbarea);
 	free(nf->fs.groups);
 	free(nf);
 }
@@ -1349,11 +1403,68 @@ static int write_itable(struct ek_newfs *nf, uint32_t g)
 	return err;
 }
 
+/* a write combiner: blocks given in order, neighbours written together */
+struct comb {
+	struct ek_newfs *nf;
+	ek_blk_t start;
+	uint32_t n, cap;	/* blocks held, blocks it can hold */
+	uint8_t *buf;
+};
+
+static int comb_flush(struct comb *c)
+{
+	int err = c->n ? ek_newfs_write(c->nf, c->start, c->buf, c->n) : 0;
+
+	c->n = 0;
+	return err;
+}
+
+static int comb_add(struct comb *c, ek_blk_t blk, const uint8_t *data, uint32_t n)
+{
+	int err;
+
+	if (n > c->cap)
+		return comb_flush(c) ?: ek_newfs_write(c->nf, blk, data, n);
+	if (c->n && (blk != c->start + c->n || c->n + n > c->cap) && (err = comb_flush(c)))
+		return err;
+	if (!c->n)
+		c->start = blk;
+	memcpy(c->buf + ((size_t)c->n << c->nf->fs.log_blksz), data, (size_t)n << c->nf->fs.log_blksz);
+	c->n += n;
+	return 0;
+}
+
+/* the pending blocks (sorted), runs of neighbours in one write each */
+static int write_pending(struct ek_newfs *nf)
+{
+	uint32_t per = ZERO_CHUNK >> nf->fs.log_blksz, n = 0;
+	uint8_t *batch = ek_malloc((size_t)(per ? per : 1) << nf->fs.log_blksz);
+	int err = 0;
+
+	if (!batch)
+		return -ENOMEM;
+	if (!per)
+		per = 1;
+	for (size_t i = 0; i <= nf->npending && !err; i++) {
+		if (n && (i == nf->npending || nf->pending[i].blk != nf->pending[i - 1].blk + 1 ||
+			  n == per)) {
+			err = ek_newfs_write(nf, nf->pending[i - n].blk, batch, n);
+			n = 0;
+		}
+		if (i < nf->npending)
+			memcpy(batch + ((size_t)n++ << nf->fs.log_blksz), nf->pending[i].buf,
+			       nf->fs.blksz);
+	}
+	free(batch);
+	return err;
+}
+
 int ek_newfs_finish(struct ek_newfs *nf)
 {
 	struct ek_fs *fs = &nf->fs;
 	struct ext4_super_block *sb = (void *)nf->raw_sb;
 	uint8_t *gdt = NULL, *bitmap = NULL, *sbblk = NULL;
+	struct comb wc = { .nf = nf };
 	size_t gdt_bytes = (size_t)nf->g.desc_blocks * fs->blksz;
 	int err;
 
@@ -1362,7 +1473,9 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	gdt = ek_calloc(1, gdt_bytes);
 	bitmap = ek_malloc(fs->blksz);
 	sbblk = ek_calloc(1, fs->blksz);
-	if (!gdt || !bitmap || !sbblk) {
+	wc.cap = ZERO_CHUNK >> fs->log_blksz ? ZERO_CHUNK >> fs->log_blksz : 1;
+	wc.buf = ek_malloc((size_t)wc.cap << fs->log_blksz);
+	if (!gdt || !bitmap || !sbblk || !wc.buf) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1370,37 +1483,40 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		goto out;
 	/* the blocks made with the layout, in order */
 	qsort(nf->pending, nf->npending, sizeof(*nf->pending), cmp_pending);
-	for (size_t i = 0; i < nf->npending && !err; i++)
-		err = ek_newfs_write(nf, nf->pending[i].blk, nf->pending[i].buf, 1);
-	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
-		const struct ek_group *grp = &fs->groups[g];
+	if ((err = write_pending(nf)))
+		goto out;
+	/* in passes, so neighbouring blocks go out in one write: backups, bitmaps, tables */
+	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
+		ek_blk_t first = ek_group_first_block(fs, g);
+		struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
 
-		if (g && ek_geometry_has_super(g)) {
-			/* a backup: not marked valid, names its group */
-			ek_blk_t first = ek_group_first_block(fs, g);
-			struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
-
-			memcpy(b, sb, sizeof(*sb));
-			b->s_state = 0;
-			b->s_block_group_nr = cpu_to_le16((uint16_t)g);
-			b->s_kbytes_written = 0;
-			if (fs->has_csum)
-				b->s_checksum = cpu_to_le32(ek_super_csum(b));
-			err = ek_newfs_write(nf, first, sbblk, 1);
-			if (!err)
-				err = ek_newfs_write(nf, first + 1, gdt, nf->g.desc_blocks);
-		}
-		if (!err && !(grp->flags & EXT4_BG_BLOCK_UNINIT)) {
-			block_bitmap_of(nf, g, bitmap);
-			err = ek_newfs_write(nf, grp->block_bitmap, bitmap, 1);
-		}
-		if (!err && !(grp->flags & EXT4_BG_INODE_UNINIT)) {
-			inode_bitmap_of(nf, g, bitmap);
-			err = ek_newfs_write(nf, grp->inode_bitmap, bitmap, 1);
-		}
+		if (!nf->sbarea[g])
+			continue;
+		/* a backup: not marked valid, names its group */
+		memcpy(b, sb, sizeof(*sb));
+		b->s_state = 0;
+		b->s_block_group_nr = cpu_to_le16((uint16_t)g);
+		b->s_kbytes_written = 0;
+		if (fs->has_csum)
+			b->s_checksum = cpu_to_le32(ek_super_csum(b));
+		err = comb_add(&wc, first, sbblk, 1);
 		if (!err)
-			err = write_itable(nf, g);
+			err = comb_add(&wc, first + 1, gdt, nf->g.desc_blocks);
 	}
+	for (uint32_t g = 0; g < fs->group_count && !err; g++)
+		if (!(fs->groups[g].flags & EXT4_BG_BLOCK_UNINIT)) {
+			block_bitmap_of(nf, g, bitmap);
+			err = comb_add(&wc, fs->groups[g].block_bitmap, bitmap, 1);
+		}
+	for (uint32_t g = 0; g < fs->group_count && !err; g++)
+		if (!(fs->groups[g].flags & EXT4_BG_INODE_UNINIT)) {
+			inode_bitmap_of(nf, g, bitmap);
+			err = comb_add(&wc, fs->groups[g].inode_bitmap, bitmap, 1);
+		}
+	if (!err)
+		err = comb_flush(&wc);
+	for (uint32_t g = 0; g < fs->group_count && !err; g++)
+		err = write_itable(nf, g);
 	if (!err)
 		err = ek_newfs_write(nf, fs->sb.first_data_block + 1, gdt, nf->g.desc_blocks);
 	if (!err)
@@ -1415,6 +1531,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	if (!err)
 		err = ek_io_sync(fs->io);
 out:
+	free(wc.buf);
 	free(gdt);
 	free(bitmap);
 	free(sbblk);

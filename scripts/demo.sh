@@ -1,10 +1,12 @@
 #!/bin/sh
-# make demo: build a sample tree, make an image of it with mke2fs -d, and
-# inspect it with extkit-debugfs; then write a journal that needs recovery
-# and inspect and replay it with extkit-replay.  All in a temp directory.
+# make demo: build a sample tree, make an image of it with extkit-mkfs -d,
+# and inspect it with extkit-debugfs; then write a journal that needs
+# recovery (e2fsprogs' debugfs writes it) and inspect and replay it with
+# extkit-replay.  All in a temp directory.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dbg="$top/debugfs/extkit-debugfs"
+mk="$top/mkfs/extkit-mkfs"
 work=$(mktemp -d "${TMPDIR:-/tmp}/extkit-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -14,10 +16,13 @@ seq 1 50000 > "$work/tree/docs/numbers.txt"
 dd if=/dev/zero of="$work/tree/bin/sparse" bs=1k seek=4096 count=1 2>/dev/null
 ln -s ../README "$work/tree/bin/readme-link"
 ln "$work/tree/README" "$work/tree/docs/README.hardlink"
-SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
+# SOURCE_DATE_EPOCH: the same image on every run (times clamped to it, the
+# UUID and hash seed derived from it and the options)
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
 export E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH
-mke2fs -q -F -t ext4 -U 6f1c2b3a-0000-4000-8000-000000000001 -E hash_seed=6f1c2b3a-0000-4000-8000-000000000002 \
-	-d "$work/tree" "$work/demo.img" 16M
+echo "\$ SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH extkit-mkfs -L demo -d tree demo.img 16M"
+"$mk" -L demo -d "$work/tree" "$work/demo.img" 16M
+echo
 
 run() {
 	echo "\$ extkit-debugfs -R '$1' demo.img"
@@ -33,7 +38,7 @@ echo "\$ extkit-debugfs --json -R 'stat /README' demo.img"
 
 # A journal that needs recovery, written with e2fsprogs' own journal writer
 # (debugfs jo/jw/jc): three transactions, one revoking a block of another.
-mke2fs -q -F -t ext4 -b 1024 -U 6f1c2b3a-0000-4000-8000-000000000003 "$work/crash.img" 8M
+"$mk" -q -b 1024 -U 6f1c2b3a-0000-4000-8000-000000000003 "$work/crash.img" 8M
 head -c 3072 /dev/urandom > "$work/blocks"
 debugfs -w "$work/crash.img" -f - > /dev/null 2>&1 <<EOS
 jo -c
