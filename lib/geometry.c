@@ -60,7 +60,7 @@ static uint32_t reserved_gdt(const struct ek_geometry *g)
 }
 
 /* inodes per group and groups for @inodes over the current block count */
-static int fit_inodes(struct ek_geometry *g, uint64_t inodes)
+static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_blocks)
 {
 	for (;;) {
 		uint64_t ipg, itb;
@@ -68,12 +68,15 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes)
 		g->groups = (uint32_t)div_up(g->blocks - g->first_data_block, g->blocks_per_group);
 		ipg = div_up(inodes, g->groups);
 		if (ipg > (uint64_t)g->blocksize * 8) {
-			/* more inodes than a bitmap block maps: smaller groups */
+			/* more inodes than a bitmap block maps: smaller groups, the whole size again */
 			if (g->blocks_per_group <= 256)
 				return ek_err(-EINVAL, "too many inodes for this size");
 			g->blocks_per_group -= 8;
+			g->blocks = size_blocks;
 			continue;
 		}
+		if (ipg > 65536 - g->blocksize / g->inode_size)	/* EXT2_MAX_INODES_PER_GROUP */
+			ipg = 65536 - g->blocksize / g->inode_size;
 		itb = div_up(ipg * g->inode_size, g->blocksize);
 		ipg = itb * g->blocksize / g->inode_size;	/* fill whole table blocks */
 		if (ipg < 8)
@@ -130,10 +133,18 @@ static int check_features(const struct ek_geometry *g)
 	return 0;
 }
 
+/* blocks reserved for root out of @blocks: -m, or 5 % */
+static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t blocks)
+{
+	if (o->reserved_given)
+		return (uint64_t)((double)o->reserved_permille * (double)blocks / 1000.0);
+	return (uint64_t)(5.0 * (double)blocks / 100.0);
+}
+
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 {
 	const struct size_type *st = size_types;
-	uint64_t inodes, ratio;
+	uint64_t inodes, ratio, size_blocks, trimmed_blocks;
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -179,18 +190,19 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;
 
 	g->first_data_block = g->blocksize == 1024 ? 1 : 0;
-	g->blocks = o->size / g->blocksize;
+	g->blocks = size_blocks = trimmed_blocks = o->size / g->blocksize;
 	if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) && g->blocks > 0xFFFFFFFFull)
 		return ek_err(-EINVAL, "%llu blocks need the 64bit feature",
 			      (unsigned long long)g->blocks);
 	if (g->blocks > 0xFFFFFFFFull)
 		g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
-	g->blocks_per_group = g->blocksize * 8;
+	/* a group's block count must fit 16 bits less 8 (mke2fs's EXT2_MAX_BLOCKS_PER_GROUP) */
+	g->blocks_per_group = g->blocksize * 8 < 65528 ? g->blocksize * 8 : 65528;
 	if (o->blocks_per_group) {
 		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
-		    o->blocks_per_group > g->blocksize * 8)
+		    o->blocks_per_group > g->blocks_per_group)
 			return ek_err(-EINVAL, "%u blocks per group: must be a multiple of 8 from 256 to %u",
-				      o->blocks_per_group, g->blocksize * 8);
+				      o->blocks_per_group, g->blocks_per_group);
 		g->blocks_per_group = o->blocks_per_group;
 	}
 	/* the inode request is made once, from the size before any trimming */
@@ -201,7 +213,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	for (;;) {
 		uint64_t rem, overhead;
 
-		err = fit_inodes(g, inodes);
+		err = fit_inodes(g, inodes, size_blocks);
 		if (err)
 			return err;
 		rem = (g->blocks - g->first_data_block) % g->blocks_per_group;
@@ -214,6 +226,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		if (!rem || rem >= overhead + 50)
 			break;
 		g->blocks -= rem;	/* a last group too small to be worth it */
+		trimmed_blocks = g->blocks;
 	}
 	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file) */
 	if (g->blocks < 2048) {
@@ -229,8 +242,9 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 				      "blocks and at most half of the filesystem's %llu",
 				      (unsigned long long)g->journal_blocks,
 				      (unsigned long long)g->blocks);
-		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {	/* mke2fs: 1/64 more */
-			g->fc_blocks = (uint32_t)(g->journal_blocks / 64);
+		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
+			/* mke2fs: 1/64 of the default size more, whatever size was asked */
+			g->fc_blocks = (uint32_t)(ek_geometry_journal_default(g->blocks) / 64);
 			g->journal_blocks += g->fc_blocks;
 		}
 	}
@@ -245,9 +259,11 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	if (o->reserved_given && o->reserved_permille > 500)
 		return ek_err(-EINVAL, "reserved blocks %d.%d%%: at most 50%%",
 			      o->reserved_permille / 10, o->reserved_permille % 10);
-	g->reserved_blocks = o->reserved_given
-			     ? (uint64_t)((double)o->reserved_permille * (double)g->blocks / 1000.0)
-			     : (uint64_t)(5.0 * (double)g->blocks / 100.0);
+	/*
+	 * mke2fs takes the share of the size last trimmed to: a later retry
+	 * with smaller groups goes back to the whole size but keeps it
+	 */
+	g->reserved_blocks = reserved_share(o, trimmed_blocks);
 	return 0;
 }
 

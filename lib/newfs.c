@@ -535,22 +535,6 @@ void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b)
 	put_le32(t + 8, ek_crc32c(ek_inode_csum_seed(&nf->fs, dir, 0), b, nf->fs.blksz - 12));
 }
 
-/* map @n contiguous blocks from @pblk as logical 0.. of a new inode (extents or direct) */
-static int map_simple(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_blk_t pblk, uint32_t n)
-{
-	if (ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
-		struct ek_ext e = { .lblk = 0, .len = n, .pblk = pblk };
-
-		put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
-		return ek_extent_tree_write(&nf->fs, ino, raw, &e, 1, NULL);
-	}
-	if (n > EXT4_NDIR_BLOCKS)
-		return ek_err(-EINVAL, "newfs: %u direct blocks", n);
-	for (uint32_t i = 0; i < n; i++)
-		put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * i, (uint32_t)(pblk + i));
-	return 0;
-}
-
 static int make_root_and_lpf(struct ek_newfs *nf)
 {
 	uint32_t bs = nf->fs.blksz, lpf_blocks;
@@ -558,8 +542,9 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	bool inline_data = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA);
 	uint32_t end = nf->fs.has_csum ? bs - 12 : bs;
 	uint8_t *raw, *b = ek_calloc(1, bs);
+	struct ek_ext run = { .lblk = 0 }, *v = NULL;
+	size_t nv;
 	ek_blk_t blk;
-	uint64_t got;
 	int err;
 
 	if (!b)
@@ -577,12 +562,13 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	inode_times(nf, raw, nf->o.now);
 	if (nf->o.defer_root)
 		goto lost_found;
-	if ((err = ek_newfs_alloc(nf, 0, 1, &blk, &got)))
+	run.len = 1;
+	if ((err = ek_newfs_map(nf, EXT4_ROOT_INO, raw, &run, 1, 0, 0, &v, &nv)))
 		goto out;
+	blk = v[0].pblk;
+	free(v);
+	v = NULL;
 	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), bs);
-	ek_inode_add_blocks(&nf->fs, raw, 1);
-	if ((err = map_simple(nf, EXT4_ROOT_INO, raw, blk, 1)))
-		goto out;
 	memset(b, 0, bs);
 	dirent_put(b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR, ft);
 	dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
@@ -611,22 +597,20 @@ lost_found:
 	raw = ek_newfs_inode(nf, EXT4_LPF_INO);
 	if ((err = use_inode(nf, EXT4_LPF_INO, true)))
 		goto out;
-	if ((err = ek_newfs_alloc(nf, 0, lpf_blocks, &blk, &got)))
-		goto out;
-	if (got != lpf_blocks) {
-		err = ek_err(-ENOSPC, "no room for lost+found");
-		goto out;
-	}
 	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0700);
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
 	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), lpf_blocks * bs);
-	ek_inode_add_blocks(&nf->fs, raw, lpf_blocks);
-	if ((err = map_simple(nf, EXT4_LPF_INO, raw, blk, lpf_blocks)))
+	/* block by block where the free space is broken (mke2fs's first fit) */
+	run.len = lpf_blocks;
+	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, 0, 0, &v, &nv)))
 		goto out;
-	for (uint32_t i = 0; i < lpf_blocks && !err; i++) {
+	for (uint32_t i = 0, e = 0, k = 0; i < lpf_blocks && !err; i++, k++) {
+		if (k == v[e].len)
+			e++, k = 0;
+		blk = v[e].pblk + k;
 		if (i == 0 && inline_data) {
 			/* as mke2fs's conversion of the inline directory leaves it */
 			memset(b, 0, bs);
@@ -641,9 +625,10 @@ lost_found:
 			dir_block_empty(nf, b);
 		}
 		ek_newfs_dir_tail(nf, EXT4_LPF_INO, b);
-		err = pending_add(nf, blk + i, b);
+		err = pending_add(nf, blk, b);
 	}
 out:
+	free(v);
 	free(b);
 	return err;
 }

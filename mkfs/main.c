@@ -51,7 +51,7 @@ static void usage(FILE *f, const char *prog)
 "usage: %s [options] device|image [size]\n"
 "  -t ext2|ext3|ext4   filesystem type (default ext4)\n"
 "  -O [^]feature,...   add or remove features\n"
-"  -b block-size       1024, 2048, 4096 (default: by the size)\n"
+"  -b block-size       1024 to 65536 (default: by the size)\n"
 "  -I inode-size       bytes per inode (default 256)\n"
 "  -i bytes-per-inode  inode ratio\n"
 "  -N inodes           at least this many inodes\n"
@@ -69,8 +69,12 @@ static void usage(FILE *f, const char *prog)
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
 "  -q                  quiet\n"
+"  -e continue|remount-ro|panic   behaviour on errors\n"
+"  -T type, -v         accepted for mke2fs compatibility, ignored\n"
+"  -C cluster-size     bigalloc: refused, not supported yet\n"
+"  -V                  print the version\n"
 "  --json              the layout and result as JSON\n"
-"size: bytes with a k, M, G or T suffix; without one, KiB (or blocks with -b).\n"
+"size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
 "SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
 		prog);
 }
@@ -189,8 +193,9 @@ static int parse_features(struct mk *m, const char *list)
 			continue;
 		}
 		if (!f) {
+			fail(m, "unknown feature '%s'", name);
 			free(copy);
-			return fail(m, "unknown feature '%s'", name);
+			return 1;
 		}
 		on = f->word == 0 ? &g->compat_on : f->word == 1 ? &g->incompat_on : &g->ro_on;
 		offw = f->word == 0 ? &g->compat_off : f->word == 1 ? &g->incompat_off : &g->ro_off;
@@ -491,7 +496,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 	ek_out_u64(o, "block_size", g->blocksize);
 	ek_out_u64(o, "inodes", g->inodes);
 	ek_out_u64(o, "inode_size", g->inode_size);
-	ek_out_u64(o, "groups", g->groups);
+	ek_out_u64(o, "group_count", g->groups);
 	ek_out_u64(o, "blocks_per_group", g->blocks_per_group);
 	ek_out_u64(o, "inodes_per_group", g->inodes_per_group);
 	ek_out_u64(o, "inode_table_blocks", g->inode_table_blocks);
@@ -691,6 +696,13 @@ int main(int argc, char **argv)
 		m.o.now = fake && *fake ? strtoll(fake, NULL, 10) : (int64_t)time(NULL);
 	}
 
+	if (m.src_dir) {
+		struct stat st;
+
+		if (stat(m.src_dir, &st) || !S_ISDIR(st.st_mode))
+			return fail(&m, "-d %s: %s", m.src_dir,
+				    errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+	}
 	if ((rc = prepare_target(&m, want, &size)))
 		goto out;
 	rc = 1;
@@ -698,14 +710,14 @@ int main(int argc, char **argv)
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
 		     "g=%u G=%u m=%u/%d feat=%x/%x/%x/%x/%x/%x journal=%llu label=%.16s "
-		     "mounted=%.64s root=%u:%u src=%s", (long long)m.sde,
+		     "mounted=%.64s root=%u:%u src=%s errors=%u lazy=%d", (long long)m.sde,
 		     (unsigned long long)size, type, m.o.geo.blocksize, m.o.geo.inode_size,
 		     m.o.geo.inode_ratio, (unsigned long long)m.o.geo.inodes,
 		     m.o.geo.blocks_per_group, m.o.geo.flex_size, m.o.geo.reserved_permille,
 		     m.o.geo.reserved_given, m.o.geo.compat_on, m.o.geo.compat_off,
 		     m.o.geo.incompat_on, m.o.geo.incompat_off, m.o.geo.ro_on, m.o.geo.ro_off,
 		     (unsigned long long)jsize, m.o.label, m.o.last_mounted, m.o.root_uid,
-		     m.o.root_gid, m.src_dir ? "yes" : "no") < 0) {
+		     m.o.root_gid, m.src_dir ? "yes" : "no", m.o.errors, m.o.lazy_itable_init) < 0) {
 		fail(&m, "out of memory");
 		goto out;
 	}
