@@ -1403,10 +1403,13 @@ int ek_newfs_alloc_block(struct ek_newfs *nf, ek_blk_t goal, ek_blk_t *out);
 /* @nblocks blocks at @blk, to the image (after ek_newfs_begin) */
 int ek_newfs_write(struct ek_newfs *nf, ek_blk_t blk, const void *buf, uint64_t nblocks);
 /*
- * A new inode with @mode, times now, the next free number; *raw lives in
- * memory until ek_newfs_finish() (which sets its checksum).
+ * A new inode with @mode, times now, the next free number.  *raw (and any
+ * pointer from ek_newfs_inode()) is valid until the next ek_newfs_inode_new():
+ * inode tables left behind are written out then; ek_newfs_inode() brings
+ * one back.  Checksums are set when a table is written.
  */
 int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw);
+/* inode @ino in memory (read back if written out already); NULL: out of memory or I/O */
 uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino);
 void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
 			     struct ek_timespec ts);

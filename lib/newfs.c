@@ -38,6 +38,8 @@ struct ek_newfs {
 	uint32_t *sbarea;		/* per group: superblock and descriptor copy blocks */
 	uint8_t **itable;		/* per group, ipg × inode size, allocated on first use */
 	uint32_t *ihigh;		/* per group: inodes used up to this index */
+	bool *flushed;			/* per group: its inode table is written and dropped */
+	uint32_t flush_next;		/* groups below it are flushed or never used */
 	uint32_t *iused, *dirs;		/* per group: inodes and directories in use */
 	ek_blk_t cursor;		/* no free block below it */
 	uint64_t overhead;		/* s_overhead_clusters */
@@ -350,8 +352,44 @@ uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino)
 		nf->itable[g] = ek_calloc(nf->g.inodes_per_group, nf->fs.inode_size);
 		if (!nf->itable[g])
 			return NULL;
+		if (nf->flushed[g]) {
+			/* written out already: back in to change (a hard link to an old inode) */
+			uint64_t used = div_up((uint64_t)nf->ihigh[g] * nf->fs.inode_size, nf->fs.blksz);
+
+			if (ek_io_pread(nf->fs.io, nf->itable[g], used << nf->fs.log_blksz,
+					nf->fs.groups[g].inode_table << nf->fs.log_blksz)) {
+				free(nf->itable[g]);
+				nf->itable[g] = NULL;
+				return NULL;
+			}
+			nf->flushed[g] = false;
+		}
 	}
 	return nf->itable[g] + (size_t)idx * nf->fs.inode_size;
+}
+
+static int write_itable(struct ek_newfs *nf, uint32_t g);
+
+/*
+ * Memory stays bounded: once allocation has moved two groups on, the inode
+ * tables behind it are written and dropped (read back if changed again).
+ * Pointers from ek_newfs_inode() die with this, see ek_newfs_inode_new().
+ */
+static int flush_itables(struct ek_newfs *nf, uint32_t now)
+{
+	int err = 0;
+
+	for (; nf->flush_next + 2 <= now && !err; nf->flush_next++) {
+		uint32_t g = nf->flush_next;
+
+		if (!nf->itable[g] || !nf->writing)
+			continue;
+		err = write_itable(nf, g);
+		free(nf->itable[g]);
+		nf->itable[g] = NULL;
+		nf->flushed[g] = true;
+	}
+	return err;
 }
 
 /* mark inode @ino used (a directory when @dir) */
@@ -389,6 +427,8 @@ int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_
 
 	if (n > nf->fs.sb.inodes_count)
 		return ek_err(-ENOSPC, "no free inode left (%u inodes)", nf->fs.sb.inodes_count);
+	if ((err = flush_itables(nf, (uint32_t)((n - 1) / nf->g.inodes_per_group))))
+		return err;
 	if ((err = use_inode(nf, n, S_ISDIR(mode))))
 		return err;
 	nf->next_ino = n + 1;
@@ -1153,9 +1193,10 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->iused = ek_calloc(G, sizeof(*nf->iused));
 	nf->dirs = ek_calloc(G, sizeof(*nf->dirs));
 	nf->gused = ek_calloc(G, sizeof(*nf->gused));
+	nf->flushed = ek_calloc(G, sizeof(*nf->flushed));
 	nf->sbarea = ek_calloc(G, sizeof(*nf->sbarea));
 	if (!fs->groups || !nf->bmap || !nf->foreign || !nf->itable || !nf->ihigh || !nf->iused ||
-	    !nf->dirs || !nf->gused || !nf->sbarea) {
+	    !nf->dirs || !nf->gused || !nf->sbarea || !nf->flushed) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -1225,6 +1266,7 @@ void ek_newfs_free(struct ek_newfs *nf)
 	free(nf->dirs);
 	free(nf->gused);
 	free(nf->sbarea);
+	free(nf->flushed);
 	free(nf->fs.groups);
 	free(nf);
 }
@@ -1501,7 +1543,8 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	if (!err)
 		err = comb_flush(&wc);
 	for (uint32_t g = 0; g < fs->group_count && !err; g++)
-		err = write_itable(nf, g);
+		if (!nf->flushed[g])
+			err = write_itable(nf, g);
 	if (!err)
 		err = ek_newfs_write(nf, fs->sb.first_data_block + 1, gdt, nf->g.desc_blocks);
 	if (!err)

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 
 #define COPY_CHUNK (1u << 20)	/* bytes per read and write of file data */
 #define MAX_DEPTH 4096		/* directories inside each other */
+#define EXT4_LINK_MAX 65000	/* the kernel's: more links make a directory's count 1 */
 
 struct hardlink {
 	dev_t dev;
@@ -50,6 +52,7 @@ struct pop {
 	size_t nlinks, cap;
 	bool xattr_warned;
 	int depth;			/* directories open above this one */
+	uint64_t used_blocks;		/* free before the copy (then: used by it) */
 };
 
 static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -440,16 +443,30 @@ static int read_names(struct pop *p, char ***out, size_t *nout)
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), cmp_name);
+	if (n)	/* an empty directory: v is NULL, which qsort() must not get */
+		qsort(v, n, sizeof(*v), cmp_name);
 	*out = v;
 	*nout = n;
 	return 0;
 }
 
-static int copy_dir(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, ek_ino_t parent, int depth);
+/*
+ * Inode @ino in memory.  The pointer dies at the next ek_newfs_inode_new()
+ * (inode tables left behind are written out then): fetch it again after
+ * creating inodes, never keep it across a subdirectory's copy.
+ */
+static int inode_get(struct pop *p, ek_ino_t ino, uint8_t **out)
+{
+	*out = ek_newfs_inode(p->nf, ino);
+	if (!*out)
+		return ek_err(-EIO, "cannot read inode %llu back", (unsigned long long)ino);
+	return 0;
+}
+
+static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth);
 
 /* one entry @name of the directory at p->path: its inode, made and filled */
-static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char *name,
+static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		      struct ek_dirent_new *de, bool *skip)
 {
 	size_t plen = strlen(p->path), nlen = strlen(name);
@@ -470,7 +487,8 @@ static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char 
 		err = ek_err(-errno, "cannot stat '%s': %s", p->path, strerror(errno));
 		goto out;
 	}
-	if (dir == EXT4_ROOT_INO && !strcmp(name, "lost+found") && S_ISDIR(s.st_mode)) {
+	/* whatever its type: a second root entry of that name would be a duplicate */
+	if (dir == EXT4_ROOT_INO && !strcmp(name, "lost+found")) {
 		warn(p, "'%s' is left out: the filesystem has its own lost+found", p->path);
 		*skip = true;
 		goto out;
@@ -478,11 +496,14 @@ static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char 
 	de->file_type = file_type(s.st_mode);
 	de->name_len = (uint8_t)nlen;
 	if (!S_ISDIR(s.st_mode) && s.st_nlink > 1 && (hl = link_find(p, s.st_dev, s.st_ino))) {
-		uint8_t *r = ek_newfs_inode(p->nf, hl->ino);
-		uint16_t links = get_le16(r + offsetof(struct ext4_inode, i_links_count));
+		uint8_t *r;
+		uint16_t links;
 
-		if (links == 65000) {
-			err = ek_err(-EMLINK, "'%s': more than 65000 links", p->path);
+		if ((err = inode_get(p, hl->ino, &r)))
+			goto out;
+		links = get_le16(r + offsetof(struct ext4_inode, i_links_count));
+		if (links >= EXT4_LINK_MAX) {
+			err = ek_err(-EMLINK, "'%s': more than %d links", p->path, EXT4_LINK_MAX);
 			goto out;
 		}
 		put_le16(r + offsetof(struct ext4_inode, i_links_count), links + 1);
@@ -525,20 +546,31 @@ static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char 
 	case S_IFREG:
 		err = copy_file(p, fd, ino, raw, (uint64_t)s.st_size);
 		p->st->files++;
-		if (!err && s.st_nlink > 1)
-			err = link_add(p, s.st_dev, s.st_ino, ino);
 		break;
 	case S_IFDIR: {
-		uint16_t links = get_le16(dir_raw + offsetof(struct ext4_inode, i_links_count));
+		uint8_t *dir_raw;
+		uint16_t links;
 
 		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
-		/* dir_nlink: past 65000 subdirectories the count stays 1 */
-		if (links >= 65000 - 1 && ek_has_ro_compat(p->fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
-			links = 0;
-		else if (links >= 65000 - 1)
-			return ek_err(-EMLINK, "'%s': more than 64998 subdirectories", p->path);
-		put_le16(dir_raw + offsetof(struct ext4_inode, i_links_count), links + 1);
-		err = copy_dir(p, ino, raw, dir, p->depth + 1);
+		if ((err = inode_get(p, dir, &dir_raw)))	/* after this inode_new */
+			break;
+		links = get_le16(dir_raw + offsetof(struct ext4_inode, i_links_count));
+		/*
+		 * as the kernel's ext4_inc_count(): with dir_nlink a count past
+		 * EXT4_LINK_MAX becomes 1 and stays 1 (e2fsck pass 4 agrees)
+		 */
+		if (links == 1 || links >= EXT4_LINK_MAX) {
+			if (!ek_has_ro_compat(p->fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK)) {
+				err = ek_err(-EMLINK, "'%s': more than %d subdirectories", p->path,
+					     EXT4_LINK_MAX - 2);
+				break;
+			}
+			links = 1;
+		} else {
+			links++;
+		}
+		put_le16(dir_raw + offsetof(struct ext4_inode, i_links_count), links);
+		err = copy_dir(p, ino, dir, p->depth + 1);	/* raw dies here */
 		p->st->dirs++;
 		break;
 	}
@@ -550,15 +582,14 @@ static int copy_entry(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, const char 
 	case S_IFBLK:
 		set_rdev(raw, s.st_rdev);
 		p->st->specials++;
-		if (s.st_nlink > 1)
-			err = link_add(p, s.st_dev, s.st_ino, ino);
 		break;
 	default:	/* fifos and sockets: nothing but the inode */
 		p->st->specials++;
-		if (s.st_nlink > 1)
-			err = link_add(p, s.st_dev, s.st_ino, ino);
 		break;
 	}
+	/* every kind but directories can have more names (symlinks too, as mke2fs) */
+	if (!err && !S_ISDIR(s.st_mode) && s.st_nlink > 1)
+		err = link_add(p, s.st_dev, s.st_ino, ino);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -566,12 +597,13 @@ out:
 	return err;
 }
 
-static int copy_dir(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, ek_ino_t parent, int depth)
+static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth)
 {
+	uint8_t *dir_raw;
 	char **names = NULL;
 	struct ek_dirent_new *ents = NULL;
 	size_t n = 0, k = 0, extra = dir == EXT4_ROOT_INO;
-	int err;
+	int outer = p->depth, err;
 
 	if (depth > MAX_DEPTH)
 		return ek_err(-ELOOP, "'%s': directories nested over %d deep", p->path, MAX_DEPTH);
@@ -590,14 +622,16 @@ static int copy_dir(struct pop *p, ek_ino_t dir, uint8_t *dir_raw, ek_ino_t pare
 		bool skip;
 
 		ents[k].name = names[i];
-		err = copy_entry(p, dir, dir_raw, names[i], &ents[k], &skip);
+		err = copy_entry(p, dir, names[i], &ents[k], &skip);
 		if (!err && !skip)
 			k++;
 	}
-	p->depth = depth;
+	if (!err)
+		err = inode_get(p, dir, &dir_raw);	/* its children moved the tables on */
 	if (!err)
 		err = ek_newfs_dir_write(p->nf, dir, dir_raw, parent, ents, k);
 out:
+	p->depth = outer;	/* the parent's depth again, for the next sibling */
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -605,10 +639,39 @@ out:
 	return err;
 }
 
+/* ---- a source too big --------------------------------------------------------------------- */
+
+static uint64_t need_blocks, need_blksz;
+
+static int need_one(const char *path, const struct stat *s, int flag, struct FTW *f)
+{
+	(void)path, (void)flag, (void)f;
+	if (S_ISREG(s->st_mode) || S_ISDIR(s->st_mode) || S_ISLNK(s->st_mode))
+		need_blocks += ((uint64_t)s->st_blocks * 512 + need_blksz - 1) / need_blksz;
+	return 0;
+}
+
+/* the filesystem filled up: say how much the source holds and what there was */
+static int too_big(struct pop *p, const char *dir, int err)
+{
+	uint64_t free_blocks = ek_newfs_free_blocks(p->nf), bs = p->fs->blksz;
+
+	need_blocks = 0;
+	need_blksz = bs;
+	if (nftw(dir, need_one, 64, FTW_PHYS) != 0)
+		return err;
+	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs about %llu KiB (%llu blocks), "
+		      "the new filesystem had %llu KiB free after its metadata",
+		      dir, (unsigned long long)(need_blocks * bs >> 10),
+		      (unsigned long long)need_blocks,
+		      (unsigned long long)((free_blocks + p->used_blocks) * bs >> 10));
+}
+
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
 		struct ek_populate_stats *st)
 {
 	struct pop p = { .nf = nf, .fs = ek_newfs_fs(nf), .o = o, .st = st };
+	uint8_t *root;
 	struct stat s;
 	int err;
 
@@ -624,7 +687,17 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 	p.buf = ek_malloc(COPY_CHUNK);
 	if (!p.buf)
 		return -ENOMEM;
-	err = copy_dir(&p, EXT4_ROOT_INO, ek_newfs_inode(nf, EXT4_ROOT_INO), EXT4_ROOT_INO, 0);
+	p.used_blocks = ek_newfs_free_blocks(nf);
+	/* the root keeps mkfs's mode, owner and times but takes the xattrs, as mke2fs */
+	err = inode_get(&p, EXT4_ROOT_INO, &root);
+	if (!err)
+		err = copy_xattrs(&p, EXT4_ROOT_INO, root);
+	if (!err)
+		err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0);
+	if (err == -ENOSPC) {
+		p.used_blocks -= ek_newfs_free_blocks(nf);
+		err = too_big(&p, p.path, err);
+	}
 	free(p.buf);
 	free(p.links);
 	return err;
