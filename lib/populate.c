@@ -155,15 +155,28 @@ static uint8_t file_type(mode_t m)
 }
 
 /* the source's xattrs into the inode body and an xattr block */
-static int copy_xattrs(struct pop *p, ek_ino_t ino, uint8_t *raw)
-{
-	struct ek_xattr_new *x = NULL;
-	char *names = NULL;
-	uint8_t *block = NULL;
-	ssize_t len = llistxattr(p->path, NULL, 0);
-	size_t n = 0;
-	int err = 0;
+/* the xattrs of p->path (an unreadable one is left out with a warning) */
+struct xlist {
+	struct ek_xattr_new *x;
+	size_t n;
+	char *names;
+};
 
+static void xlist_release(struct xlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->x[i].value && strcmp(l->x[i].name, "system.data"))
+			free((void *)l->x[i].value);
+	free(l->x);
+	free(l->names);
+	memset(l, 0, sizeof(*l));
+}
+
+static int xlist_read(struct pop *p, struct xlist *l)
+{
+	ssize_t len = llistxattr(p->path, NULL, 0);
+
+	memset(l, 0, sizeof(*l));
 	if (len <= 0)
 		return 0;	/* none, or the source filesystem has none */
 	if (!ek_has_compat(p->fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
@@ -173,41 +186,60 @@ static int copy_xattrs(struct pop *p, ek_ino_t ino, uint8_t *raw)
 		p->xattr_warned = true;
 		return 0;
 	}
-	names = ek_malloc((size_t)len);
-	if (!names)
+	l->names = ek_malloc((size_t)len);
+	if (!l->names)
 		return -ENOMEM;
-	len = llistxattr(p->path, names, (size_t)len);
-	if (len < 0) {
-		err = ek_err(-errno, "cannot list the xattrs of '%s': %s", p->path, strerror(errno));
-		goto out;
-	}
-	x = ek_calloc((size_t)len, sizeof(*x));	/* at most one per byte */
-	if (!x) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (char *name = names; name < names + len; name += strlen(name) + 1) {
+	len = llistxattr(p->path, l->names, (size_t)len);
+	if (len < 0)
+		return ek_err(-errno, "cannot list the xattrs of '%s': %s", p->path, strerror(errno));
+	l->x = ek_calloc((size_t)len + 1, sizeof(*l->x));	/* one per byte at most, + system.data */
+	if (!l->x)
+		return -ENOMEM;
+	for (char *name = l->names; name < l->names + len; name += strlen(name) + 1) {
 		ssize_t vlen = lgetxattr(p->path, name, NULL, 0);
-		void *val;
+		void *val = NULL;
 
-		if (vlen < 0 || !(val = ek_malloc(vlen ? (size_t)vlen : 1)) ||
-		    (vlen = lgetxattr(p->path, name, val, (size_t)vlen)) < 0) {
+		if (vlen >= 0 && !(val = ek_malloc(vlen ? (size_t)vlen : 1)))
+			return -ENOMEM;
+		if (vlen >= 0)
+			vlen = lgetxattr(p->path, name, val, (size_t)vlen);
+		if (vlen < 0) {
 			/* an unreadable xattr (security.* without the right) is left out */
-			if (vlen >= 0)
-				err = -ENOMEM;
-			else
-				warn(p, "'%s': xattr %s left out: %s", p->path, name, strerror(errno));
-			if (err)
-				goto out;
+			warn(p, "'%s': xattr %s left out: %s", p->path, name, strerror(errno));
+			free(val);
 			continue;
 		}
-		x[n++] = (struct ek_xattr_new){ .name = name, .value = val, .len = (size_t)vlen };
+		l->x[l->n++] = (struct ek_xattr_new){ .name = name, .value = val, .len = (size_t)vlen };
 	}
-	err = ek_xattr_build(p->fs, ino, raw, x, n, &block);
-	if (err) {
-		err = ek_err(err, "'%s': %s", p->path, ek_error_msg(err));
-		goto out;
+	return 0;
+}
+
+/*
+ * Store @l into the inode body and an xattr block; with @data (inline
+ * data past i_block, maybe empty) as system.data first.  -ENOSPC from
+ * the builder is returned as is, for the caller to store the data in
+ * blocks instead.
+ */
+static int xlist_store(struct pop *p, ek_ino_t ino, uint8_t *raw, struct xlist *l,
+		       const void *data, size_t len, bool with_data)
+{
+	uint8_t *block = NULL;
+	size_t n = l->n;
+	int err;
+
+	if (!n && !with_data)
+		return 0;
+	if (with_data) {
+		if (!l->x && !(l->x = ek_calloc(1, sizeof(*l->x))))
+			return -ENOMEM;
+		l->x[n++] = (struct ek_xattr_new){ .name = "system.data", .value = data ? data : "",
+						   .len = len };
 	}
+	err = ek_xattr_build(p->fs, ino, raw, l->x, n, &block);
+	if (err == -ENOSPC && with_data)
+		return err;
+	if (err)
+		return ek_err(err, "'%s': %s", p->path, ek_error_msg(err));
 	if (block) {
 		ek_blk_t blk;
 
@@ -222,14 +254,74 @@ static int copy_xattrs(struct pop *p, ek_ino_t ino, uint8_t *raw)
 				 (uint16_t)(blk >> 32));
 			ek_inode_add_blocks(p->fs, raw, 1);
 		}
+		free(block);
 	}
-out:
-	for (size_t i = 0; i < n; i++)
-		free((void *)x[i].value);
-	free(x);
-	free(names);
-	free(block);
 	return err;
+}
+
+static int copy_xattrs(struct pop *p, ek_ino_t ino, uint8_t *raw)
+{
+	struct xlist l;
+	int err = xlist_read(p, &l);
+
+	if (!err)
+		err = xlist_store(p, ino, raw, &l, NULL, 0, false);
+	xlist_release(&l);
+	return err;
+}
+
+static bool has_inline(const struct pop *p)
+{
+	return ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
+	       p->fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE;
+}
+
+static void set_flag(uint8_t *raw, uint32_t flag)
+{
+	put_le32(raw + offsetof(struct ext4_inode, i_flags),
+		 get_le32(raw + offsetof(struct ext4_inode, i_flags)) | flag);
+}
+
+/*
+ * inline_data: a small file's bytes in i_block (60) and system.data, as
+ * the kernel and mke2fs -d keep them.  *done false: it does not fit, the
+ * caller stores it in blocks (the xattrs are not written yet).
+ */
+static int copy_inline_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t size,
+			    struct xlist *l, bool *done)
+{
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block);
+	uint64_t got = 0;
+	int err;
+
+	*done = false;
+	if (!size || size > p->fs->inode_size)
+		return 0;
+	while (got < size) {
+		ssize_t r = pread(fd, p->buf + got, size - got, (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ek_err(-errno, "cannot read '%s': %s", p->path, strerror(errno));
+		if (r == 0)
+			break;
+		got += (uint64_t)r;
+	}
+	memset(p->buf + got, 0, size - got);
+	err = xlist_store(p, ino, raw, l, size > EXT4_N_BLOCKS * 4 ? p->buf + EXT4_N_BLOCKS * 4 : NULL,
+			  size > EXT4_N_BLOCKS * 4 ? size - EXT4_N_BLOCKS * 4 : 0, true);
+	if (err == -ENOSPC)
+		return 0;
+	if (err)
+		return err;
+	memset(ib, 0, EXT4_N_BLOCKS * 4);
+	memcpy(ib, p->buf, size < EXT4_N_BLOCKS * 4 ? size : EXT4_N_BLOCKS * 4);
+	set_flag(raw, EXT4_INLINE_DATA_FL);
+	ek_newfs_inode_set_size(raw, size);
+	p->st->bytes += size;
+	*done = true;
+	return 0;
 }
 
 /* ---- regular files -------------------------------------------------------------------- */
@@ -540,8 +632,26 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		goto out;
 	set_attrs(p, raw, &s);
 	de->ino = ino;
-	if ((err = copy_xattrs(p, ino, raw)))
+	/* a directory's xattrs are stored with its entries (copy_dir: maybe inline) */
+	if (S_ISREG(s.st_mode) && has_inline(p)) {
+		struct xlist l;
+		bool done = false;
+
+		err = xlist_read(p, &l);
+		if (!err)
+			err = copy_inline_file(p, fd, ino, raw, (uint64_t)s.st_size, &l, &done);
+		if (!err && !done)
+			err = xlist_store(p, ino, raw, &l, NULL, 0, false);
+		xlist_release(&l);
+		if (err)
+			goto out;
+		if (done) {
+			p->st->files++;
+			goto links;
+		}
+	} else if (!S_ISDIR(s.st_mode) && (err = copy_xattrs(p, ino, raw))) {
 		goto out;
+	}
 	switch (s.st_mode & S_IFMT) {
 	case S_IFREG:
 		err = copy_file(p, fd, ino, raw, (uint64_t)s.st_size);
@@ -587,6 +697,7 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		p->st->specials++;
 		break;
 	}
+links:
 	/* every kind but directories can have more names (symlinks too, as mke2fs) */
 	if (!err && !S_ISDIR(s.st_mode) && s.st_nlink > 1)
 		err = link_add(p, s.st_dev, s.st_ino, ino);
@@ -594,6 +705,44 @@ out:
 	if (fd >= 0)
 		close(fd);
 	p->path[plen] = '\0';
+	return err;
+}
+
+/*
+ * A directory's entries and its xattrs (p->path is the directory): inline
+ * with inline_data when they fit i_block and system.data in the inode
+ * body, as the kernel keeps small directories; else in blocks.
+ */
+static int store_dir(struct pop *p, ek_ino_t dir, uint8_t *raw, ek_ino_t parent,
+		     struct ek_dirent_new *ents, size_t n)
+{
+	struct xlist l;
+	uint8_t iblock[EXT4_N_BLOCKS * 4], *xval = NULL;
+	uint32_t xlen = 0;
+	int err = xlist_read(p, &l);
+
+	if (!err && has_inline(p) && dir != EXT4_ROOT_INO) {
+		err = ek_dir_build_inline(p->fs, parent, ents, n, p->fs->inode_size, iblock, &xval,
+					  &xlen);
+		if (!err)
+			err = xlist_store(p, dir, raw, &l, xval, xlen, true);
+		free(xval);
+		if (!err) {
+			memcpy(raw + offsetof(struct ext4_inode, i_block), iblock, sizeof(iblock));
+			set_flag(raw, EXT4_INLINE_DATA_FL);
+			ek_newfs_inode_set_size(raw, sizeof(iblock) + xlen);
+			goto out;
+		}
+		if (err != -ENOSPC)
+			goto out;
+		err = 0;	/* too big for the inode: blocks */
+	}
+	if (!err)
+		err = xlist_store(p, dir, raw, &l, NULL, 0, false);
+	if (!err)
+		err = ek_newfs_dir_write(p->nf, dir, raw, parent, ents, n);
+out:
+	xlist_release(&l);
 	return err;
 }
 
@@ -629,7 +778,7 @@ static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth)
 	if (!err)
 		err = inode_get(p, dir, &dir_raw);	/* its children moved the tables on */
 	if (!err)
-		err = ek_newfs_dir_write(p->nf, dir, dir_raw, parent, ents, k);
+		err = store_dir(p, dir, dir_raw, parent, ents, k);
 out:
 	p->depth = outer;	/* the parent's depth again, for the next sibling */
 	for (size_t i = 0; i < n; i++)
@@ -671,7 +820,6 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 		struct ek_populate_stats *st)
 {
 	struct pop p = { .nf = nf, .fs = ek_newfs_fs(nf), .o = o, .st = st };
-	uint8_t *root;
 	struct stat s;
 	int err;
 
@@ -689,11 +837,7 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 		return -ENOMEM;
 	p.used_blocks = ek_newfs_free_blocks(nf);
 	/* the root keeps mkfs's mode, owner and times but takes the xattrs, as mke2fs */
-	err = inode_get(&p, EXT4_ROOT_INO, &root);
-	if (!err)
-		err = copy_xattrs(&p, EXT4_ROOT_INO, root);
-	if (!err)
-		err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0);
+	err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0);
 	if (err == -ENOSPC) {
 		p.used_blocks -= ek_newfs_free_blocks(nf);
 		err = too_big(&p, p.path, err);
