@@ -1316,6 +1316,7 @@ struct ek_geometry_opts {
 	uint32_t reserved_permille;	/* reserved blocks in tenths of a percent */
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
+	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
 };
 
 struct ek_geometry {
@@ -1325,6 +1326,8 @@ struct ek_geometry {
 	uint64_t blocks;	/* after a too-small last group is dropped */
 	uint32_t first_data_block;
 	uint32_t blocks_per_group;
+	uint32_t cluster_bits;		/* bigalloc: log2 of blocks per cluster, else 0 */
+	uint32_t clusters_per_group;	/* blocks per group without bigalloc */
 	uint32_t groups;
 	uint32_t inodes_per_group;
 	uint32_t inode_table_blocks;	/* per group */

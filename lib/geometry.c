@@ -69,9 +69,10 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		ipg = div_up(inodes, g->groups);
 		if (ipg > (uint64_t)g->blocksize * 8) {
 			/* more inodes than a bitmap block maps: smaller groups, the whole size again */
-			if (g->blocks_per_group <= 256)
+			if (g->blocks_per_group <= 256 || g->cluster_bits)
 				return ek_err(-EINVAL, "too many inodes for this size");
 			g->blocks_per_group -= 8;
+			g->clusters_per_group = g->blocks_per_group;
 			g->blocks = size_blocks;
 			continue;
 		}
@@ -109,7 +110,8 @@ static int check_features(const struct ek_geometry *g)
 	static const uint32_t ro_ok = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER |
 		EXT4_FEATURE_RO_COMPAT_LARGE_FILE | EXT4_FEATURE_RO_COMPAT_HUGE_FILE |
 		EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
-		EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
+		EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
+		EXT4_FEATURE_RO_COMPAT_BIGALLOC;
 
 	if ((g->compat & ~compat_ok) || (g->incompat & ~incompat_ok) || (g->ro_compat & ~ro_ok))
 		return ek_err(-EK_UNSUPP, "features compat 0x%x incompat 0x%x ro_compat 0x%x: "
@@ -125,6 +127,9 @@ static int check_features(const struct ek_geometry *g)
 	if ((g->compat & (EXT4_FEATURE_COMPAT_ORPHAN_FILE | EXT4_FEATURE_COMPAT_FAST_COMMIT)) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL))
 		return ek_err(-EINVAL, "orphan_file and fast_commit need has_journal");
+	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) &&
+	    !(g->incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
+		return ek_err(-EINVAL, "bigalloc needs extent");
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_EXT_ATTR))
 		return ek_err(-EINVAL, "inline_data needs ext_attr");
@@ -189,7 +194,24 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		return err;
 	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;
 
-	g->first_data_block = g->blocksize == 1024 ? 1 : 0;
+	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
+		uint32_t cs = o->cluster_size ? o->cluster_size : 16 * g->blocksize;
+
+		if (cs <= g->blocksize || (cs & (cs - 1)) || cs > (256u << 20))
+			return ek_err(-EINVAL, "cluster size %u: a power of two above the block size "
+				      "%u, at most 256 MiB", cs, g->blocksize);
+		while ((g->blocksize << g->cluster_bits) < cs)
+			g->cluster_bits++;
+		if (o->blocks_per_group)
+			return ek_err(-EINVAL, "-g: blocks per group are set by the cluster size "
+				      "with bigalloc");
+		if (ratio < cs)
+			ratio = cs;	/* no more inodes than clusters */
+	} else if (o->cluster_size) {
+		return ek_err(-EINVAL, "a cluster size needs bigalloc");
+	}
+	/* bigalloc: block 0 starts group 0 whatever the block size */
+	g->first_data_block = g->blocksize == 1024 && !g->cluster_bits ? 1 : 0;
 	g->blocks = size_blocks = trimmed_blocks = o->size / g->blocksize;
 	if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) && g->blocks > 0xFFFFFFFFull)
 		return ek_err(-EINVAL, "%llu blocks need the 64bit feature",
@@ -197,13 +219,14 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	if (g->blocks > 0xFFFFFFFFull)
 		g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
 	/* a group's block count must fit 16 bits less 8 (mke2fs's EXT2_MAX_BLOCKS_PER_GROUP) */
-	g->blocks_per_group = g->blocksize * 8 < 65528 ? g->blocksize * 8 : 65528;
+	g->clusters_per_group = g->blocksize * 8 < 65528 ? g->blocksize * 8 : 65528;
+	g->blocks_per_group = g->clusters_per_group << g->cluster_bits;
 	if (o->blocks_per_group) {
 		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
 		    o->blocks_per_group > g->blocks_per_group)
 			return ek_err(-EINVAL, "%u blocks per group: must be a multiple of 8 from 256 to %u",
 				      o->blocks_per_group, g->blocks_per_group);
-		g->blocks_per_group = o->blocks_per_group;
+		g->blocks_per_group = g->clusters_per_group = o->blocks_per_group;
 	}
 	/* the inode request is made once, from the size before any trimming */
 	inodes = o->inodes ? o->inodes : g->blocks * g->blocksize / ratio;

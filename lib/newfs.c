@@ -36,6 +36,8 @@ struct ek_newfs {
 	bool *foreign;			/* a group holds blocks other than its own metadata */
 	uint32_t *gused;		/* per group: blocks in use */
 	uint32_t *sbarea;		/* per group: superblock and descriptor copy blocks */
+	uint32_t cshift;		/* log2 of blocks per bitmap bit (bigalloc, after placing) */
+	size_t map_bytes;		/* bytes of each group bitmap in memory */
 	uint8_t **itable;		/* per group, ipg × inode size, allocated on first use */
 	uint32_t *ihigh;		/* per group: inodes used up to this index */
 	bool *flushed;			/* per group: its inode table is written and dropped */
@@ -72,18 +74,40 @@ const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf)
 	return &nf->g;
 }
 
+/* the block of the primary superblock: block 1 with 1 KiB blocks, also under bigalloc */
+static ek_blk_t primary_sb_block(const struct ek_newfs *nf)
+{
+	return nf->fs.blksz == 1024 ? 1 : 0;
+}
+
 /* ---- block bitmaps ------------------------------------------------------------ */
 
-/* blocks at the start of group @g taken by its superblock and descriptor copies */
+/*
+ * The bitmaps count units: blocks while the group tables are placed (as
+ * mke2fs places them in a block-granular map even with bigalloc), then
+ * clusters (to_clusters()).  Without bigalloc both are blocks.
+ */
+
+/* units of group @g: its blocks, or clusters they touch */
+static uint32_t group_units(const struct ek_newfs *nf, uint32_t g)
+{
+	uint32_t r = (1u << nf->cshift) - 1;
+
+	return (ek_group_blocks(&nf->fs, g) + r) >> nf->cshift;
+}
+
+/* units at the start of group @g taken by its superblock and descriptor copies */
 static uint32_t sb_area(const struct ek_newfs *nf, uint32_t g)
 {
-	return nf->sbarea[g];
+	uint32_t r = (1u << nf->cshift) - 1;
+
+	return (nf->sbarea[g] + r) >> nf->cshift;
 }
 
 static uint8_t *group_map(struct ek_newfs *nf, uint32_t g)
 {
 	if (!nf->bmap[g]) {
-		nf->bmap[g] = ek_calloc(1, nf->fs.blksz);
+		nf->bmap[g] = ek_calloc(1, nf->map_bytes);
 		if (!nf->bmap[g])
 			return NULL;
 		for (uint32_t b = 0; b < sb_area(nf, g); b++)
@@ -92,31 +116,64 @@ static uint8_t *group_map(struct ek_newfs *nf, uint32_t g)
 	return nf->bmap[g];
 }
 
-static bool block_used(const struct ek_newfs *nf, ek_blk_t blk)
+/* the group of @blk and its unit in the group */
+static uint32_t unit_of(const struct ek_newfs *nf, ek_blk_t blk, uint64_t *unit)
 {
 	uint32_t g = ek_group_of_block(&nf->fs, blk);
-	uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
+
+	*unit = (blk - ek_group_first_block(&nf->fs, g)) >> nf->cshift;
+	return g;
+}
+
+static bool block_used(const struct ek_newfs *nf, ek_blk_t blk)
+{
+	uint64_t bit;
+	uint32_t g = unit_of(nf, blk, &bit);
 
 	if (nf->bmap[g])
 		return ek_bit_test(nf->bmap[g], bit);
 	return bit < sb_area(nf, g);
 }
 
-/* mark @blk used; @owner: the group whose metadata it is, or -1 */
-static int mark_block(struct ek_newfs *nf, ek_blk_t blk, int64_t owner)
+/* mark units [@bit, @bit + @n) of group @g used; @owner: whose metadata, or -1 */
+static int mark_units(struct ek_newfs *nf, uint32_t g, uint64_t bit, uint64_t n, int64_t owner)
 {
-	uint32_t g = ek_group_of_block(&nf->fs, blk);
-	uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
 	uint8_t *map = group_map(nf, g);
 
 	if (!map)
 		return -ENOMEM;
-	if (!(map[bit >> 3] & (1u << (bit & 7))))
-		nf->gused[g]++;
-	map[bit >> 3] |= 1u << (bit & 7);
+	for (uint64_t b = bit; b < bit + n; b++) {
+		if (!(map[b >> 3] & (1u << (b & 7))))
+			nf->gused[g]++;
+		map[b >> 3] |= 1u << (b & 7);
+	}
 	if (owner != (int64_t)g)
 		nf->foreign[g] = true;
 	return 0;
+}
+
+/* mark [@blk, @blk + @n) used (the units they touch), owned as mark_units() */
+static int mark_range(struct ek_newfs *nf, ek_blk_t blk, uint64_t n, int64_t owner)
+{
+	while (n) {
+		uint64_t bit, last;
+		uint32_t g = unit_of(nf, blk, &bit);
+		ek_blk_t end = ek_group_last_block(&nf->fs, g) + 1;
+		uint64_t k = end - blk < n ? end - blk : n;
+		int err;
+
+		unit_of(nf, blk + k - 1, &last);
+		if ((err = mark_units(nf, g, bit, last - bit + 1, owner)))
+			return err;
+		blk += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int mark_block(struct ek_newfs *nf, ek_blk_t blk, int64_t owner)
+{
+	return mark_range(nf, blk, 1, owner);
 }
 
 /* any bit set in @map from @bit for @n bits? (whole bytes at a time where it can) */
@@ -136,46 +193,60 @@ static bool bits_any(const uint8_t *map, uint64_t bit, uint64_t n)
 	return false;
 }
 
-/* mark [@blk, @blk + @n) used (free before), owned as mark_block() */
-static int mark_range(struct ek_newfs *nf, ek_blk_t blk, uint64_t n, int64_t owner)
-{
-	while (n) {
-		uint32_t g = ek_group_of_block(&nf->fs, blk);
-		uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
-		uint64_t k = nf->g.blocks_per_group - bit < n ? nf->g.blocks_per_group - bit : n;
-		uint8_t *map = group_map(nf, g);
-
-		if (!map)
-			return -ENOMEM;
-		for (uint64_t b = bit; b < bit + k; b++) {
-			if (!(map[b >> 3] & (1u << (b & 7))))
-				nf->gused[g]++;
-			map[b >> 3] |= 1u << (b & 7);
-		}
-		if (owner != (int64_t)g)
-			nf->foreign[g] = true;
-		blk += k;
-		n -= k;
-	}
-	return 0;
-}
-
-/* are [@blk, @blk + @n) all free and inside the filesystem? */
+/* are [@blk, @blk + @n) (the units they touch) all free and inside the filesystem? */
 static bool range_free(const struct ek_newfs *nf, ek_blk_t blk, uint64_t n)
 {
 	if (blk < nf->fs.sb.first_data_block || blk + n > nf->g.blocks)
 		return false;
 	while (n) {
-		uint32_t g = ek_group_of_block(&nf->fs, blk);
-		uint64_t bit = blk - ek_group_first_block(&nf->fs, g);
-		uint64_t k = nf->g.blocks_per_group - bit < n ? nf->g.blocks_per_group - bit : n;
+		uint64_t bit, last;
+		uint32_t g = unit_of(nf, blk, &bit);
+		ek_blk_t end = ek_group_last_block(&nf->fs, g) + 1;
+		uint64_t k = end - blk < n ? end - blk : n;
 
-		if (nf->bmap[g] ? bits_any(nf->bmap[g], bit, k) : bit < nf->sbarea[g])
+		unit_of(nf, blk + k - 1, &last);
+		if (nf->bmap[g] ? bits_any(nf->bmap[g], bit, last - bit + 1) : bit < sb_area(nf, g))
 			return false;
 		blk += k;
 		n -= k;
 	}
 	return true;
+}
+
+/*
+ * bigalloc: the block-granular maps the tables were placed in become
+ * cluster maps, a cluster used when any of its blocks is.
+ */
+static void to_clusters(struct ek_newfs *nf)
+{
+	uint32_t shift = nf->g.cluster_bits;
+
+	if (!shift)
+		return;
+	for (uint32_t g = 0; g < nf->fs.group_count; g++) {
+		uint8_t *map = nf->bmap[g];
+		uint32_t nblocks = ek_group_blocks(&nf->fs, g), used = 0;
+
+		if (!map)
+			continue;
+		for (uint32_t c = 0; c << shift < nblocks; c++) {
+			uint32_t n = nblocks - (c << shift) < (1u << shift) ? nblocks - (c << shift)
+									  : 1u << shift;
+			bool any = bits_any(map, (uint64_t)c << shift, n);
+
+			/* c <= c << shift: the cluster bit is past every block bit read */
+			map[c >> 3] &= ~(1u << (c & 7));
+			map[c >> 3] |= (uint8_t)(any << (c & 7));
+			used += any;
+		}
+		for (uint32_t c = (nblocks + (1u << shift) - 1) >> shift; c < nf->map_bytes * 8; c++)
+			map[c >> 3] &= ~(1u << (c & 7));
+		nf->gused[g] = used;
+	}
+	nf->cshift = shift;
+	for (uint32_t g = 0; g < nf->fs.group_count; g++)
+		if (!nf->bmap[g])
+			nf->gused[g] = sb_area(nf, g);
 }
 
 /*
@@ -300,12 +371,12 @@ out_full:
 int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *start,
 		   uint64_t *got)
 {
+	uint64_t step = 1ull << nf->cshift, n = 0;	/* bigalloc: whole clusters */
 	bool from_cursor = !goal || goal <= nf->cursor;
-	ek_blk_t b = from_cursor ? nf->cursor : goal;
-	uint64_t n = 0;
+	ek_blk_t b = (from_cursor ? nf->cursor : goal) & ~(step - 1);
 	int err;
 
-	for (;; b++) {
+	for (;; b += step) {
 		if (b >= nf->g.blocks) {
 			if (from_cursor)
 				return ek_err(-ENOSPC, "the filesystem is full (%llu blocks)",
@@ -322,12 +393,14 @@ int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *
 	while (n < want && b + n < nf->g.blocks && !block_used(nf, b + n)) {
 		if ((err = mark_block(nf, b + n, -1)))
 			return err;
-		n++;
+		n += step;
 	}
+	if (b + n > nf->g.blocks)
+		n = nf->g.blocks - b;
 	if (from_cursor)
 		nf->cursor = b + n;
 	nf->data_blocks += n;
-	*got = n;
+	*got = n < want ? n : want;	/* the rest of a last cluster stays the file's */
 	return 0;
 }
 
@@ -738,22 +811,41 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 	struct ek_tree_sink sink = { .alloc = tree_alloc, .put = tree_put, .arg = &ts };
 	int err = 0;
 
+	/*
+	 * bigalloc: a logical cluster maps to one physical cluster, at the same
+	 * offset inside it; a run that starts in the cluster the last one
+	 * ended in goes on in that cluster
+	 */
+	uint64_t step = 1ull << nf->cshift, mask = step - 1, last_lclu = UINT64_MAX;
+	ek_blk_t last_pclu = 0;
+
 	for (size_t i = 0; i < n && !err; i++) {
 		uint64_t lblk = runs[i].lblk, left = runs[i].len;
 
 		while (left && !err) {
-			uint64_t want = left < EXT_INIT_MAX_LEN ? left : EXT_INIT_MAX_LEN, got;
+			uint64_t off = lblk & mask, want, got, start;
 			struct ek_ext e = { .lblk = (uint32_t)lblk };
 
-			err = ek_newfs_alloc(nf, goal, want, &e.pblk, &got);
-			if (err)
-				break;
-			e.len = (uint32_t)got;
-			goal = e.pblk + got;
+			if (step > 1 && lblk >> nf->cshift == last_lclu) {
+				e.pblk = last_pclu + off;
+				e.len = (uint32_t)(left < step - off ? left : step - off);
+			} else {
+				want = left + off < EXT_INIT_MAX_LEN ? left + off : EXT_INIT_MAX_LEN;
+				err = ek_newfs_alloc(nf, goal, want, &start, &got);
+				if (!err && got <= off)
+					err = ek_err(-ENOSPC, "the filesystem is full");
+				if (err)
+					break;
+				e.pblk = start + off;
+				e.len = (uint32_t)(got - off);
+				goal = start + ((got + mask) & ~mask);
+				data += (got + mask) & ~mask;
+			}
 			err = push_ext(&v, &nv, &cap, &e);
-			lblk += got;
-			left -= got;
-			data += got;
+			last_lclu = (lblk + e.len - 1) >> nf->cshift;
+			last_pclu = (e.pblk + e.len - 1) & ~mask;
+			lblk += e.len;
+			left -= e.len;
 		}
 	}
 	if (!err) {
@@ -767,7 +859,7 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 		free(v);
 		return err;
 	}
-	ek_inode_add_blocks(&nf->fs, raw, (int64_t)(data + ts.blocks));
+	ek_inode_add_blocks(&nf->fs, raw, (int64_t)(data + (ts.blocks << nf->cshift)));
 	*out = v;
 	*nout = nv;
 	return 0;
@@ -916,7 +1008,7 @@ static void inode_set_size(uint8_t *raw, uint64_t size)
 static int make_resize_inode(struct ek_newfs *nf)
 {
 	uint32_t bs = nf->fs.blksz, a = bs / 4, rsv = nf->g.reserved_gdt, nbackups = 0;
-	ek_blk_t fdb = nf->fs.sb.first_data_block, dind;
+	ek_blk_t sb_blk = primary_sb_block(nf), dind;
 	uint8_t *raw, *dbuf = ek_calloc(1, bs), *rbuf = ek_calloc(1, bs);
 	int err;
 
@@ -929,7 +1021,7 @@ static int make_resize_inode(struct ek_newfs *nf)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = ek_newfs_alloc_block(nf, fdb + nf->g.desc_blocks + rsv + 2 + nf->g.inode_table_blocks,
+	err = ek_newfs_alloc_block(nf, sb_blk + nf->g.desc_blocks + rsv + 2 + nf->g.inode_table_blocks,
 				   &dind);
 	if (err)
 		goto out;
@@ -943,13 +1035,14 @@ static int make_resize_inode(struct ek_newfs *nf)
 		if (nf->sbarea[g] && nbackups < a)
 			backups[nbackups++] = g;
 	for (uint32_t i = 0; i < rsv && !err; i++) {
-		ek_blk_t prim = fdb + 1 + nf->g.desc_blocks + i;
+		ek_blk_t prim = sb_blk + 1 + nf->g.desc_blocks + i;
 
 		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a), (uint32_t)prim);
 		memset(rbuf, 0, bs);
 		for (uint32_t j = 0; j < nbackups; j++)
-			put_le32(rbuf + 4 * j, (uint32_t)(ek_group_first_block(&nf->fs, backups[j]) + 1 +
-							 nf->g.desc_blocks + i));
+			/* mke2fs's rule, one block off the copy with 1 KiB bigalloc */
+			put_le32(rbuf + 4 * j, (uint32_t)(prim + (ek_blk_t)backups[j] *
+							 nf->g.blocks_per_group));
 		err = pending_add(nf, prim, rbuf);
 	}
 	free(backups);
@@ -959,7 +1052,8 @@ static int make_resize_inode(struct ek_newfs *nf)
 		goto out;
 	put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * EXT4_DIND_BLOCK, (uint32_t)dind);
 	inode_set_size(raw, ((uint64_t)a * a + a + EXT4_NDIR_BLOCKS) * bs);
-	ek_inode_add_blocks(&nf->fs, raw, 1 + (int64_t)rsv * (1 + nbackups));
+	/* each block counted as a whole cluster with bigalloc, as mke2fs does */
+	ek_inode_add_blocks(&nf->fs, raw, (1 + (int64_t)rsv * (1 + nbackups)) << nf->cshift);
 out:
 	free(dbuf);
 	free(rbuf);
@@ -969,7 +1063,7 @@ out:
 /* free blocks of group @g now */
 static uint64_t group_free(const struct ek_newfs *nf, uint32_t g)
 {
-	return ek_group_blocks(&nf->fs, g) - nf->gused[g];
+	return group_units(nf, g) - nf->gused[g];
 }
 
 /* mke2fs's get_midpoint_journal_block(): the emptiest group near the middle */
@@ -1126,9 +1220,9 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_first_data_block = cpu_to_le32(g->first_data_block);
 	for (uint32_t b = g->blocksize; b > 1024; b >>= 1)
 		sb->s_log_block_size = cpu_to_le32(le32_to_cpu(sb->s_log_block_size) + 1);
-	sb->s_log_cluster_size = sb->s_log_block_size;
+	sb->s_log_cluster_size = cpu_to_le32(le32_to_cpu(sb->s_log_block_size) + g->cluster_bits);
 	sb->s_blocks_per_group = cpu_to_le32(g->blocks_per_group);
-	sb->s_clusters_per_group = cpu_to_le32(g->blocks_per_group);
+	sb->s_clusters_per_group = cpu_to_le32(g->clusters_per_group);
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
 	put_time((uint8_t *)&sb->s_wtime, &sb->s_wtime_hi, o->now);
 	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
@@ -1192,6 +1286,7 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->ihigh = ek_calloc(G, sizeof(*nf->ihigh));
 	nf->iused = ek_calloc(G, sizeof(*nf->iused));
 	nf->dirs = ek_calloc(G, sizeof(*nf->dirs));
+	nf->map_bytes = nf->g.blocks_per_group / 8 > fs->blksz ? nf->g.blocks_per_group / 8 : fs->blksz;
 	nf->gused = ek_calloc(G, sizeof(*nf->gused));
 	nf->flushed = ek_calloc(G, sizeof(*nf->flushed));
 	nf->sbarea = ek_calloc(G, sizeof(*nf->sbarea));
@@ -1203,6 +1298,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	for (uint32_t g = 0; g < G; g++) {
 		if (ek_geometry_has_super(g))
 			nf->sbarea[g] = 1 + nf->g.desc_blocks + nf->g.reserved_gdt;
+		if (!g)	/* 1 KiB blocks with bigalloc: the boot block comes first */
+			nf->sbarea[g] += (uint32_t)(primary_sb_block(nf) - fs->sb.first_data_block);
 		nf->gused[g] = nf->sbarea[g];
 	}
 	/* superblock copies first, so no table lands on one */
@@ -1215,10 +1312,11 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		err = place_group_tables(nf, g);
 	if (err)
 		goto out_free;
+	to_clusters(nf);
 	nf->cursor = fs->sb.first_data_block;
 	nf->overhead = fs->sb.first_data_block;
 	for (uint32_t g = 0; g < G; g++)
-		nf->overhead += ek_group_blocks(fs, g) - group_free(nf, g);
+		nf->overhead += nf->gused[g];	/* units: clusters with bigalloc */
 	nf->data_blocks = 0;
 
 	/* inodes 1-11 are reserved and in use; then as mke2fs creates them */
@@ -1234,7 +1332,7 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		if ((err = make_journal(nf)))
 			goto out_free;
-		nf->overhead += nf->g.journal_blocks;
+		nf->overhead += nf->g.journal_blocks >> nf->cshift;
 	}
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) && (err = make_orphan_file(nf)))
 		goto out_free;
@@ -1305,7 +1403,7 @@ static bool uses_uninit(const struct ek_newfs *nf)
 /* the block bitmap of group @g as written: padding past the group's end set */
 static void block_bitmap_of(const struct ek_newfs *nf, uint32_t g, uint8_t *b)
 {
-	uint32_t n = ek_group_blocks(&nf->fs, g);
+	uint32_t n = group_units(nf, g);
 
 	if (nf->bmap[g])
 		memcpy(b, nf->bmap[g], nf->fs.blksz);
@@ -1386,7 +1484,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 
 			if (!(flags & EXT4_BG_BLOCK_UNINIT)) {
 				block_bitmap_of(nf, g, bitmap);
-				bc = ek_crc32c(fs->csum_seed, bitmap, nf->g.blocks_per_group / 8);
+				bc = ek_crc32c(fs->csum_seed, bitmap, nf->g.clusters_per_group / 8);
 			}
 			if (!(flags & EXT4_BG_INODE_UNINIT)) {
 				inode_bitmap_of(nf, g, bitmap);
@@ -1399,6 +1497,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
 				 ek_group_desc_csum(fs, g, d));
 	}
+	free_blocks <<= nf->cshift;	/* the superblock counts blocks, the groups clusters */
 	sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)free_blocks);
 	sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(free_blocks >> 32));
 	sb->s_free_inodes_count = cpu_to_le32((uint32_t)free_inodes);
@@ -1546,7 +1645,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		if (!nf->flushed[g])
 			err = write_itable(nf, g);
 	if (!err)
-		err = ek_newfs_write(nf, fs->sb.first_data_block + 1, gdt, nf->g.desc_blocks);
+		err = ek_newfs_write(nf, primary_sb_block(nf) + 1, gdt, nf->g.desc_blocks);
 	if (!err)
 		err = ek_io_sync(fs->io);
 	if (err)
@@ -1606,5 +1705,5 @@ uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf)
 
 	for (uint32_t g = 0; g < nf->fs.group_count; g++)
 		n += group_free(nf, g);
-	return n;
+	return n << nf->cshift;
 }

@@ -252,7 +252,7 @@ static int xlist_store(struct pop *p, ek_ino_t ino, uint8_t *raw, struct xlist *
 			put_le32(raw + offsetof(struct ext4_inode, i_file_acl_lo), (uint32_t)blk);
 			put_le16(raw + offsetof(struct ext4_inode, l_i_file_acl_high),
 				 (uint16_t)(blk >> 32));
-			ek_inode_add_blocks(p->fs, raw, 1);
+			ek_inode_add_blocks(p->fs, raw, ek_cluster_ratio(p->fs));
 		}
 		free(block);
 	}
@@ -790,13 +790,14 @@ out:
 
 /* ---- a source too big --------------------------------------------------------------------- */
 
-static uint64_t need_blocks, need_blksz;
+static uint64_t need_blocks, need_blksz, need_ratio;	/* nftw has no argument */
 
 static int need_one(const char *path, const struct stat *s, int flag, struct FTW *f)
 {
 	(void)path, (void)flag, (void)f;
 	if (S_ISREG(s->st_mode) || S_ISDIR(s->st_mode) || S_ISLNK(s->st_mode))
-		need_blocks += ((uint64_t)s->st_blocks * 512 + need_blksz - 1) / need_blksz;
+		need_blocks += ((uint64_t)s->st_blocks * 512 + need_blksz - 1) / need_blksz *
+			       need_ratio;
 	return 0;
 }
 
@@ -806,11 +807,12 @@ static int too_big(struct pop *p, const char *dir, int err)
 	uint64_t free_blocks = ek_newfs_free_blocks(p->nf), bs = p->fs->blksz;
 
 	need_blocks = 0;
-	need_blksz = bs;
+	need_ratio = ek_cluster_ratio(p->fs);	/* bigalloc: every file takes whole clusters */
+	need_blksz = bs * need_ratio;
 	if (nftw(dir, need_one, 64, FTW_PHYS) != 0)
 		return err;
-	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs about %llu KiB (%llu blocks), "
-		      "the new filesystem had %llu KiB free after its metadata",
+	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs at least %llu KiB (%llu blocks) "
+		      "for its data alone, the new filesystem had %llu KiB free after its metadata",
 		      dir, (unsigned long long)(need_blocks * bs >> 10),
 		      (unsigned long long)need_blocks,
 		      (unsigned long long)((free_blocks + p->used_blocks) * bs >> 10));

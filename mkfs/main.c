@@ -71,7 +71,7 @@ static void usage(FILE *f, const char *prog)
 "  -q                  quiet\n"
 "  -e continue|remount-ro|panic   behaviour on errors\n"
 "  -T type, -v         accepted for mke2fs compatibility, ignored\n"
-"  -C cluster-size     bigalloc: refused, not supported yet\n"
+"  -C cluster-size     bytes per cluster with -O bigalloc (default 16 blocks)\n"
 "  -V                  print the version\n"
 "  --json              the layout and result as JSON\n"
 "size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
@@ -579,6 +579,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:FnqvVh", longopts,
 				NULL)) != -1) {
 		uint32_t v;
+		uint64_t v64;
 
 		switch (c) {
 		case 't': type = optarg; break;
@@ -639,7 +640,11 @@ int main(int argc, char **argv)
 			break;
 		case 'j': journal_flag = true; break;
 		case 'd': m.src_dir = optarg; break;
-		case 'C': return fail(&m, "-C: bigalloc is not supported by extkit-mkfs yet");
+		case 'C':
+			if (parse_size(optarg, 1, &v64) || v64 > UINT32_MAX)
+				return fail(&m, "-C %s: not a cluster size", optarg);
+			m.o.geo.cluster_size = (uint32_t)v64;
+			break;
 		case 'e':
 			if (!strcmp(optarg, "continue")) m.o.errors = 1;
 			else if (!strcmp(optarg, "remount-ro")) m.o.errors = 2;
@@ -710,14 +715,15 @@ int main(int argc, char **argv)
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
 		     "g=%u G=%u m=%u/%d feat=%x/%x/%x/%x/%x/%x journal=%llu label=%.16s "
-		     "mounted=%.64s root=%u:%u src=%s errors=%u lazy=%d", (long long)m.sde,
+		     "mounted=%.64s root=%u:%u src=%s errors=%u lazy=%d cluster=%u", (long long)m.sde,
 		     (unsigned long long)size, type, m.o.geo.blocksize, m.o.geo.inode_size,
 		     m.o.geo.inode_ratio, (unsigned long long)m.o.geo.inodes,
 		     m.o.geo.blocks_per_group, m.o.geo.flex_size, m.o.geo.reserved_permille,
 		     m.o.geo.reserved_given, m.o.geo.compat_on, m.o.geo.compat_off,
 		     m.o.geo.incompat_on, m.o.geo.incompat_off, m.o.geo.ro_on, m.o.geo.ro_off,
 		     (unsigned long long)jsize, m.o.label, m.o.last_mounted, m.o.root_uid,
-		     m.o.root_gid, m.src_dir ? "yes" : "no", m.o.errors, m.o.lazy_itable_init) < 0) {
+		     m.o.root_gid, m.src_dir ? "yes" : "no", m.o.errors, m.o.lazy_itable_init,
+		     m.o.geo.cluster_size) < 0) {
 		fail(&m, "out of memory");
 		goto out;
 	}
