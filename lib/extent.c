@@ -662,3 +662,18 @@ zero_tail:
 	}
 	return err;
 }
+
+int ek_ext_append(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct ek_ext *nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *e;
+	return 0;
+}

@@ -1183,6 +1183,9 @@ struct ek_ext {
 	bool unwritten;
 };
 
+/* append @e to the growing array *v (*n used of *cap); -ENOMEM */
+int ek_ext_append(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e);
+
 /* an extent tree as a sorted list, with the tree blocks that held it */
 struct ek_extlist {
 	struct ek_ext *v;

@@ -787,17 +787,7 @@ static int push_ext(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_e
 		(*v)[*n - 1].len += e->len;
 		return 0;
 	}
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		struct ek_ext *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = c;
-	}
-	(*v)[(*n)++] = *e;
-	return 0;
+	return ek_ext_append(v, n, cap, e);
 }
 
 /* extents: the data first, contiguous as the free space allows, then the tree */

@@ -335,17 +335,8 @@ static int push_run(struct ek_ext **v, size_t *n, size_t *cap, uint64_t lblk, ui
 			(*v)[*n - 1].len = (uint32_t)(end - (*v)[*n - 1].lblk);
 		return 0;
 	}
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct ek_ext *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = c;
-	}
-	(*v)[(*n)++] = (struct ek_ext){ .lblk = (uint32_t)lblk, .len = (uint32_t)(end - lblk) };
-	return 0;
+	return ek_ext_append(v, n, cap, &(struct ek_ext){ .lblk = (uint32_t)lblk,
+							  .len = (uint32_t)(end - lblk) });
 }
 
 /* the blocks of the file that hold data: SEEK_DATA/SEEK_HOLE, else all of them */
