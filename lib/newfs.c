@@ -54,6 +54,7 @@ struct ek_newfs {
 		uint8_t *buf;
 	} *pending;
 	size_t npending;
+	bool resize_blocks;		/* write the primary reserved GDT blocks at finish */
 	ek_blk_t journal_start;		/* first journal block, 0: none */
 	struct ek_ext *journal_ext;	/* where the journal lives */
 	size_t journal_next;
@@ -142,10 +143,18 @@ static int mark_units(struct ek_newfs *nf, uint32_t g, uint64_t bit, uint64_t n,
 
 	if (!map)
 		return -ENOMEM;
-	for (uint64_t b = bit; b < bit + n; b++) {
+	for (uint64_t b = bit; b < bit + n;) {
+		if (!(b & 7) && bit + n - b >= 8) {	/* a whole byte */
+			for (uint8_t x = map[b >> 3]; x != 0xFF; x |= x + 1)
+				nf->gused[g]++;	/* once per clear bit */
+			map[b >> 3] = 0xFF;
+			b += 8;
+			continue;
+		}
 		if (!(map[b >> 3] & (1u << (b & 7))))
 			nf->gused[g]++;
 		map[b >> 3] |= 1u << (b & 7);
+		b++;
 	}
 	if (owner != (int64_t)g)
 		nf->foreign[g] = true;
@@ -390,13 +399,25 @@ int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *
 	if (from_cursor)
 		nf->cursor = b;
 	*start = b;
-	while (n < want && b + n < nf->g.blocks && !block_used(nf, b + n)) {
-		if ((err = mark_block(nf, b + n, -1)))
-			return err;
-		n += step;
+	/* the free run from b: a group's bitmap at a time, then marked at once */
+	while (n < want && b + n < nf->g.blocks) {
+		uint64_t bit;
+		uint32_t g = unit_of(nf, b + n, &bit), units = group_units(nf, g);
+		const uint8_t *map = nf->bmap[g];
+		bool stop = false;
+
+		for (; bit < units && n < want; bit++, n += step)
+			if (map ? ek_bit_test(map, bit) : bit < sb_area(nf, g)) {
+				stop = true;
+				break;
+			}
+		if (stop)
+			break;
 	}
 	if (b + n > nf->g.blocks)
 		n = nf->g.blocks - b;
+	if ((err = mark_range(nf, b, n, -1)))
+		return err;
 	if (from_cursor)
 		nf->cursor = b + n;
 	nf->data_blocks += n;
@@ -999,10 +1020,10 @@ static int make_resize_inode(struct ek_newfs *nf)
 {
 	uint32_t bs = nf->fs.blksz, a = bs / 4, rsv = nf->g.reserved_gdt, nbackups = 0;
 	ek_blk_t sb_blk = primary_sb_block(nf), dind;
-	uint8_t *raw, *dbuf = ek_calloc(1, bs), *rbuf = ek_calloc(1, bs);
+	uint8_t *raw, *dbuf = ek_calloc(1, bs);
 	int err;
 
-	if (!dbuf || !rbuf) {
+	if (!dbuf) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -1015,29 +1036,14 @@ static int make_resize_inode(struct ek_newfs *nf)
 				   &dind);
 	if (err)
 		goto out;
-	uint32_t *backups = ek_calloc(nf->g.groups, sizeof(*backups));
-
-	if (!backups) {
-		err = -ENOMEM;
-		goto out;
-	}
 	for (uint32_t g = 1; g < nf->g.groups; g++)
-		if (nf->sbarea[g] && nbackups < a)
-			backups[nbackups++] = g;
-	for (uint32_t i = 0; i < rsv && !err; i++) {
-		ek_blk_t prim = sb_blk + 1 + nf->g.desc_blocks + i;
-
-		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a), (uint32_t)prim);
-		memset(rbuf, 0, bs);
-		for (uint32_t j = 0; j < nbackups; j++)
-			/* mke2fs's rule, one block off the copy with 1 KiB bigalloc */
-			put_le32(rbuf + 4 * j, (uint32_t)(prim + (ek_blk_t)backups[j] *
-							 nf->g.blocks_per_group));
-		err = pending_add(nf, prim, rbuf);
-	}
-	free(backups);
-	if (!err)
-		err = pending_add(nf, dind, dbuf);
+		nbackups += nf->sbarea[g] && nbackups < a;
+	/* the reserved blocks themselves are made as they are written (write_resize_blocks) */
+	for (uint32_t i = 0; i < rsv; i++)
+		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a),
+			 (uint32_t)(sb_blk + 1 + nf->g.desc_blocks + i));
+	nf->resize_blocks = true;
+	err = pending_add(nf, dind, dbuf);
 	if (err)
 		goto out;
 	put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * EXT4_DIND_BLOCK, (uint32_t)dind);
@@ -1046,7 +1052,6 @@ static int make_resize_inode(struct ek_newfs *nf)
 	ek_inode_add_blocks(&nf->fs, raw, (1 + (int64_t)rsv * (1 + nbackups)) << nf->cshift);
 out:
 	free(dbuf);
-	free(rbuf);
 	return err;
 }
 
@@ -1550,29 +1555,51 @@ static int comb_add(struct comb *c, ek_blk_t blk, const uint8_t *data, uint32_t 
 	return 0;
 }
 
-/* the pending blocks (sorted), runs of neighbours in one write each */
-static int write_pending(struct ek_newfs *nf)
+/*
+ * The primary reserved GDT blocks: each lists where its copies go, in the
+ * backup groups in order (mke2fs's rule: the primary's block plus the
+ * group's first block, one block off the copy with 1 KiB bigalloc).
+ */
+static int write_resize_blocks(struct ek_newfs *nf, struct comb *c, uint8_t *buf)
 {
-	uint32_t per = ZERO_CHUNK >> nf->fs.log_blksz, n = 0;
-	uint8_t *batch = ek_malloc((size_t)(per ? per : 1) << nf->fs.log_blksz);
+	uint32_t a = nf->fs.blksz / 4, n = 0, *groups = ek_calloc(a, sizeof(*groups));
 	int err = 0;
 
-	if (!batch)
+	if (!groups)
 		return -ENOMEM;
-	if (!per)
-		per = 1;
-	for (size_t i = 0; i <= nf->npending && !err; i++) {
-		if (n && (i == nf->npending || nf->pending[i].blk != nf->pending[i - 1].blk + 1 ||
-			  n == per)) {
-			err = ek_newfs_write(nf, nf->pending[i - n].blk, batch, n);
-			n = 0;
-		}
-		if (i < nf->npending)
-			memcpy(batch + ((size_t)n++ << nf->fs.log_blksz), nf->pending[i].buf,
-			       nf->fs.blksz);
+	for (uint32_t g = 1; g < nf->g.groups && n < a; g++)
+		if (nf->sbarea[g])
+			groups[n++] = g;
+	for (uint32_t i = 0; i < nf->g.reserved_gdt && !err; i++) {
+		ek_blk_t prim = primary_sb_block(nf) + 1 + nf->g.desc_blocks + i;
+
+		memset(buf, 0, nf->fs.blksz);
+		for (uint32_t j = 0; j < n; j++)
+			put_le32(buf + 4 * j, (uint32_t)(prim + (ek_blk_t)groups[j] *
+							 nf->g.blocks_per_group));
+		err = comb_add(c, prim, buf, 1);
 	}
-	free(batch);
+	free(groups);
 	return err;
+}
+
+/* the pending blocks and the reserved GDT blocks, in block order */
+static int write_pending(struct ek_newfs *nf, struct comb *c, uint8_t *buf)
+{
+	ek_blk_t rsv_at = primary_sb_block(nf) + 1 + nf->g.desc_blocks;
+	bool rsv_done = !nf->resize_blocks;
+	int err = 0;
+
+	qsort(nf->pending, nf->npending, sizeof(*nf->pending), cmp_pending);
+	for (size_t i = 0; i <= nf->npending && !err; i++) {
+		if (!rsv_done && (i == nf->npending || nf->pending[i].blk > rsv_at)) {
+			err = write_resize_blocks(nf, c, buf);
+			rsv_done = true;
+		}
+		if (!err && i < nf->npending)
+			err = comb_add(c, nf->pending[i].blk, nf->pending[i].buf, 1);
+	}
+	return err ? err : comb_flush(c);
 }
 
 int ek_newfs_finish(struct ek_newfs *nf)
@@ -1598,8 +1625,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	if ((err = finish_groups(nf, gdt, bitmap)))
 		goto out;
 	/* the blocks made with the layout, in order */
-	qsort(nf->pending, nf->npending, sizeof(*nf->pending), cmp_pending);
-	if ((err = write_pending(nf)))
+	if ((err = write_pending(nf, &wc, bitmap)))
 		goto out;
 	/* in passes, so neighbouring blocks go out in one write: backups, bitmaps, tables */
 	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
