@@ -36,6 +36,7 @@ struct mk {
 	const char *src_dir;
 	const char *uuid_arg;
 	const char *hash_seed_arg;
+	char hash_seed_buf[64];		/* -E hash_seed=: outlives the option string */
 	uint64_t offset;
 	bool force, quiet, dry_run, json, discard, skip_unreadable;
 	bool have_sde;
@@ -287,7 +288,8 @@ static int parse_extended(struct mk *m, const char *list)
 		if (val)
 			*val++ = '\0';
 		if (!strcmp(t, "hash_seed") && val) {
-			m->hash_seed_arg = strdup(val);
+			snprintf(m->hash_seed_buf, sizeof(m->hash_seed_buf), "%s", val);
+			m->hash_seed_arg = m->hash_seed_buf;
 		} else if (!strcmp(t, "root_owner")) {
 			char *colon = val ? strchr(val, ':') : NULL;
 
