@@ -73,6 +73,15 @@ const char *ek_strerror(int err)
 	}
 }
 
+int ek_err_wrap(int code, int err, const char *prefix)
+{
+	char msg[sizeof(last_error.msg)];
+
+	/* copied first: the new message is written where the old one is */
+	snprintf(msg, sizeof(msg), "%s", ek_error_msg(err));
+	return ek_err(code, "%s%s", prefix, msg);
+}
+
 const char *ek_error_msg(int err)
 {
 	if (err && last_error.code == err && last_error.msg[0])

@@ -55,6 +55,8 @@ struct ek_error {
 const struct ek_error *ek_last_error(void);
 /* Message of the last error if @err matches it, else a generic text for @err. */
 const char *ek_error_msg(int err);
+/* record @code with @prefix before the message of @err (the last error) */
+int ek_err_wrap(int code, int err, const char *prefix);
 const char *ek_strerror(int err);
 void ek_error_clear(void);
 
@@ -1316,7 +1318,7 @@ struct ek_geometry_opts {
 	uint64_t inodes;		/* -N: at least this many, 0: by the ratio */
 	uint32_t blocks_per_group;	/* -g, 0: 8 × block size */
 	bool reserved_given;		/* -m given: */
-	uint32_t reserved_permille;	/* reserved blocks in tenths of a percent */
+	double reserved_percent;	/* blocks reserved for root, percent */
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
@@ -1388,6 +1390,8 @@ void ek_newfs_free(struct ek_newfs *nf);
 /* the new filesystem for the library's readers and checksum helpers (no I/O) */
 struct ek_fs *ek_newfs_fs(struct ek_newfs *nf);
 const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf);
+/* the target (made with @io NULL, to check the layout before touching it) */
+void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed);
 /* first block of the journal (0: none) */
 ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf);
 /*
@@ -1438,7 +1442,8 @@ void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b);
  */
 int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t parent,
 		       struct ek_dirent_new *ents, size_t n);
-void ek_newfs_inode_set_size(uint8_t *raw, uint64_t size);
+/* i_size; 2 GiB and more turns large_file on */
+void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
 
 /* ---- copying a directory tree in (populate.c) -------------------------------- */

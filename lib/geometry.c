@@ -65,7 +65,12 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 	for (;;) {
 		uint64_t ipg, itb;
 
-		g->groups = (uint32_t)div_up(g->blocks - g->first_data_block, g->blocks_per_group);
+		uint64_t groups = div_up(g->blocks - g->first_data_block, g->blocks_per_group);
+
+		if (groups > 0xFFFFFFFFull)
+			return ek_err(-EINVAL, "%llu groups: at most 2^32 - 1",
+				      (unsigned long long)groups);
+		g->groups = (uint32_t)groups;
 		ipg = div_up(inodes, g->groups);
 		if (ipg > (uint64_t)g->blocksize * 8) {
 			/* more inodes than a bitmap block maps: smaller groups, the whole size again */
@@ -83,8 +88,12 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		if (ipg < 8)
 			ipg = 8;
 		ipg &= ~7ull;
-		while (ipg > 8 && ipg * g->groups > 0xFFFFFFFFull)
-			ipg -= 8;
+		/* at most 2^32 - 1 inodes: a table block less at a time, tables stay whole */
+		for (itb = div_up(ipg * g->inode_size, g->blocksize);
+		     itb > 1 && ipg * g->groups > 0xFFFFFFFFull;) {
+			itb--;
+			ipg = (itb * g->blocksize / g->inode_size) & ~7ull;
+		}
 		if (ipg * g->groups > 0xFFFFFFFFull)
 			return ek_err(-EINVAL, "more than 2^32 inodes");
 		g->inodes_per_group = (uint32_t)ipg;
@@ -92,6 +101,23 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		g->inodes = ipg * g->groups;
 		g->desc_blocks = (uint32_t)div_up(g->groups, g->blocksize / g->desc_size);
 		g->reserved_gdt = (g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? reserved_gdt(g) : 0;
+		/*
+		 * descriptors over 3/4 of a group: mke2fs turns to meta_bg, which
+		 * extkit does not write; reserved ones just go (no resize inode)
+		 */
+		if (g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4)
+			return ek_err(-EINVAL, "%u descriptor blocks fill groups of %u blocks: "
+				      "that needs meta_bg, which extkit-mkfs does not write",
+				      g->desc_blocks, g->blocks_per_group);
+		if (g->reserved_gdt + g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4) {
+			g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
+			g->reserved_gdt = 0;
+		}
+		if (3 + g->inode_table_blocks + g->desc_blocks + g->reserved_gdt >
+		    (uint64_t)g->blocks_per_group)
+			return ek_err(-EINVAL, "groups of %u blocks cannot hold their %u-block inode "
+				      "tables and descriptors: too many inodes",
+				      g->blocks_per_group, g->inode_table_blocks);
 		return 0;
 	}
 }
@@ -130,6 +156,12 @@ static int check_features(const struct ek_geometry *g)
 	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) &&
 	    !(g->incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
 		return ek_err(-EINVAL, "bigalloc needs extent");
+	if ((g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) &&
+	    !(g->incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
+		return ek_err(-EINVAL, "64bit needs extent");
+	if (!(g->ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
+		return ek_err(-EK_UNSUPP, "extkit-mkfs writes superblock copies only as "
+			      "sparse_super places them: ^sparse_super is not supported");
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_EXT_ATTR))
 		return ek_err(-EINVAL, "inline_data needs ext_attr");
@@ -142,7 +174,7 @@ static int check_features(const struct ek_geometry *g)
 static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t blocks)
 {
 	if (o->reserved_given)
-		return (uint64_t)((double)o->reserved_permille * (double)blocks / 1000.0);
+		return (uint64_t)(o->reserved_percent * (double)blocks / 100.0);
 	return (uint64_t)(5.0 * (double)blocks / 100.0);
 }
 
@@ -167,8 +199,10 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 			      g->blocksize);
 	g->inode_size = o->inode_size ? o->inode_size : 256;
 	if (g->inode_size < EXT4_GOOD_OLD_INODE_SIZE || g->inode_size > g->blocksize ||
+	    g->inode_size > 32768 ||
 	    (g->inode_size & (g->inode_size - 1)))
-		return ek_err(-EINVAL, "inode size %u is not a power of two from 128 to the block size",
+		return ek_err(-EINVAL, "inode size %u is not a power of two from 128 to the block size "
+			      "(at most 32768)",
 			      g->inode_size);
 	ratio = o->inode_ratio ? o->inode_ratio : st->inode_ratio;
 	if (!o->inode_ratio && ratio < g->blocksize)
@@ -279,9 +313,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		while ((1u << g->log_flex) < flex)
 			g->log_flex++;
 	}
-	if (o->reserved_given && o->reserved_permille > 500)
-		return ek_err(-EINVAL, "reserved blocks %d.%d%%: at most 50%%",
-			      o->reserved_permille / 10, o->reserved_permille % 10);
+	if (o->reserved_given && !(o->reserved_percent >= 0 && o->reserved_percent <= 50))
+		return ek_err(-EINVAL, "reserved blocks %g%%: from 0 to 50%%", o->reserved_percent);
 	/*
 	 * mke2fs takes the share of the size last trimmed to: a later retry
 	 * with smaller groups goes back to the whole size but keeps it

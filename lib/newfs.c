@@ -558,12 +558,13 @@ void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_ti
 
 	if (f == EK_TIME_CRTIME && !has_extra)
 		return;
-	if (!has_extra) {	/* 32 bits of seconds only: clamp to what fits */
-		if (ts.sec < INT32_MIN)
-			ts.sec = INT32_MIN;
-		if (ts.sec > INT32_MAX)
-			ts.sec = INT32_MAX;
-	}
+	/* what fits: 32 signed bits of seconds, and with _extra 2 epoch bits more */
+	int64_t hi = has_extra ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX;
+
+	if (ts.sec < INT32_MIN)
+		ts.sec = INT32_MIN;
+	if (ts.sec > hi)
+		ts.sec = hi;
 	put_le32(raw + at[f].base, (uint32_t)ts.sec);
 	if (has_extra) {
 		uint32_t epoch = (uint32_t)(((uint64_t)(ts.sec - (int32_t)ts.sec) >> 32) & 3);
@@ -1188,6 +1189,12 @@ void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t 
 	put_le16(raw + offsetof(struct ext4_inode, l_i_gid_high), gid >> 16);
 }
 
+void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed)
+{
+	nf->fs.io = io;
+	nf->o.zeroed = zeroed;
+}
+
 ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf)
 {
 	return nf->journal_start;
@@ -1245,8 +1252,12 @@ static void build_super(struct ek_newfs *nf)
 		sb->s_min_extra_isize = cpu_to_le16(32);
 		sb->s_want_extra_isize = cpu_to_le16(32);
 	}
-	/* how this host's char signedness hashes names; x86 and most others: signed */
-	sb->s_flags = cpu_to_le32((char)-1 < 0 ? 0x1 : 0x2);
+	/*
+	 * signed directory hashes whatever this host's char is (mke2fs takes the
+	 * host's): the flag tells every reader how the names were hashed, and
+	 * the image stays the same bytes on every host
+	 */
+	sb->s_flags = cpu_to_le32(0x1);
 	sb->s_log_groups_per_flex = (uint8_t)g->log_flex;
 	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		sb->s_checksum_type = 1;	/* crc32c */
@@ -1366,14 +1377,26 @@ void ek_newfs_free(struct ek_newfs *nf)
 
 int ek_newfs_begin(struct ek_newfs *nf)
 {
-	uint8_t z[2 * EXT4_SUPERBLOCK_SIZE] = { 0 };
+	uint8_t z[4096] = { 0 };
 	int err;
 
 	if (!nf->fs.io)
 		return ek_err(-EINVAL, "newfs: no target to write");
 	nf->writing = true;
-	/* the old superblock goes first: until finish, the image is not a filesystem */
+	/*
+	 * the old superblock goes first: until finish, the image is not a
+	 * filesystem; old signatures in the first 4 KiB and the last 128 KiB
+	 * (swap, RAID, GPT backup) with it, as mke2fs clears them
+	 */
 	err = ek_io_pwrite(nf->fs.io, z, sizeof(z), 0);
+	if (!err && !nf->o.zeroed) {
+		uint64_t end = nf->g.blocks << nf->fs.log_blksz;
+		uint64_t from = end > (128u << 10) ? (end - (128u << 10)) & ~4095ull : 0;
+
+		for (uint64_t off = from; off < end && !err; off += sizeof(z))
+			err = ek_io_pwrite(nf->fs.io, z, end - off < sizeof(z) ? end - off : sizeof(z),
+					   off);
+	}
 	for (size_t i = 0; i < nf->journal_next && !err; i++)
 		err = zero_blocks(nf, nf->journal_ext[i].pblk, nf->journal_ext[i].len);
 	if (!err)
@@ -1627,7 +1650,28 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	/* the blocks made with the layout, in order */
 	if ((err = write_pending(nf, &wc, bitmap)))
 		goto out;
-	/* in passes, so neighbouring blocks go out in one write: backups, bitmaps, tables */
+	/*
+	 * In passes, so neighbouring blocks go out in one write: bitmaps, tables,
+	 * then (after a flush) the superblock copies, which e2fsck would fall
+	 * back to: none exists before everything else is on disk.
+	 */
+	for (uint32_t g = 0; g < fs->group_count && !err; g++)
+		if (!(fs->groups[g].flags & EXT4_BG_BLOCK_UNINIT)) {
+			block_bitmap_of(nf, g, bitmap);
+			err = comb_add(&wc, fs->groups[g].block_bitmap, bitmap, 1);
+		}
+	for (uint32_t g = 0; g < fs->group_count && !err; g++)
+		if (!(fs->groups[g].flags & EXT4_BG_INODE_UNINIT)) {
+			inode_bitmap_of(nf, g, bitmap);
+			err = comb_add(&wc, fs->groups[g].inode_bitmap, bitmap, 1);
+		}
+	if (!err)
+		err = comb_flush(&wc);
+	for (uint32_t g = 0; g < fs->group_count && !err; g++)
+		if (!nf->flushed[g])
+			err = write_itable(nf, g);
+	if (!err)
+		err = ek_io_sync(fs->io);
 	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
 		ek_blk_t first = ek_group_first_block(fs, g);
 		struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
@@ -1645,21 +1689,8 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		if (!err)
 			err = comb_add(&wc, first + 1, gdt, nf->g.desc_blocks);
 	}
-	for (uint32_t g = 0; g < fs->group_count && !err; g++)
-		if (!(fs->groups[g].flags & EXT4_BG_BLOCK_UNINIT)) {
-			block_bitmap_of(nf, g, bitmap);
-			err = comb_add(&wc, fs->groups[g].block_bitmap, bitmap, 1);
-		}
-	for (uint32_t g = 0; g < fs->group_count && !err; g++)
-		if (!(fs->groups[g].flags & EXT4_BG_INODE_UNINIT)) {
-			inode_bitmap_of(nf, g, bitmap);
-			err = comb_add(&wc, fs->groups[g].inode_bitmap, bitmap, 1);
-		}
 	if (!err)
 		err = comb_flush(&wc);
-	for (uint32_t g = 0; g < fs->group_count && !err; g++)
-		if (!nf->flushed[g])
-			err = write_itable(nf, g);
 	if (!err)
 		err = ek_newfs_write(nf, primary_sb_block(nf) + 1, gdt, nf->g.desc_blocks);
 	if (!err)
@@ -1693,6 +1724,8 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 	size_t nv;
 	int err = ek_dir_build(&nf->fs, ino, 0, parent, ents, n, &blocks, &nblocks, &indexed);
 
+	if (err == -ENOSPC)	/* too many names for the index, not a full filesystem */
+		return ek_err_wrap(-E2BIG, err, "");
 	if (err)
 		return err;
 	run.len = nblocks;
@@ -1710,9 +1743,16 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 	return err;
 }
 
-void ek_newfs_inode_set_size(uint8_t *raw, uint64_t size)
+void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size)
 {
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+
 	inode_set_size(raw, size);
+	/* a size of 2 GiB and more needs large_file, whatever -O said (as mke2fs) */
+	if (size >= 1ull << 31 && !ek_has_ro_compat(&nf->fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE)) {
+		nf->fs.sb.ro_compat |= EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
+		sb->s_feature_ro_compat = cpu_to_le32(nf->fs.sb.ro_compat);
+	}
 }
 
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf)

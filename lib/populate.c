@@ -238,8 +238,13 @@ static int xlist_store(struct pop *p, ek_ino_t ino, uint8_t *raw, struct xlist *
 	err = ek_xattr_build(p->fs, ino, raw, l->x, n, &block);
 	if (err == -ENOSPC && with_data)
 		return err;
-	if (err)
-		return ek_err(err, "'%s': %s", p->path, ek_error_msg(err));
+	if (err) {
+		char prefix[PATH_MAX + 8];
+
+		snprintf(prefix, sizeof(prefix), "'%s': ", p->path);
+		/* -ENOSPC: more than the inode and a block hold, not a full filesystem */
+		return ek_err_wrap(err == -ENOSPC ? -E2BIG : err, err, prefix);
+	}
 	if (block) {
 		ek_blk_t blk;
 
@@ -318,7 +323,7 @@ static int copy_inline_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, u
 	memset(ib, 0, EXT4_N_BLOCKS * 4);
 	memcpy(ib, p->buf, size < EXT4_N_BLOCKS * 4 ? size : EXT4_N_BLOCKS * 4);
 	set_flag(raw, EXT4_INLINE_DATA_FL);
-	ek_newfs_inode_set_size(raw, size);
+	ek_newfs_inode_set_size(p->nf, raw, size);
 	p->st->bytes += size;
 	*done = true;
 	return 0;
@@ -416,7 +421,7 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t
 		}
 	}
 	if (!err) {
-		ek_newfs_inode_set_size(raw, size);
+		ek_newfs_inode_set_size(p->nf, raw, size);
 		p->st->bytes += size;
 	}
 	free(runs);
@@ -439,7 +444,7 @@ static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw, const struct 
 		return ek_err(-errno, "cannot read the symlink '%s': %s", p->path, strerror(errno));
 	if ((size_t)len >= p->fs->blksz)
 		return ek_err(-ENAMETOOLONG, "the target of '%s' is longer than a block", p->path);
-	ek_newfs_inode_set_size(raw, (uint64_t)len);
+	ek_newfs_inode_set_size(p->nf, raw, (uint64_t)len);
 	if (len < EXT4_N_BLOCKS * 4) {	/* fast: the target in i_block */
 		memcpy(raw + offsetof(struct ext4_inode, i_block), target, (size_t)len);
 		return 0;
@@ -721,7 +726,7 @@ static int store_dir(struct pop *p, ek_ino_t dir, uint8_t *raw, ek_ino_t parent,
 		if (!err) {
 			memcpy(raw + offsetof(struct ext4_inode, i_block), iblock, sizeof(iblock));
 			set_flag(raw, EXT4_INLINE_DATA_FL);
-			ek_newfs_inode_set_size(raw, sizeof(iblock) + xlen);
+			ek_newfs_inode_set_size(p->nf, raw, sizeof(iblock) + xlen);
 			goto out;
 		}
 		if (err != -ENOSPC)

@@ -43,6 +43,9 @@ struct mk {
 	int64_t sde;
 	struct ek_newfs_opts o;
 	bool created;			/* we made the file: remove it on failure */
+	bool missing;			/* the target does not exist yet */
+	bool is_file;			/* a regular file (else a block device) */
+	uint64_t file_size;
 	bool lazy_given;
 };
 
@@ -323,39 +326,55 @@ static int parse_extended(struct mk *m, const char *list)
 
 /* ---- the target ------------------------------------------------------------------ */
 
+/*
+ * The file behind loop device @rdev (or behind the loop device a partition
+ * @rdev lies on) is @st: compared by device and inode, so other names of
+ * the same file (hard links, bind mounts) count too.
+ */
+static bool loop_backs(dev_t rdev, const struct stat *st)
+{
+	static const char *const where[] = { "loop/backing_file", "../loop/backing_file" };
+	char path[PATH_MAX], back[PATH_MAX];
+	struct stat bs;
+	bool same = false;
+
+	for (size_t i = 0; i < 2 && !same; i++) {
+		FILE *b;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(rdev), minor(rdev),
+			 where[i]);
+		b = fopen(path, "r");
+		if (!b)
+			continue;
+		if (fgets(back, sizeof(back), b)) {
+			back[strcspn(back, "\n")] = '\0';
+			same = !stat(back, &bs) && bs.st_dev == st->st_dev && bs.st_ino == st->st_ino;
+		}
+		fclose(b);
+	}
+	return same;
+}
+
 /* is @path, or the file behind a loop device, mounted? */
 static bool target_mounted(const char *path)
 {
 	struct stat st, ms;
-	char src[4096], dir[4096], real[PATH_MAX];
+	char src[4096], dir[4096];
 	FILE *f;
 	bool found = false;
 
-	if (stat(path, &st) || !realpath(path, real))
+	if (stat(path, &st))
 		return false;
 	f = fopen("/proc/self/mounts", "r");
 	if (!f)
 		return false;
 	while (!found && fscanf(f, "%4095s %4095s %*[^\n]", src, dir) == 2) {
-		if (stat(src, &ms))
+		if (stat(src, &ms) || !S_ISBLK(ms.st_mode))
 			continue;
-		if (S_ISBLK(st.st_mode) && S_ISBLK(ms.st_mode) && ms.st_rdev == st.st_rdev)
-			found = true;
-		else if (S_ISREG(st.st_mode) && S_ISBLK(ms.st_mode) && major(ms.st_rdev) == 7) {
-			/* a loop device: its backing file */
-			char bpath[128], back[PATH_MAX];
-			FILE *b;
-
-			snprintf(bpath, sizeof(bpath), "/sys/dev/block/%u:%u/loop/backing_file",
-				 major(ms.st_rdev), minor(ms.st_rdev));
-			b = fopen(bpath, "r");
-			if (b && fgets(back, sizeof(back), b)) {
-				back[strcspn(back, "\n")] = '\0';
-				found = !strcmp(back, real);
-			}
-			if (b)
-				fclose(b);
-		}
+		if (S_ISBLK(st.st_mode))
+			found = ms.st_rdev == st.st_rdev;
+		else
+			found = loop_backs(ms.st_rdev, &st);
 	}
 	fclose(f);
 	return found;
@@ -375,10 +394,14 @@ static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
 	if (pr && !blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size)) {
 		blkid_probe_enable_superblocks(pr, 1);
 		blkid_probe_enable_partitions(pr, 1);
-		if (blkid_do_safeprobe(pr) == 0) {
+		int rc = blkid_do_safeprobe(pr);
+
+		if (rc == 0) {
 			if (!blkid_probe_lookup_value(pr, "TYPE", &v, NULL) ||
 			    !blkid_probe_lookup_value(pr, "PTTYPE", &v, NULL))
 				found = strdup(v);
+		} else if (rc == -2) {	/* several signatures: something is there */
+			found = strdup("");	/* the caller names this case */
 		}
 	}
 	if (pr)
@@ -388,11 +411,11 @@ static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
 }
 
 /*
- * Make the target ready: create or extend a file, find the size, refuse
- * what is mounted or holds a filesystem (without -F), punch out an image
- * file so it reads as zeros.  *size: bytes for the filesystem.
+ * Look at the target, writing nothing: its size (*size, bytes for the
+ * filesystem), and a refusal of what is mounted or holds a filesystem or
+ * a partition table (without -F).
  */
-static int prepare_target(struct mk *m, uint64_t want, uint64_t *size)
+static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 {
 	struct stat st;
 	char *existing;
@@ -403,21 +426,7 @@ static int prepare_target(struct mk *m, uint64_t want, uint64_t *size)
 			return fail(m, "cannot stat '%s': %s", m->target, strerror(errno));
 		if (!want)
 			return fail(m, "'%s' does not exist: give a size to create it", m->target);
-		if (m->dry_run) {
-			*size = want;
-			return 0;
-		}
-		fd = open(m->target, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return fail(m, "cannot create '%s': %s", m->target, strerror(errno));
-		m->created = true;
-		if (ftruncate(fd, (off_t)(m->offset + want))) {
-			close(fd);
-			return fail(m, "cannot size '%s' to %" PRIu64 " bytes: %s", m->target,
-				    m->offset + want, strerror(errno));
-		}
-		close(fd);
-		m->o.zeroed = true;
+		m->missing = true;
 		*size = want;
 		return 0;
 	}
@@ -450,28 +459,52 @@ static int prepare_target(struct mk *m, uint64_t want, uint64_t *size)
 	existing = probe_existing(m->target, m->offset, S_ISREG(st.st_mode) ? 0 : *size);
 	if (existing && !m->force) {
 		fail(m, "'%s' holds %s%s: use -F to overwrite it", m->target,
+		     !*existing ? "signatures of more than one kind (blkid: ambivalent)" :
 		     strcmp(existing, "dos") && strcmp(existing, "gpt") ? "a filesystem of type " :
 		     "a partition table of type ", existing);
 		free(existing);
 		return 1;
 	}
 	free(existing);
-	if (m->dry_run)
+	m->is_file = S_ISREG(st.st_mode);
+	m->file_size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/*
+ * Only once the layout is known to work: create the file or extend it,
+ * and punch an image file out so it reads as zeros and stays sparse.
+ */
+static int ready_target(struct mk *m, uint64_t size)
+{
+	int fd;
+
+	if (m->missing) {
+		fd = open(m->target, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return fail(m, "cannot create '%s': %s", m->target, strerror(errno));
+		m->created = true;
+		if (ftruncate(fd, (off_t)(m->offset + size))) {
+			close(fd);
+			return fail(m, "cannot size '%s' to %" PRIu64 " bytes: %s", m->target,
+				    m->offset + size, strerror(errno));
+		}
+		close(fd);
+		m->o.zeroed = true;
+		return 0;
+	}
+	if (!m->is_file)
 		return 0;
 	fd = open(m->target, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return fail(m, "cannot open '%s': %s", m->target, strerror(errno));
-	if (S_ISREG(st.st_mode)) {
-		if ((uint64_t)st.st_size < m->offset + *size &&
-		    ftruncate(fd, (off_t)(m->offset + *size))) {
-			close(fd);
-			return fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
-		}
-		/* an image file: punch it out, so it reads as zeros and stays sparse */
-		if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					     (off_t)m->offset, (off_t)*size))
-			m->o.zeroed = true;
+	if (m->file_size < m->offset + size && ftruncate(fd, (off_t)(m->offset + size))) {
+		close(fd);
+		return fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
 	}
+	if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				     (off_t)m->offset, (off_t)size))
+		m->o.zeroed = true;
 	close(fd);
 	return 0;
 }
@@ -611,7 +644,7 @@ int main(int argc, char **argv)
 			if (end == optarg || *end || pct < 0 || pct > 50)
 				return fail(&m, "-m %s: a percentage from 0 to 50", optarg);
 			m.o.geo.reserved_given = true;
-			m.o.geo.reserved_permille = (uint32_t)(pct * 10 + 0.5);
+			m.o.geo.reserved_percent = pct;
 			break;
 		}
 		case 'g':
@@ -710,17 +743,17 @@ int main(int argc, char **argv)
 			return fail(&m, "-d %s: %s", m.src_dir,
 				    errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
 	}
-	if ((rc = prepare_target(&m, want, &size)))
+	if ((rc = check_target(&m, want, &size)))
 		goto out;
 	rc = 1;
 	m.o.geo.size = size;
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
-		     "g=%u G=%u m=%u/%d feat=%x/%x/%x/%x/%x/%x journal=%llu label=%.16s "
+		     "g=%u G=%u m=%g/%d feat=%x/%x/%x/%x/%x/%x journal=%llu label=%.16s "
 		     "mounted=%.64s root=%u:%u src=%s errors=%u lazy=%d cluster=%u", (long long)m.sde,
 		     (unsigned long long)size, type, m.o.geo.blocksize, m.o.geo.inode_size,
 		     m.o.geo.inode_ratio, (unsigned long long)m.o.geo.inodes,
-		     m.o.geo.blocks_per_group, m.o.geo.flex_size, m.o.geo.reserved_permille,
+		     m.o.geo.blocks_per_group, m.o.geo.flex_size, m.o.geo.reserved_percent,
 		     m.o.geo.reserved_given, m.o.geo.compat_on, m.o.geo.compat_off,
 		     m.o.geo.incompat_on, m.o.geo.incompat_off, m.o.geo.ro_on, m.o.geo.ro_off,
 		     (unsigned long long)jsize, m.o.label, m.o.last_mounted, m.o.root_uid,
@@ -733,12 +766,9 @@ int main(int argc, char **argv)
 	    pick_uuid(&m, m.hash_seed_arg, "hash seed", inputs, m.o.hash_seed))
 		goto out;
 
-	if (!m.dry_run && (err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
-		fail(&m, "%s", ek_error_msg(err));
-		goto out;
-	}
+	/* the whole layout first: a request that cannot work touches nothing */
 	m.o.defer_root = m.src_dir != NULL;
-	if ((err = ek_newfs_create(io, &m.o, &nf))) {
+	if ((err = ek_newfs_create(NULL, &m.o, &nf))) {
 		fail(&m, "%s", ek_error_msg(err));
 		goto out;
 	}
@@ -755,6 +785,14 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
+	if ((rc = ready_target(&m, size)))
+		goto out;
+	rc = 1;
+	if ((err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
+		fail(&m, "%s", ek_error_msg(err));
+		goto out;
+	}
+	ek_newfs_set_target(nf, io, m.o.zeroed);
 	if ((err = ek_newfs_begin(nf))) {
 		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
 		goto out;
