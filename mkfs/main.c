@@ -432,7 +432,7 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return fail(m, "'%s' is neither a regular file nor a block device", m->target);
-	if (target_mounted(m->target))
+	if (!m->dry_run && target_mounted(m->target))
 		return fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
 	if (S_ISREG(st.st_mode)) {
 		uint64_t have = (uint64_t)st.st_size > m->offset ? (uint64_t)st.st_size - m->offset : 0;
@@ -457,7 +457,7 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 		*size = want ? want : dev & ~4095ull;
 	}
 	existing = probe_existing(m->target, m->offset, S_ISREG(st.st_mode) ? 0 : *size);
-	if (existing && !m->force) {
+	if (existing && !m->force && !m->dry_run) {	/* -n writes nothing */
 		fail(m, "'%s' holds %s%s: use -F to overwrite it", m->target,
 		     !*existing ? "signatures of more than one kind (blkid: ambivalent)" :
 		     strcmp(existing, "dos") && strcmp(existing, "gpt") ? "a filesystem of type " :
