@@ -46,7 +46,6 @@ struct ek_newfs {
 	ek_blk_t cursor;		/* no free block below it */
 	uint64_t overhead;		/* s_overhead_clusters */
 	ek_ino_t next_ino;
-	uint64_t data_blocks;		/* blocks allocated past the metadata */
 	uint64_t kbytes_written;
 	bool writing;			/* ek_newfs_begin() was called */
 	struct pending {		/* blocks built before writing was allowed */
@@ -317,11 +316,10 @@ static int place_group_tables(struct ek_newfs *nf, uint32_t g)
 	struct ek_group *grp = &nf->fs.groups[g];
 	uint32_t itb = nf->g.inode_table_blocks;
 	ek_blk_t first = ek_group_first_block(&nf->fs, g), last = ek_group_last_block(&nf->fs, g);
-	ek_blk_t start = first, bb_start, ib_start, it_start;
 	int err;
 
-	bb_start = ib_start = it_start = first;
 	if (nf->g.log_flex) {
+		ek_blk_t bb_start, ib_start, it_start;
 		uint32_t flex = 1u << nf->g.log_flex, lastg = g | (flex - 1), rem;
 		uint32_t table_offset = flex;
 
@@ -353,7 +351,6 @@ static int place_group_tables(struct ek_newfs *nf, uint32_t g)
 		if ((err = find_free(nf, it_start, last, itb, &grp->inode_table)))
 			goto out_full;
 	} else {
-		(void)start;
 		if ((err = find_free(nf, first, last, 1, &grp->block_bitmap)))
 			goto out_full;
 		if ((err = mark_block(nf, grp->block_bitmap, g)))
@@ -420,7 +417,6 @@ int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *
 		return err;
 	if (from_cursor)
 		nf->cursor = b + n;
-	nf->data_blocks += n;
 	*got = n < want ? n : want;	/* the rest of a last cluster stays the file's */
 	return 0;
 }
@@ -1323,7 +1319,6 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->overhead = fs->sb.first_data_block;
 	for (uint32_t g = 0; g < G; g++)
 		nf->overhead += nf->gused[g];	/* units: clusters with bigalloc */
-	nf->data_blocks = 0;
 
 	/* inodes 1-11 are reserved and in use; then as mke2fs creates them */
 	for (ek_ino_t i = 1; i < EXT4_GOOD_OLD_FIRST_INO; i++)

@@ -431,7 +431,7 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t
 
 /* ---- symlinks and devices ------------------------------------------------------------------ */
 
-static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw, const struct stat *s)
+static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw)
 {
 	char target[PATH_MAX + 1];
 	ssize_t len = readlink(p->path, target, sizeof(target) - 1);
@@ -439,7 +439,6 @@ static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw, const struct 
 	size_t nv;
 	int err;
 
-	(void)s;
 	if (len < 0)
 		return ek_err(-errno, "cannot read the symlink '%s': %s", p->path, strerror(errno));
 	if ((size_t)len >= p->fs->blksz)
@@ -681,7 +680,7 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		break;
 	}
 	case S_IFLNK:
-		err = copy_symlink(p, ino, raw, &s);
+		err = copy_symlink(p, ino, raw);
 		p->st->symlinks++;
 		break;
 	case S_IFCHR:

@@ -561,8 +561,11 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 		ek_out_u64(o, "first_block", first);
 		ek_out_u64(o, "last_block", ek_group_last_block(fs, i));
 		if (ek_geometry_has_super(i)) {
-			ek_out_u64(o, "superblock", first);
-			ek_out_u64(o, "gdt_first", first + 1);
+			/* group 0 of 1 KiB bigalloc starts at block 0, its superblock is block 1 */
+			ek_blk_t sb = i == 0 && g->blocksize == 1024 ? 1 : first;
+
+			ek_out_u64(o, "superblock", sb);
+			ek_out_u64(o, "gdt_first", sb + 1);
 			ek_out_u64(o, "gdt_blocks", g->desc_blocks);
 			ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
 		}
