@@ -765,6 +765,9 @@ struct ek_journal {
 	bool no_data_csum;		/* scan: leave v2/v3 data-block checksums unchecked
 					 * (EK_CSUM_NONE) and read no data blocks, as the
 					 * kernel's PASS_SCAN; v1 still sums them */
+	/* apply: told of the home blocks written so far (or NULL) */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
 };
 
 /*
@@ -1122,14 +1125,111 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
  * inode freed in the bitmaps and counts, their xattr block reference
  * dropped; inodes still linked are truncated to their size
  * (ek_inode_truncate()); the orphan-file slots, orphan_present and
- * s_last_orphan are cleared.  *released counts the inodes.  Seal and write @ws afterwards.
+ * s_last_orphan are cleared.  *released counts the inodes; @done (or NULL)
+ * hears of each.  Seal and write @ws afterwards.
  */
 struct ek_wset;
-int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released);
+/* called after each inode with the blocks it gave back (blocks, not clusters) */
+typedef int (*ek_orphan_done_fn)(void *arg, const struct ek_orphan *o, uint64_t blocks_freed);
+int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, ek_orphan_done_fn done,
+		       void *arg, uint64_t *released);
 #define EK_ORPHAN_BLOCK_MAGIC 0x0b10ca04
 /* metadata_csum of orphan-file block @blk (physical) of inode @ino */
 uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ek_blk_t blk,
 			      const uint8_t *buf);
+
+/* ---- recovery: what a mount does after a crash (recover.c) -------------- */
+
+struct ek_recover_opts {
+	const char *image;	/* the filesystem to recover (the copy, for a copy) */
+	const char *journal_dev;	/* its external journal device, or NULL */
+	unsigned flags;		/* EK_OPEN_RW to apply; EK_OPEN_IGNORE_CSUM */
+	bool copy;		/* @image is a fresh copy, removed if apply fails: the
+				 * orphan step writes directly and an external journal
+				 * (shared with the original) is only read */
+	bool have_upto;
+	ek_tid_t upto;		/* with have_upto: the last transaction to replay */
+	bool journal_only;	/* leave the orphan inodes */
+	bool no_data_csum;	/* leave v2/v3 data checksums unchecked (no plan fates) */
+	int64_t now;		/* time the orphan step stamps (i_dtime) */
+};
+
+struct ek_recover_orphan {	/* what the orphan step does to one inode */
+	ek_ino_t ino;
+	bool in_file;		/* listed in the orphan file, else the superblock list */
+	bool truncate;		/* still linked: truncated to size; else deleted */
+	uint64_t size;
+	uint64_t blocks_freed;	/* blocks (not clusters) going back to the free pool */
+};
+
+struct ek_recover_view;
+struct ek_recovery {		/* the plan; everything here is owned */
+	struct ek_fs *fs;	/* the image (read-write when opened so) */
+	struct ek_journal *j;
+	struct ek_jlog log;
+	struct ek_jplan plan;	/* step 1: the log up to plan.upto */
+	bool clean;		/* s_start 0: no log to replay */
+	bool finish_only;	/* clean, but needs_recovery or a journal errno is
+				 * still set (an apply cut short): finish it */
+	ek_tid_t *discarded;	/* committed transactions past plan.upto (--upto) */
+	size_t ndiscarded;
+	bool have_fc;		/* fc was scanned */
+	struct ek_fclog fc;	/* step 2: fc.recs[0..fc_records) are applied */
+	size_t fc_records;
+	struct ek_recover_orphan *orphans;	/* step 3, in processing order */
+	size_t norphans;
+	int refused;		/* 0, or why apply refuses (ek_error_msg) */
+	const char *refused_step;	/* "journal", "fast commits", "orphan inodes" */
+	const char *refused_hint;	/* an option that helps, or NULL */
+	/* private */
+	char *image, *journal_dev;
+	bool journal_only, copy;
+	struct ek_recover_view *view;
+	struct ek_fs *fc_fs;
+	struct ek_wset *fc_ws;
+	size_t orphans_cap;
+};
+
+/*
+ * Plan the recovery of @o->image: scan and plan the log, the fast commits
+ * over it and the orphan inodes over both, reading only.  A recovery the
+ * kernel (or this library) would refuse still returns a plan, with
+ * ->refused set; errors that leave no plan (the image or journal cannot be
+ * opened, a bad --upto) return <0 with the message recorded.  Free with
+ * ek_recover_free().
+ */
+int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out);
+
+struct ek_recover_apply_opts {
+	int64_t now;		/* s_wtime, i_dtime, commit times */
+	struct ek_undo *undo;	/* the image's undo file, or NULL */
+	struct ek_undo *journal_undo;	/* the external journal's, or NULL */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);	/* or NULL */
+	void *progress_arg;
+};
+
+struct ek_recover_result {
+	bool replayed;		/* the log was applied */
+	bool finished;		/* a clean journal's needs_recovery/errno cleared */
+	uint64_t written;	/* home blocks written */
+	uint64_t fc_records;
+	uint64_t orphans_released;
+};
+
+/*
+ * Apply plan @r (opened with EK_OPEN_RW): the log and fast commits
+ * (ek_journal_apply()), then the orphan step, recomputed on the written
+ * image and committed through the journal (directly on a copy).  Returns
+ * r->refused when set, without writing.  Interrupted anywhere, planning
+ * and applying again gives the same image.  @r's fs and journal are
+ * closed by the orphan step; only ek_recover_free() may follow.
+ */
+int ek_recover_apply(struct ek_recovery *r, const struct ek_recover_apply_opts *a,
+		     struct ek_recover_result *out);
+void ek_recover_free(struct ek_recovery *r);
+/* copy image @src to the new file @dst (never overwritten), keeping holes and
+ * permission bits, flushed; a failed copy is removed */
+int ek_recover_copy(const char *src, const char *dst);
 
 /* ---- write sets (wset.c) -------------------------------------------------
  *
@@ -1145,6 +1245,8 @@ void ek_wset_free(struct ek_wset *ws);
 int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out);
 /* the set's copy if it has one, else NULL */
 uint8_t *ek_wset_find(const struct ek_wset *ws, ek_blk_t blk);
+/* blocks the set's bitmap changes gave back to the free pool, net (can be < 0) */
+int64_t ek_wset_free_blocks_delta(const struct ek_wset *ws);
 /* read @blk as the set would leave it */
 int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf);
 /* the superblock inside the set; the raw inode @ino inside the set */

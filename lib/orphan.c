@@ -287,7 +287,8 @@ uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen
 			 fs->blksz - 8);
 }
 
-int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released)
+int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, ek_orphan_done_fn done,
+		       void *arg, uint64_t *released)
 {
 	struct collect c = { 0 };
 	struct ext4_super_block *sb = ek_wset_super(ws);
@@ -299,11 +300,15 @@ int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64
 	/* collect first: the chain runs through the i_dtime fields we rewrite */
 	err = ek_orphans_iterate(fs, sb, wset_reader, ws, collect_orphan, &c);
 	for (size_t i = 0; !err && i < c.n; i++) {
+		int64_t before = ek_wset_free_blocks_delta(ws);
+
 		err = release_one(fs, ws, c.v[i].ino, now);
 		if (!err && c.v[i].in_file)
 			err = clear_orphan_slot(fs, ws, &c.v[i]);
 		if (!err)
 			(*released)++;
+		if (!err && done)
+			err = done(arg, &c.v[i], (uint64_t)(ek_wset_free_blocks_delta(ws) - before));
 	}
 	if (!err && c.n) {
 		sb = ek_wset_super(ws);

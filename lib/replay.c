@@ -256,6 +256,8 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 		if (n && (p->writes[i].home != p->writes[first].home + n || n == per)) {
 			err = write_run(j, p->writes + first, batch, n);
 			n = 0;
+			if (j->progress)
+				j->progress(j->progress_arg, i, p->nwrites);
 		}
 		if (!n)
 			first = i;
@@ -263,6 +265,8 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	}
 	if (!err && n)
 		err = write_run(j, p->writes + first, batch, n);
+	if (!err && j->progress)
+		j->progress(j->progress_arg, p->nwrites, p->nwrites);
 	free(batch);
 	/* the fast commits go on top, still before the journal is let go */
 	if (!err && fc)
@@ -282,6 +286,10 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 	 * short after this point still marks the errors */
 	if (log->failed_commit && !jsb->s_errno)
 		jsb->s_errno = cpu_to_be32((uint32_t)-EINVAL);
+	/* so do logged blocks skipped for a bad data checksum (e2fsck marks
+	 * the filesystem with errors for them), so the next check is forced */
+	if (p->bad_csum && !jsb->s_errno)
+		jsb->s_errno = cpu_to_be32((uint32_t)-EIO);
 	err = ek_journal_write_sb(j);
 	if (err)
 		return err;

@@ -298,6 +298,11 @@ static int wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out
 	return 0;
 }
 
+int64_t ek_wset_free_blocks_delta(const struct ek_wset *ws)
+{
+	return ws->free_blocks_delta;
+}
+
 int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used)
 {
 	struct ek_fs *fs = ws->fs;

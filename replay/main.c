@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * main.c - extkit-replay: inspect (and, later, replay) the jbd2 journal.
- * Subcommands share one table; each opens the image read-only.
+ * main.c - extkit-replay: inspect and replay the jbd2 journal.
+ * Subcommands share one table; each opens the image read-only but apply,
+ * which hands the image to the library's recovery driver (recover.c).
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,6 +27,11 @@ struct rp {
 	const char *undo;	/* apply: record the original bytes here */
 	const char *journal_dev;	/* external journal device */
 	bool applied;		/* apply finished writing: keep its copy whatever the status */
+	bool force;		/* apply: replay part of the log (--upto) in place */
+	bool have_upto;
+	ek_tid_t upto;		/* --upto */
+	unsigned flags;		/* EK_OPEN_IGNORE_CSUM (-n) */
+	enum ek_out_mode out_mode;
 	const char *image;
 	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
 };
@@ -584,242 +590,93 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	return 0;
 }
 
-/* ---- apply ------------------------------------------------------------------ */
+/* ---- apply: the library's recovery driver, planned, shown or applied ------------ */
 
-static int overlay_read(void *arg, ek_blk_t blk, void *buf);
-
-static int check_orphan(void *arg, const struct ek_orphan *o)
+/* a bar on stderr while home blocks are written, when stderr is a terminal */
+static void apply_progress(void *arg, uint64_t done, uint64_t total)
 {
-	(void)arg;
-	return ek_orphan_supported(o);
+	unsigned *last = arg;
+	unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
+	char bar[41];
+
+	if (pct == *last)
+		return;
+	*last = pct;
+	memset(bar, '=', pct * 40 / 100);
+	memset(bar + pct * 40 / 100, ' ', 40 - pct * 40 / 100);
+	bar[40] = 0;
+	fprintf(stderr, "\rReplaying: |%s| %3u%%%s", bar, pct, done == total ? "\n" : "");
+	fflush(stderr);
 }
 
-/* the superblock as replay leaves it, through the plan */
-static int replayed_super(struct rp *r, uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE])
+static void discarded_text(struct rp *r, const struct ek_recovery *rec, FILE *f)
 {
-	ek_blk_t sbblk = r->fs->blksz == 1024 ? 1 : 0;
-	uint32_t sboff = r->fs->blksz == 1024 ? 0 : 1024;
-	uint8_t *blk = ek_malloc(r->fs->blksz);
-	int err = blk ? ek_jplan_read(r->j, &r->plan, sbblk, blk) : -ENOMEM;
-
-	if (!err)
-		memcpy(sbbuf, blk + sboff, EXT4_SUPERBLOCK_SIZE);
-	free(blk);
-	return err;
+	fprintf(f, "%s: --upto %u leaves %zu committed transaction%s unreplayed (%u", r->prog,
+		rec->plan.upto, rec->ndiscarded, rec->ndiscarded == 1 ? "" : "s", rec->discarded[0]);
+	if (rec->ndiscarded > 1)
+		fprintf(f, "..%u", rec->discarded[rec->ndiscarded - 1]);
+	fprintf(f, "): what they changed is lost and the image may be inconsistent\n");
 }
 
-/*
- * After the journal: the orphan inodes, on the filesystem re-read.  The
- * change is computed whole first.  In place it is written through the
- * journal, so an apply cut short is completed by the next one; a copy
- * (removed when apply fails) takes it directly.
- */
-static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct ek_undo *u)
+static void plan_refusal(struct ek_out *o, const struct ek_recovery *rec)
 {
-	const char *target = r->output ? r->output : r->image;
-	struct ek_wset *ws = NULL;
-	struct ek_fs *fs;
-	int err;
-
-	/* the journal and image are opened afresh: let go of ours (O_EXCL) */
-	ek_journal_close(r->j);
-	r->j = NULL;
-	ek_fs_close(r->fs);
-	r->fs = NULL;
-	err = ek_fs_open(target, &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs);
-	if (err)
-		return err;
-	err = ek_wset_init(fs, &ws);
-	if (!err)
-		err = ek_orphans_release(fs, ws, now, released);
-	if (!err && *released)
-		err = ek_wset_seal(ws);
-	if (err || !*released)
-		goto out_close;
-	ek_io_set_undo(fs->io, u);
-	if (r->output) {
-		err = ek_wset_write(ws);
-	} else {
-		err = r->journal_dev ? ek_journal_open_dev(fs, r->journal_dev, EK_OPEN_RW, &r->j) :
-				       ek_journal_open(fs, EK_OPEN_RW, &r->j);
-		if (!err && r->j->dev)
-			ek_io_set_undo(r->j->dev, u);
-		if (!err)
-			err = ek_journal_commit_wset(r->j, ws, now);
-		if (r->j && r->j->dev)
-			ek_io_set_undo(r->j->dev, NULL);
-		ek_journal_close(r->j);
-		r->j = NULL;
+	if (!rec->refused) {
+		ek_out_null(o, "refused");
+		return;
 	}
-	ek_io_set_undo(fs->io, NULL);
-out_close:
-	ek_wset_free(ws);
-	ek_fs_close(fs);
-	return err;
+	ek_out_text(o, "apply would refuse (%s): %s%s%s\n", rec->refused_step,
+		    ek_error_msg(rec->refused), rec->refused_hint ? "; " : "",
+		    rec->refused_hint ? rec->refused_hint : "");
+	ek_out_obj_begin(o, "refused");
+	ek_out_str(o, "step", rec->refused_step);
+	ek_out_str(o, "reason", ek_error_msg(rec->refused));
+	if (rec->refused_hint)
+		ek_out_str(o, "hint", rec->refused_hint);
+	else
+		ek_out_null(o, "hint");
+	ek_out_obj_end(o);
 }
 
-/*
- * The fast commits over the image as the full replay leaves it, computed
- * before anything is written (a refusal writes nothing).  Only when the
- * whole log is replayed: fast commits follow its last transaction.
- */
-static int fc_prepare(struct rp *r, struct ek_jplan_view *view, struct ek_fs **rfs,
-		      struct ek_wset **ws, size_t *nrecs)
-{
-	struct ek_fclog fc;
-	int err;
-
-	*nrecs = 0;
-	if (!(r->j->sb.incompat & JBD2_FEATURE_INCOMPAT_FAST_COMMIT) ||
-	    r->plan.upto != r->log.end_tid - 1)
-		return 0;
-	err = ek_fc_scan(r->j, r->log.end_tid, &fc);
-	if (err)
-		return err;
-	if (fc.status) {
-		err = fc.status;
-		goto out_release;
-	}
-	if (fc.state != EK_FC_VALID)
-		goto out_release;
-	err = ek_fs_open(r->output ? r->output : r->image,
-			 &(struct ek_open_opts){ .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
-						 .overlay = ek_jplan_overlay, .overlay_arg = view }, rfs);
-	if (!err)
-		err = ek_wset_init(*rfs, ws);
-	if (!err)
-		err = ek_fc_replay(*rfs, *ws, &fc);
-	if (!err)
-		err = ek_wset_seal(*ws);
-	if (!err)
-		*nrecs = fc.nreplay;
-out_release:
-	ek_fclog_release(&fc);
-	return err;
-}
-
-static int do_apply(struct rp *r, int argc, char **argv)
+/* --dry-run: everything apply would do, in the order it would do it */
+static void print_plan(struct rp *r, const struct ek_recovery *rec)
 {
 	struct ek_out *o = r->out;
-	const struct ek_jplan *p = &r->plan;
+	const struct ek_jplan *p = &rec->plan;
 
-	(void)argc, (void)argv;
-	if (!r->dry_run) {
-		const char *sde = getenv("SOURCE_DATE_EPOCH");
-		int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
-		struct ek_undo *u = NULL;
-		struct ek_jplan_view view = { r->j, &r->plan };
-		struct ek_fs *rfs = NULL;
-		struct ek_wset *fcws = NULL;
-		size_t fc_records = 0;
-		uint64_t released = 0;
-		int err;
-
-		if (r->log.status) {
-			/* the kernel refuses to mount this: so do we, writing nothing */
-			fprintf(stderr, "%s: apply: refusing to replay: %s\n", r->prog,
-				ek_error_msg(r->log.status));
-			return 1;
-		}
-		if (!r->j->sb.start) {
-			bool flagged = ek_has_incompat(r->fs, EXT4_FEATURE_INCOMPAT_RECOVER) ||
-				       r->j->sb.errno_;
-
-			/* needs_recovery with a clean journal: an apply was cut short */
-			if (flagged && (err = ek_journal_finish(r->j, now)))
-				return fail(r, "apply", err);
-			/* orphans left over are still processed, as a mount does */
-			if (!r->journal_only && (err = release_orphans(r, now, &released, NULL)))
-				return fail(r, "apply", err);
-			ek_out_text(o, "journal is clean: nothing to replay%s\n",
-				    flagged ? " (needs_recovery cleared)" : "");
-			if (released)
-				ek_out_text(o, "released %llu orphan inodes\n", (unsigned long long)released);
-			ek_out_obj_begin(o, NULL);
-			ek_out_u64(o, "written", 0);
-			ek_out_bool(o, "needs_recovery_cleared", flagged);
-			ek_out_u64(o, "orphans_released", released);
-			ek_out_obj_end(o);
-			return 0;
-		}
-		/* orphans we cannot process yet refuse the apply before any write */
-		if (!r->journal_only) {
-			uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE];
-
-			err = replayed_super(r, sbbuf);
-			if (!err)
-				err = ek_orphans_iterate(r->fs, (const void *)sbbuf, overlay_read, r,
-							 check_orphan, NULL);
-			if (err) {
-				fprintf(stderr, "%s: apply: %s; pass --journal-only to replay the journal alone\n",
-					r->prog, ek_error_msg(err));
-				return 1;
-			}
-		}
-		err = fc_prepare(r, &view, &rfs, &fcws, &fc_records);
-		if (err) {
-			ek_wset_free(fcws);
-			ek_fs_close(rfs);
-			fprintf(stderr, "%s: apply: fast commits: %s; nothing written\n", r->prog,
-				ek_error_msg(err));
-			return 1;
-		}
-		if (r->undo) {
-			err = ek_undo_create(r->undo, ek_io_size(r->fs->io), &u);
-			if (err)
-				return fail(r, "apply", err);
-			ek_io_set_undo(r->fs->io, u);
-		}
-		err = ek_journal_apply(r->j, &r->log, p, fcws, now);
-		ek_wset_free(fcws);
-		ek_fs_close(rfs);
-		if (r->fs)
-			ek_io_set_undo(r->fs->io, NULL);
-		if (!err && !r->journal_only)
-			err = release_orphans(r, now, &released, u);
-		ek_undo_close(u);
-		if (err)
-			return fail(r, "apply", err);
-		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",
-			    r->log.start_tid, p->upto, p->nwrites, r->output ? r->output : r->image);
-		if (fc_records)
-			ek_out_text(o, "replayed %zu fast-commit records\n", fc_records);
-		if (!r->journal_only)
-			ek_out_text(o, "released %llu orphan inodes\n", (unsigned long long)released);
-		ek_out_obj_begin(o, NULL);
-		ek_out_str(o, "target", r->output ? r->output : r->image);
-		ek_out_u64(o, "first_tid", r->log.start_tid);
-		ek_out_u64(o, "last_tid", p->upto);
-		ek_out_u64(o, "written", p->nwrites);
-		ek_out_u64(o, "superseded", p->superseded);
-		ek_out_u64(o, "revoked", p->revoked);
-		ek_out_u64(o, "bad_checksum", p->bad_csum);
-		ek_out_u64(o, "fast_commit_records", fc_records);
-		ek_out_u64(o, "orphans_released", released);
-		ek_out_obj_end(o);
-		r->applied = true;
-		if (p->bad_csum) {
-			/* as jbd2: replay what we can, report the failure at the end */
-			fprintf(stderr, "%s: apply: %llu logged blocks failed their checksum and were not written\n",
-				r->prog, (unsigned long long)p->bad_csum);
-			return 1;
-		}
-		return 0;
-	}
-	ek_out_text(o, "Replay plan: transactions %u..%u, %zu home blocks to write\n",
-		    r->log.start_tid, p->upto, p->nwrites);
-	ek_out_text(o, "skipped: %llu superseded, %llu revoked, %llu bad checksum, %llu outside the filesystem\n",
-		    (unsigned long long)p->superseded, (unsigned long long)p->revoked,
-		    (unsigned long long)p->bad_csum, (unsigned long long)p->outside);
-	ek_out_text(o, "%14s %10s %10s\n", "home", "jblock", "tid");
 	ek_out_obj_begin(o, NULL);
 	ek_out_bool(o, "dry_run", true);
-	ek_out_u64(o, "first_tid", r->log.start_tid);
-	ek_out_u64(o, "last_tid", p->upto);
+	ek_out_str(o, "target", r->image);
+	plan_refusal(o, rec);
+	ek_out_bool(o, "clean", rec->clean);
+	if (rec->clean) {
+		ek_out_text(o, "The journal is clean: no live transactions to replay%s\n",
+			    rec->finish_only ? " (needs_recovery would be cleared)" : "");
+		ek_out_null(o, "first_tid");
+		ek_out_null(o, "last_tid");
+	} else {
+		ek_out_text(o, "Replay plan: transactions %u..%u, %zu home blocks to write\n",
+			    rec->log.start_tid, p->upto, p->nwrites);
+		ek_out_u64(o, "first_tid", rec->log.start_tid);
+		ek_out_u64(o, "last_tid", p->upto);
+	}
+	ek_out_bool(o, "needs_recovery_cleared", rec->finish_only || !rec->clean);
+	ek_out_arr_begin(o, "discarded_tids");
+	for (size_t i = 0; i < rec->ndiscarded; i++)
+		ek_out_u64(o, NULL, rec->discarded[i]);
+	ek_out_arr_end(o);
+	if (rec->ndiscarded)
+		ek_out_text(o, "not replayed (--upto): %zu committed transactions, %u..%u: the image may be inconsistent\n",
+			    rec->ndiscarded, rec->discarded[0], rec->discarded[rec->ndiscarded - 1]);
+	if (!rec->clean)
+		ek_out_text(o, "skipped: %llu superseded, %llu revoked, %llu bad checksum, %llu outside the filesystem\n",
+			    (unsigned long long)p->superseded, (unsigned long long)p->revoked,
+			    (unsigned long long)p->bad_csum, (unsigned long long)p->outside);
 	ek_out_u64(o, "superseded", p->superseded);
 	ek_out_u64(o, "revoked", p->revoked);
 	ek_out_u64(o, "bad_checksum", p->bad_csum);
 	ek_out_u64(o, "outside", p->outside);
+	if (p->nwrites)
+		ek_out_text(o, "%14s %10s %10s\n", "home", "jblock", "tid");
 	ek_out_arr_begin(o, "writes");
 	for (size_t i = 0; i < p->nwrites; i++) {
 		const struct ek_jwrite *w = &p->writes[i];
@@ -834,8 +691,177 @@ static int do_apply(struct rp *r, int argc, char **argv)
 		ek_out_obj_end(o);
 	}
 	ek_out_arr_end(o);
+
+	/* step 2: the fast-commit records, as `fc` prints them */
+	ek_out_obj_begin(o, "fast_commits");
+	ek_out_str(o, "state", rec->have_fc ? ek_fc_state_name(rec->fc.state) : "none");
+	ek_out_u64(o, "records", rec->fc_records);
+	if (rec->fc_records)
+		ek_out_text(o, "Fast-commit records to replay after the log: %zu\n", rec->fc_records);
+	ek_out_arr_begin(o, "replayed");
+	for (size_t i = 0; i < rec->fc_records; i++)
+		ek_fc_rec_emit(o, &rec->fc, i);
+	ek_out_arr_end(o);
 	ek_out_obj_end(o);
-	return 0;
+
+	/* step 3: the orphan inodes */
+	if (r->journal_only)
+		ek_out_text(o, "Orphan inodes: left as they are (--journal-only)\n");
+	else if (rec->norphans)
+		ek_out_text(o, "Orphan inodes to process after replay: %zu\n%10s  %-8s  %-12s %s\n",
+			    rec->norphans, "inode", "action", "size", "blocks freed");
+	ek_out_arr_begin(o, "orphans");
+	for (size_t i = 0; i < rec->norphans; i++) {
+		const struct ek_recover_orphan *op = &rec->orphans[i];
+
+		ek_out_text(o, "%10u  %-8s  %-12llu %llu%s\n", op->ino,
+			    op->truncate ? "truncate" : "delete", (unsigned long long)op->size,
+			    (unsigned long long)op->blocks_freed, op->in_file ? "  (orphan file)" : "");
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "inode", op->ino);
+		ek_out_str(o, "list", op->in_file ? "orphan_file" : "superblock");
+		ek_out_str(o, "action", op->truncate ? "truncate" : "delete");
+		if (op->truncate)
+			ek_out_u64(o, "truncate_to", op->size);
+		else
+			ek_out_null(o, "truncate_to");
+		ek_out_u64(o, "blocks_freed", op->blocks_freed);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
+	ek_out_obj_end(o);
+}
+
+static void apply_result(struct rp *r, const struct ek_recovery *rec,
+			 const struct ek_recover_result *res)
+{
+	struct ek_out *o = r->out;
+	const char *target = r->output ? r->output : r->image;
+
+	if (res->replayed) {
+		ek_out_text(o, "replayed transactions %u..%u: %llu blocks written to %s\n",
+			    rec->log.start_tid, rec->plan.upto, (unsigned long long)res->written, target);
+	} else {
+		ek_out_text(o, "The journal is clean: no live transactions to replay%s\n",
+			    res->finished ? " (needs_recovery cleared)" : "");
+	}
+	if (res->fc_records)
+		ek_out_text(o, "replayed %llu fast-commit records\n", (unsigned long long)res->fc_records);
+	if (!r->journal_only)
+		ek_out_text(o, "released %llu orphan inodes\n", (unsigned long long)res->orphans_released);
+	ek_out_obj_begin(o, NULL);
+	ek_out_str(o, "target", target);
+	ek_out_bool(o, "clean", rec->clean);
+	if (res->replayed) {
+		ek_out_u64(o, "first_tid", rec->log.start_tid);
+		ek_out_u64(o, "last_tid", rec->plan.upto);
+	} else {
+		ek_out_null(o, "first_tid");
+		ek_out_null(o, "last_tid");
+	}
+	ek_out_arr_begin(o, "discarded_tids");
+	for (size_t i = 0; i < rec->ndiscarded; i++)
+		ek_out_u64(o, NULL, rec->discarded[i]);
+	ek_out_arr_end(o);
+	ek_out_u64(o, "written", res->written);
+	ek_out_bool(o, "needs_recovery_cleared", res->replayed || res->finished);
+	ek_out_u64(o, "superseded", rec->plan.superseded);
+	ek_out_u64(o, "revoked", rec->plan.revoked);
+	ek_out_u64(o, "bad_checksum", rec->plan.bad_csum);
+	ek_out_u64(o, "fast_commit_records", res->fc_records);
+	ek_out_u64(o, "orphans_released", res->orphans_released);
+	ek_out_obj_end(o);
+}
+
+static int do_apply(struct rp *r)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
+	bool copy = r->output && !r->dry_run;
+	struct ek_recover_opts opts = {
+		.image = copy ? r->output : r->image, .journal_dev = r->journal_dev,
+		.flags = r->flags | (r->dry_run ? 0 : EK_OPEN_RW), .copy = copy,
+		.have_upto = r->have_upto, .upto = r->upto, .journal_only = r->journal_only,
+		.now = now,
+	};
+	struct ek_recover_apply_opts aopts = { .now = now };
+	struct ek_recover_result res;
+	struct ek_recovery *rec = NULL;
+	struct ek_undo *u = NULL;
+	unsigned last_pct = ~0u;
+	int err, ret = 1;
+
+	if (copy && (err = ek_recover_copy(r->image, r->output)))
+		return fail(r, "apply", err);
+	err = ek_recover_plan(&opts, &rec);
+	if (rec) {
+		r->fs = rec->fs;
+		flush_warnings(r);
+		r->fs = NULL;
+	}
+	if (err) {
+		fail(r, "apply", err);
+		goto out;
+	}
+	if (rec->log.status)
+		fprintf(stderr, "%s: warning: %s (the kernel would refuse this recovery)\n", r->prog,
+			ek_error_msg(rec->log.status));
+	if (r->dry_run) {
+		print_plan(r, rec);
+		ret = rec->refused ? 1 : 0;
+		goto out;
+	}
+	if (rec->refused) {
+		/* the kernel refuses to mount this: so do we, writing nothing */
+		fprintf(stderr, "%s: apply: refusing to replay (%s): %s%s%s; nothing written\n",
+			r->prog, rec->refused_step, ek_error_msg(rec->refused),
+			rec->refused_hint ? "; " : "", rec->refused_hint ? rec->refused_hint : "");
+		goto out;
+	}
+	if (rec->ndiscarded) {
+		discarded_text(r, rec, stderr);
+		if (!copy && !r->force) {
+			fprintf(stderr, "%s: apply: refusing to replay part of the log in place: "
+				"pass --output COPY, or --force\n", r->prog);
+			goto out;
+		}
+	}
+	if (r->undo) {
+		err = ek_undo_create(r->undo, ek_io_size(rec->fs->io), &u);
+		if (err) {
+			fail(r, "apply", err);
+			goto out;
+		}
+		aopts.undo = u;
+	}
+	if (isatty(STDERR_FILENO) && r->out_mode == EK_OUT_TEXT && rec->plan.nwrites >= 4096) {
+		aopts.progress = apply_progress;
+		aopts.progress_arg = &last_pct;
+	}
+	err = ek_recover_apply(rec, &aopts, &res);
+	ek_undo_close(u);
+	if (err) {
+		fail(r, "apply", err);
+		goto out;
+	}
+	apply_result(r, rec, &res);
+	r->applied = true;
+	ret = 0;
+	if (copy && r->journal_dev && res.replayed)
+		fprintf(stderr, "%s: note: the journal device '%s' was only read: it still holds the log, "
+			"and '%s' still needs recovery\n", r->prog, r->journal_dev, r->image);
+	if (rec->plan.bad_csum) {
+		/* as jbd2: replay what we can, report the failure at the end */
+		fprintf(stderr, "%s: apply: %llu logged blocks failed their checksum and were not written; "
+			"the filesystem is marked as having errors, so its next check is a full one\n",
+			r->prog, (unsigned long long)rec->plan.bad_csum);
+		ret = 1;
+	}
+out:
+	ek_recover_free(rec);
+	if (!r->applied && copy)
+		unlink(r->output);	/* a failed apply leaves no half-made copy */
+	return ret;
 }
 
 /* ---- orphans: buffers replay will not write, stale homes, orphan inodes ---- */
@@ -1173,57 +1199,6 @@ static int do_undo(struct rp *r, int argc, char **argv)
 	return 0;
 }
 
-/* copy @src to a new file @dst, keeping holes; never overwrites */
-static int copy_image(struct rp *r, const char *src, const char *dst)
-{
-	int in = open(src, O_RDONLY | O_CLOEXEC), out;
-	struct stat st;
-	off_t pos = 0;
-	char *buf;
-	int ret = 1;
-
-	if (in < 0 || fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: cannot copy '%s': %s\n", r->prog, src,
-			in < 0 ? strerror(errno) : "not a regular file");
-		if (in >= 0)
-			close(in);
-		return 1;
-	}
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		fprintf(stderr, "%s: cannot create '%s': %s\n", r->prog, dst, strerror(errno));
-		close(in);
-		return 1;
-	}
-	buf = malloc(1 << 20);
-	while (buf) {
-		off_t data = lseek(in, pos, SEEK_DATA), hole;
-
-		if (data < 0)
-			break;		/* ENXIO: only a hole is left */
-		hole = lseek(in, data, SEEK_HOLE);
-		for (pos = data; pos < hole;) {
-			ssize_t n = pread(in, buf, hole - pos < (1 << 20) ? hole - pos : (1 << 20), pos);
-
-			if (n <= 0 || pwrite(out, buf, n, pos) != n)
-				goto out;
-			pos += n;
-		}
-	}
-	if (buf && ftruncate(out, st.st_size) == 0 && fsync(out) == 0)
-		ret = 0;
-out:
-	if (ret)
-		fprintf(stderr, "%s: copying '%s' to '%s' failed: %s\n", r->prog, src, dst,
-			strerror(errno));
-	free(buf);
-	close(in);
-	close(out);
-	if (ret)
-		unlink(dst);
-	return ret;
-}
-
 struct rp_cmd {
 	const char *name;
 	int (*fn)(struct rp *r, int argc, char **argv);
@@ -1233,7 +1208,7 @@ struct rp_cmd {
 };
 
 static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
-	{ "apply", do_apply, "IMAGE", "replay the journal (--output COPY, --upto TID, --dry-run)", true },
+	{ "apply", NULL, "IMAGE", "replay the journal and process orphans (--dry-run, --output COPY, --upto TID)" },
 	{ "fc", do_fc, "IMAGE", "the fast-commit area: its state and each record" },
 	{ "history", do_history, "IMAGE", "per transaction: commit time, delta, blocks, logged, revokes" },
 	{ "info", do_info, "IMAGE", "journal geometry, features, state and live region" },
@@ -1248,7 +1223,8 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [--json | --jsonl] [-n] [--upto TID] [--gap N] [--dry-run] COMMAND IMAGE [ARGS]\n"
-		"Inspect the jbd2 journal of an ext3/ext4 image (read-only).\n"
+		"Inspect the jbd2 journal of an ext3/ext4 image; apply replays it as a mount would.\n"
+		"Only apply writes, and only without --dry-run.\n"
 		"Commands:\n", prog);
 	for (size_t i = 0; i < sizeof(rp_cmds) / sizeof(rp_cmds[0]); i++)
 		fprintf(f, "  %-8s %-16s %s\n", rp_cmds[i].name, rp_cmds[i].usage, rp_cmds[i].help);
@@ -1261,6 +1237,7 @@ static void usage(FILE *f, const char *prog)
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
 		"  --undo F    apply: save what is overwritten in the new file F\n"
+		"  --force     apply: replay only part of the log (--upto) in place\n"
 		"  --journal-dev DEV  the external journal device (with --output it\n"
 		"              is read, never written)\n"
 		"  --journal-only  apply: replay the journal, leave the orphan inodes\n"
@@ -1282,6 +1259,7 @@ int main(int argc, char **argv)
 		{ "journal-only", no_argument, NULL, 'j' },
 		{ "undo", required_argument, NULL, 'u' },
 		{ "journal-dev", required_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -1304,6 +1282,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			r.journal_only = true;
+			break;
+		case 'f':
+			r.force = true;
 			break;
 		case 'u':
 			r.undo = optarg;
@@ -1362,27 +1343,37 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	r.image = argv[optind + 1];
-	if (cmd->fn == do_apply && !r.dry_run) {
-		/* the one writing command: a copy, or the image itself */
-		if (r.output && copy_image(&r, r.image, r.output))
-			return 1;
-		flags |= EK_OPEN_RW;
-	} else if (r.output || r.undo) {
-		fprintf(stderr, "%s: --output and --undo apply to 'apply' only\n", r.prog);
+	if (!cmd->fn) {
+		/* apply, the one writing command: the library's recovery driver */
+		if (argc - optind != 2) {
+			fprintf(stderr, "%s: apply takes one image\n", r.prog);
+			return 2;
+		}
+		if (r.dry_run && r.undo) {
+			fprintf(stderr, "%s: --undo with --dry-run: a dry run writes nothing\n", r.prog);
+			return 2;
+		}
+		r.flags = flags;
+		r.have_upto = have_upto;
+		r.upto = (ek_tid_t)upto;
+		r.out_mode = mode;
+		r.out = ek_out_new(stdout, mode);
+		ret = r.out ? do_apply(&r) : 1;
+		ek_out_free(r.out);
+		return ret;
+	}
+	if (r.output || r.undo || r.force) {
+		fprintf(stderr, "%s: --output, --undo and --force apply to 'apply' only\n", r.prog);
 		return 2;
 	}
 	ret = 1;
-	err = ek_fs_open(r.output && (flags & EK_OPEN_RW) ? r.output : r.image,
-			 &(struct ek_open_opts){ .flags = flags }, &r.fs);
+	err = ek_fs_open(r.image, &(struct ek_open_opts){ .flags = flags }, &r.fs);
 	if (err) {
 		fail(&r, r.image, err);
 		goto out;
 	}
 	if (r.journal_dev) {
-		/* a copy is replayed without touching the (shared) device */
-		err = ek_journal_open_dev(r.fs, r.journal_dev, r.output ? flags & ~EK_OPEN_RW : flags, &r.j);
-		if (!err)
-			r.j->leave_journal = r.output != NULL;
+		err = ek_journal_open_dev(r.fs, r.journal_dev, flags, &r.j);
 	} else {
 		err = ek_journal_open(r.fs, flags, &r.j);
 	}
@@ -1416,8 +1407,6 @@ int main(int argc, char **argv)
 	ret = r.out ? cmd->fn(&r, argc - optind - 1, argv + optind + 1) : 1;
 	ek_out_free(r.out);
 out:
-	if (ret && !r.applied && r.output && (flags & EK_OPEN_RW))
-		unlink(r.output);	/* a failed apply leaves no half-made copy */
 	ek_jplan_release(&r.plan);
 	ek_jlog_release(&r.log);
 	ek_journal_close(r.j);

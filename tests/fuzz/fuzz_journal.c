@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t n;
 
 			if (ek_wset_init(fs, &ws) == 0) {
-				if (ek_orphans_release(fs, ws, 0, &n) == 0 && ek_wset_seal(ws) == 0)
+				if (ek_orphans_release(fs, ws, 0, NULL, NULL, &n) == 0 && ek_wset_seal(ws) == 0)
 					ek_wset_write(ws);
 				ek_wset_free(ws);
 			}
