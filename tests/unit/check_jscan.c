@@ -1486,6 +1486,122 @@ START_TEST(test_commit_wset)
 }
 END_TEST
 
+
+/* ---- the recovery driver (recover.c) over the same logs ------------------ */
+
+/* the whole file as bytes, to show a refusal wrote nothing */
+static uint8_t *snapshot(const struct jb *b)
+{
+	size_t len = (size_t)NBLK * BS;
+	uint8_t *img = malloc(len);
+
+	ck_assert_ptr_nonnull(img);
+	ck_assert_int_eq(pread(b->u.fd, img, len, 0), (ssize_t)len);
+	return img;
+}
+
+static void ck_block(const struct jb *b, uint64_t home, uint32_t stamp)
+{
+	uint8_t got[BS], want[BS];
+
+	fill(want, stamp);
+	ck_assert_int_eq(pread(b->u.fd, got, BS, (off_t)home * BS), (ssize_t)BS);
+	ck_assert_msg(!memcmp(got, want, BS), "block %llu: not the copy stamped 0x%x",
+		      (unsigned long long)home, stamp);
+}
+
+enum { REC_FULL, REC_UPTO, REC_REFUSED, REC_CLEAN, NREC };
+
+/*
+ * ek_recover_plan() then ek_recover_apply(): the plan is what the scan and
+ * plan say; a bad data checksum marks the filesystem with errors; --upto
+ * names what it leaves out; a log the kernel refuses is refused whole,
+ * the image untouched; a clean journal plans nothing.
+ */
+START_TEST(test_recover)
+{
+	struct jt t30[3] = { { 70, 0x3000 }, { 71, 0x3001, 0, true }, { 72, 0x3002 } };
+	struct jt t31[2] = { { 70, 0x3100 }, { 73, 0x3103 } };
+	struct ek_recover_opts o = { .flags = EK_OPEN_RW, .journal_only = true, .now = 1700000000 };
+	struct ek_recover_apply_opts a = { .now = 1700000000 };
+	struct ek_recover_result res;
+	struct ek_recovery *r = NULL;
+	uint8_t *before, *after = NULL, d[BS];
+	struct jb b;
+
+	jb_init(&b, 0, FV3);
+	b.sec = 5000;
+	jb_txn(&b, 30, t30, 3);
+	if (_i == REC_REFUSED) {
+		/* transaction 31's descriptor fails its checksum, a newer commit follows */
+		uint32_t at = b.pos;
+
+		jb_txn(&b, 31, t31, 2);
+		jb_get(&b, at, d);
+		d[BS - 8] ^= 1;
+		jb_put(&b, at, d);
+	} else {
+		jb_txn(&b, 31, t31, 2);
+	}
+	ck_assert_int_eq(jb_scan(&b, 30, _i == REC_CLEAN ? 0 : 1), 0);
+	ek_journal_close(b.j);	/* the driver opens its own */
+	b.j = NULL;
+	o.image = b.u.path;
+	o.have_upto = _i == REC_UPTO;
+	o.upto = 30;
+	before = snapshot(&b);
+
+	ck_assert_int_eq(ek_recover_plan(&o, &r), 0);
+	switch (_i) {
+	case REC_FULL:
+		ck_assert(!r->clean && !r->refused);
+		ck_assert_uint_eq(r->plan.upto, 31);
+		ck_assert_uint_eq(r->ndiscarded, 0);
+		ck_assert_uint_eq(r->plan.nwrites, 3);	/* 70 from 31, 72, 73 */
+		ck_assert_uint_eq(r->plan.bad_csum, 1);
+		ck_assert_int_eq(ek_recover_apply(r, &a, &res), 0);
+		ck_assert(res.replayed);
+		ck_assert_uint_eq(res.written, 3);
+		ck_block(&b, 70, 0x3100);
+		ck_block(&b, 72, 0x3002);
+		ck_block(&b, 73, 0x3103);
+		/* the skipped copy of 71 leaves the filesystem marked with errors */
+		ck_assert_int_eq(pread(b.u.fd, d, BS, EXT4_SUPERBLOCK_OFFSET), (ssize_t)BS);
+		ck_assert(le16_to_cpu(((struct ext4_super_block *)d)->s_state) & EXT4_ERROR_FS);
+		ek_recover_free(r);
+		/* and the journal is clean now */
+		ck_assert_int_eq(ek_recover_plan(&o, &r), 0);
+		ck_assert(r->clean && !r->finish_only);
+		break;
+	case REC_UPTO:
+		ck_assert_uint_eq(r->plan.upto, 30);
+		ck_assert_uint_eq(r->ndiscarded, 1);
+		ck_assert_uint_eq(r->discarded[0], 31);
+		ck_assert_uint_eq(r->plan.nwrites, 2);	/* 70 and 72 from 30 */
+		break;
+	case REC_REFUSED:
+		ck_assert_int_eq(r->refused, -EK_BADCRC);
+		ck_assert_str_eq(r->refused_step, "journal");
+		ck_assert_int_eq(ek_recover_apply(r, &a, &res), -EK_BADCRC);
+		after = snapshot(&b);
+		ck_assert_msg(!memcmp(after, before, (size_t)NBLK * BS), "a refused recovery wrote");
+		break;
+	case REC_CLEAN:
+		ck_assert(r->clean && !r->refused);
+		ck_assert_uint_eq(r->plan.nwrites, 0);
+		ck_assert_int_eq(ek_recover_apply(r, &a, &res), 0);
+		ck_assert(!res.replayed && !res.finished);
+		after = snapshot(&b);
+		ck_assert_msg(!memcmp(after, before, (size_t)NBLK * BS),
+			      "recovering a clean journal wrote");
+		break;
+	}
+	ek_recover_free(r);
+	free(before);
+	free(after);
+	jb_done(&b);
+}
+END_TEST
 static Suite *jscan_suite(void)
 {
 	Suite *s = suite_create("jscan");
@@ -1510,6 +1626,7 @@ static Suite *jscan_suite(void)
 	tcase_add_loop_test(tc, test_log_end, 0, sizeof(end_cases) / sizeof(end_cases[0]));
 	tcase_add_loop_test(tc, test_log_loop, 0, 2);
 	tcase_add_loop_test(tc, test_commit_wset, 0, NLAYOUTS);
+	tcase_add_loop_test(tc, test_recover, 0, NREC);
 	suite_add_tcase(s, tc);
 	return s;
 }
