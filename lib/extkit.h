@@ -809,6 +809,7 @@ struct ek_jtag {		/* one logged block */
 	uint32_t jblk;		/* journal block holding the copy */
 	uint32_t flags;		/* JBD2_FLAG_* */
 	uint8_t csum;		/* enum ek_csum: the tag's data checksum (v2/v3) */
+	uint32_t want_csum;	/* the data checksum the tag stores (v2: 16 bits) */
 };
 
 enum ek_jtxn_state {
@@ -857,6 +858,10 @@ struct ek_jlog {
  */
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *out);
 const char *ek_jtxn_state_name(enum ek_jtxn_state s);	/* committed, torn, bad_checksum */
+/* does logged block @data of transaction @tid match its tag's v2/v3 data
+ * checksum (jbd2_block_tag_csum_verify)?  Checked before unescaping. */
+bool ek_jtag_csum_ok(const struct ek_journal *j, ek_tid_t tid, uint32_t want_csum,
+		     const void *data);
 const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
 /*
  * Transaction @t as one JSON object (tid, state, blocks by kind, commit
@@ -880,6 +885,9 @@ struct ek_jwrite {		/* one home block a replay writes */
 	uint32_t jblk;		/* the journal block holding its newest copy */
 	ek_tid_t tid;
 	uint32_t flags;		/* JBD2_FLAG_ESCAPE: restore the magic first */
+	bool verify;		/* the scan left its data checksum unchecked: apply
+				 * checks it as it reads the copy (kernel PASS_REPLAY) */
+	uint32_t want_csum;
 };
 
 enum ek_jfate {			/* what replay does with one logged block */
@@ -897,7 +905,13 @@ struct ek_jplan {
 	size_t nwrites;
 	struct ek_jrevoke *revokes;	/* sorted by home */
 	size_t nrevokes;
+	/* with unchecked copies: the older copies of each home, by home then
+	 * newest first, for apply to fall back on when a copy fails */
+	struct ek_jwrite *older;
+	size_t nolder;
 	uint64_t superseded, revoked, bad_csum, outside;
+	uint64_t written;	/* after apply: home blocks written (a home whose
+				 * every copy failed its checksum is not) */
 };
 
 /*
@@ -916,7 +930,10 @@ const char *ek_jfate_name(enum ek_jfate f);
 /*
  * Apply @p to the filesystem of @j (open with EK_OPEN_RW): write each home
  * block once in ascending order (adjacent blocks in one write, escaped
- * copies with their magic restored), flush; then mark the journal clean
+ * copies with their magic restored; a copy the scan left unchecked is
+ * checked as it is read, and one that fails gives way to the home's next
+ * older copy, as the kernel's PASS_REPLAY skips it; @p's counts and
+ * ->written are updated), flush; then mark the journal clean
  * (s_start 0, s_sequence past the last transaction, errno set for a
  * corrupt commit), flush; then ek_journal_finish().  @fc (or NULL), the
  * fast-commit replay computed over the plan (ek_fc_replay()), is written
@@ -924,7 +941,7 @@ const char *ek_jfate_name(enum ek_jfate f);
  * Interrupted anywhere, running it again gives the same image.
  */
 struct ek_wset;
-int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
+int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, struct ek_jplan *p,
 		     struct ek_wset *fc,
 		     int64_t now);
 /* the write @p makes to home block @home, or NULL */

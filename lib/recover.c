@@ -327,7 +327,7 @@ int ek_recover_apply(struct ek_recovery *r, const struct ek_recover_apply_opts *
 		err = ek_journal_apply(r->j, &r->log, &r->plan, r->fc_ws, a->now);
 		if (!err) {
 			res->replayed = true;
-			res->written = r->plan.nwrites;
+			res->written = r->plan.written;
 			res->fc_records = r->fc_records;
 		}
 	} else if (r->finish_only) {

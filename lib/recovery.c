@@ -37,7 +37,6 @@ struct scan {
 	uint8_t *buf;
 	uint8_t *data;		/* chunk blocks: data blocks being checked */
 	uint32_t chunk;
-	uint32_t *want;		/* the checksum each tag of a descriptor records */
 	size_t tag_cap, rev_cap, txn_cap;
 	/* the first revoke block of the current transaction whose r_count
 	 * runs past the block: fatal only if the transaction commits */
@@ -133,6 +132,18 @@ static int add_revoke(struct scan *s, struct ek_jtxn *t, uint64_t blk)
  * Check the data blocks of tags [first, t->ntags): read in stretches that
  * are consecutive in the log, up to s->chunk blocks at a time.
  */
+bool ek_jtag_csum_ok(const struct ek_journal *j, ek_tid_t tid, uint32_t want_csum,
+		     const void *data)
+{
+	__be32 seq = cpu_to_be32(tid);
+	uint32_t seed = ek_crc32c(~0u, j->sb.uuid, 16);
+	uint32_t c = ek_crc32c(ek_crc32c(seed, &seq, 4), data, j->sb.blocksize);
+
+	if (!(j->sb.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
+		c &= 0xFFFF;
+	return c == want_csum;
+}
+
 static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t *crc_v1)
 {
 	const struct ek_jsb *sb = s->sb;
@@ -154,12 +165,8 @@ static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t
 			if (s->csum_v1)
 				*crc_v1 = ek_crc32_be(*crc_v1, data, bs);
 			if (s->csum_v23 && !s->j->no_data_csum) {
-				__be32 seq = cpu_to_be32(t->tid);
-				uint32_t c = ek_crc32c(ek_crc32c(s->seed, &seq, 4), data, bs);
-
-				if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
-					c &= 0xFFFF;
-				tag->csum = c == s->want[i + k - first] ? EK_CSUM_OK : EK_CSUM_BAD;
+				tag->csum = ek_jtag_csum_ok(s->j, t->tid, tag->want_csum, data) ?
+					    EK_CSUM_OK : EK_CSUM_BAD;
 				t->bad_tags += tag->csum == EK_CSUM_BAD;
 			}
 		}
@@ -181,14 +188,13 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 		struct ek_jtag tag = { 0 };
 
 		tag.home = get_be32(d + off);
-		/* at most end / 8 tags: s->want has room */
 		if (s->csum_v23 && (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
 			/* the kernel reads the low 16 bits (its t_flags at offset 6) */
 			tag.flags = get_be32(d + off + 4) & 0xFFFF;
-			s->want[t->ntags - first] = get_be32(d + off + 12);
+			tag.want_csum = get_be32(d + off + 12);
 		} else {
 			tag.flags = get_be16(d + off + 6);
-			s->want[t->ntags - first] = get_be16(d + off + 4);
+			tag.want_csum = get_be16(d + off + 4);
 		}
 		if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
 			tag.home |= (uint64_t)get_be32(d + off + 8) << 32;
@@ -327,8 +333,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	s.chunk = (1u << 16) / sb->blocksize;
 	s.buf = ek_malloc(sb->blocksize);
 	s.data = ek_calloc(s.chunk, sb->blocksize);
-	s.want = ek_calloc(sb->blocksize / 8, sizeof(*s.want));
-	if (!s.buf || !s.data || !s.want) {
+	if (!s.buf || !s.data) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -476,7 +481,6 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 out:
 	free(s.buf);
 	free(s.data);
-	free(s.want);
 	if (err)
 		ek_jlog_release(log);
 	return err;

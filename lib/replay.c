@@ -90,6 +90,9 @@ int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_ti
 	size_t nrev = 0, ntags = 0, k = 0;
 	struct cand *c = NULL;
 	uint64_t order = 0;
+	bool csum_v23 = j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
+					  JBD2_FEATURE_INCOMPAT_CSUM_V3);
+	bool deferred = false;
 
 	memset(p, 0, sizeof(*p));
 	p->upto = upto;
@@ -151,12 +154,18 @@ int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_ti
 				p->bad_csum++;
 				continue;
 			}
-			c[k++] = (struct cand){ { tag->home, tag->jblk, t->tid, tag->flags }, order };
+			c[k++] = (struct cand){ { tag->home, tag->jblk, t->tid, tag->flags,
+						  tag->csum == EK_CSUM_NONE && csum_v23,
+						  tag->want_csum }, order };
+			deferred |= c[k - 1].w.verify;
 		}
 	}
 	qsort(c, k, sizeof(*c), cmp_cand);
 	p->writes = ek_calloc(k ? k : 1, sizeof(*p->writes));
-	if (!p->writes) {
+	/* unchecked copies may fail at apply: keep the older ones to fall back on */
+	if (deferred)
+		p->older = ek_calloc(k ? k : 1, sizeof(*p->older));
+	if (!p->writes || (deferred && !p->older)) {
 		free(c);
 		ek_jplan_release(p);
 		return -ENOMEM;
@@ -167,6 +176,9 @@ int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_ti
 			continue;
 		}
 		p->writes[p->nwrites++] = c[i].w;
+		/* this home's older copies, newest first */
+		for (size_t o = i; deferred && o-- > 0 && c[o].w.home == c[i].w.home;)
+			p->older[p->nolder++] = c[o].w;
 	}
 	free(c);
 	return 0;
@@ -174,6 +186,7 @@ int ek_journal_plan(const struct ek_journal *j, const struct ek_jlog *log, ek_ti
 
 void ek_jplan_release(struct ek_jplan *p)
 {
+	free(p->older);
 	free(p->writes);
 	free(p->revokes);
 	memset(p, 0, sizeof(*p));
@@ -212,15 +225,71 @@ const char *ek_jfate_name(enum ek_jfate f)
 
 #define APPLY_BATCH (1u << 20)
 
+/* the older copies of @home in @p, newest first: *n of them */
+static const struct ek_jwrite *older_copies(const struct ek_jplan *p, uint64_t home, size_t *n)
+{
+	size_t lo = 0, hi = p->nolder, end;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->older[mid].home < home)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < p->nolder && p->older[end].home == home; end++)
+		;
+	*n = end - lo;
+	return p->older + lo;
+}
+
+/*
+ * The copy of @w's home to write, read into @blk, checked when the scan
+ * left it unchecked: a failing copy gives way to the next older one, as
+ * the kernel's PASS_REPLAY skips it and an earlier transaction's write
+ * stands.  Returns 1 when no copy is good (the home is left as it is).
+ */
+static int good_copy(const struct ek_journal *j, const struct ek_jplan *p,
+		     const struct ek_jwrite *w, uint8_t *blk, bool have_read, uint32_t *nbad)
+{
+	const struct ek_jwrite *older;
+	size_t nolder;
+	int err;
+
+	*nbad = 0;
+	if (!have_read && (err = ek_journal_read(j, w->jblk, blk)))
+		return err;
+	if (!w->verify || ek_jtag_csum_ok(j, w->tid, w->want_csum, blk))
+		goto good;
+	++*nbad;
+	older = older_copies(p, w->home, &nolder);
+	for (size_t i = 0; i < nolder; i++) {
+		w = &older[i];
+		err = ek_journal_read(j, w->jblk, blk);
+		if (err)
+			return err;
+		if (!w->verify || ek_jtag_csum_ok(j, w->tid, w->want_csum, blk))
+			goto good;
+		++*nbad;
+	}
+	return 1;
+good:
+	if (w->flags & JBD2_FLAG_ESCAPE)
+		put_be32(blk, JBD2_MAGIC_NUMBER);
+	return 0;
+}
+
 /*
  * Write plan entries @w[0..n), whose homes follow each other from
- * w[0].home, with one write; their logged copies are read with one read
- * per stretch that is consecutive in the log.
+ * w[0].home, with as few writes as the good copies allow; the logged
+ * copies are read with one read per stretch that is consecutive in the log.
  */
-static int write_run(struct ek_journal *j, const struct ek_jwrite *w, uint8_t *buf, uint32_t n)
+static int write_run(struct ek_journal *j, struct ek_jplan *p, const struct ek_jwrite *w,
+		     uint8_t *buf, uint32_t n)
 {
 	struct ek_fs *fs = j->fs;
-	uint32_t m;
+	uint32_t m, from = 0;
 	int err;
 
 	for (uint32_t i = 0; i < n; i += m) {
@@ -230,13 +299,34 @@ static int write_run(struct ek_journal *j, const struct ek_jwrite *w, uint8_t *b
 		if (err)
 			return err;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		if (w[i].flags & JBD2_FLAG_ESCAPE)
-			put_be32(buf + ((size_t)i << fs->log_blksz), JBD2_MAGIC_NUMBER);
-	return ek_io_pwrite(fs->io, buf, (size_t)n << fs->log_blksz, w[0].home << fs->log_blksz);
+	/* i == n flushes the last stretch of good copies */
+	for (uint32_t i = 0; i <= n; i++) {
+		uint32_t nbad = 0;
+		int bad = i < n ? good_copy(j, p, &w[i], buf + ((size_t)i << fs->log_blksz), true,
+					    &nbad) : 1;
+
+		if (bad < 0)
+			return bad;
+		/* each failed copy was counted superseded by the one before it,
+		 * but for the newest (counted written) */
+		p->bad_csum += nbad;
+		p->superseded -= nbad ? nbad - (bad ? 1 : 0) : 0;
+		if (!bad)
+			continue;
+		if (i > from) {
+			err = ek_io_pwrite(fs->io, buf + ((size_t)from << fs->log_blksz),
+					   (size_t)(i - from) << fs->log_blksz,
+					   w[from].home << fs->log_blksz);
+			if (err)
+				return err;
+			p->written += i - from;
+		}
+		from = i + 1;
+	}
+	return 0;
 }
 
-int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
+int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, struct ek_jplan *p,
 		     struct ek_wset *fc, int64_t now)
 {
 	struct ek_fs *fs = j->fs;
@@ -248,13 +338,14 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 
 	if (!per)
 		per = 1;
+	p->written = 0;
 	batch = ek_malloc((size_t)per << fs->log_blksz);
 	if (!batch)
 		return -ENOMEM;
 	/* 1. home blocks in ascending order, adjacent ones in one write */
 	for (size_t i = 0; i < p->nwrites && !err; i++) {
 		if (n && (p->writes[i].home != p->writes[first].home + n || n == per)) {
-			err = write_run(j, p->writes + first, batch, n);
+			err = write_run(j, p, p->writes + first, batch, n);
 			n = 0;
 			if (j->progress)
 				j->progress(j->progress_arg, i, p->nwrites);
@@ -264,7 +355,7 @@ int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const stru
 		n++;
 	}
 	if (!err && n)
-		err = write_run(j, p->writes + first, batch, n);
+		err = write_run(j, p, p->writes + first, batch, n);
 	if (!err && j->progress)
 		j->progress(j->progress_arg, p->nwrites, p->nwrites);
 	free(batch);
@@ -334,16 +425,9 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 
 int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t blk, void *buf)
 {
-	const struct ek_jwrite *w = ek_jplan_find(p, blk);
+	int err = ek_jplan_overlay(&(struct ek_jplan_view){ j, p }, blk, buf);
 
-	if (w) {
-		int err = ek_journal_read(j, w->jblk, buf);
-
-		if (!err && (w->flags & JBD2_FLAG_ESCAPE))
-			put_be32(buf, JBD2_MAGIC_NUMBER);
-		return err;
-	}
-	return ek_fs_read_blocks(j->fs, blk, 1, buf);
+	return err == 1 ? ek_fs_read_blocks(j->fs, blk, 1, buf) : err;
 }
 
 /* as ek_jplan_read, for the blocks the plan writes only (a read overlay) */
@@ -351,12 +435,12 @@ int ek_jplan_overlay(void *view, ek_blk_t blk, void *buf)
 {
 	const struct ek_jplan_view *v = view;
 	const struct ek_jwrite *w = ek_jplan_find(v->p, blk);
+	uint32_t nbad;
 	int err;
 
 	if (!w)
 		return 1;
-	err = ek_journal_read(v->j, w->jblk, buf);
-	if (!err && (w->flags & JBD2_FLAG_ESCAPE))
-		put_be32(buf, JBD2_MAGIC_NUMBER);
-	return err;
+	/* the copy apply will write: an unchecked one is checked here too */
+	err = good_copy(v->j, v->p, w, buf, false, &nbad);
+	return err == 1 ? 1 : err;	/* no good copy: the block on disk stays */
 }

@@ -782,7 +782,9 @@ static int do_apply(struct rp *r)
 		.image = copy ? r->output : r->image, .journal_dev = r->journal_dev,
 		.flags = r->flags | (r->dry_run ? 0 : EK_OPEN_RW), .copy = copy,
 		.have_upto = r->have_upto, .upto = r->upto, .journal_only = r->journal_only,
-		.now = now,
+		/* apply checks data checksums as it reads each copy, once (the
+		 * kernel's PASS_REPLAY); a dry run checks them all to show them */
+		.no_data_csum = !r->dry_run, .now = now,
 	};
 	struct ek_recover_apply_opts aopts = { .now = now };
 	struct ek_recover_result res;

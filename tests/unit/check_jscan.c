@@ -1510,7 +1510,7 @@ static void ck_block(const struct jb *b, uint64_t home, uint32_t stamp)
 		      (unsigned long long)home, stamp);
 }
 
-enum { REC_FULL, REC_UPTO, REC_REFUSED, REC_CLEAN, NREC };
+enum { REC_FULL, REC_UPTO, REC_REFUSED, REC_CLEAN, REC_DEFERRED, NREC };
 
 /*
  * ek_recover_plan() then ek_recover_apply(): the plan is what the scan and
@@ -1521,7 +1521,7 @@ enum { REC_FULL, REC_UPTO, REC_REFUSED, REC_CLEAN, NREC };
 START_TEST(test_recover)
 {
 	struct jt t30[3] = { { 70, 0x3000 }, { 71, 0x3001, 0, true }, { 72, 0x3002 } };
-	struct jt t31[2] = { { 70, 0x3100 }, { 73, 0x3103 } };
+	struct jt t31[3] = { { 70, 0x3100 }, { 73, 0x3103 }, { 72, 0x3102, 0, true } };
 	struct ek_recover_opts o = { .flags = EK_OPEN_RW, .journal_only = true, .now = 1700000000 };
 	struct ek_recover_apply_opts a = { .now = 1700000000 };
 	struct ek_recover_result res;
@@ -1536,17 +1536,18 @@ START_TEST(test_recover)
 		/* transaction 31's descriptor fails its checksum, a newer commit follows */
 		uint32_t at = b.pos;
 
-		jb_txn(&b, 31, t31, 2);
+		jb_txn(&b, 31, t31, 3);
 		jb_get(&b, at, d);
 		d[BS - 8] ^= 1;
 		jb_put(&b, at, d);
 	} else {
-		jb_txn(&b, 31, t31, 2);
+		jb_txn(&b, 31, t31, 3);
 	}
 	ck_assert_int_eq(jb_scan(&b, 30, _i == REC_CLEAN ? 0 : 1), 0);
 	ek_journal_close(b.j);	/* the driver opens its own */
 	b.j = NULL;
 	o.image = b.u.path;
+	o.no_data_csum = _i == REC_DEFERRED;
 	o.have_upto = _i == REC_UPTO;
 	o.upto = 30;
 	before = snapshot(&b);
@@ -1557,8 +1558,8 @@ START_TEST(test_recover)
 		ck_assert(!r->clean && !r->refused);
 		ck_assert_uint_eq(r->plan.upto, 31);
 		ck_assert_uint_eq(r->ndiscarded, 0);
-		ck_assert_uint_eq(r->plan.nwrites, 3);	/* 70 from 31, 72, 73 */
-		ck_assert_uint_eq(r->plan.bad_csum, 1);
+		ck_assert_uint_eq(r->plan.nwrites, 3);	/* 70 from 31, 72 from 30, 73 */
+		ck_assert_uint_eq(r->plan.bad_csum, 2);	/* 71, 72 from 31 */
 		ck_assert_int_eq(ek_recover_apply(r, &a, &res), 0);
 		ck_assert(res.replayed);
 		ck_assert_uint_eq(res.written, 3);
@@ -1573,11 +1574,29 @@ START_TEST(test_recover)
 		ck_assert_int_eq(ek_recover_plan(&o, &r), 0);
 		ck_assert(r->clean && !r->finish_only);
 		break;
+	case REC_DEFERRED:
+		/* data checksums checked as apply reads each copy: 71 has no
+		 * good copy, 72's newest fails and 30's is written instead */
+		ck_assert_uint_eq(r->plan.bad_csum, 0);
+		ck_assert_uint_eq(r->plan.nwrites, 4);
+		ck_assert_uint_eq(r->plan.superseded, 2);
+		ck_assert_int_eq(ek_recover_apply(r, &a, &res), 0);
+		ck_assert_uint_eq(res.written, 3);
+		ck_assert_uint_eq(r->plan.bad_csum, 2);
+		ck_assert_uint_eq(r->plan.superseded, 1);
+		ck_block(&b, 70, 0x3100);
+		ck_block(&b, 72, 0x3002);
+		ck_block(&b, 73, 0x3103);
+		after = snapshot(&b);
+		ck_assert_msg(!memcmp(after + 71 * BS, before + 71 * BS, BS), "71 written");
+		ck_assert_int_eq(pread(b.u.fd, d, BS, EXT4_SUPERBLOCK_OFFSET), (ssize_t)BS);
+		ck_assert(le16_to_cpu(((struct ext4_super_block *)d)->s_state) & EXT4_ERROR_FS);
+		break;
 	case REC_UPTO:
 		ck_assert_uint_eq(r->plan.upto, 30);
 		ck_assert_uint_eq(r->ndiscarded, 1);
 		ck_assert_uint_eq(r->discarded[0], 31);
-		ck_assert_uint_eq(r->plan.nwrites, 2);	/* 70 and 72 from 30 */
+		ck_assert_uint_eq(r->plan.nwrites, 2);	/* 70 and 72 from 30 (71 is bad) */
 		break;
 	case REC_REFUSED:
 		ck_assert_int_eq(r->refused, -EK_BADCRC);
