@@ -1202,8 +1202,8 @@ struct ek_recovery {		/* the plan; everything here is owned */
 	char *image, *journal_dev;
 	bool journal_only, copy;
 	struct ek_recover_view *view;
-	struct ek_fs *fc_fs;
-	struct ek_wset *fc_ws;
+	struct ek_fs *fc_fs, *orphan_fs;
+	struct ek_wset *fc_ws, *orphan_ws;
 	size_t orphans_cap;
 };
 
@@ -1216,6 +1216,13 @@ struct ek_recovery {		/* the plan; everything here is owned */
  * ek_recover_free().
  */
 int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out);
+/*
+ * Read overlay (ek_open_opts.overlay, arg: the struct ek_recovery) of the
+ * image as the whole plan leaves it: log, fast commits and orphan step
+ * (the steps planned before any refusal).  A filesystem opened through it
+ * is what a check after recovery sees, with nothing written (fsck -n).
+ */
+int ek_recover_overlay(void *rec, ek_blk_t blk, void *buf);
 
 struct ek_recover_apply_opts {
 	int64_t now;		/* s_wtime, i_dtime, commit times */

@@ -131,26 +131,39 @@ static int note_orphan(void *arg, const struct ek_orphan *o, uint64_t blocks_fre
 	return 0;
 }
 
-/* step 3 over steps 1 and 2, into a write set that is thrown away */
+/*
+ * Step 3 over steps 1 and 2, into a write set kept for the view of the
+ * image after recovery (ek_recover_overlay); apply recomputes it on the
+ * image as written.
+ */
 static int plan_orphans(struct ek_recovery *r, int64_t now)
 {
-	struct ek_wset *ws = NULL;
-	struct ek_fs *fs;
 	uint64_t released;
 	int err;
 
 	err = ek_fs_open(r->image, &(struct ek_open_opts){ .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
 							   .overlay = recover_overlay,
 							   .overlay_arg = r->view },
-			 &fs);
-	if (err)
-		return err;
-	err = ek_wset_init(fs, &ws);
+			 &r->orphan_fs);
 	if (!err)
-		err = ek_orphans_release(fs, ws, now, note_orphan, r, &released);
-	ek_wset_free(ws);
-	ek_fs_close(fs);
+		err = ek_wset_init(r->orphan_fs, &r->orphan_ws);
+	if (!err)
+		err = ek_orphans_release(r->orphan_fs, r->orphan_ws, now, note_orphan, r, &released);
+	if (!err && released)
+		err = ek_wset_seal(r->orphan_ws);
 	return err;
+}
+
+int ek_recover_overlay(void *arg, ek_blk_t blk, void *buf)
+{
+	const struct ek_recovery *r = arg;
+	const uint8_t *b = r->orphan_ws && r->norphans ? ek_wset_find(r->orphan_ws, blk) : NULL;
+
+	if (b) {
+		memcpy(buf, b, r->fs ? r->fs->blksz : r->orphan_fs->blksz);
+		return 0;
+	}
+	return recover_overlay(r->view, blk, buf);
 }
 
 int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
@@ -242,6 +255,8 @@ void ek_recover_free(struct ek_recovery *r)
 {
 	if (!r)
 		return;
+	ek_wset_free(r->orphan_ws);
+	ek_fs_close(r->orphan_fs);
 	ek_wset_free(r->fc_ws);
 	ek_fs_close(r->fc_fs);
 	if (r->have_fc)

@@ -1526,7 +1526,7 @@ START_TEST(test_recover)
 	struct ek_recover_apply_opts a = { .now = 1700000000 };
 	struct ek_recover_result res;
 	struct ek_recovery *r = NULL;
-	uint8_t *before, *after = NULL, d[BS];
+	uint8_t *before, *after = NULL, d[BS], want[BS];
 	struct jb b;
 
 	jb_init(&b, 0, FV3);
@@ -1560,6 +1560,11 @@ START_TEST(test_recover)
 		ck_assert_uint_eq(r->ndiscarded, 0);
 		ck_assert_uint_eq(r->plan.nwrites, 3);	/* 70 from 31, 72 from 30, 73 */
 		ck_assert_uint_eq(r->plan.bad_csum, 2);	/* 71, 72 from 31 */
+		/* the view after recovery, before any write */
+		ck_assert_int_eq(ek_recover_overlay(r, 72, d), 0);
+		fill(want, 0x3002);
+		ck_assert(!memcmp(d, want, BS));
+		ck_assert_int_eq(ek_recover_overlay(r, 71, d), 1);	/* stays as on disk */
 		ck_assert_int_eq(ek_recover_apply(r, &a, &res), 0);
 		ck_assert(res.replayed);
 		ck_assert_uint_eq(res.written, 3);
