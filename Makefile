@@ -37,7 +37,7 @@ LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIBA     := $(BUILD)/lib/libextkit.a
 
-TOOLS    := mkfs debugfs replay
+TOOLS    := mkfs debugfs replay fsck
 mkfs_LIBS := -lblkid -luuid
 # the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
 ifeq ($(SANITIZE),1)

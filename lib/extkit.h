@@ -1255,6 +1255,59 @@ void ek_recover_free(struct ek_recovery *r);
  * permission bits, flushed; a failed copy is removed */
 int ek_recover_copy(const char *src, const char *dst);
 
+/* ---- the checker (fsck.c, problems.def) ---------------------------------- */
+
+enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
+
+enum ek_problem_id {
+#define EK_PROBLEM(name, pass, sev, preen, msg) EK_PR_##name,
+#include "problems.def"
+#undef EK_PROBLEM
+	EK_PR_COUNT
+};
+
+struct ek_problem {		/* one line of problems.def */
+	const char *name;	/* "LINK_COUNT_WRONG": the id, lower-cased in JSON */
+	unsigned pass;
+	enum ek_severity severity;
+	bool preen;		/* e2fsck -p fixes it without asking */
+	const char *message;	/* printf template */
+};
+/* the table entry of @id, or NULL */
+const struct ek_problem *ek_problem_get(enum ek_problem_id id);
+
+struct ek_finding {
+	enum ek_problem_id id;
+	ek_ino_t ino;		/* the inode concerned (an entry's target), or 0 */
+	ek_ino_t dir;		/* the directory holding the entry, or 0 */
+	ek_blk_t blk;
+	bool has_blk;
+	int64_t group;		/* or -1 */
+	char message[400];	/* the template filled in */
+};
+
+struct ek_fsck_opts {
+	/* each finding as it is found; nonzero stops the check (returned) */
+	int (*report)(void *arg, const struct ek_finding *f);
+	/* the pass about to start (1..5) */
+	void (*progress)(void *arg, unsigned pass);
+	void *arg;
+};
+
+struct ek_fsck_summary {
+	uint64_t inodes_used, inodes_count;
+	uint64_t blocks_used, blocks_count;	/* blocks_used: counted in pass 5 */
+	uint64_t dirs, fragmented;		/* fragmented: data in more than one run */
+	uint64_t findings[EK_SEV_COUNT];
+};
+
+/*
+ * Check @fs with e2fsck's passes 1-5, read-only, reporting each finding
+ * through @o->report.  Returns 0 when the check ran (findings or not),
+ * <0 when it could not (-ENOMEM, an I/O error).
+ */
+int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *out);
+
 /* ---- write sets (wset.c) -------------------------------------------------
  *
  * The blocks a change will write, computed whole in memory before any

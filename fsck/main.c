@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - extkit-fsck: check an ext2/ext3/ext4 image as e2fsck does.
+ *
+ * The journal first, by the library's recovery driver: under -n nothing
+ * is written and the check reads the image as recovery would leave it
+ * (ek_recover_overlay); otherwise the journal is replayed and the orphans
+ * processed, as e2fsck does before it checks.  Then lib's checker
+ * (fsck.c) runs the passes; this file holds the options, the output and
+ * the exit codes of fsck(8).  Repairs (-p, -y, -z) are not built yet.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "extkit.h"
+
+/* fsck(8) exit codes, as e2fsck */
+enum { FSCK_OK = 0, FSCK_NONDESTRUCT = 1, FSCK_UNCORRECTED = 4, FSCK_ERROR = 8,
+       FSCK_USAGE = 16, FSCK_CANCELED = 32 };
+
+struct fk {
+	const char *prog;
+	const char *image;
+	const char *journal_dev;
+	bool no_change, force, verbose;
+	enum ek_out_mode mode;
+	struct ek_out *out;
+	uint64_t superblock;
+	uint32_t blocksize;
+	const char *last_pass;
+};
+
+static const char *const pass_names[] = {
+	NULL,
+	"Pass 1: Checking inodes, blocks, and sizes",
+	"Pass 2: Checking directory structure",
+	"Pass 3: Checking directory connectivity",
+	"Pass 4: Checking reference counts",
+	"Pass 5: Checking group summary information",
+};
+
+static void lower(char *dst, const char *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n && src[i]; i++)
+		dst[i] = src[i] >= 'A' && src[i] <= 'Z' ? src[i] - 'A' + 'a' : src[i];
+	dst[i] = 0;
+}
+
+static void progress(void *arg, unsigned pass)
+{
+	struct fk *f = arg;
+
+	if (pass < sizeof(pass_names) / sizeof(pass_names[0]))
+		ek_out_text(f->out, "%s\n", pass_names[pass]);
+}
+
+static int finding(void *arg, const struct ek_finding *fd)
+{
+	struct fk *f = arg;
+	struct ek_out *o = f->out;
+	const struct ek_problem *p = ek_problem_get(fd->id);
+	char id[64];
+
+	lower(id, p->name, sizeof(id));
+	ek_out_text(o, "%s%s\n", fd->message, f->no_change ? ".  Not fixed (-n)" : ".  Not fixed");
+	ek_out_obj_begin(o, NULL);
+	ek_out_str(o, "id", id);
+	ek_out_u64(o, "pass", p->pass);
+	ek_out_str(o, "severity", p->severity == EK_SEV_ERROR ? "error" : "warning");
+	ek_out_str(o, "message", fd->message);
+	if (fd->ino)
+		ek_out_u64(o, "inode", fd->ino);
+	else
+		ek_out_null(o, "inode");
+	if (fd->dir)
+		ek_out_u64(o, "directory", fd->dir);
+	else
+		ek_out_null(o, "directory");
+	if (fd->has_blk)
+		ek_out_u64(o, "block", fd->blk);
+	else
+		ek_out_null(o, "block");
+	if (fd->group >= 0)
+		ek_out_u64(o, "group", (uint64_t)fd->group);
+	else
+		ek_out_null(o, "group");
+	ek_out_bool(o, "fixed", false);
+	ek_out_obj_end(o);
+	return 0;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f, "usage: %s [-n] [-f] [-v] [-b superblock] [-B blocksize] [-j journal]\n"
+		"       [--json | --jsonl] IMAGE\n"
+		"Check an ext2/ext3/ext4 image with e2fsck's passes.\n"
+		"  -n          open read-only, write nothing: the journal is not replayed but\n"
+		"              the check reads the image as its recovery would leave it\n"
+		"  -f          check even when the filesystem is marked clean\n"
+		"  -v          more detail\n"
+		"  -b N        use the backup superblock at block N (-B its block size)\n"
+		"  -j DEV      the external journal device\n"
+		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
+		"  -p, -a, -y, -z   repairs: not implemented yet (use -n)\n"
+		"Exit status (fsck(8)): 0 clean, 4 errors left uncorrected, 8 operational\n"
+		"error, 16 usage error.\n", prog);
+}
+
+static int64_t now_time(void)
+{
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+
+	return sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
+}
+
+/* the journal step: recovery planned (and under -n only viewed) */
+static int journal_step(struct fk *f, struct ek_recovery **rec, bool *applied)
+{
+	struct ek_recover_opts o = {
+		.image = f->image, .journal_dev = f->journal_dev,
+		.flags = f->no_change ? 0 : EK_OPEN_RW, .no_data_csum = !f->no_change,
+		.now = now_time(),
+	};
+	int err;
+
+	*applied = false;
+	err = ek_recover_plan(&o, rec);
+	if (err)
+		return err;
+	if ((*rec)->refused) {
+		/* the kernel would refuse this journal: check the image as it is */
+		fprintf(stderr, "%s: %s: the kernel would refuse to recover the %s (%s); "
+			"checking the unrecovered image\n", f->prog, f->image, (*rec)->refused_step,
+			ek_error_msg((*rec)->refused));
+		return 0;
+	}
+	if ((*rec)->clean && !(*rec)->finish_only && !(*rec)->norphans)
+		return 0;
+	/* -n: nothing written, the check reads through the plan (part 2 applies it) */
+	ek_out_text(f->out, "%s: recovering journal (not written, -n): checking the image "
+		    "as recovery would leave it\n", f->image);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'J' },
+		{ "jsonl", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	struct fk f = { .prog = "extkit-fsck", .mode = EK_OUT_TEXT };
+	struct ek_recovery *rec = NULL;
+	struct ek_fsck_summary sum;
+	struct ek_fs *fs = NULL;
+	bool applied = false, skipped = false;
+	int c, err, ret = FSCK_ERROR;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "nfvb:B:j:payzC:tV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': f.no_change = true; break;
+		case 'f': f.force = true; break;
+		case 'v': f.verbose = true; break;
+		case 't': break;	/* timing: accepted, as e2fsck */
+		case 'C': break;	/* progress: the pass headings stand for it */
+		case 'j': f.journal_dev = optarg; break;
+		case 'b':
+			f.superblock = strtoull(optarg, &end, 0);
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s: bad superblock number '%s'\n", f.prog, optarg);
+				return FSCK_USAGE;
+			}
+			break;
+		case 'B':
+			f.blocksize = strtoul(optarg, &end, 0);
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s: bad block size '%s'\n", f.prog, optarg);
+				return FSCK_USAGE;
+			}
+			break;
+		case 'p': case 'a': case 'y': case 'z':
+			fprintf(stderr, "%s: -%c: repairs are not implemented yet; use -n to check "
+				"(e2fsck -%c repairs)\n", f.prog, c, c);
+			return FSCK_USAGE;
+		case 'J': f.mode = EK_OUT_JSON; break;
+		case 'L': f.mode = EK_OUT_JSONL; break;
+		case 'V': printf("extkit-fsck %s\n", EK_VERSION); return FSCK_OK;
+		case 'H': usage(stdout, f.prog); return FSCK_OK;
+		default: usage(stderr, f.prog); return FSCK_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		usage(stderr, f.prog);
+		return FSCK_USAGE;
+	}
+	f.image = argv[optind];
+	if (!f.no_change) {
+		fprintf(stderr, "%s: only checking is implemented yet: run with -n "
+			"(nothing is written)\n", f.prog);
+		return FSCK_USAGE;
+	}
+	f.out = ek_out_new(stdout, f.mode);
+	if (!f.out)
+		return FSCK_ERROR;
+	ek_out_obj_begin(f.out, NULL);
+	ek_out_str(f.out, "image", f.image);
+
+	/* the journal of the primary superblock's filesystem (not with -b) */
+	if (!f.superblock) {
+		struct ek_fs *probe;
+
+		err = ek_fs_open(f.image, &(struct ek_open_opts){ .flags = EK_OPEN_NO_BITMAPS }, &probe);
+		if (err) {
+			fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
+			goto out;
+		}
+		if (!f.force && !(probe->sb.state & EXT4_ERROR_FS) && (probe->sb.state & EXT4_VALID_FS) &&
+		    !ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) && !probe->sb.last_orphan) {
+			ek_out_text(f.out, "%s: clean, %u/%u files, %llu/%llu blocks\n", f.image,
+				    probe->sb.inodes_count - probe->sb.free_inodes_count,
+				    probe->sb.inodes_count,
+				    (unsigned long long)(probe->sb.blocks_count - probe->sb.free_blocks_count),
+				    (unsigned long long)probe->sb.blocks_count);
+			skipped = true;
+		}
+		if (!skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+			ek_fs_close(probe);
+			probe = NULL;
+			err = journal_step(&f, &rec, &applied);
+			if (err) {
+				fprintf(stderr, "%s: %s: journal: %s\n", f.prog, f.image,
+					ek_error_msg(err));
+				goto out;
+			}
+		}
+		ek_fs_close(probe);
+	}
+	ek_out_obj_begin(f.out, "journal");
+	ek_out_bool(f.out, "recovery_needed", rec && !rec->refused &&
+		    (!rec->clean || rec->finish_only || rec->norphans));
+	ek_out_bool(f.out, "recovered_in_view", rec && !rec->refused && !applied &&
+		    (!rec->clean || rec->finish_only || rec->norphans));
+	if (rec && rec->refused)
+		ek_out_str(f.out, "refused", ek_error_msg(rec->refused));
+	else
+		ek_out_null(f.out, "refused");
+	ek_out_obj_end(f.out);
+	if (skipped) {
+		ek_out_arr_begin(f.out, "findings");
+		ek_out_arr_end(f.out);
+		ret = FSCK_OK;
+		goto out_summary_skipped;
+	}
+
+	{
+		bool view = rec && !rec->refused && !applied;
+
+		err = ek_fs_open(f.image, &(struct ek_open_opts){
+					.flags = EK_OPEN_IGNORE_CSUM, .superblock = f.superblock,
+					.blocksize = f.blocksize,
+					.overlay = view ? ek_recover_overlay : NULL,
+					.overlay_arg = view ? rec : NULL }, &fs);
+	}
+	if (err) {
+		fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
+		goto out;
+	}
+	for (unsigned i = 0; f.verbose && i < fs->nwarnings; i++)
+		fprintf(stderr, "%s: warning: %s\n", f.prog, fs->warnings[i]);
+	ek_out_arr_begin(f.out, "findings");
+	err = ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = finding, .progress = progress,
+							.arg = &f }, &sum);
+	ek_out_arr_end(f.out);
+	if (err) {
+		fprintf(stderr, "%s: %s: check stopped: %s\n", f.prog, f.image, ek_error_msg(err));
+		goto out;
+	}
+	ret = sum.findings[EK_SEV_ERROR] || sum.findings[EK_SEV_WARNING] ? FSCK_UNCORRECTED : FSCK_OK;
+	if (ret)
+		ek_out_text(f.out, "\n%s: ********** WARNING: Filesystem still has errors **********\n\n",
+			    f.image);
+	ek_out_text(f.out, "%s: %llu/%llu files (%.1f%% non-contiguous), %llu/%llu blocks\n",
+		    f.image, (unsigned long long)sum.inodes_used, (unsigned long long)sum.inodes_count,
+		    sum.inodes_used ? 100.0 * sum.fragmented / sum.inodes_used : 0.0,
+		    (unsigned long long)sum.blocks_used, (unsigned long long)sum.blocks_count);
+	ek_out_obj_begin(f.out, "summary");
+	ek_out_u64(f.out, "inodes_used", sum.inodes_used);
+	ek_out_u64(f.out, "inodes", sum.inodes_count);
+	ek_out_u64(f.out, "blocks_used", sum.blocks_used);
+	ek_out_u64(f.out, "blocks", sum.blocks_count);
+	ek_out_u64(f.out, "directories", sum.dirs);
+	ek_out_u64(f.out, "non_contiguous", sum.fragmented);
+	ek_out_u64(f.out, "errors", sum.findings[EK_SEV_ERROR]);
+	ek_out_u64(f.out, "warnings", sum.findings[EK_SEV_WARNING]);
+	ek_out_u64(f.out, "exit_code", ret);
+	ek_out_obj_end(f.out);
+	goto out;
+out_summary_skipped:
+	ek_out_obj_begin(f.out, "summary");
+	ek_out_bool(f.out, "skipped_clean", true);
+	ek_out_u64(f.out, "exit_code", ret);
+	ek_out_obj_end(f.out);
+out:
+	ek_out_obj_end(f.out);
+	ek_out_free(f.out);
+	ek_fs_close(fs);
+	ek_recover_free(rec);
+	return ret;
+}

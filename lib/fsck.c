@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fsck.c - the checker: e2fsck's passes, read-only, reporting findings
+ * from the one table (problems.def) through a callback.
+ *
+ *   pass 1  every inode in use: its checksum, dtime, block map (extent tree
+ *           or indirect blocks, walked by map.c's checked walk) and xattr
+ *           block; the blocks it claims, counted against i_blocks and
+ *           marked in an in-memory block map, where a block marked twice
+ *           is multiply claimed (metadata is marked first)
+ *   pass 2  every directory's entries (dir.c's checked iterator): inode
+ *           numbers, entries to unused inodes, file types; references per
+ *           inode and each directory's '..'
+ *   pass 3  every directory reaches the root through '..'
+ *   pass 4  link counts against the references pass 2 counted
+ *   pass 5  the block and inode bitmaps and every free count against what
+ *           passes 1 and 2 computed
+ *
+ * Memory: a block bitmap per block group that holds something in use, and
+ * a few bytes per inode.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+static const struct ek_problem problems[] = {
+#define EK_PROBLEM(name, pass, sev, preen, msg) { #name, pass, sev, preen, msg },
+#include "problems.def"
+#undef EK_PROBLEM
+};
+
+const struct ek_problem *ek_problem_get(enum ek_problem_id id)
+{
+	return id < EK_PR_COUNT ? &problems[id] : NULL;
+}
+
+/* per-inode state, one byte of flags and the references pass 2 counts */
+#define IN_USE	0x1
+#define IS_DIR	0x2
+#define IS_REG	0x4
+#define REACHED	0x8	/* pass 3: connected to the root */
+#define IS_EA	0x10	/* an xattr value inode (ea_inode): xattrs, not entries, name it */
+
+struct dup {			/* a block claimed a second time */
+	ek_blk_t blk;
+	ek_ino_t ino;		/* the inode claiming it again */
+};
+
+struct check {
+	struct ek_fs *fs;
+	const struct ek_fsck_opts *o;
+	struct ek_fsck_summary *sum;
+	uint8_t **bmap;		/* per group: computed block (cluster) bitmap, or NULL */
+	uint8_t *iflags;	/* per inode, index ino */
+	uint32_t *refs;		/* per inode: directory entries naming it */
+	ek_ino_t *parent;	/* per inode: '..' of a directory (0: none seen) */
+	struct dup *dups;
+	size_t ndups, dups_cap;
+	/* pass 1, the inode being walked */
+	const struct ek_inode *ei;
+	uint64_t claimed;	/* blocks its map and xattr block claim */
+	uint64_t dup_here;	/* of those, claimed before */
+	ek_blk_t dup_first;
+	ek_blk_t next_pblk;	/* contiguity of its data */
+	bool fragmented;
+	int err;		/* first operational error */
+};
+
+static int report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
+{
+	struct ek_finding f = *where;
+	const struct ek_problem *p = &problems[id];
+	va_list ap;
+
+	f.id = id;
+	va_start(ap, where);
+	vsnprintf(f.message, sizeof(f.message), p->message, ap);
+	va_end(ap);
+	c->sum->findings[p->severity]++;
+	return c->o->report ? c->o->report(c->o->arg, &f) : 0;
+}
+
+#define AT_INODE(i)	(&(struct ek_finding){ .ino = (i), .group = -1 })
+#define AT_GROUP(g)	(&(struct ek_finding){ .group = (int64_t)(g) })
+
+/* ---- the computed block map -------------------------------------------------- */
+
+/* mark @blk in use; true when it was already */
+static int mark(struct check *c, ek_blk_t blk, bool *was)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g = ek_group_of_block(fs, blk);
+	uint64_t bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+
+	*was = false;
+	if (!c->bmap[g] && !(c->bmap[g] = ek_calloc(1, fs->blksz)))
+		return -ENOMEM;
+	if (ek_bit_test(c->bmap[g], bit)) {
+		*was = true;
+		return 0;
+	}
+	c->bmap[g][bit >> 3] |= 1u << (bit & 7);
+	return 0;
+}
+
+static int mark_meta(struct check *c, ek_blk_t blk, uint64_t n)
+{
+	bool was;
+
+	for (uint64_t i = 0; i < n; i++) {
+		/* block 0 holds the superblock when first_data_block is 0 */
+		if (blk + i < c->fs->sb.first_data_block || blk + i >= c->fs->sb.blocks_count)
+			continue;	/* the descriptor checks name it */
+		int err = mark(c, blk + i, &was);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* superblock copies, descriptors, reserved GDT, bitmaps, inode tables, MMP */
+static int mark_metadata(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	int err = 0;
+
+	/* 1 KiB blocks with first_data_block 0 (bigalloc): block 0 is the boot block */
+	if (fs->sb.first_data_block == 0 && fs->blksz == 1024)
+		err = mark_meta(c, 0, 1);
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		ek_blk_t first = ek_group_first_block(fs, g);
+
+		if (first == 0 && fs->blksz == 1024)
+			first = 1;
+		err = mark_meta(c, first, ek_group_sb_gdt_blocks(fs, g));
+		if (!err)
+			err = mark_meta(c, grp->block_bitmap, 1);
+		if (!err)
+			err = mark_meta(c, grp->inode_bitmap, 1);
+		if (!err)
+			err = mark_meta(c, grp->inode_table, fs->itable_blocks);
+	}
+	if (!err && ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP))
+		err = mark_meta(c, le64_to_cpu(fs->raw_sb->s_mmp_block), 1);
+	return err;
+}
+
+/* ---- pass 1 ------------------------------------------------------------------ */
+
+static int claim(struct check *c, ek_blk_t blk)
+{
+	bool was;
+	int err = mark(c, blk, &was);
+
+	if (err)
+		return err;
+	c->claimed++;
+	/* the resize inode maps the reserved GDT blocks, marked as metadata */
+	if (was && c->ei->ino != EXT4_RESIZE_INO) {
+		if (!c->dup_here++)
+			c->dup_first = blk;
+		if (c->ndups == c->dups_cap) {
+			size_t cap = c->dups_cap ? c->dups_cap * 2 : 64;
+			struct dup *v = realloc(c->dups, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			c->dups = v;
+			c->dups_cap = cap;
+		}
+		c->dups[c->ndups++] = (struct dup){ blk, c->ei->ino };
+	}
+	return 0;
+}
+
+static int claim_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct check *c = arg;
+	int err = 0;
+
+	if (m->kind == EK_MAP_INDEX)
+		return 0;	/* its child node follows as EK_MAP_TREE */
+	if (m->kind == EK_MAP_DATA) {
+		if (c->next_pblk && m->pblk != c->next_pblk)
+			c->fragmented = true;
+		c->next_pblk = m->pblk + m->len;
+	}
+	/* the walk checked the range lies in the filesystem */
+	for (uint64_t i = 0; i < m->len && !err; i++)
+		err = claim(c, m->pblk + i);
+	return err;
+}
+
+/* does the inode have a block map to walk? */
+static bool has_map(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	uint16_t fmt = ei->mode & 0170000;
+
+	if (ek_inode_has_inline(ei))
+		return false;
+	if (fmt == 0020000 || fmt == 0060000 || fmt == 0010000 || fmt == 0140000)
+		return false;	/* devices, fifos and sockets keep no blocks */
+	if (fmt == 0120000 && ek_inode_is_fast_symlink(fs, ei))
+		return false;
+	return true;
+}
+
+static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
+{
+	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
+}
+
+static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
+{
+	struct check *c = arg;
+	struct ek_fs *fs = c->fs;
+	uint64_t want;
+	int err;
+
+	/* e2fsck: an inode is in use when linked; the reserved ones always */
+	if (!ei->links_count && !(reserved_ino(fs, ei->ino) && ei->mode))
+		return 0;
+	c->iflags[ei->ino] |= IN_USE;
+	if (ek_is_dir(ei->mode))
+		c->iflags[ei->ino] |= IS_DIR;
+	else if ((ei->mode & 0170000) == 0100000)
+		c->iflags[ei->ino] |= IS_REG;
+	if (ei->flags & EXT4_EA_INODE_FL)
+		c->iflags[ei->ino] |= IS_EA;
+	if (derr == -EK_BADCRC)
+		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
+	else if (derr)
+		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
+	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
+	    ei->ino != EXT4_ROOT_INO)
+		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
+
+	c->ei = ei;
+	c->claimed = c->dup_here = 0;
+	c->next_pblk = 0;
+	c->fragmented = false;
+	if (ei->file_acl) {
+		if (!ek_fs_block_valid(fs, ei->file_acl))
+			report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
+			       .blk = ei->file_acl, .has_blk = true, .group = -1 },
+			       ei->ino, (unsigned long long)ei->file_acl);
+		else
+			c->claimed++;	/* counted here, marked once for all its users */
+	}
+	if (has_map(fs, ei)) {
+		err = ek_map_walk(fs, ei, claim_mapping, c);
+		if (err == -ENOMEM)
+			return err;
+		if (err && err != -EK_BADCRC) {
+			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+			return 0;	/* its counts are unknown: no i_blocks finding */
+		}
+		if (err == -EK_BADCRC)
+			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+	}
+	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
+		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
+	/* i_blocks counts 512-byte sectors of whole clusters */
+	want = (c->claimed << fs->log_blksz) >> 9;
+	/* with ea_inode, i_blocks also carries the xattr value inodes' blocks
+	 * (not counted yet): only a count below the map's is a finding */
+	if (ei->blocks != want && !fs->cluster_bits &&
+	    !(ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EA_INODE) && ei->blocks > want))
+		report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
+		       (unsigned long long)ei->blocks, (unsigned long long)want);
+	if (c->dup_here)
+		report(c, EK_PR_BLOCK_CLAIMED_TWICE, &(struct ek_finding){ .ino = ei->ino,
+		       .blk = c->dup_first, .has_blk = true, .group = -1 },
+		       ei->ino, (unsigned long long)c->dup_here, "another owner",
+		       (unsigned long long)c->dup_first);
+	return 0;
+}
+
+/* xattr blocks are shared: mark each once, after every inode named its own */
+static int mark_xattr(void *arg, struct ek_inode *ei, int derr)
+{
+	struct check *c = arg;
+	bool was;
+
+	(void)derr;
+	if (!(c->iflags[ei->ino] & IN_USE) || !ei->file_acl ||
+	    !ek_fs_block_valid(c->fs, ei->file_acl))
+		return 0;
+	return mark(c, ei->file_acl, &was);
+}
+
+/* ---- pass 2 ------------------------------------------------------------------ */
+
+struct dirwalk {
+	struct check *c;
+	ek_ino_t dir;
+};
+
+static const char *type_name(uint16_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return "regular file";
+	case 0040000: return "directory";
+	case 0020000: return "character device";
+	case 0060000: return "block device";
+	case 0010000: return "fifo";
+	case 0140000: return "socket";
+	case 0120000: return "symlink";
+	}
+	return "inode of unknown type";
+}
+
+static uint8_t mode_ftype(uint16_t mode)
+{
+	static const uint8_t ft[16] = {
+		[001] = EXT4_FT_FIFO, [002] = EXT4_FT_CHRDEV, [004] = EXT4_FT_DIR,
+		[006] = EXT4_FT_BLKDEV, [010] = EXT4_FT_REG_FILE, [012] = EXT4_FT_SYMLINK,
+		[014] = EXT4_FT_SOCK,
+	};
+
+	return ft[(mode >> 12) & 017];
+}
+
+static int pass2_entry(void *arg, const struct ek_dirent *de)
+{
+	struct dirwalk *w = arg;
+	struct check *c = w->c;
+	struct ek_fs *fs = c->fs;
+	char name[256];
+	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
+
+	memcpy(name, de->name, de->name_len);
+	name[de->name_len] = 0;
+	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
+		c->parent[w->dir] = de->ino;
+	}
+	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
+					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
+		report(c, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino);
+		return 0;
+	}
+	if (!(c->iflags[de->ino] & IN_USE)) {
+		report(c, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino);
+		return 0;
+	}
+	c->refs[de->ino]++;
+	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
+	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */) {
+		struct ek_inode ei;
+		int err = ek_inode_read(fs, de->ino, &ei);
+
+		if ((!err || err == -EK_BADCRC) && de->file_type != mode_ftype(ei.mode))
+			report(c, EK_PR_ENTRY_FILETYPE, &at, name, w->dir, de->file_type,
+			       de->ino, type_name(ei.mode));
+		ek_inode_release(&ei);
+	}
+	return 0;
+}
+
+static int pass2(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
+		struct dirwalk w = { c, ino };
+		struct ek_inode ei;
+		int err;
+
+		if ((c->iflags[ino] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
+			continue;
+		c->sum->dirs++;
+		err = ek_inode_read(fs, ino, &ei);
+		if (!err || err == -EK_BADCRC)
+			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
+		ek_inode_release(&ei);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			report(c, EK_PR_DIR_DAMAGED, AT_INODE(ino), ek_error_msg(err));
+	}
+	return 0;
+}
+
+/* ---- pass 3 and 4 ------------------------------------------------------------- */
+
+static void pass3(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	if (!(c->iflags[EXT4_ROOT_INO] & IS_DIR)) {
+		report(c, EK_PR_ROOT_NOT_DIR, AT_INODE(EXT4_ROOT_INO));
+		return;
+	}
+	c->iflags[EXT4_ROOT_INO] |= REACHED;
+	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
+		ek_ino_t p = ino;
+		uint64_t steps = 0;
+
+		if ((c->iflags[ino] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR) ||
+		    reserved_ino(fs, ino))
+			continue;
+		/* follow '..' up to a reached directory; a loop or a dead end fails */
+		while (!(c->iflags[p] & REACHED) && steps++ <= fs->sb.inodes_count) {
+			ek_ino_t up = c->parent[p];
+
+			if (!up || up > fs->sb.inodes_count ||
+			    (c->iflags[up] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
+				break;
+			p = up;
+		}
+		if (c->iflags[p] & REACHED) {
+			for (ek_ino_t q = ino; !(c->iflags[q] & REACHED); q = c->parent[q])
+				c->iflags[q] |= REACHED;
+		} else {
+			report(c, EK_PR_DIR_UNCONNECTED, AT_INODE(ino), ino, c->parent[ino]);
+		}
+	}
+}
+
+static int pass4(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
+		struct ek_inode ei;
+		uint32_t want = c->refs[ino];
+		int err;
+
+		if (!(c->iflags[ino] & IN_USE) || reserved_ino(fs, ino) || (c->iflags[ino] & IS_EA))
+			continue;
+		if (!want) {
+			report(c, EK_PR_INODE_UNATTACHED, AT_INODE(ino), ino);
+			continue;
+		}
+		err = ek_inode_read(fs, ino, &ei);
+		if (err && err != -EK_BADCRC) {
+			ek_inode_release(&ei);
+			if (err == -ENOMEM)
+				return err;
+			continue;	/* pass 1 named it */
+		}
+		/* dir_nlink: a directory past EXT4_LINK_MAX counts 1 */
+		if ((c->iflags[ino] & IS_DIR) && ei.links_count == 1 && want > 65000 &&
+		    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
+			want = 1;
+		if (ei.links_count != want)
+			report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, ei.links_count, want);
+		ek_inode_release(&ei);
+	}
+	return 0;
+}
+
+/* ---- pass 5 ------------------------------------------------------------------- */
+
+/* "+5 -(7--9)": bits set in @want and not in @have are "+", the reverse "-" */
+static void bitmap_diff(const uint8_t *have, const uint8_t *want, uint64_t nbits, uint64_t base,
+			uint64_t scale, char *out, size_t outlen, uint64_t *ndiff)
+{
+	size_t used = 0;
+
+	*ndiff = 0;
+	out[0] = 0;
+	for (uint64_t b = 0; b < nbits;) {
+		bool h = ek_bit_test(have, b), w = want && ek_bit_test(want, b);
+		uint64_t e = b + 1;
+
+		if (h == w) {
+			b++;
+			continue;
+		}
+		while (e < nbits && ek_bit_test(have, e) == h && (want && ek_bit_test(want, e)) == w)
+			e++;
+		*ndiff += e - b;
+		if (used + 48 < outlen) {
+			unsigned long long s = base + b * scale, l = base + (e - 1) * scale;
+
+			used += s == l ? snprintf(out + used, outlen - used, " %c%llu", w ? '+' : '-', s) :
+					 snprintf(out + used, outlen - used, " %c(%llu--%llu)",
+						  w ? '+' : '-', s, l);
+		} else if (used + 5 < outlen && out[used - 1] != '.') {
+			used += snprintf(out + used, outlen - used, " ...");
+		}
+		b = e;
+	}
+}
+
+static int pass5(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t ipg = fs->sb.inodes_per_group;
+	uint64_t free_blocks = 0, desc_free_blocks = 0;
+	uint32_t free_inodes = 0, desc_free_inodes = 0;
+	uint8_t *want_i = ek_calloc(1, fs->blksz);
+	char diff[512];
+
+	if (!want_i)
+		return -ENOMEM;
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		uint64_t nclusters = ((uint64_t)ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >>
+				     fs->cluster_bits;
+		uint32_t gfree = 0, ifree = 0, dirs = 0;
+		const uint8_t *have;
+		uint64_t ndiff;
+		int err = ek_block_bitmap_get(fs, g, &have);
+
+		for (uint64_t b = 0; b < nclusters; b++)
+			gfree += !(c->bmap[g] && ek_bit_test(c->bmap[g], b));
+		free_blocks += (uint64_t)gfree << fs->cluster_bits;
+		if (err) {
+			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
+		} else {
+			bitmap_diff(have, c->bmap[g], nclusters, ek_group_first_block(fs, g),
+				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
+			if (ndiff)
+				report(c, EK_PR_BLOCK_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
+		}
+		desc_free_blocks += (uint64_t)grp->free_blocks << fs->cluster_bits;
+		desc_free_inodes += grp->free_inodes;
+		if (grp->free_blocks != gfree)
+			report(c, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g, grp->free_blocks, gfree);
+
+		memset(want_i, 0, fs->blksz);
+		for (uint32_t i = 0; i < ipg; i++) {
+			ek_ino_t ino = (ek_ino_t)g * ipg + i + 1;
+
+			if (ino > fs->sb.inodes_count)
+				break;
+			/* the reserved inodes are always in use */
+			if ((c->iflags[ino] & IN_USE) || ino < fs->sb.first_ino) {
+				want_i[i >> 3] |= 1u << (i & 7);
+				c->sum->inodes_used++;
+			} else {
+				ifree++;
+			}
+			dirs += (c->iflags[ino] & (IN_USE | IS_DIR)) == (IN_USE | IS_DIR);
+		}
+		free_inodes += ifree;
+		err = ek_inode_bitmap_get(fs, g, &have);
+		if (err) {
+			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
+		} else {
+			bitmap_diff(have, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
+				    &ndiff);
+			if (ndiff)
+				report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
+		}
+		if (grp->free_inodes != ifree)
+			report(c, EK_PR_GROUP_FREE_INODES, AT_GROUP(g), g, grp->free_inodes, ifree);
+		if (grp->used_dirs != dirs)
+			report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs);
+	}
+	free(want_i);
+	c->sum->blocks_used = fs->sb.blocks_count - free_blocks;
+	/*
+	 * The kernel keeps the superblock's totals in memory and seldom writes
+	 * them: like e2fsck, take them as the sum of the group counts, and
+	 * report the totals only where those are wrong.
+	 */
+	if (desc_free_blocks != free_blocks)
+		report(c, EK_PR_FREE_BLOCKS, AT_GROUP(-1), (unsigned long long)desc_free_blocks,
+		       (unsigned long long)free_blocks);
+	if (desc_free_inodes != free_inodes)
+		report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes);
+	return 0;
+}
+
+/* ---- the whole check ----------------------------------------------------------- */
+
+int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *sum)
+{
+	struct check c = { .fs = fs, .o = o, .sum = sum };
+	uint64_t ninodes = (uint64_t)fs->sb.inodes_count + 1;
+	int err;
+
+	memset(sum, 0, sizeof(*sum));
+	sum->inodes_count = fs->sb.inodes_count;
+	sum->blocks_count = fs->sb.blocks_count;
+	/* the inode count is bounded by the inode tables the image holds */
+	c.bmap = ek_calloc(fs->group_count, sizeof(*c.bmap));
+	c.iflags = ek_calloc(ninodes, 1);
+	c.refs = ek_calloc(ninodes, sizeof(*c.refs));
+	c.parent = ek_calloc(ninodes, sizeof(*c.parent));
+	err = c.bmap && c.iflags && c.refs && c.parent ? 0 : -ENOMEM;
+	if (!err)
+		err = mark_metadata(&c);
+	if (!err && o->progress)
+		o->progress(o->arg, 1);
+	if (!err)
+		err = ek_inode_scan(fs, pass1_inode, &c);
+	if (!err)
+		err = ek_inode_scan(fs, mark_xattr, &c);
+	if (!err && o->progress)
+		o->progress(o->arg, 2);
+	if (!err)
+		err = pass2(&c);
+	if (!err && o->progress)
+		o->progress(o->arg, 3);
+	if (!err)
+		pass3(&c);
+	if (!err && o->progress)
+		o->progress(o->arg, 4);
+	if (!err)
+		err = pass4(&c);
+	if (!err && o->progress)
+		o->progress(o->arg, 5);
+	if (!err)
+		err = pass5(&c);
+	for (uint32_t g = 0; c.bmap && g < fs->group_count; g++)
+		free(c.bmap[g]);
+	free(c.bmap);
+	free(c.iflags);
+	free(c.refs);
+	free(c.parent);
+	free(c.dups);
+	return err;
+}
