@@ -65,6 +65,14 @@ struct check {
 	ek_blk_t dup_first;
 	ek_blk_t next_pblk;	/* contiguity of its data */
 	bool fragmented;
+	int64_t last_lblk;	/* its last mapped block, -1 for none */
+	int64_t last_init;	/* its last written (not unwritten) block */
+	uint64_t ea_blocks;	/* 512-byte units of its xattr value inodes */
+	/* pass 2: names seen in the directory being read */
+	uint32_t *name_slots;	/* open hash: offset + 1 into names, 0 empty */
+	size_t nslots, nnames;
+	char *names;
+	size_t names_len, names_cap;
 	int err;		/* first operational error */
 };
 
@@ -159,8 +167,10 @@ static int claim(struct check *c, ek_blk_t blk)
 	if (err)
 		return err;
 	c->claimed++;
-	/* the resize inode maps the reserved GDT blocks, marked as metadata */
-	if (was && c->ei->ino != EXT4_RESIZE_INO) {
+	/* the resize inode maps the reserved GDT blocks, marked as metadata;
+	 * shared_blocks allows blocks to be shared */
+	if (was && c->ei->ino != EXT4_RESIZE_INO &&
+	    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS)) {
 		if (!c->dup_here++)
 			c->dup_first = blk;
 		if (c->ndups == c->dups_cap) {
@@ -188,6 +198,9 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 		if (c->next_pblk && m->pblk != c->next_pblk)
 			c->fragmented = true;
 		c->next_pblk = m->pblk + m->len;
+		c->last_lblk = (int64_t)(m->lblk + m->len - 1);
+		if (!m->unwritten)
+			c->last_init = c->last_lblk;
 	}
 	/* the walk checked the range lies in the filesystem */
 	for (uint64_t i = 0; i < m->len && !err; i++)
@@ -212,6 +225,67 @@ static bool has_map(const struct ek_fs *fs, const struct ek_inode *ei)
 static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
 {
 	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
+}
+
+static int sum_ea_inode(void *arg, const struct ek_xattr *xa)
+{
+	struct check *c = arg;
+	struct ek_inode vi;
+
+	if (!xa->value_inum)
+		return 0;
+	if (ek_inode_read(c->fs, xa->value_inum, &vi) == 0 || vi.raw)
+		c->ea_blocks += vi.blocks;
+	ek_inode_release(&vi);
+	return 0;
+}
+
+/* the xattrs of @ei through xattr.c's checked walk; the value inodes' blocks */
+static int check_xattrs(struct check *c, struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	uint16_t acl_hi = get_le16(ei->raw + offsetof(struct ext4_inode, l_i_file_acl_high));
+	int err;
+
+	if (acl_hi && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT)) {
+		report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi);
+		ei->file_acl &= 0xFFFFFFFFu;	/* what the kernel reads */
+	}
+	if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl))
+		return 0;	/* named below */
+	err = ek_xattr_iterate(fs, ei, sum_ea_inode, c);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+	return 0;
+}
+
+/* i_size against the blocks the map holds, by e2fsck's rules */
+static void check_size(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	uint64_t bs = fs->blksz, want = 0;
+	bool bad = false;
+
+	if (ek_is_dir(ei->mode)) {
+		uint64_t nblock = ei->size / bs, have = (uint64_t)(c->last_lblk + 1);
+
+		if (ei->size & (bs - 1))
+			bad = true;
+		else if (nblock > have)
+			bad = true;
+		else if (nblock < have && have - nblock > fs->raw_sb->s_prealloc_dir_blocks)
+			bad = true;
+		want = have * bs;
+	} else if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs) {
+		/* written blocks past i_size; unwritten ones may lie past it */
+		bad = true;
+		want = (uint64_t)(c->last_init + 1) * bs;
+	}
+	if (bad)
+		report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
+		       (unsigned long long)ei->size, (unsigned long long)want);
 }
 
 static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
@@ -243,6 +317,11 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->claimed = c->dup_here = 0;
 	c->next_pblk = 0;
 	c->fragmented = false;
+	c->last_lblk = c->last_init = -1;
+	c->ea_blocks = 0;
+	err = check_xattrs(c, ei);
+	if (err)
+		return err;
 	if (ei->file_acl) {
 		if (!ek_fs_block_valid(fs, ei->file_acl))
 			report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
@@ -262,14 +341,14 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		if (err == -EK_BADCRC)
 			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
 	}
+	if (has_map(fs, ei))
+		check_size(c, ei);
 	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */
-	want = (c->claimed << fs->log_blksz) >> 9;
-	/* with ea_inode, i_blocks also carries the xattr value inodes' blocks
-	 * (not counted yet): only a count below the map's is a finding */
-	if (ei->blocks != want && !fs->cluster_bits &&
-	    !(ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EA_INODE) && ei->blocks > want))
+	/* and the blocks of its xattr value inodes, as the kernel charges them */
+	want = ((c->claimed << fs->log_blksz) >> 9) + c->ea_blocks;
+	if (ei->blocks != want && !fs->cluster_bits)
 		report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
 		       (unsigned long long)ei->blocks, (unsigned long long)want);
 	if (c->dup_here)
@@ -325,6 +404,64 @@ static uint8_t mode_ftype(uint16_t mode)
 	return ft[(mode >> 12) & 017];
 }
 
+static uint64_t name_hash(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ (uint8_t)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* remember @name in the directory being read; 1 if seen there already */
+static int name_seen(struct check *c, const char *name, size_t len)
+{
+	size_t i;
+
+	if ((c->nnames + 1) * 2 > c->nslots) {
+		size_t n = c->nslots ? c->nslots * 2 : 256;
+		uint32_t *v = ek_calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->nslots; k++) {
+			uint32_t at = c->name_slots[k];
+
+			if (!at)
+				continue;
+			for (i = name_hash(c->names + at, (uint8_t)c->names[at - 1]) & (n - 1); v[i];
+			     i = (i + 1) & (n - 1))
+				;
+			v[i] = at;
+		}
+		free(c->name_slots);
+		c->name_slots = v;
+		c->nslots = n;
+	}
+	for (i = name_hash(name, len) & (c->nslots - 1); c->name_slots[i]; i = (i + 1) & (c->nslots - 1)) {
+		uint32_t at = c->name_slots[i];
+
+		if ((uint8_t)c->names[at - 1] == len && !memcmp(c->names + at, name, len))
+			return 1;
+	}
+	/* stored as a length byte then the name; offsets fit: a directory is < 4 GiB */
+	if (c->names_len + len + 1 > c->names_cap) {
+		size_t cap = (c->names_cap + len + 1) * 2;
+		char *v = realloc(c->names, cap);
+
+		if (!v)
+			return -ENOMEM;
+		c->names = v;
+		c->names_cap = cap;
+	}
+	c->names[c->names_len] = (char)len;
+	memcpy(c->names + c->names_len + 1, name, len);
+	c->name_slots[i] = (uint32_t)(c->names_len + 1);
+	c->names_len += len + 1;
+	c->nnames++;
+	return 0;
+}
+
 static int pass2_entry(void *arg, const struct ek_dirent *de)
 {
 	struct dirwalk *w = arg;
@@ -333,11 +470,18 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
 
+	int seen;
+
 	memcpy(name, de->name, de->name_len);
 	name[de->name_len] = 0;
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		c->parent[w->dir] = de->ino;
 	}
+	seen = name_seen(c, de->name, de->name_len);
+	if (seen < 0)
+		return seen;
+	if (seen)
+		report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
 		report(c, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino);
@@ -374,6 +518,9 @@ static int pass2(struct check *c)
 		if ((c->iflags[ino] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
 			continue;
 		c->sum->dirs++;
+		c->nnames = c->names_len = 0;
+		if (c->name_slots)
+			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		err = ek_inode_read(fs, ino, &ei);
 		if (!err || err == -EK_BADCRC)
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
@@ -587,6 +734,13 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.refs = ek_calloc(ninodes, sizeof(*c.refs));
 	c.parent = ek_calloc(ninodes, sizeof(*c.parent));
 	err = c.bmap && c.iflags && c.refs && c.parent ? 0 : -ENOMEM;
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+
+		if (grp->csum_bad)
+			report(&c, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
+			       ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size));
+	}
 	if (!err)
 		err = mark_metadata(&c);
 	if (!err && o->progress)
@@ -618,5 +772,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.refs);
 	free(c.parent);
 	free(c.dups);
+	free(c.name_slots);
+	free(c.names);
 	return err;
 }
