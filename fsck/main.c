@@ -161,6 +161,9 @@ int main(int argc, char **argv)
 	struct ek_fsck_summary sum;
 	struct ek_fs *fs = NULL;
 	bool applied = false, skipped = false;
+	ek_blk_t backup = 0;
+	int journal_err = 0;
+	char *backup_why = NULL;
 	int c, err, ret = FSCK_ERROR;
 	char *end;
 
@@ -218,11 +221,13 @@ int main(int argc, char **argv)
 		struct ek_fs *probe;
 
 		err = ek_fs_open(f.image, &(struct ek_open_opts){ .flags = EK_OPEN_NO_BITMAPS }, &probe);
-		if (err) {
+		if (err == -EK_CORRUPT || err == -EK_BADCRC)
+			probe = NULL;	/* the check tries the backups */
+		else if (err) {
 			fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
 			goto out;
 		}
-		if (!f.force && !(probe->sb.state & EXT4_ERROR_FS) && (probe->sb.state & EXT4_VALID_FS) &&
+		if (probe && !f.force && !(probe->sb.state & EXT4_ERROR_FS) && (probe->sb.state & EXT4_VALID_FS) &&
 		    !ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) && !probe->sb.last_orphan) {
 			ek_out_text(f.out, "%s: clean, %u/%u files, %llu/%llu blocks\n", f.image,
 				    probe->sb.inodes_count - probe->sb.free_inodes_count,
@@ -231,11 +236,15 @@ int main(int argc, char **argv)
 				    (unsigned long long)probe->sb.blocks_count);
 			skipped = true;
 		}
-		if (!skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 			ek_fs_close(probe);
 			probe = NULL;
 			err = journal_step(&f, &rec, &applied);
-			if (err) {
+			if (err == -EK_CORRUPT || err == -EK_BADCRC || err == -EK_UNSUPP) {
+				journal_err = err;	/* a finding: check what is there */
+				ek_recover_free(rec);
+				rec = NULL;
+			} else if (err) {
 				fprintf(stderr, "%s: %s: journal: %s\n", f.prog, f.image,
 					ek_error_msg(err));
 				goto out;
@@ -269,6 +278,42 @@ int main(int argc, char **argv)
 					.overlay = view ? ek_recover_overlay : NULL,
 					.overlay_arg = view ? rec : NULL }, &fs);
 	}
+	if (!err && (err = ek_fsck_desc_check(fs))) {
+		ek_fs_close(fs);
+		fs = NULL;
+	}
+	if ((err == -EK_CORRUPT || err == -EK_BADCRC) && !f.superblock) {
+		/* as e2fsck: a damaged primary, then the first backups of each block size */
+		char why[200];
+
+		snprintf(why, sizeof(why), "%s", ek_error_msg(err));
+		for (uint32_t bs = 1024; bs <= 65536 && err; bs *= 2) {
+			ek_blk_t sb = (ek_blk_t)bs * 8 + (bs == 1024);
+
+			err = ek_fs_open(f.image, &(struct ek_open_opts){
+						.flags = EK_OPEN_IGNORE_CSUM, .superblock = sb,
+						.blocksize = bs }, &fs);
+			if (!err && (err = ek_fsck_desc_check(fs))) {
+				ek_fs_close(fs);
+				fs = NULL;
+			}
+			if (!err)
+				backup = sb;
+		}
+		if (!err) {
+			backup_why = strdup(why);
+			fprintf(stderr, "%s: %s: %s; trying backup blocks: superblock %llu\n",
+				f.prog, f.image, why, (unsigned long long)backup);
+		} else {
+			/* no backup: the primary as it is, its damage reported */
+			err = ek_fs_open(f.image, &(struct ek_open_opts){
+						.flags = EK_OPEN_IGNORE_CSUM,
+						.overlay = rec && !rec->refused ? ek_recover_overlay : NULL,
+						.overlay_arg = rec && !rec->refused ? rec : NULL }, &fs);
+			if (err)
+				err = ek_err(err, "%s (and no backup superblock opens)", why);
+		}
+	}
 	if (err) {
 		fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
 		goto out;
@@ -277,13 +322,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: warning: %s\n", f.prog, fs->warnings[i]);
 	ek_out_arr_begin(f.out, "findings");
 	err = ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = finding, .progress = progress,
-							.arg = &f }, &sum);
+							.arg = &f, .backup_sb = backup,
+							.backup_why = backup_why,
+							.journal_err = journal_err }, &sum);
 	ek_out_arr_end(f.out);
 	if (err) {
 		fprintf(stderr, "%s: %s: check stopped: %s\n", f.prog, f.image, ek_error_msg(err));
 		goto out;
 	}
-	ret = sum.findings[EK_SEV_ERROR] || sum.findings[EK_SEV_WARNING] ? FSCK_UNCORRECTED : FSCK_OK;
+	/* warnings (e2fsck's "IGNORED") leave the verdict clean */
+	ret = sum.findings[EK_SEV_ERROR] ? FSCK_UNCORRECTED : FSCK_OK;
 	if (ret)
 		ek_out_text(f.out, "\n%s: ********** WARNING: Filesystem still has errors **********\n\n",
 			    f.image);
@@ -313,5 +361,6 @@ out:
 	ek_out_free(f.out);
 	ek_fs_close(fs);
 	ek_recover_free(rec);
+	free(backup_why);
 	return ret;
 }

@@ -346,6 +346,8 @@ int ek_groups_load(struct ek_fs *fs);
  * checksum mismatch is a warning (ek_fs_warn), not an error.
  */
 int ek_block_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
+/* metadata_csum of a block or inode bitmap, truncated as the descriptor stores it */
+uint32_t ek_group_bitmap_csum(const struct ek_fs *fs, bool inode, const uint8_t *map);
 int ek_inode_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
 /* 1 in use, 0 free, negative error */
 int ek_test_block(struct ek_fs *fs, ek_blk_t blk);
@@ -1292,6 +1294,9 @@ struct ek_fsck_opts {
 	/* the pass about to start (1..5) */
 	void (*progress)(void *arg, unsigned pass);
 	void *arg;
+	ek_blk_t backup_sb;	/* @fs was opened from this backup superblock... */
+	const char *backup_why;	/* ...because the primary failed so */
+	int journal_err;	/* the journal could not be read for recovery */
 };
 
 struct ek_fsck_summary {
@@ -1307,6 +1312,9 @@ struct ek_fsck_summary {
  * <0 when it could not (-ENOMEM, an I/O error).
  */
 int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *out);
+/* -EK_CORRUPT naming the first group whose bitmaps or inode table lie
+ * outside the filesystem (then e2fsck turns to the backup descriptors) */
+int ek_fsck_desc_check(const struct ek_fs *fs);
 
 /* ---- write sets (wset.c) -------------------------------------------------
  *

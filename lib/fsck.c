@@ -636,6 +636,13 @@ static void bitmap_diff(const uint8_t *have, const uint8_t *want, uint64_t nbits
 	}
 }
 
+/* is the bitmap on disk and checksummed (an uninit group's is computed)? */
+static bool csum_checked(const struct ek_fs *fs, const struct ek_group *grp, bool inode)
+{
+	return fs->has_csum &&
+	       !(grp->flags & (inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT));
+}
+
 static int pass5(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
@@ -662,6 +669,9 @@ static int pass5(struct check *c)
 		if (err) {
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
+			if (csum_checked(fs, grp, false) &&
+			    ek_group_bitmap_csum(fs, false, have) != grp->block_bitmap_csum)
+				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block");
 			bitmap_diff(have, c->bmap[g], nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
 			if (ndiff)
@@ -692,6 +702,9 @@ static int pass5(struct check *c)
 		if (err) {
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
+			if (csum_checked(fs, grp, true) &&
+			    ek_group_bitmap_csum(fs, true, have) != grp->inode_bitmap_csum)
+				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode");
 			bitmap_diff(have, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
 				    &ndiff);
 			if (ndiff)
@@ -719,6 +732,31 @@ static int pass5(struct check *c)
 
 /* ---- the whole check ----------------------------------------------------------- */
 
+
+/* groups [@g, @end): the first whose tables lie outside the filesystem */
+static int desc_check(const struct ek_fs *fs, uint32_t g, uint32_t end)
+{
+	for (; g < end; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+
+		if (!ek_fs_block_valid(fs, grp->block_bitmap))
+			return ek_corrupt_grp(g, "block bitmap at block %llu is outside the filesystem",
+					      (unsigned long long)grp->block_bitmap);
+		if (!ek_fs_block_valid(fs, grp->inode_bitmap))
+			return ek_corrupt_grp(g, "inode bitmap at block %llu is outside the filesystem",
+					      (unsigned long long)grp->inode_bitmap);
+		if (!ek_fs_range_valid(fs, grp->inode_table, fs->itable_blocks))
+			return ek_corrupt_grp(g, "inode table at block %llu is outside the filesystem",
+					      (unsigned long long)grp->inode_table);
+	}
+	return 0;
+}
+
+int ek_fsck_desc_check(const struct ek_fs *fs)
+{
+	return desc_check(fs, 0, fs->group_count);
+}
+
 int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *sum)
 {
 	struct check c = { .fs = fs, .o = o, .sum = sum };
@@ -734,9 +772,18 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.refs = ek_calloc(ninodes, sizeof(*c.refs));
 	c.parent = ek_calloc(ninodes, sizeof(*c.parent));
 	err = c.bmap && c.iflags && c.refs && c.parent ? 0 : -ENOMEM;
+	if (o->journal_err)
+		report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
+		       ek_error_msg(o->journal_err));
+	if (o->backup_sb)
+		report(&c, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1), o->backup_why ? o->backup_why : "",
+		       (unsigned long long)o->backup_sb);
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];
+		int bad = desc_check(fs, g, g + 1);
 
+		if (bad)
+			report(&c, EK_PR_GROUP_DESC_DAMAGED, AT_GROUP(g), ek_error_msg(bad));
 		if (grp->csum_bad)
 			report(&c, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
 			       ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size));

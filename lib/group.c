@@ -229,6 +229,17 @@ static void init_block_bitmap(const struct ek_fs *fs, uint32_t g, uint8_t *map)
 	set_bit_range(map, nclusters, (uint64_t)fs->blksz * 8 - nclusters);
 }
 
+uint32_t ek_group_bitmap_csum(const struct ek_fs *fs, bool inode, const uint8_t *map)
+{
+	uint32_t bytes = inode ? fs->sb.inodes_per_group / 8 : fs->sb.clusters_per_group / 8;
+	uint32_t c = ek_crc32c(fs->csum_seed, map, bytes);
+
+	/* the high 16 bits live only in 64-byte descriptors */
+	if (fs->desc_size < (inode ? 0x3Cu : 0x3Au))
+		c &= 0xFFFF;
+	return c;
+}
+
 static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t **out)
 {
 	uint8_t **slot = inode ? &fs->inode_bitmaps[g] : &fs->block_bitmaps[g];
@@ -265,14 +276,9 @@ static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t *
 			return err;
 		}
 		if (fs->has_csum) {
-			uint32_t bytes = inode ? fs->sb.inodes_per_group / 8 :
-						 fs->sb.clusters_per_group / 8;
-			uint32_t c = ek_crc32c(fs->csum_seed, map, bytes);
+			uint32_t c = ek_group_bitmap_csum(fs, inode, map);
 			uint32_t want = inode ? grp->inode_bitmap_csum : grp->block_bitmap_csum;
-			uint32_t hi_end = inode ? 0x3C : 0x3A;
 
-			if (fs->desc_size < hi_end)
-				c &= 0xFFFF;
 			if (c != want)
 				ek_fs_warn(fs, "group %u: %s bitmap checksum 0x%08x does not match 0x%08x",
 					   g, inode ? "inode" : "block", want, c);
