@@ -253,6 +253,16 @@ static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
 	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
 }
 
+/* named by the superblock, not a directory: the journal, orphan file, quota files */
+static bool sb_ino(const struct ek_fs *fs, ek_ino_t ino)
+{
+	const struct ext4_super_block *sb = fs->raw_sb;
+
+	return ino == fs->sb.journal_inum || ino == fs->sb.orphan_file_inum ||
+	       ino == le32_to_cpu(sb->s_usr_quota_inum) || ino == le32_to_cpu(sb->s_grp_quota_inum) ||
+	       ino == le32_to_cpu(sb->s_prj_quota_inum);
+}
+
 static int sum_ea_inode(void *arg, const struct ek_xattr *xa)
 {
 	struct check *c = arg;
@@ -647,7 +657,7 @@ static int pass4(struct check *c)
 		uint32_t want = c->refs[ino];
 		int err;
 
-		if (!(c->iflags[ino] & IN_USE) || reserved_ino(fs, ino) ||
+		if (!(c->iflags[ino] & IN_USE) || reserved_ino(fs, ino) || sb_ino(fs, ino) ||
 		    (c->iflags[ino] & (IS_EA | IN_BAD_BLOCK)))
 			continue;
 		if (!want) {
