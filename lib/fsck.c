@@ -300,6 +300,44 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	return 0;
 }
 
+/* a symlink's target, read by the read path, then e2fsck's rules */
+static int check_symlink(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	char *buf, why[200] = "";
+	int err;
+
+	/* inline symlinks: e2fsck accepts what the read path would refuse
+	 * (a NUL inside the target); not judged yet */
+	if (ek_inode_has_inline(ei))
+		return 0;
+	if (ek_inode_is_fast_symlink(fs, ei) && (ei->flags & EXT4_EXTENTS_FL))
+		snprintf(why, sizeof(why), "a fast symlink with the extents flag");
+	else if (!ek_inode_has_inline(ei) && !ek_inode_is_fast_symlink(fs, ei) && c->last_lblk > 0)
+		snprintf(why, sizeof(why), "its target spans %lld blocks", (long long)c->last_lblk + 1);
+	if (*why)
+		goto bad;
+	buf = ek_malloc(fs->blksz + 1);
+	if (!buf)
+		return -ENOMEM;
+	err = ek_readlink(fs, ei, buf, fs->blksz + 1);
+	if (err == -ENOMEM) {
+		free(buf);
+		return err;
+	}
+	if (err)
+		snprintf(why, sizeof(why), "%s", ek_error_msg(err));
+	else if (!(ei->flags & EXT4_ENCRYPT_FL) && strnlen(buf, ei->size) != ei->size)
+		snprintf(why, sizeof(why), "i_size %llu, the target has %zu bytes",
+			 (unsigned long long)ei->size, strnlen(buf, ei->size));
+	free(buf);
+	if (!*why)
+		return 0;
+bad:
+	report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why);
+	return 0;
+}
+
 /* i_size against the blocks the map holds, by e2fsck's rules */
 static void check_size(struct check *c, const struct ek_inode *ei)
 {
@@ -396,8 +434,13 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		if (err == -EK_BADCRC)
 			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
 	}
-	if (has_map(fs, ei))
+	if (ek_is_lnk(ei->mode)) {
+		err = check_symlink(c, ei);
+		if (err)
+			return err;
+	} else if (has_map(fs, ei)) {
 		check_size(c, ei);
+	}
 	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */
