@@ -386,7 +386,7 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 	int err;
 
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && !fs->sb.journal_inum)
-		return ek_err(-ENOENT, "the journal is on an external device: name it with --journal-dev");
+		return ek_err(-ENOENT, "the journal is on an external device, which was not given");
 	err = journal_alloc(fs, &j, &buf);
 	if (err)
 		return err;
