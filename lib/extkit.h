@@ -1427,7 +1427,9 @@ void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t 
 /*
  * Allocate and map the logical runs @runs[0..n) (sorted, lblk and len set)
  * of new inode @raw: extents (data from @goal on, then the tree at
- * @tree_goal) or an indirect map with its blocks in line.  Tree and
+ * @tree_goal; a run with .unwritten set becomes unwritten extents) or an
+ * indirect map with its blocks in line (.unwritten is not representable
+ * there: the caller writes those blocks).  Tree and
  * indirect blocks are written (or kept until writing begins); i_blocks,
  * i_block and EXTENTS_FL are set.  *out: the physical extents, malloc'd,
  * for the caller to write the data to.
@@ -1445,6 +1447,8 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 /* i_size; 2 GiB and more turns large_file on */
 void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
+/* inodes still free for new files (all of them go to the next numbers) */
+uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf);
 
 /* ---- copying a directory tree in (populate.c) -------------------------------- */
 

@@ -9,9 +9,19 @@
  * when it fits a block, else an htree, never the entry-by-entry insertion
  * that makes big directories quadratic.
  *
- * Files keep their holes (SEEK_DATA/SEEK_HOLE) and nothing else is
- * dropped: blocks of zeros in the source stay allocated, so a swap file
- * or a preallocated database stays usable.  Hard links are found by
+ * Files keep their holes and nothing else is dropped: blocks of zeros in
+ * the source stay allocated, so a swap file or a preallocated database
+ * stays usable.  FIEMAP tells data, unwritten (fallocated) extents and
+ * holes apart; an unwritten extent stays unwritten in the image (read as
+ * zeros, nothing copied), as does space preallocated past the size
+ * (fallocate --keep-size).  Without the extent feature there are no
+ * unwritten extents: fallocated blocks inside the size become data
+ * blocks of zeros and preallocation past the size is left out (an
+ * indirect map past i_size is damage to e2fsck).  Where FIEMAP is not
+ * supported, SEEK_DATA/SEEK_HOLE finds the data (a source filesystem may
+ * call an unwritten extent a hole there), else every block is data.
+ * mke2fs -d keeps neither: it leaves out unwritten extents, preallocation
+ * and blocks of zeros.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
  * names in the tree.  Times keep their nanoseconds; with clamp_time every
  * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
@@ -25,6 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -331,38 +344,54 @@ static int copy_inline_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, u
 
 /* ---- regular files -------------------------------------------------------------------- */
 
-static int push_run(struct ek_ext **v, size_t *n, size_t *cap, uint64_t lblk, uint64_t end)
+/*
+ * Add blocks [lblk, end) of kind @unwritten to the sorted runs *v.  Runs
+ * come in file order; converting bytes to blocks can make a run start in
+ * the last block of the one before (the source's blocks are smaller than
+ * ours): written wins that block, so data is never left in an unwritten
+ * extent.
+ */
+static int push_run(struct ek_ext **v, size_t *n, size_t *cap, uint64_t lblk, uint64_t end,
+		    bool unwritten)
 {
-	if (*n && (*v)[*n - 1].lblk + (*v)[*n - 1].len >= lblk) {
-		uint64_t e = (*v)[*n - 1].lblk + (uint64_t)(*v)[*n - 1].len;
+	struct ek_ext *last = *n ? &(*v)[*n - 1] : NULL;
 
-		if (end > e)
-			(*v)[*n - 1].len = (uint32_t)(end - (*v)[*n - 1].lblk);
+	if (last && (uint64_t)last->lblk + last->len > lblk) {
+		if (last->unwritten && !unwritten) {
+			last->len = (uint32_t)(lblk - last->lblk);	/* this one takes it */
+			if (!last->len)
+				(*n)--;
+			last = *n ? &(*v)[*n - 1] : NULL;
+		} else {
+			lblk = (uint64_t)last->lblk + last->len;
+		}
+	}
+	if (lblk >= end)
+		return 0;
+	if (last && (uint64_t)last->lblk + last->len == lblk && last->unwritten == unwritten) {
+		last->len = (uint32_t)(end - last->lblk);
 		return 0;
 	}
 	return ek_ext_append(v, n, cap, &(struct ek_ext){ .lblk = (uint32_t)lblk,
-							  .len = (uint32_t)(end - lblk) });
+							  .len = (uint32_t)(end - lblk),
+							  .unwritten = unwritten });
 }
 
 /* the blocks of the file that hold data: SEEK_DATA/SEEK_HOLE, else all of them */
-static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, size_t *nout)
+static int seek_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, size_t *n,
+		     size_t *cap)
 {
 	uint32_t bs = p->fs->blksz;
 	uint64_t nblocks = (size + bs - 1) / bs, pos = 0;
-	struct ek_ext *v = NULL;
-	size_t n = 0, cap = 0;
 	int err = 0;
 
-	if (nblocks > 0xFFFFFFFFull)
-		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
-			      (unsigned long long)nblocks);
 	while (pos < size && !err) {
 		off_t d = lseek(fd, (off_t)pos, SEEK_DATA), h;
 
 		if (d < 0) {
 			if (errno == ENXIO)
 				break;	/* a hole to the end */
-			err = push_run(&v, &n, &cap, pos / bs, nblocks);	/* no SEEK_DATA here */
+			err = push_run(v, n, cap, pos / bs, nblocks, false);	/* no SEEK_DATA here */
 			break;
 		}
 		h = lseek(fd, d, SEEK_HOLE);
@@ -370,8 +399,149 @@ static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, 
 			h = (off_t)size;
 		if (h <= d)
 			break;
-		err = push_run(&v, &n, &cap, (uint64_t)d / bs, ((uint64_t)h + bs - 1) / bs);
+		err = push_run(v, n, cap, (uint64_t)d / bs, ((uint64_t)h + bs - 1) / bs, false);
 		pos = (uint64_t)h;
+	}
+	return err;
+}
+
+static bool all_zero(const uint8_t *b, size_t len)
+{
+	return !len || (!b[0] && !memcmp(b, b + 1, len - 1));
+}
+
+/*
+ * An unwritten extent of the source inside its size: blocks of it that
+ * read as zeros stay unwritten, any other (written since FIEMAP looked)
+ * is data.  Reading an unwritten extent costs no disk I/O.
+ */
+static int push_unwritten(struct pop *p, int fd, uint64_t size, uint64_t lblk, uint64_t end,
+			  struct ek_ext **v, size_t *n, size_t *cap)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t per = COPY_CHUNK / bs;
+	int err = 0;
+
+	for (uint64_t b = lblk; b < end && !err; b += per) {
+		uint64_t cnt = end - b < per ? end - b : per, got = 0, want = cnt * bs;
+
+		if (b * bs + want > size)
+			want = size - b * bs;
+		while (got < want) {
+			ssize_t r = pread(fd, p->buf + got, want - got, (off_t)(b * bs + got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return ek_err(-errno, "cannot read '%s': %s", p->path, strerror(errno));
+			if (r == 0)
+				break;
+			got += (uint64_t)r;
+		}
+		memset(p->buf + got, 0, cnt * bs - got);
+		for (uint64_t k = 0; k < cnt && !err; k++)
+			err = push_run(v, n, cap, b + k, b + k + 1, all_zero(p->buf + k * bs, bs));
+	}
+	return err;
+}
+
+#define FIEMAP_BATCH 256	/* extents asked for per FS_IOC_FIEMAP */
+
+/*
+ * The source's extents by FIEMAP (synced first, so delayed allocation is
+ * placed): written ones as data, unwritten ones (fallocate) as unwritten
+ * runs, and preallocation past the size as unwritten runs too.  Without
+ * the extent feature neither kind exists: unwritten blocks inside the
+ * size become zero-filled data blocks and those past it are left out.
+ * 1: FIEMAP cannot tell (not supported), the caller seeks instead.
+ */
+static int fiemap_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, size_t *n,
+		       size_t *cap)
+{
+	uint32_t bs = p->fs->blksz;
+	bool extents = ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EXTENTS);
+	/* the logical blocks an extent tree maps: 2^32 - 1, ext4's EXT_MAX_BLOCKS */
+	uint64_t eof = (size + bs - 1) / bs, limit = 0xFFFFFFFFull;
+	struct fiemap *fm = ek_calloc(1, sizeof(*fm) + FIEMAP_BATCH * sizeof(struct fiemap_extent));
+	uint64_t start = 0;
+	bool last = false, any = false;
+	int err = 0;
+
+	if (!fm)
+		return -ENOMEM;
+	while (!last && !err) {
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = FIEMAP_BATCH;
+		fm->fm_mapped_extents = 0;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+			err = any ? ek_err(-errno, "cannot map '%s' (FIEMAP): %s", p->path,
+					   strerror(errno)) : 1;
+			break;
+		}
+		if (!fm->fm_mapped_extents)
+			break;
+		for (uint32_t i = 0; i < fm->fm_mapped_extents && !err; i++) {
+			const struct fiemap_extent *x = &fm->fm_extents[i];
+			uint64_t lo = x->fe_logical / bs, hi, in, end = x->fe_logical + x->fe_length;
+			bool unwritten = x->fe_flags & FIEMAP_EXTENT_UNWRITTEN;
+
+			if (x->fe_flags & FIEMAP_EXTENT_LAST)
+				last = true;
+			if (end <= start || end < x->fe_logical) {	/* no progress: stop */
+				last = true;
+				break;
+			}
+			start = end;
+			any = true;
+			hi = (end + bs - 1) / bs;
+			in = hi < eof ? hi : eof;
+			if (!unwritten) {
+				/* data; a source block reaching past the size is no preallocation */
+				if (lo < in)
+					err = push_run(v, n, cap, lo, in, false);
+				continue;
+			}
+			/* inside the size: checked; data without extents */
+			if (lo < in)
+				err = extents ? push_unwritten(p, fd, size, lo, in, v, n, cap)
+					      : push_run(v, n, cap, lo, in, false);
+			/* past the size (fallocate --keep-size): kept with extents */
+			if (lo < eof)
+				lo = eof;
+			if (hi > limit)
+				hi = limit;
+			if (!err && extents && lo < hi)
+				err = push_run(v, n, cap, lo, hi, true);
+		}
+	}
+	free(fm);
+	if (!err && !any && size)
+		err = 1;	/* FIEMAP saw nothing in a file with a size: let SEEK_DATA look */
+	return err;
+}
+
+/*
+ * The runs of the file to allocate: FIEMAP's extents, else SEEK_DATA /
+ * SEEK_HOLE's data, else every block (see the file header).
+ */
+static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext **out,
+		     size_t *nout)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t size = (uint64_t)s->st_size, nblocks = (size + bs - 1) / bs;
+	struct ek_ext *v = NULL;
+	size_t n = 0, cap = 0;
+	int err;
+
+	if (nblocks > 0xFFFFFFFFull)
+		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
+			      (unsigned long long)nblocks);
+	err = s->st_blocks ? fiemap_runs(p, fd, size, &v, &n, &cap) : 1;
+	if (err == 1) {		/* no FIEMAP here, or nothing allocated: seek */
+		n = 0;
+		err = seek_runs(p, fd, size, &v, &n, &cap);
 	}
 	if (err) {
 		free(v);
@@ -382,12 +552,13 @@ static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, 
 	return 0;
 }
 
-static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t size)
+static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const struct stat *s)
 {
 	uint32_t bs = p->fs->blksz;
+	uint64_t size = (uint64_t)s->st_size;
 	struct ek_ext *runs = NULL, *v = NULL;
 	size_t nruns = 0, nv = 0;
-	int err = data_runs(p, fd, size, &runs, &nruns);
+	int err = data_runs(p, fd, s, &runs, &nruns);
 
 	if (!err && nruns)
 		err = ek_newfs_map(p->nf, ino, raw, runs, nruns, 0, 0, &v, &nv);
@@ -395,6 +566,9 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t
 		err = ek_newfs_map(p->nf, ino, raw, NULL, 0, 0, 0, &v, &nv);	/* an empty tree */
 	for (size_t i = 0; i < nv && !err; i++) {
 		uint64_t per = COPY_CHUNK / bs;
+
+		if (v[i].unwritten)
+			continue;	/* reads as zeros: nothing to copy */
 
 		for (uint64_t k = 0; k < v[i].len && !err; k += per) {
 			uint64_t cnt = v[i].len - k < per ? v[i].len - k : per;
@@ -649,7 +823,7 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 	}
 	switch (s.st_mode & S_IFMT) {
 	case S_IFREG:
-		err = copy_file(p, fd, ino, raw, (uint64_t)s.st_size);
+		err = copy_file(p, fd, ino, raw, &s);
 		p->st->files++;
 		break;
 	case S_IFDIR: {
