@@ -1474,6 +1474,19 @@ struct ek_populate_stats {
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
 		struct ek_populate_stats *st);
 
+/* what the tree under a -d directory takes at least */
+struct ek_populate_need {
+	uint64_t inodes;	/* new inodes: one per file, hard links once, no lost+found */
+	uint64_t blocks;	/* data blocks at least: holes, inline data and hard links counted */
+};
+
+/*
+ * Walk @dir (without copying) for what ek_populate() will need in @nf at
+ * least, so a tree that cannot fit is refused before anything is written.
+ * Entries that cannot be read are counted as far as lstat() sees them.
+ */
+int ek_populate_measure(struct ek_newfs *nf, const char *dir, struct ek_populate_need *out);
+
 /* ---- layout (layout.c) ------------------------------------------------ */
 
 struct ek_frag {

@@ -65,7 +65,7 @@ struct pop {
 	size_t nlinks, cap;
 	bool xattr_warned;
 	int depth;			/* directories open above this one */
-	uint64_t used_blocks;		/* free before the copy (then: used by it) */
+	uint64_t free_before;		/* free blocks before the copy */
 };
 
 static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -957,34 +957,121 @@ out:
 	return err;
 }
 
-/* ---- a source too big --------------------------------------------------------------------- */
+/* ---- what a tree needs -------------------------------------------------------------------- */
 
-static uint64_t need_blocks, need_blksz, need_ratio;	/* nftw has no argument */
+struct linked {
+	dev_t dev;
+	ino_t sino;
+	uint64_t blocks;
+};
 
-static int need_one(const char *path, const struct stat *s, int flag, struct FTW *f)
+static struct measure {		/* nftw has no argument */
+	const struct ek_fs *fs;
+	struct ek_populate_need *need;
+	struct linked *links;
+	size_t nlinks, cap;
+	int err;
+} *meas;
+
+/* the fewest blocks @s can take in the image (inline, holes, blocks of ours) */
+static uint64_t least_blocks(const struct ek_fs *fs, const struct stat *s)
 {
-	(void)path, (void)flag, (void)f;
-	if (S_ISREG(s->st_mode) || S_ISDIR(s->st_mode) || S_ISLNK(s->st_mode))
-		need_blocks += ((uint64_t)s->st_blocks * 512 + need_blksz - 1) / need_blksz *
-			       need_ratio;
-	return 0;
+	uint64_t bs = fs->blksz, ratio = ek_cluster_ratio(fs), b = 0;
+	bool inl = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
+		   fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE;
+	uint64_t size = s->st_size > 0 ? (uint64_t)s->st_size : 0;
+
+	if (S_ISREG(s->st_mode) && !(inl && size <= fs->inode_size)) {
+		uint64_t held = (uint64_t)s->st_blocks * 512 / bs, in = (size + bs - 1) / bs;
+
+		b = held < in ? held : in;
+	} else if (S_ISDIR(s->st_mode) && !inl) {
+		b = 1;
+	} else if (S_ISLNK(s->st_mode) && size >= EXT4_N_BLOCKS * 4) {
+		b = 1;
+	}
+	return (b + ratio - 1) / ratio * ratio;	/* bigalloc: whole clusters */
+}
+
+static int measure_one(const char *path, const struct stat *s, int flag, struct FTW *f)
+{
+	struct measure *m = meas;
+	uint64_t b;
+
+	if (f->level == 0)
+		return FTW_CONTINUE;	/* the root is there already */
+	if (f->level == 1 && !strcmp(path + f->base, "lost+found"))
+		return flag == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;	/* left out */
+	if (flag == FTW_NS)
+		return FTW_CONTINUE;	/* the copy says why */
+	b = least_blocks(m->fs, s);
+	if (!S_ISDIR(s->st_mode) && s->st_nlink > 1) {
+		/* counted once, after the walk */
+		if (m->nlinks == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 256;
+			struct linked *v = realloc(m->links, cap * sizeof(*v));
+
+			if (!v) {
+				m->err = -ENOMEM;
+				return FTW_STOP;
+			}
+			m->links = v;
+			m->cap = cap;
+		}
+		m->links[m->nlinks++] = (struct linked){ .dev = s->st_dev, .sino = s->st_ino,
+							 .blocks = b };
+		return FTW_CONTINUE;
+	}
+	m->need->inodes++;
+	m->need->blocks += b;
+	return FTW_CONTINUE;
+}
+
+static int cmp_linked(const void *a, const void *b)
+{
+	const struct linked *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->sino < y->sino ? -1 : x->sino > y->sino;
+}
+
+int ek_populate_measure(struct ek_newfs *nf, const char *dir, struct ek_populate_need *out)
+{
+	struct measure m = { .fs = ek_newfs_fs(nf), .need = out };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	meas = &m;
+	rc = nftw(dir, measure_one, 64, FTW_PHYS | FTW_ACTIONRETVAL);
+	meas = NULL;
+	if (!m.err && rc == -1)
+		m.err = ek_err(-errno, "cannot walk '%s': %s", dir, strerror(errno));
+	if (!m.err && m.nlinks) {
+		qsort(m.links, m.nlinks, sizeof(*m.links), cmp_linked);
+		for (size_t i = 0; i < m.nlinks; i++)
+			if (!i || cmp_linked(&m.links[i - 1], &m.links[i])) {
+				out->inodes++;
+				out->blocks += m.links[i].blocks;
+			}
+	}
+	free(m.links);
+	return m.err;
 }
 
 /* the filesystem filled up: say how much the source holds and what there was */
 static int too_big(struct pop *p, const char *dir, int err)
 {
-	uint64_t free_blocks = ek_newfs_free_blocks(p->nf), bs = p->fs->blksz;
+	struct ek_populate_need need;
+	uint64_t bs = p->fs->blksz;
 
-	need_blocks = 0;
-	need_ratio = ek_cluster_ratio(p->fs);	/* bigalloc: every file takes whole clusters */
-	need_blksz = bs * need_ratio;
-	if (nftw(dir, need_one, 64, FTW_PHYS) != 0)
+	if (ek_populate_measure(p->nf, dir, &need))
 		return err;
-	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs at least %llu KiB (%llu blocks) "
-		      "for its data alone, the new filesystem had %llu KiB free after its metadata",
-		      dir, (unsigned long long)(need_blocks * bs >> 10),
-		      (unsigned long long)need_blocks,
-		      (unsigned long long)((free_blocks + p->used_blocks) * bs >> 10));
+	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs more than the %llu KiB free "
+		      "after the filesystem's own metadata (file data at least %llu KiB, then "
+		      "directories and block maps); give a larger size", dir,
+		      (unsigned long long)(p->free_before * bs >> 10),
+		      (unsigned long long)(need.blocks * bs >> 10));
 }
 
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
@@ -1006,13 +1093,13 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 	p.buf = ek_malloc(COPY_CHUNK);
 	if (!p.buf)
 		return -ENOMEM;
-	p.used_blocks = ek_newfs_free_blocks(nf);
+	p.free_before = ek_newfs_free_blocks(nf);
 	/* the root keeps mkfs's mode, owner and times but takes the xattrs, as mke2fs */
 	err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0);
-	if (err == -ENOSPC) {
-		p.used_blocks -= ek_newfs_free_blocks(nf);
+	if (err == -ENOSPC && !ek_newfs_free_inodes(nf))
+		err = ek_err(-ENOSPC, "'%s' has more files than the filesystem has inodes", p.path);
+	else if (err == -ENOSPC)
 		err = too_big(&p, p.path, err);
-	}
 	free(p.buf);
 	free(p.links);
 	return err;

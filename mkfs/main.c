@@ -586,6 +586,30 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 	ek_out_arr_end(o);
 }
 
+/*
+ * The -d tree against the new filesystem, before anything is written:
+ * too many files or too much data is refused with the option that helps.
+ */
+static int check_tree(struct mk *m, struct ek_newfs *nf)
+{
+	const struct ek_geometry *g = ek_newfs_geometry(nf);
+	struct ek_populate_need need;
+	uint64_t ifree = ek_newfs_free_inodes(nf), bfree = ek_newfs_free_blocks(nf);
+	int err = ek_populate_measure(nf, m->src_dir, &need);
+
+	if (err)
+		return fail(m, "-d %s: %s", m->src_dir, ek_error_msg(err));
+	if (need.inodes > ifree)
+		return fail(m, "-d %s: the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
+			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
+			    ifree, g->inodes - ifree + need.inodes);
+	if (need.blocks > bfree)
+		return fail(m, "-d %s: the tree needs at least %" PRIu64 " KiB for its data, the "
+			    "filesystem has %" PRIu64 " KiB free; give a larger size", m->src_dir,
+			    need.blocks * g->blocksize >> 10, bfree * g->blocksize >> 10);
+	return 0;
+}
+
 static void warn_cb(void *arg, const char *msg)
 {
 	struct mk *m = arg;
@@ -775,6 +799,9 @@ int main(int argc, char **argv)
 		fail(&m, "%s", ek_error_msg(err));
 		goto out;
 	}
+	if (m.src_dir && (rc = check_tree(&m, nf)))
+		goto out;
+	rc = 1;
 	out = ek_out_new(stdout, m.json ? EK_OUT_JSON : EK_OUT_TEXT);
 	if (!out) {
 		fail(&m, "out of memory");
