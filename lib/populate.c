@@ -195,7 +195,7 @@ static int xlist_read(struct pop *p, struct xlist *l)
 	if (!ek_has_compat(p->fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		if (!p->xattr_warned)
 			warn(p, "'%s' has xattrs, but the filesystem has no ext_attr feature: "
-			     "xattrs are not copied", p->path);
+			     "xattrs are not copied (-O ext_attr copies them)", p->path);
 		p->xattr_warned = true;
 		return 0;
 	}
@@ -616,7 +616,8 @@ static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw)
 	if (len < 0)
 		return ek_err(-errno, "cannot read the symlink '%s': %s", p->path, strerror(errno));
 	if ((size_t)len >= p->fs->blksz)
-		return ek_err(-ENAMETOOLONG, "the target of '%s' is longer than a block", p->path);
+		return ek_err(-ENAMETOOLONG, "the target of '%s' is %zd bytes, more than a %u-byte "
+			      "block holds: use a larger -b", p->path, len, p->fs->blksz);
 	ek_newfs_inode_set_size(p->nf, raw, (uint64_t)len);
 	if (len < EXT4_N_BLOCKS * 4) {	/* fast: the target in i_block */
 		memcpy(raw + offsetof(struct ext4_inode, i_block), target, (size_t)len);

@@ -610,7 +610,7 @@ static int check_tree(struct mk *m, struct ek_newfs *nf)
 	int err = ek_populate_measure(nf, m->src_dir, &need);
 
 	if (err)
-		return fail(m, "-d '%s': %s", m->src_dir, ek_error_msg(err));
+		return fail(m, "%s", ek_error_msg(err));	/* it names the tree */
 	if (need.inodes > ifree)
 		return fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
 			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
