@@ -552,6 +552,20 @@ static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext 
 	return 0;
 }
 
+/* *out: the file has fallocated space that stays (unwritten runs) */
+static int has_unwritten(struct pop *p, int fd, const struct stat *s, bool *out)
+{
+	struct ek_ext *runs = NULL;
+	size_t n = 0;
+	int err = data_runs(p, fd, s, &runs, &n);
+
+	*out = false;
+	for (size_t i = 0; i < n && !err; i++)
+		*out |= runs[i].unwritten;
+	free(runs);
+	return err;
+}
+
 static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const struct stat *s)
 {
 	uint32_t bs = p->fs->blksz;
@@ -805,10 +819,13 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 	/* a directory's xattrs are stored with its entries (copy_dir: maybe inline) */
 	if (S_ISREG(s.st_mode) && has_inline(p)) {
 		struct xlist l;
-		bool done = false;
+		bool done = false, prealloc = false;
 
 		err = xlist_read(p, &l);
-		if (!err)
+		/* fallocated space is kept in blocks: an inline file has none */
+		if (!err && s.st_blocks && (uint64_t)s.st_size <= p->fs->inode_size)
+			err = has_unwritten(p, fd, &s, &prealloc);
+		if (!err && !prealloc)
 			err = copy_inline_file(p, fd, ino, raw, (uint64_t)s.st_size, &l, &done);
 		if (!err && !done)
 			err = xlist_store(p, ino, raw, &l, NULL, 0, false);
