@@ -18,8 +18,10 @@
  * unwritten extents: fallocated blocks inside the size become data
  * blocks of zeros and preallocation past the size is left out (an
  * indirect map past i_size is damage to e2fsck).  Where FIEMAP is not
- * supported, SEEK_DATA/SEEK_HOLE finds the data (a source filesystem may
- * call an unwritten extent a hole there), else every block is data.
+ * supported (tmpfs), a file with as many bytes allocated (st_blocks) as
+ * its size is copied whole, and a sparse one by SEEK_DATA/SEEK_HOLE (a
+ * source filesystem may call fallocated space a hole there: it is lost),
+ * else every block is data.
  * mke2fs -d keeps neither: it leaves out unwritten extents, preallocation
  * and blocks of zeros.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
@@ -523,8 +525,10 @@ static int fiemap_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, 
 }
 
 /*
- * The runs of the file to allocate: FIEMAP's extents, else SEEK_DATA /
- * SEEK_HOLE's data, else every block (see the file header).
+ * The runs of the file to allocate: FIEMAP's extents; without FIEMAP
+ * every block of a file with no fewer bytes allocated than its size,
+ * else SEEK_DATA / SEEK_HOLE's data, else every block (see the file
+ * header).
  */
 static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext **out,
 		     size_t *nout)
@@ -539,10 +543,15 @@ static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext 
 		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
 			      (unsigned long long)nblocks);
 	err = s->st_blocks ? fiemap_runs(p, fd, size, &v, &n, &cap) : 1;
-	if (err == 1) {		/* no FIEMAP here, or nothing allocated: seek */
-		n = 0;
+	n = err == 1 ? 0 : n;
+	if (err == 1 && size && (uint64_t)s->st_blocks * 512 >= size)
+		/*
+		 * no FIEMAP, and as many bytes allocated as the size: no holes,
+		 * though SEEK_DATA may call fallocated space one (tmpfs does)
+		 */
+		err = push_run(&v, &n, &cap, 0, nblocks, false);
+	else if (err == 1)	/* sparse, or nothing allocated: seek */
 		err = seek_runs(p, fd, size, &v, &n, &cap);
-	}
 	if (err) {
 		free(v);
 		return err;
