@@ -1553,7 +1553,9 @@ void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t 
 /*
  * Allocate and map the logical runs @runs[0..n) (sorted, lblk and len set)
  * of new inode @raw: extents (data from @goal on, then the tree at
- * @tree_goal) or an indirect map with its blocks in line.  Tree and
+ * @tree_goal; a run with .unwritten set becomes unwritten extents) or an
+ * indirect map with its blocks in line (.unwritten is not representable
+ * there: the caller writes those blocks).  Tree and
  * indirect blocks are written (or kept until writing begins); i_blocks,
  * i_block and EXTENTS_FL are set.  *out: the physical extents, malloc'd,
  * for the caller to write the data to.
@@ -1571,6 +1573,8 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 /* i_size; 2 GiB and more turns large_file on */
 void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
+/* inodes still free for new files (all of them go to the next numbers) */
+uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf);
 
 /* ---- copying a directory tree in (populate.c) -------------------------------- */
 
@@ -1595,6 +1599,19 @@ struct ek_populate_stats {
  */
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
 		struct ek_populate_stats *st);
+
+/* what the tree under a -d directory takes at least */
+struct ek_populate_need {
+	uint64_t inodes;	/* new inodes: one per file, hard links once, no lost+found */
+	uint64_t blocks;	/* data blocks at least: holes, inline data and hard links counted */
+};
+
+/*
+ * Walk @dir (without copying) for what ek_populate() will need in @nf at
+ * least, so a tree that cannot fit is refused before anything is written.
+ * Entries that cannot be read are counted as far as lstat() sees them.
+ */
+int ek_populate_measure(struct ek_newfs *nf, const char *dir, struct ek_populate_need *out);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -317,6 +317,7 @@ struct ext4_inode {
 #define EXT4_EXT_MAGIC		0xF30A
 #define EXT4_EXT_MAX_DEPTH	5
 #define EXT_INIT_MAX_LEN	32768
+#define EXT_UNWRITTEN_MAX_LEN	32767u	/* ee_len - 32768 when ee_len > 32768 */
 
 struct ext4_extent_header {
 	__le16	eh_magic;		/* 0x0 0xF30A */

@@ -96,6 +96,16 @@ static int fail(struct mk *m, const char *fmt, ...)
 	return 1;
 }
 
+/* a library error while writing the target: named once, by lib or here */
+static int fail_write(struct mk *m, int err)
+{
+	const char *msg = ek_error_msg(err);
+
+	if (strstr(msg, m->target))
+		return fail(m, "%s", msg);
+	return fail(m, "cannot write '%s': %s", m->target, msg);
+}
+
 /* a size: digits and an optional k/M/G/T suffix; @unit for a bare number */
 static int parse_size(const char *s, uint64_t unit, uint64_t *out)
 {
@@ -449,11 +459,13 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 		}
 		close(fd);
 		if (dev <= m->offset)
-			return fail(m, "offset %" PRIu64 " is past the end of '%s'", m->offset, m->target);
+			return fail(m, "-E offset=%" PRIu64 " is past the end of '%s'", m->offset,
+				    m->target);
 		dev -= m->offset;
 		if (want > dev)
-			return fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked for",
-				    m->target, dev, want);
+			return fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked "
+				    "for: give a smaller size, or none for the whole device", m->target,
+				    dev, want);
 		*size = want ? want : dev & ~4095ull;
 	}
 	existing = probe_existing(m->target, m->offset, S_ISREG(st.st_mode) ? 0 : *size);
@@ -584,6 +596,30 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 			    (uint64_t)grp->inode_table + g->inode_table_blocks - 1);
 	}
 	ek_out_arr_end(o);
+}
+
+/*
+ * The -d tree against the new filesystem, before anything is written:
+ * too many files or too much data is refused with the option that helps.
+ */
+static int check_tree(struct mk *m, struct ek_newfs *nf)
+{
+	const struct ek_geometry *g = ek_newfs_geometry(nf);
+	struct ek_populate_need need;
+	uint64_t ifree = ek_newfs_free_inodes(nf), bfree = ek_newfs_free_blocks(nf);
+	int err = ek_populate_measure(nf, m->src_dir, &need);
+
+	if (err)
+		return fail(m, "%s", ek_error_msg(err));	/* it names the tree */
+	if (need.inodes > ifree)
+		return fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
+			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
+			    ifree, g->inodes - ifree + need.inodes);
+	if (need.blocks > bfree)
+		return fail(m, "-d '%s': the tree needs at least %" PRIu64 " KiB for its data, the "
+			    "filesystem has %" PRIu64 " KiB free; give a larger size", m->src_dir,
+			    need.blocks * g->blocksize >> 10, bfree * g->blocksize >> 10);
+	return 0;
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -742,9 +778,10 @@ int main(int argc, char **argv)
 	if (m.src_dir) {
 		struct stat st;
 
-		if (stat(m.src_dir, &st) || !S_ISDIR(st.st_mode))
-			return fail(&m, "-d %s: %s", m.src_dir,
-				    errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+		if (stat(m.src_dir, &st))
+			return fail(&m, "-d '%s': %s", m.src_dir, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return fail(&m, "-d '%s': not a directory", m.src_dir);
 	}
 	if ((rc = check_target(&m, want, &size)))
 		goto out;
@@ -775,6 +812,9 @@ int main(int argc, char **argv)
 		fail(&m, "%s", ek_error_msg(err));
 		goto out;
 	}
+	if (m.src_dir && (rc = check_tree(&m, nf)))
+		goto out;
+	rc = 1;
 	out = ek_out_new(stdout, m.json ? EK_OUT_JSON : EK_OUT_TEXT);
 	if (!out) {
 		fail(&m, "out of memory");
@@ -797,7 +837,7 @@ int main(int argc, char **argv)
 	}
 	ek_newfs_set_target(nf, io, m.o.zeroed);
 	if ((err = ek_newfs_begin(nf))) {
-		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
+		fail_write(&m, err);
 		goto out;
 	}
 	if (m.src_dir) {
@@ -825,7 +865,7 @@ int main(int argc, char **argv)
 		ek_out_obj_end(out);
 	}
 	if ((err = ek_newfs_finish(nf))) {
-		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
+		fail_write(&m, err);
 		goto out;
 	}
 	ek_out_bool(out, "written", true);
