@@ -24,6 +24,7 @@ struct rp {
 	const char *output;	/* apply: write a copy here instead of in place */
 	bool journal_only;	/* apply: no orphan processing after the journal */
 	const char *undo;	/* apply: record the original bytes here */
+	bool force;		/* undo: go past the checks, as e2undo -f */
 	const char *journal_dev;	/* external journal device */
 	bool applied;		/* apply finished writing: keep its copy whatever the status */
 	const char *image;
@@ -614,7 +615,8 @@ static int replayed_super(struct rp *r, uint8_t sbbuf[EXT4_SUPERBLOCK_SIZE])
  * journal, so an apply cut short is completed by the next one; a copy
  * (removed when apply fails) takes it directly.
  */
-static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct ek_undo *u)
+static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct ek_undo *u,
+			   struct ek_undo *ju)
 {
 	const char *target = r->output ? r->output : r->image;
 	struct ek_wset *ws = NULL;
@@ -636,14 +638,15 @@ static int release_orphans(struct rp *r, int64_t now, uint64_t *released, struct
 		err = ek_wset_seal(ws);
 	if (err || !*released)
 		goto out_close;
-	ek_io_set_undo(fs->io, u);
+	if ((err = ek_io_set_undo(fs->io, u)))
+		goto out_close;
 	if (r->output) {
 		err = ek_wset_write(ws);
 	} else {
 		err = r->journal_dev ? ek_journal_open_dev(fs, r->journal_dev, EK_OPEN_RW, &r->j) :
 				       ek_journal_open(fs, EK_OPEN_RW, &r->j);
 		if (!err && r->j->dev)
-			ek_io_set_undo(r->j->dev, u);
+			err = ek_io_set_undo(r->j->dev, ju);
 		if (!err)
 			err = ek_journal_commit_wset(r->j, ws, now);
 		if (r->j && r->j->dev)
@@ -698,6 +701,41 @@ out_release:
 	return err;
 }
 
+/*
+ * apply --undo FILE: one undo file per device written, the image's in FILE
+ * and an external journal device's (written in place) in FILE.journal.
+ */
+static int undo_begin(struct rp *r, struct ek_undo **u, struct ek_undo **ju)
+{
+	char jpath[4096];
+	int err = ek_undo_create(r->undo, r->fs->io, r->fs->blksz, u);
+
+	if (!err)
+		err = ek_io_set_undo(r->fs->io, *u);
+	if (!err && r->j->dev && !r->output) {
+		if (snprintf(jpath, sizeof(jpath), "%s.journal", r->undo) >= (int)sizeof(jpath))
+			err = ek_err(-ENAMETOOLONG, "undo file name '%s' is too long", r->undo);
+		if (!err)
+			err = ek_undo_create(jpath, r->j->dev, r->fs->blksz, ju);
+		if (!err)
+			err = ek_io_set_undo(r->j->dev, *ju);
+	}
+	if (err) {
+		ek_io_set_undo(r->fs->io, NULL);
+		if (r->j->dev)
+			ek_io_set_undo(r->j->dev, NULL);
+	}
+	return err;
+}
+
+/* finish the undo files (the first error wins) */
+static int undo_end(struct ek_undo *u, struct ek_undo *ju, int err)
+{
+	int e1 = ek_undo_close(u), e2 = ek_undo_close(ju);
+
+	return err ? err : e1 ? e1 : e2;
+}
+
 static int do_apply(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
@@ -707,7 +745,7 @@ static int do_apply(struct rp *r, int argc, char **argv)
 	if (!r->dry_run) {
 		const char *sde = getenv("SOURCE_DATE_EPOCH");
 		int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
-		struct ek_undo *u = NULL;
+		struct ek_undo *u = NULL, *ju = NULL;
 		struct ek_jplan_view view = { r->j, &r->plan };
 		struct ek_fs *rfs = NULL;
 		struct ek_wset *fcws = NULL;
@@ -729,7 +767,7 @@ static int do_apply(struct rp *r, int argc, char **argv)
 			if (flagged && (err = ek_journal_finish(r->j, now)))
 				return fail(r, "apply", err);
 			/* orphans left over are still processed, as a mount does */
-			if (!r->journal_only && (err = release_orphans(r, now, &released, NULL)))
+			if (!r->journal_only && (err = release_orphans(r, now, &released, NULL, NULL)))
 				return fail(r, "apply", err);
 			ek_out_text(o, "journal is clean: nothing to replay%s\n",
 				    flagged ? " (needs_recovery cleared)" : "");
@@ -764,20 +802,18 @@ static int do_apply(struct rp *r, int argc, char **argv)
 				ek_error_msg(err));
 			return 1;
 		}
-		if (r->undo) {
-			err = ek_undo_create(r->undo, ek_io_size(r->fs->io), &u);
-			if (err)
-				return fail(r, "apply", err);
-			ek_io_set_undo(r->fs->io, u);
-		}
+		if (r->undo && (err = undo_begin(r, &u, &ju)))
+			return fail(r, "apply", undo_end(u, ju, err));
 		err = ek_journal_apply(r->j, &r->log, p, fcws, now);
 		ek_wset_free(fcws);
 		ek_fs_close(rfs);
 		if (r->fs)
 			ek_io_set_undo(r->fs->io, NULL);
+		if (r->j && r->j->dev)
+			ek_io_set_undo(r->j->dev, NULL);
 		if (!err && !r->journal_only)
-			err = release_orphans(r, now, &released, u);
-		ek_undo_close(u);
+			err = release_orphans(r, now, &released, u, ju);
+		err = undo_end(u, ju, err);
 		if (err)
 			return fail(r, "apply", err);
 		ek_out_text(o, "replayed transactions %u..%u: %zu blocks written to %s\n",
@@ -1151,26 +1187,88 @@ static int do_fc(struct rp *r, int argc, char **argv)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* undo FILE IMAGE: put back the bytes an apply --undo FILE overwrote */
+/*
+ * undo FILE IMAGE: put back the bytes an undo file (ours, or e2fsprogs' -z)
+ * saved.  Refusals (a mounted image, another or changed filesystem, a
+ * damaged file) write nothing; --force goes past all but the mount check.
+ * Exit 1 when the result wants a check: an unfinished file, or a check
+ * that --force overrode.
+ */
 static int do_undo(struct rp *r, int argc, char **argv)
 {
-	struct ek_io *io;
-	uint64_t n = 0;
+	struct ek_out *o = r->out;
+	struct ek_undo_result res;
+	const char *file, *image;
+	bool forced;
 	int err;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s undo UNDO_FILE IMAGE\n", r->prog);
+		fprintf(stderr, "usage: %s undo [--force] UNDO_FILE IMAGE\n", r->prog);
 		return 2;
 	}
-	err = ek_io_open(argv[2], EK_IO_RW, 0, &io);
-	if (err)
-		return fail(r, argv[2], err);
-	err = ek_undo_apply(argv[1], io, &n);
-	ek_io_close(io);
+	file = argv[1];
+	image = argv[2];
+	if (ek_target_mounted(image)) {
+		fprintf(stderr, "%s: undo: '%s' is mounted: refusing to write to it\n", r->prog, image);
+		return 1;
+	}
+	err = ek_undo_apply(file, image, r->force ? EK_UNDO_FORCE : 0, &res);
 	if (err)
 		return fail(r, "undo", err);
-	printf("restored %llu ranges of '%s' from '%s'\n", (unsigned long long)n, argv[2], argv[1]);
-	return 0;
+	if (res.hdr.crc_bad)
+		fprintf(stderr, "%s: warning: the header of '%s' fails its checksum (forced)\n", r->prog, file);
+	if (res.hdr.unknown_features)
+		fprintf(stderr, "%s: warning: '%s' has unknown features (forced)\n", r->prog, file);
+	if (res.sb_crc_bad)
+		fprintf(stderr, "%s: warning: the superblock copy in '%s' fails its checksum (forced)\n",
+			r->prog, file);
+	if (res.sb_mismatch)
+		fprintf(stderr, "%s: warning: %s (forced)\n", r->prog,
+			res.other_fs ? "the undo file was made for another filesystem" :
+				       "the image has changed since the undo file was written");
+	if (res.bad_keyblocks)
+		fprintf(stderr, "%s: warning: %llu key blocks fail their checks (forced)\n", r->prog,
+			(unsigned long long)res.bad_keyblocks);
+	if (res.bad_data)
+		fprintf(stderr, "%s: warning: %llu saved ranges fail their checksums, restored anyway (forced)\n",
+			r->prog, (unsigned long long)res.bad_data);
+	if (res.skipped)
+		fprintf(stderr, "%s: warning: %llu saved ranges lie outside the file or the image, skipped (forced)\n",
+			r->prog, (unsigned long long)res.skipped);
+	if (!res.finished)
+		fprintf(stderr, "%s: warning: undo file '%s' is incomplete (the tool that wrote it did not "
+			"finish): restored what it holds\n", r->prog, file);
+	if (res.marked)
+		fprintf(stderr, "%s: '%s' is marked for a check: run e2fsck\n", r->prog, image);
+	else if (res.not_marked)
+		fprintf(stderr, "%s: warning: '%s' holds no ext superblock to mark for a check\n",
+			r->prog, image);
+	forced = res.hdr.crc_bad || res.hdr.unknown_features || res.sb_crc_bad || res.sb_mismatch ||
+		 res.bad_keyblocks || res.bad_data || res.skipped;
+	ek_out_text(o, "restored %llu ranges (%llu bytes) of '%s' from '%s'\n",
+		    (unsigned long long)res.keys, (unsigned long long)res.bytes, image, file);
+	ek_out_obj_begin(o, NULL);
+	ek_out_str(o, "undo_file", file);
+	ek_out_str(o, "image", image);
+	ek_out_u64(o, "block_size", res.hdr.block_size);
+	ek_out_u64(o, "fs_block_size", res.hdr.fs_block_size);
+	ek_out_u64(o, "fs_offset", res.hdr.fs_offset);
+	ek_out_u64(o, "keys", res.hdr.num_keys);
+	ek_out_bool(o, "finished", res.finished);
+	ek_out_u64(o, "ranges_restored", res.keys);
+	ek_out_u64(o, "bytes_restored", res.bytes);
+	ek_out_bool(o, "forced", forced);
+	ek_out_bool(o, "header_crc_bad", res.hdr.crc_bad);
+	ek_out_bool(o, "unknown_features", res.hdr.unknown_features);
+	ek_out_bool(o, "superblock_crc_bad", res.sb_crc_bad);
+	ek_out_bool(o, "superblock_mismatch", res.sb_mismatch);
+	ek_out_bool(o, "other_filesystem", res.other_fs);
+	ek_out_u64(o, "bad_key_blocks", res.bad_keyblocks);
+	ek_out_u64(o, "bad_data", res.bad_data);
+	ek_out_u64(o, "skipped", res.skipped);
+	ek_out_bool(o, "marked_for_check", res.marked);
+	ek_out_obj_end(o);
+	return res.finished && !forced ? 0 : 1;
 }
 
 /* copy @src to a new file @dst, keeping holes; never overwrites */
@@ -1242,7 +1340,7 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
 	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true },
-	{ "undo", NULL, "UNDO IMAGE", "put back what an apply --undo UNDO overwrote" },
+	{ "undo", NULL, "UNDO IMAGE", "restore IMAGE from an undo file (ours or e2fsprogs' -z)" },
 };
 
 static void usage(FILE *f, const char *prog)
@@ -1260,7 +1358,9 @@ static void usage(FILE *f, const char *prog)
 		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
-		"  --undo F    apply: save what is overwritten in the new file F\n"
+		"  --undo F    apply: save what is overwritten in the new undo file F\n"
+		"              (e2undo format; an external journal's in F.journal)\n"
+		"  -f, --force undo: restore despite a failed check, as e2undo -f\n"
 		"  --journal-dev DEV  the external journal device (with --output it\n"
 		"              is read, never written)\n"
 		"  --journal-only  apply: replay the journal, leave the orphan inodes\n"
@@ -1282,6 +1382,7 @@ int main(int argc, char **argv)
 		{ "journal-only", no_argument, NULL, 'j' },
 		{ "undo", required_argument, NULL, 'u' },
 		{ "journal-dev", required_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -1294,8 +1395,11 @@ int main(int argc, char **argv)
 	int c, err, ret;
 
 	/* options may stand anywhere: "list IMG --json" works too */
-	while ((c = getopt_long(argc, argv, "nV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fnV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			r.force = true;
+			break;
 		case 'D':
 			r.dry_run = true;
 			break;
@@ -1351,8 +1455,12 @@ int main(int argc, char **argv)
 		usage(stderr, r.prog);
 		return 2;
 	}
-	if (!strcmp(argv[optind], "undo"))
-		return do_undo(&r, argc - optind, argv + optind);
+	if (!strcmp(argv[optind], "undo")) {
+		r.out = ek_out_new(stdout, mode);
+		ret = r.out ? do_undo(&r, argc - optind, argv + optind) : 1;
+		ek_out_free(r.out);
+		return ret;
+	}
 	for (size_t i = 0; i < sizeof(rp_cmds) / sizeof(rp_cmds[0]); i++)
 		if (!strcmp(argv[optind], rp_cmds[i].name))
 			cmd = &rp_cmds[i];
