@@ -110,7 +110,7 @@ int ek_undo_hdr_decode(const void *raw, bool force, struct ek_undo_hdr *out)
 	uint32_t crc = ek_crc32c(~0u, d, offsetof(struct e2undo_header, header_crc));
 
 	if (memcmp(d->magic, E2UNDO_MAGIC, sizeof(d->magic)))
-		return ek_corrupt_fs("not an undo file: no E2UNDO02 magic");
+		return ek_corrupt_fs("not an undo file (no E2UNDO02 magic)");
 	h.num_keys = le64_to_cpu(d->num_keys);
 	h.super_offset = le64_to_cpu(d->super_offset);
 	h.key_offset = le64_to_cpu(d->key_offset);
@@ -124,24 +124,24 @@ int ek_undo_hdr_decode(const void *raw, bool force, struct ek_undo_hdr *out)
 	h.fs_offset = (h.f_compat & E2UNDO_COMPAT_FS_OFFSET) ? le64_to_cpu(d->fs_offset) : 0;
 	if (h.f_incompat || h.f_rocompat) {
 		if (!force)
-			return ek_unsupp("undo file has unknown features: incompat 0x%x, rocompat 0x%x",
+			return ek_unsupp("unknown features: incompat 0x%x, rocompat 0x%x",
 					 h.f_incompat, h.f_rocompat);
 		h.unknown_features = true;
 	}
 	if (crc != le32_to_cpu(d->header_crc)) {
 		if (!force)
 			return ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
-					 "undo file header fails its checksum (0x%08x, computed 0x%08x)",
+					 "header fails its checksum (0x%08x, computed 0x%08x)",
 					 le32_to_cpu(d->header_crc), crc);
 		h.crc_bad = true;
 	}
 	if (h.block_size < E2UNDO_MIN_BLOCK || h.block_size > E2UNDO_MAX_BLOCK)
-		return ek_corrupt_fs("undo file block size %u is outside 1024..1048576", h.block_size);
+		return ek_corrupt_fs("block size %u is outside 1024..1048576", h.block_size);
 	if (!h.fs_block_size || h.fs_block_size > E2UNDO_MAX_BLOCK)
-		return ek_corrupt_fs("undo file filesystem block size %u is outside 1..1048576",
+		return ek_corrupt_fs("filesystem block size %u is outside 1..1048576",
 				     h.fs_block_size);
 	if (!h.super_offset || !h.key_offset || h.super_offset == h.key_offset)
-		return ek_corrupt_fs("undo file superblock copy at block %llu, first key block at %llu",
+		return ek_corrupt_fs("superblock copy at block %llu, first key block at %llu",
 				     (unsigned long long)h.super_offset,
 				     (unsigned long long)h.key_offset);
 	*out = h;
@@ -172,10 +172,11 @@ int ek_undo_keyblock_check(const void *blk, uint32_t bs, uint64_t where)
 	uint32_t crc = ek_undo_keyblock_csum(blk, bs);
 
 	if (le32_to_cpu(kb->magic) != E2UNDO_KEY_MAGIC)
-		return ek_corrupt(where, "undo key block %llu: bad magic 0x%08x",
-				  (unsigned long long)where, le32_to_cpu(kb->magic));
+		return ek_corrupt_fs("key block %llu: bad magic 0x%08x",
+				     (unsigned long long)where, le32_to_cpu(kb->magic));
 	if (le32_to_cpu(kb->crc) != crc)
-		return ek_badcrc(where, "undo key block %llu fails its checksum (0x%08x, computed 0x%08x)",
+		return ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+				 "key block %llu fails its checksum (0x%08x, computed 0x%08x)",
 				 (unsigned long long)where, le32_to_cpu(kb->crc), crc);
 	return 0;
 }
@@ -586,13 +587,13 @@ static int load_keys(struct undo_rd *r)
 			k->fileblk = lblk;
 			/* as e2undo: a key longer than 512 blocks is refused, forced or not */
 			if (k->size > (uint64_t)E2UNDO_MAX_EXTENT * bs)
-				return ek_corrupt(lblk, "undo file '%s': key %llu saves %u bytes, more than "
+				return ek_corrupt_fs("undo file '%s': key %llu saves %u bytes, more than "
 						  "%u blocks", r->path, (unsigned long long)i, k->size,
 						  E2UNDO_MAX_EXTENT);
 			lblk += (k->size + (uint64_t)bs - 1) / bs;
 			if (k->fileblk > fblocks || (uint64_t)k->size > r->fsize - k->fileblk * bs) {
 				if (!r->force)
-					return ek_corrupt(k->fileblk, "undo file '%s': the bytes of key %llu "
+					return ek_corrupt_fs("undo file '%s': the bytes of key %llu "
 							  "are past its end", r->path,
 							  (unsigned long long)i);
 				k->skip = true;
@@ -602,7 +603,7 @@ static int load_keys(struct undo_rd *r)
 			if (k->fsblk > isize / r->h.fs_block_size ||
 			    k->size > isize - k->fsblk * r->h.fs_block_size) {
 				if (!r->force)
-					return ek_corrupt(k->fileblk, "undo file '%s': key %llu restores "
+					return ek_corrupt_fs("undo file '%s': key %llu restores "
 							  "block %llu, past the end of '%s'", r->path,
 							  (unsigned long long)i,
 							  (unsigned long long)k->fsblk, ek_io_path(r->io));
@@ -627,8 +628,11 @@ static int load_keys(struct undo_rd *r)
 		if (crc == k->crc)
 			continue;
 		if (!r->force)
-			return ek_badcrc(k->fileblk, "undo file '%s': the saved bytes of block %llu "
-					 "fail their checksum", r->path, (unsigned long long)k->fsblk);
+			return ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+					 "undo file '%s': the saved bytes of key %llu (undo block %llu, "
+					 "for block %llu) fail their checksum", r->path,
+					 (unsigned long long)n, (unsigned long long)k->fileblk,
+					 (unsigned long long)k->fsblk);
 		r->res->bad_data++;
 	}
 	return 0;
