@@ -336,60 +336,6 @@ static int parse_extended(struct mk *m, const char *list)
 
 /* ---- the target ------------------------------------------------------------------ */
 
-/*
- * The file behind loop device @rdev (or behind the loop device a partition
- * @rdev lies on) is @st: compared by device and inode, so other names of
- * the same file (hard links, bind mounts) count too.
- */
-static bool loop_backs(dev_t rdev, const struct stat *st)
-{
-	static const char *const where[] = { "loop/backing_file", "../loop/backing_file" };
-	char path[PATH_MAX], back[PATH_MAX];
-	struct stat bs;
-	bool same = false;
-
-	for (size_t i = 0; i < 2 && !same; i++) {
-		FILE *b;
-
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(rdev), minor(rdev),
-			 where[i]);
-		b = fopen(path, "r");
-		if (!b)
-			continue;
-		if (fgets(back, sizeof(back), b)) {
-			back[strcspn(back, "\n")] = '\0';
-			same = !stat(back, &bs) && bs.st_dev == st->st_dev && bs.st_ino == st->st_ino;
-		}
-		fclose(b);
-	}
-	return same;
-}
-
-/* is @path, or the file behind a loop device, mounted? */
-static bool target_mounted(const char *path)
-{
-	struct stat st, ms;
-	char src[4096], dir[4096];
-	FILE *f;
-	bool found = false;
-
-	if (stat(path, &st))
-		return false;
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%4095s %4095s %*[^\n]", src, dir) == 2) {
-		if (stat(src, &ms) || !S_ISBLK(ms.st_mode))
-			continue;
-		if (S_ISBLK(st.st_mode))
-			found = ms.st_rdev == st.st_rdev;
-		else
-			found = loop_backs(ms.st_rdev, &st);
-	}
-	fclose(f);
-	return found;
-}
-
 /* an existing filesystem or partition table at @offset: its name, or NULL */
 static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
 {
@@ -442,7 +388,7 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return fail(m, "'%s' is neither a regular file nor a block device", m->target);
-	if (!m->dry_run && target_mounted(m->target))
+	if (!m->dry_run && ek_target_mounted(m->target))
 		return fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
 	if (S_ISREG(st.st_mode)) {
 		uint64_t have = (uint64_t)st.st_size > m->offset ? (uint64_t)st.st_size - m->offset : 0;
