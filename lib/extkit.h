@@ -141,19 +141,113 @@ typedef int (*ek_block_overlay)(void *arg, ek_blk_t blk, void *buf);
  */
 int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t log_blksz);
 
+/* the path the io was opened with; its start offset on that file or device */
+const char *ek_io_path(const struct ek_io *io);
+uint64_t ek_io_offset(const struct ek_io *io);
 /*
- * Undo files (undo.c).  With an undo attached, ek_io_pwrite() first saves
- * and flushes the bytes it is about to overwrite.  ek_undo_apply() puts
- * them back, last record first.
+ * Is @path mounted: the block device itself, or an image file that backs a
+ * loop device (or a partition of one) with a mounted filesystem?  Files and
+ * devices are compared by device and inode number, so other names of the
+ * same file count.  false when it cannot tell (no /proc).  Every tool that
+ * writes asks this first.
+ */
+bool ek_target_mounted(const char *path);
+/* test fault hook (EK_TEST_FAIL_WRITES): true once it has stopped writes */
+bool ek__io_stopped(void);
+
+/*
+ * Undo files (undo.c), in e2fsprogs' format "E2UNDO02": e2undo restores
+ * ours and ek_undo_apply() restores e2fsck/mke2fs/tune2fs/resize2fs -z files.
+ *
+ * Writing.  ek_undo_create() makes the new file @path (never overwrites one)
+ * for the device @io writes, saving in @blksz-byte blocks (the filesystem
+ * block size, 1024..1 MiB; it reads the device through its own read-only
+ * handle).  Attached with ek_io_set_undo(), each ek_io_pwrite() first saves
+ * the original bytes of every block it touches that was not saved yet and
+ * makes them durable (ek_undo_save), then after the write keeps the
+ * recorded superblock equal to the device's (ek_undo_written), so the file
+ * is valid wherever the tool stops.  ek_undo_close() records the superblock
+ * as the tool left it, marks the file finished and frees @u (NULL is fine);
+ * after the test fault hook stopped the writes it only frees, as a crash
+ * would.  One undo per device: an external journal device has its own.
  */
 struct ek_undo;
-int ek_undo_create(const char *path, uint64_t image_size, struct ek_undo **out);
-int ek_undo_save(struct ek_undo *u, uint64_t off, const void *orig, uint32_t len);
-void ek_undo_close(struct ek_undo *u);
-/* the io keeps @u (not owned) for its writes; NULL detaches */
-void ek_io_set_undo(struct ek_io *io, struct ek_undo *u);
-int ek_undo_apply(const char *undo_path, struct ek_io *io, uint64_t *nrecords);
-const char *ek_io_path(const struct ek_io *io);
+int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
+		   struct ek_undo **out);
+int ek_undo_close(struct ek_undo *u);
+/* bytes [@off, @off + @len) of the device are about to be / were written */
+int ek_undo_save(struct ek_undo *u, uint64_t off, uint64_t len);
+int ek_undo_written(struct ek_undo *u, uint64_t off, uint64_t len);
+/*
+ * The io keeps @u (not owned) for its writes; NULL detaches.  -EINVAL when
+ * @u was made for another device or offset (nothing attached).
+ */
+int ek_io_set_undo(struct ek_io *io, struct ek_undo *u);
+/* lib-internal: the device @u reads (owned by @u), its path */
+const struct ek_io *ek__undo_io(const struct ek_undo *u);
+const char *ek__undo_path(const struct ek_undo *u);
+
+/* The codec.  Decoded header, host order. */
+struct ek_undo_hdr {
+	uint64_t num_keys, super_offset, key_offset, fs_offset;
+	uint32_t block_size, fs_block_size, sb_crc, state;
+	uint32_t f_compat, f_incompat, f_rocompat;
+	bool crc_bad;		/* with @force: header_crc did not match */
+	bool unknown_features;	/* with @force: incompat/rocompat bits set */
+};
+/*
+ * Decode the 512-byte header at @raw, checking in order: magic (-EK_CORRUPT),
+ * unknown incompat/rocompat features (-EK_UNSUPP), header_crc (-EK_BADCRC),
+ * then geometry (-EK_CORRUPT: block sizes, the superblock copy and first key
+ * block after the header).  With @force the features and the checksum only
+ * set crc_bad / unknown_features; the geometry is always checked.
+ */
+int ek_undo_hdr_decode(const void *raw, bool force, struct ek_undo_hdr *out);
+/* encode @h into 512 bytes at @raw with its header_crc (the flags are ignored) */
+void ek_undo_hdr_encode(const struct ek_undo_hdr *h, void *raw);
+/* crc32c of key block @blk (@bs bytes) as if its crc field were 0 */
+uint32_t ek_undo_keyblock_csum(const void *blk, uint32_t bs);
+/* set the magic and crc of key block @blk */
+void ek_undo_keyblock_seal(void *blk, uint32_t bs);
+/* key block @blk at undo block @where: magic (-EK_CORRUPT), crc (-EK_BADCRC) */
+int ek_undo_keyblock_check(const void *blk, uint32_t bs, uint64_t where);
+/* keys a key block of @bs bytes holds */
+static inline uint32_t ek_undo_keys_per_block(uint32_t bs) { return bs / 16 - 1; }
+
+/*
+ * Reading.  ek_undo_apply() restores @image (opened at the header's
+ * fs_offset) from the undo file @undo_path.  Before writing anything it
+ * checks the header, the superblock copy against the image's superblock
+ * (-EINVAL: another filesystem, or changed since), every key block and
+ * every saved range's checksum and place; EK_UNDO_FORCE turns those
+ * refusals into flags in @out and goes on, as e2undo -f.  Keys whose data
+ * or target lies outside the file or image are refused (skipped and counted
+ * with force).  Ranges are written last key first, so a block saved twice
+ * gets its oldest bytes.  An unfinished file (the tool stopped) is restored
+ * as far as it goes.  When the file was unfinished or a check was overridden
+ * the filesystem is marked for a check (EXT4_VALID_FS cleared; EXT4_ERROR_FS
+ * set too when damaged data was restored), as e2undo does.  Whether the
+ * image is mounted is the caller's question (ek_target_mounted).
+ */
+#define EK_UNDO_FORCE	0x1
+
+struct ek_undo_result {
+	struct ek_undo_hdr hdr;
+	uint64_t keys;			/* ranges written */
+	uint64_t bytes;
+	bool finished;			/* E2UNDO_STATE_FINISHED */
+	bool sb_mismatch;		/* forced: the image's superblock differs */
+	bool other_fs;			/* ... and its UUID differs */
+	bool sb_crc_bad;		/* forced: the superblock copy's crc */
+	uint64_t bad_keyblocks;		/* forced: key blocks failing magic or crc */
+	uint64_t bad_data;		/* forced: ranges restored despite a bad crc */
+	uint64_t skipped;		/* forced: ranges outside the file or image */
+	bool marked;			/* the filesystem was marked for a check */
+	bool not_marked;		/* it should have been, but holds no ext superblock */
+};
+int ek_undo_apply(const char *undo_path, const char *image, unsigned flags,
+		  struct ek_undo_result *out);
+
 
 /* ---- superblock (super.c) ---------------------------------------------- */
 
@@ -1614,7 +1708,9 @@ void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t 
 /*
  * Allocate and map the logical runs @runs[0..n) (sorted, lblk and len set)
  * of new inode @raw: extents (data from @goal on, then the tree at
- * @tree_goal) or an indirect map with its blocks in line.  Tree and
+ * @tree_goal; a run with .unwritten set becomes unwritten extents) or an
+ * indirect map with its blocks in line (.unwritten is not representable
+ * there: the caller writes those blocks).  Tree and
  * indirect blocks are written (or kept until writing begins); i_blocks,
  * i_block and EXTENTS_FL are set.  *out: the physical extents, malloc'd,
  * for the caller to write the data to.
@@ -1632,6 +1728,8 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 /* i_size; 2 GiB and more turns large_file on */
 void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
+/* inodes still free for new files (all of them go to the next numbers) */
+uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf);
 
 /* ---- copying a directory tree in (populate.c) -------------------------------- */
 
@@ -1656,6 +1754,19 @@ struct ek_populate_stats {
  */
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
 		struct ek_populate_stats *st);
+
+/* what the tree under a -d directory takes at least */
+struct ek_populate_need {
+	uint64_t inodes;	/* new inodes: one per file, hard links once, no lost+found */
+	uint64_t blocks;	/* data blocks at least: holes, inline data and hard links counted */
+};
+
+/*
+ * Walk @dir (without copying) for what ek_populate() will need in @nf at
+ * least, so a tree that cannot fit is refused before anything is written.
+ * Entries that cannot be read are counted as far as lstat() sees them.
+ */
+int ek_populate_measure(struct ek_newfs *nf, const char *dir, struct ek_populate_need *out);
 
 /* ---- layout (layout.c) ------------------------------------------------ */
 

@@ -75,7 +75,10 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		if (ipg > (uint64_t)g->blocksize * 8) {
 			/* more inodes than a bitmap block maps: smaller groups, the whole size again */
 			if (g->blocks_per_group <= 256 || g->cluster_bits)
-				return ek_err(-EINVAL, "too many inodes for this size");
+				return ek_err(-EINVAL, "%llu inodes are too many for %llu blocks: "
+					      "use a smaller -N, a larger -i or a larger size",
+					      (unsigned long long)inodes,
+					      (unsigned long long)size_blocks);
 			g->blocks_per_group -= 8;
 			g->clusters_per_group = g->blocks_per_group;
 			g->blocks = size_blocks;
@@ -95,7 +98,8 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 			ipg = (itb * g->blocksize / g->inode_size) & ~7ull;
 		}
 		if (ipg * g->groups > 0xFFFFFFFFull)
-			return ek_err(-EINVAL, "more than 2^32 inodes");
+			return ek_err(-EINVAL, "more than 2^32 - 1 inodes: use a smaller -N or a "
+				      "larger -i");
 		g->inodes_per_group = (uint32_t)ipg;
 		g->inode_table_blocks = (uint32_t)div_up(ipg * g->inode_size, g->blocksize);
 		g->inodes = ipg * g->groups;
@@ -107,8 +111,8 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		 */
 		if (g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4)
 			return ek_err(-EINVAL, "%u descriptor blocks fill groups of %u blocks: "
-				      "that needs meta_bg, which extkit-mkfs does not write",
-				      g->desc_blocks, g->blocks_per_group);
+				      "that needs meta_bg, which extkit-mkfs does not write; "
+				      "use a larger -b", g->desc_blocks, g->blocks_per_group);
 		if (g->reserved_gdt + g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4) {
 			g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
 			g->reserved_gdt = 0;
@@ -116,8 +120,8 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		if (3 + g->inode_table_blocks + g->desc_blocks + g->reserved_gdt >
 		    (uint64_t)g->blocks_per_group)
 			return ek_err(-EINVAL, "groups of %u blocks cannot hold their %u-block inode "
-				      "tables and descriptors: too many inodes",
-				      g->blocks_per_group, g->inode_table_blocks);
+				      "tables and descriptors: use a smaller -N, a larger -i or "
+				      "a larger -g", g->blocks_per_group, g->inode_table_blocks);
 		return 0;
 	}
 }
@@ -139,11 +143,22 @@ static int check_features(const struct ek_geometry *g)
 		EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
 		EXT4_FEATURE_RO_COMPAT_BIGALLOC;
 
-	if ((g->compat & ~compat_ok) || (g->incompat & ~incompat_ok) || (g->ro_compat & ~ro_ok))
-		return ek_err(-EK_UNSUPP, "features compat 0x%x incompat 0x%x ro_compat 0x%x: "
-			      "extkit-mkfs does not write them",
-			      g->compat & ~compat_ok, g->incompat & ~incompat_ok,
-			      g->ro_compat & ~ro_ok);
+	const uint32_t bad[3] = { g->compat & ~compat_ok, g->incompat & ~incompat_ok,
+				  g->ro_compat & ~ro_ok };
+
+	/* the first one by name, as -O takes it */
+	for (int t = 0; t < 3; t++)
+		for (uint32_t bit = 1; bit && bad[t]; bit <<= 1)
+			if (bad[t] & bit) {
+				const char *name = ek_feature_name(t, bit);
+
+				if (name)
+					return ek_err(-EK_UNSUPP, "extkit-mkfs does not write %s: "
+						      "leave it out or use -O ^%s", name, name);
+				return ek_err(-EK_UNSUPP, "extkit-mkfs does not write feature "
+					      "bit 0x%x of %s", bit, t == 0 ? "compat" :
+					      t == 1 ? "incompat" : "ro_compat");
+			}
 	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) &&
 	    (g->ro_compat & EXT4_FEATURE_RO_COMPAT_GDT_CSUM))
 		return ek_err(-EINVAL, "metadata_csum and uninit_bg exclude each other");
@@ -186,8 +201,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 
 	memset(g, 0, sizeof(*g));
 	if (o->size < 64 * KIB)
-		return ek_err(-EINVAL, "%llu bytes is too small for a filesystem",
-			      (unsigned long long)o->size);
+		return ek_err(-EINVAL, "%llu bytes is too small for a filesystem: give at "
+			      "least 64k", (unsigned long long)o->size);
 	while (o->size >= st->below)
 		st++;
 	g->size_type = st->name;
@@ -242,13 +257,14 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		if (ratio < cs)
 			ratio = cs;	/* no more inodes than clusters */
 	} else if (o->cluster_size) {
-		return ek_err(-EINVAL, "a cluster size needs bigalloc");
+		return ek_err(-EINVAL, "-C: a cluster size needs bigalloc (-O bigalloc)");
 	}
 	/* bigalloc: block 0 starts group 0 whatever the block size */
 	g->first_data_block = g->blocksize == 1024 && !g->cluster_bits ? 1 : 0;
 	g->blocks = size_blocks = trimmed_blocks = o->size / g->blocksize;
 	if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) && g->blocks > 0xFFFFFFFFull)
-		return ek_err(-EINVAL, "%llu blocks need the 64bit feature",
+		return ek_err(-EINVAL, "%llu blocks need the 64bit feature: use -O 64bit "
+			      "(with extent, as ext4 has) or a larger -b",
 			      (unsigned long long)g->blocks);
 	if (g->blocks > 0xFFFFFFFFull)
 		g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
@@ -265,7 +281,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	/* the inode request is made once, from the size before any trimming */
 	inodes = o->inodes ? o->inodes : g->blocks * g->blocksize / ratio;
 	if (inodes > 0xFFFFFFFFull)
-		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1", (unsigned long long)inodes);
+		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1; use a smaller -N or a "
+			      "larger -i", (unsigned long long)inodes);
 
 	for (;;) {
 		uint64_t rem, overhead;
@@ -278,13 +295,20 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		if (ek_geometry_has_super(g->groups - 1))
 			overhead += 1 + g->desc_blocks + g->reserved_gdt;
 		if (g->groups == 1 && rem && rem < overhead)
-			return ek_err(-EINVAL, "%llu blocks are too few for a filesystem (its metadata takes %llu)",
+			return ek_err(-EINVAL, "%llu blocks are too few for a filesystem (its metadata "
+				      "takes %llu): give a larger size",
 				      (unsigned long long)g->blocks, (unsigned long long)overhead);
 		if (!rem || rem >= overhead + 50)
 			break;
 		g->blocks -= rem;	/* a last group too small to be worth it */
 		trimmed_blocks = g->blocks;
 	}
+	/* the reserved inodes and lost+found: the super checker wants s_first_ino below the count */
+	if (g->inodes <= EXT4_GOOD_OLD_FIRST_INO)
+		/* -N 16: whatever the rounding (a multiple of 8 per group), at least 16 */
+		return ek_err(-EINVAL, "%llu inodes are too few: a filesystem needs at least %u "
+			      "(the reserved ones and lost+found); use -N 16 or a smaller -i",
+			      (unsigned long long)g->inodes, EXT4_GOOD_OLD_FIRST_INO + 1);
 	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file) */
 	if (g->blocks < 2048) {
 		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE |
@@ -296,8 +320,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		if (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
 		    g->journal_blocks > g->blocks / 2)
 			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
-				      "blocks and at most half of the filesystem's %llu",
-				      (unsigned long long)g->journal_blocks,
+				      "blocks and at most half of the filesystem's %llu; use "
+				      "another -J size=", (unsigned long long)g->journal_blocks,
 				      (unsigned long long)g->blocks);
 		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
 			/* mke2fs: 1/64 of the default size more, whatever size was asked */

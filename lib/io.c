@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "extkit.h"
 
@@ -42,23 +44,44 @@ struct ek_io {
  * of an uninterrupted run.  One count for the whole process, over every
  * image and device it opens for writing.
  */
+static long writes_left = -2;	/* -2 not read yet, -1 off, 0 stopped */
+
 static long test_writes_left(void)
 {
-	static long left = -2;	/* -2 not read yet, -1 off */
-
-	if (left == -2) {
+	if (writes_left == -2) {
 		const char *f = getenv("EK_TEST_FAIL_WRITES");
 
-		left = f && *f ? strtol(f, NULL, 10) : -1;
+		writes_left = f && *f ? strtol(f, NULL, 10) : -1;
 	}
-	if (left > 0)
-		return left--;
-	return left;
+	if (writes_left > 0)
+		return writes_left--;
+	return writes_left;
 }
 
-void ek_io_set_undo(struct ek_io *io, struct ek_undo *u)
+bool ek__io_stopped(void)
 {
+	return writes_left == 0;
+}
+
+/* same file or device, same offset: an undo made for @a serves @b */
+static bool same_target(const struct ek_io *a, const struct ek_io *b)
+{
+	struct stat sa, sb;
+
+	if (fstat(a->fd, &sa) || fstat(b->fd, &sb) || a->offset != b->offset)
+		return false;
+	if (S_ISBLK(sa.st_mode) || S_ISBLK(sb.st_mode))
+		return S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode) && sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int ek_io_set_undo(struct ek_io *io, struct ek_undo *u)
+{
+	if (u && !same_target(ek__undo_io(u), io))
+		return ek_err(-EINVAL, "undo file '%s' was made for another device than '%s'",
+			      ek__undo_path(u), io->path);
 	io->undo = u;
+	return 0;
 }
 
 int ek_io_open(const char *path, unsigned flags, uint64_t offset, struct ek_io **out)
@@ -141,6 +164,11 @@ uint64_t ek_io_size(const struct ek_io *io)
 const char *ek_io_path(const struct ek_io *io)
 {
 	return io->path;
+}
+
+uint64_t ek_io_offset(const struct ek_io *io)
+{
+	return io->offset;
 }
 
 /* the image's bytes, the range already checked */
@@ -239,6 +267,8 @@ int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
+	uint64_t start = off, total = len;
+	int err;
 
 	if (!(io->flags & EK_IO_RW))
 		return ek_err(-EBADF, "'%s' is open read-only", io->path);
@@ -247,16 +277,9 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 	if (test_writes_left() == 0)
 		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
 				 "write to '%s' stopped by the test fault hook", io->path);
-	if (io->undo) {
-		uint8_t *orig = ek_malloc(len);
-		int err = orig ? ek_io_pread(io, orig, len, off) : -ENOMEM;
-
-		if (!err)
-			err = ek_undo_save(io->undo, off, orig, len);
-		free(orig);
-		if (err)
-			return err;
-	}
+	/* the original bytes are durable in the undo file before they change */
+	if (io->undo && (err = ek_undo_save(io->undo, off, len)))
+		return err;
 	while (len) {
 		ssize_t n = pwrite(io->fd, p, len, io->offset + off);
 
@@ -270,7 +293,8 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 		off += n;
 		len -= n;
 	}
-	return 0;
+	/* a write to the superblock: the undo file records it as it is now */
+	return io->undo ? ek_undo_written(io->undo, start, total) : 0;
 }
 
 int ek_io_sync(struct ek_io *io)
@@ -278,4 +302,59 @@ int ek_io_sync(struct ek_io *io)
 	if (fdatasync(io->fd) < 0)
 		return ek_err(-EIO, "cannot flush '%s': %s", io->path, strerror(errno));
 	return 0;
+}
+
+/* ---- mounted targets ---- */
+
+/*
+ * The file behind loop device @rdev (or behind the loop device a partition
+ * @rdev lies on) is @st: compared by device and inode, so other names of
+ * the same file (hard links, bind mounts) count too.
+ */
+static bool loop_backs(dev_t rdev, const struct stat *st)
+{
+	static const char *const where[] = { "loop/backing_file", "../loop/backing_file" };
+	char path[PATH_MAX], back[PATH_MAX];
+	struct stat bs;
+	bool same = false;
+
+	for (size_t i = 0; i < 2 && !same; i++) {
+		FILE *b;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(rdev), minor(rdev),
+			 where[i]);
+		b = fopen(path, "r");
+		if (!b)
+			continue;
+		if (fgets(back, sizeof(back), b)) {
+			back[strcspn(back, "\n")] = '\0';
+			same = !stat(back, &bs) && bs.st_dev == st->st_dev && bs.st_ino == st->st_ino;
+		}
+		fclose(b);
+	}
+	return same;
+}
+
+bool ek_target_mounted(const char *path)
+{
+	struct stat st, ms;
+	char src[4096], dir[4096];
+	FILE *f;
+	bool found = false;
+
+	if (stat(path, &st))
+		return false;
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%4095s %4095s %*[^\n]", src, dir) == 2) {
+		if (stat(src, &ms) || !S_ISBLK(ms.st_mode))
+			continue;
+		if (S_ISBLK(st.st_mode))
+			found = ms.st_rdev == st.st_rdev;
+		else
+			found = loop_backs(ms.st_rdev, &st);
+	}
+	fclose(f);
+	return found;
 }

@@ -797,18 +797,29 @@ static int tree_put(void *arg, ek_blk_t blk, const uint8_t *node)
 	return meta_put(t->nf, blk, node);
 }
 
+/* the longest extent of this kind: 32768 blocks, 32767 unwritten */
+static uint32_t ext_max_len(bool unwritten)
+{
+	return unwritten ? EXT_UNWRITTEN_MAX_LEN : EXT_INIT_MAX_LEN;
+}
+
 static int push_ext(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e)
 {
 	if (*n && (*v)[*n - 1].lblk + (*v)[*n - 1].len == e->lblk &&
 	    (*v)[*n - 1].pblk + (*v)[*n - 1].len == e->pblk &&
-	    (*v)[*n - 1].len + e->len <= EXT_INIT_MAX_LEN) {
+	    (*v)[*n - 1].unwritten == e->unwritten &&
+	    (*v)[*n - 1].len + e->len <= ext_max_len(e->unwritten)) {
 		(*v)[*n - 1].len += e->len;
 		return 0;
 	}
 	return ek_ext_append(v, n, cap, e);
 }
 
-/* extents: the data first, contiguous as the free space allows, then the tree */
+/*
+ * extents: the data first, contiguous as the free space allows, then the
+ * tree; a run marked unwritten becomes unwritten extents (allocated, read
+ * as zeros), which the tree codec encodes
+ */
 static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
 		       size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout)
 {
@@ -832,13 +843,14 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 
 		while (left && !err) {
 			uint64_t off = lblk & mask, want, got, start;
-			struct ek_ext e = { .lblk = (uint32_t)lblk };
+			struct ek_ext e = { .lblk = (uint32_t)lblk, .unwritten = runs[i].unwritten };
+			uint64_t max = ext_max_len(e.unwritten);
 
 			if (step > 1 && lblk >> nf->cshift == last_lclu) {
 				e.pblk = last_pclu + off;
 				e.len = (uint32_t)(left < step - off ? left : step - off);
 			} else {
-				want = left + off < EXT_INIT_MAX_LEN ? left + off : EXT_INIT_MAX_LEN;
+				want = left + off < max ? left + off : max;
 				err = ek_newfs_alloc(nf, goal, want, &start, &got);
 				if (!err && got <= off)
 					err = ek_err(-ENOSPC, "the filesystem is full");
@@ -1757,4 +1769,9 @@ uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf)
 	for (uint32_t g = 0; g < nf->fs.group_count; g++)
 		n += group_free(nf, g);
 	return n << nf->cshift;
+}
+
+uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf)
+{
+	return nf->next_ino <= nf->fs.sb.inodes_count ? nf->fs.sb.inodes_count - nf->next_ino + 1 : 0;
 }

@@ -317,6 +317,7 @@ struct ext4_inode {
 #define EXT4_EXT_MAGIC		0xF30A
 #define EXT4_EXT_MAX_DEPTH	5
 #define EXT_INIT_MAX_LEN	32768
+#define EXT_UNWRITTEN_MAX_LEN	32767u	/* ee_len - 32768 when ee_len > 32768 */
 
 struct ext4_extent_header {
 	__le16	eh_magic;		/* 0x0 0xF30A */
@@ -512,6 +513,49 @@ struct ext4_fc_tail {
 /* mmp block */
 #define EXT4_MMP_MAGIC		0x004D4D50
 
+/*
+ * e2fsprogs undo file, format "E2UNDO02" (lib/ext2fs/undo_io.c, misc/e2undo.c);
+ * the layout and its rules are in lib/undo.c.  Little-endian.
+ */
+#define E2UNDO_MAGIC		"E2UNDO02"
+#define E2UNDO_KEY_MAGIC	0xCADECADE
+#define E2UNDO_STATE_FINISHED	0x1	/* the tool closed the file */
+#define E2UNDO_COMPAT_FS_OFFSET	0x1	/* fs_offset is meaningful */
+#define E2UNDO_MIN_BLOCK	1024
+#define E2UNDO_MAX_BLOCK	1048576
+#define E2UNDO_MAX_EXTENT	512	/* undo blocks one key may cover */
+
+struct e2undo_header {
+	char	magic[8];		/* 0x00 "E2UNDO02" */
+	__le64	num_keys;		/* 0x08 keys in all key blocks */
+	__le64	super_offset;		/* 0x10 undo block holding the superblock copy */
+	__le64	key_offset;		/* 0x18 undo block of the first key block */
+	__le32	block_size;		/* 0x20 undo block size */
+	__le32	fs_block_size;		/* 0x24 unit of undo_key.fsblk */
+	__le32	sb_crc;			/* 0x28 crc32c(~0) of the superblock copy */
+	__le32	state;			/* 0x2C E2UNDO_STATE_* */
+	__le32	f_compat;		/* 0x30 E2UNDO_COMPAT_* */
+	__le32	f_incompat;		/* 0x34 none defined */
+	__le32	f_rocompat;		/* 0x38 none defined */
+	__le32	pad32;			/* 0x3C */
+	__le64	fs_offset;		/* 0x40 byte offset of the filesystem on the device */
+	__u8	padding[436];		/* 0x48 */
+	__le32	header_crc;		/* 0x1FC crc32c(~0) of bytes 0x000..0x1FB */
+};
+
+struct e2undo_key {
+	__le64	fsblk;			/* 0x0 target, in fs_block_size units from fs_offset */
+	__le32	blk_crc;		/* 0x8 crc32c(~0) of the saved bytes */
+	__le32	size;			/* 0xC saved bytes */
+};
+
+struct e2undo_key_block {
+	__le32	magic;			/* 0x0 E2UNDO_KEY_MAGIC */
+	__le32	crc;			/* 0x4 crc32c(~0) of the block with this field 0 */
+	__le64	reserved;		/* 0x8 */
+	struct e2undo_key keys[];	/* 0x10 block_size / 16 - 1 of them */
+};
+
 #define EK_OFF_ASSERT(s, f, off) _Static_assert(offsetof(struct s, f) == (off), #s "." #f)
 EK_OFF_ASSERT(ext4_super_block, s_magic, 0x38);
 EK_OFF_ASSERT(ext4_super_block, s_uuid, 0x68);
@@ -553,5 +597,11 @@ _Static_assert(sizeof(struct ext4_fc_del_range) == 12, "fc del range");
 _Static_assert(sizeof(struct ext4_fc_dentry_info) == 8, "fc dentry info");
 _Static_assert(sizeof(struct ext4_fc_inode) == 4, "fc inode");
 _Static_assert(sizeof(struct ext4_fc_tail) == 8, "fc tail");
+
+EK_OFF_ASSERT(e2undo_header, fs_offset, 0x40);
+EK_OFF_ASSERT(e2undo_header, header_crc, 0x1FC);
+_Static_assert(sizeof(struct e2undo_header) == 512, "e2undo header");
+_Static_assert(sizeof(struct e2undo_key) == 16, "e2undo key");
+_Static_assert(sizeof(struct e2undo_key_block) == 16, "e2undo key block head");
 
 #endif /* EK_ONDISK_H */

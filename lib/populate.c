@@ -9,9 +9,21 @@
  * when it fits a block, else an htree, never the entry-by-entry insertion
  * that makes big directories quadratic.
  *
- * Files keep their holes (SEEK_DATA/SEEK_HOLE) and nothing else is
- * dropped: blocks of zeros in the source stay allocated, so a swap file
- * or a preallocated database stays usable.  Hard links are found by
+ * Files keep their holes and nothing else is dropped: blocks of zeros in
+ * the source stay allocated, so a swap file or a preallocated database
+ * stays usable.  FIEMAP tells data, unwritten (fallocated) extents and
+ * holes apart; an unwritten extent stays unwritten in the image (read as
+ * zeros, nothing copied), as does space preallocated past the size
+ * (fallocate --keep-size).  Without the extent feature there are no
+ * unwritten extents: fallocated blocks inside the size become data
+ * blocks of zeros and preallocation past the size is left out (an
+ * indirect map past i_size is damage to e2fsck).  Where FIEMAP is not
+ * supported (tmpfs), a file with as many bytes allocated (st_blocks) as
+ * its size is copied whole, and a sparse one by SEEK_DATA/SEEK_HOLE (a
+ * source filesystem may call fallocated space a hole there: it is lost),
+ * else every block is data.
+ * mke2fs -d keeps neither: it leaves out unwritten extents, preallocation
+ * and blocks of zeros.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
  * names in the tree.  Times keep their nanoseconds; with clamp_time every
  * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
@@ -25,6 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -52,7 +67,7 @@ struct pop {
 	size_t nlinks, cap;
 	bool xattr_warned;
 	int depth;			/* directories open above this one */
-	uint64_t used_blocks;		/* free before the copy (then: used by it) */
+	uint64_t free_before;		/* free blocks before the copy */
 };
 
 static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -182,7 +197,7 @@ static int xlist_read(struct pop *p, struct xlist *l)
 	if (!ek_has_compat(p->fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		if (!p->xattr_warned)
 			warn(p, "'%s' has xattrs, but the filesystem has no ext_attr feature: "
-			     "xattrs are not copied", p->path);
+			     "xattrs are not copied (-O ext_attr copies them)", p->path);
 		p->xattr_warned = true;
 		return 0;
 	}
@@ -331,38 +346,54 @@ static int copy_inline_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, u
 
 /* ---- regular files -------------------------------------------------------------------- */
 
-static int push_run(struct ek_ext **v, size_t *n, size_t *cap, uint64_t lblk, uint64_t end)
+/*
+ * Add blocks [lblk, end) of kind @unwritten to the sorted runs *v.  Runs
+ * come in file order; converting bytes to blocks can make a run start in
+ * the last block of the one before (the source's blocks are smaller than
+ * ours): written wins that block, so data is never left in an unwritten
+ * extent.
+ */
+static int push_run(struct ek_ext **v, size_t *n, size_t *cap, uint64_t lblk, uint64_t end,
+		    bool unwritten)
 {
-	if (*n && (*v)[*n - 1].lblk + (*v)[*n - 1].len >= lblk) {
-		uint64_t e = (*v)[*n - 1].lblk + (uint64_t)(*v)[*n - 1].len;
+	struct ek_ext *last = *n ? &(*v)[*n - 1] : NULL;
 
-		if (end > e)
-			(*v)[*n - 1].len = (uint32_t)(end - (*v)[*n - 1].lblk);
+	if (last && (uint64_t)last->lblk + last->len > lblk) {
+		if (last->unwritten && !unwritten) {
+			last->len = (uint32_t)(lblk - last->lblk);	/* this one takes it */
+			if (!last->len)
+				(*n)--;
+			last = *n ? &(*v)[*n - 1] : NULL;
+		} else {
+			lblk = (uint64_t)last->lblk + last->len;
+		}
+	}
+	if (lblk >= end)
+		return 0;
+	if (last && (uint64_t)last->lblk + last->len == lblk && last->unwritten == unwritten) {
+		last->len = (uint32_t)(end - last->lblk);
 		return 0;
 	}
 	return ek_ext_append(v, n, cap, &(struct ek_ext){ .lblk = (uint32_t)lblk,
-							  .len = (uint32_t)(end - lblk) });
+							  .len = (uint32_t)(end - lblk),
+							  .unwritten = unwritten });
 }
 
 /* the blocks of the file that hold data: SEEK_DATA/SEEK_HOLE, else all of them */
-static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, size_t *nout)
+static int seek_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, size_t *n,
+		     size_t *cap)
 {
 	uint32_t bs = p->fs->blksz;
 	uint64_t nblocks = (size + bs - 1) / bs, pos = 0;
-	struct ek_ext *v = NULL;
-	size_t n = 0, cap = 0;
 	int err = 0;
 
-	if (nblocks > 0xFFFFFFFFull)
-		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
-			      (unsigned long long)nblocks);
 	while (pos < size && !err) {
 		off_t d = lseek(fd, (off_t)pos, SEEK_DATA), h;
 
 		if (d < 0) {
 			if (errno == ENXIO)
 				break;	/* a hole to the end */
-			err = push_run(&v, &n, &cap, pos / bs, nblocks);	/* no SEEK_DATA here */
+			err = push_run(v, n, cap, pos / bs, nblocks, false);	/* no SEEK_DATA here */
 			break;
 		}
 		h = lseek(fd, d, SEEK_HOLE);
@@ -370,9 +401,157 @@ static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, 
 			h = (off_t)size;
 		if (h <= d)
 			break;
-		err = push_run(&v, &n, &cap, (uint64_t)d / bs, ((uint64_t)h + bs - 1) / bs);
+		err = push_run(v, n, cap, (uint64_t)d / bs, ((uint64_t)h + bs - 1) / bs, false);
 		pos = (uint64_t)h;
 	}
+	return err;
+}
+
+static bool all_zero(const uint8_t *b, size_t len)
+{
+	return !len || (!b[0] && !memcmp(b, b + 1, len - 1));
+}
+
+/*
+ * An unwritten extent of the source inside its size: blocks of it that
+ * read as zeros stay unwritten, any other (written since FIEMAP looked)
+ * is data.  Reading an unwritten extent costs no disk I/O.
+ */
+static int push_unwritten(struct pop *p, int fd, uint64_t size, uint64_t lblk, uint64_t end,
+			  struct ek_ext **v, size_t *n, size_t *cap)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t per = COPY_CHUNK / bs;
+	int err = 0;
+
+	for (uint64_t b = lblk; b < end && !err; b += per) {
+		uint64_t cnt = end - b < per ? end - b : per, got = 0, want = cnt * bs;
+
+		if (b * bs + want > size)
+			want = size - b * bs;
+		while (got < want) {
+			ssize_t r = pread(fd, p->buf + got, want - got, (off_t)(b * bs + got));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return ek_err(-errno, "cannot read '%s': %s", p->path, strerror(errno));
+			if (r == 0)
+				break;
+			got += (uint64_t)r;
+		}
+		memset(p->buf + got, 0, cnt * bs - got);
+		for (uint64_t k = 0; k < cnt && !err; k++)
+			err = push_run(v, n, cap, b + k, b + k + 1, all_zero(p->buf + k * bs, bs));
+	}
+	return err;
+}
+
+#define FIEMAP_BATCH 256	/* extents asked for per FS_IOC_FIEMAP */
+
+/*
+ * The source's extents by FIEMAP (synced first, so delayed allocation is
+ * placed): written ones as data, unwritten ones (fallocate) as unwritten
+ * runs, and preallocation past the size as unwritten runs too.  Without
+ * the extent feature neither kind exists: unwritten blocks inside the
+ * size become zero-filled data blocks and those past it are left out.
+ * 1: FIEMAP cannot tell (not supported), the caller seeks instead.
+ */
+static int fiemap_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, size_t *n,
+		       size_t *cap)
+{
+	uint32_t bs = p->fs->blksz;
+	bool extents = ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EXTENTS);
+	/* the logical blocks an extent tree maps: 2^32 - 1, ext4's EXT_MAX_BLOCKS */
+	uint64_t eof = (size + bs - 1) / bs, limit = 0xFFFFFFFFull;
+	struct fiemap *fm = ek_calloc(1, sizeof(*fm) + FIEMAP_BATCH * sizeof(struct fiemap_extent));
+	uint64_t start = 0;
+	bool last = false, any = false;
+	int err = 0;
+
+	if (!fm)
+		return -ENOMEM;
+	while (!last && !err) {
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = FIEMAP_BATCH;
+		fm->fm_mapped_extents = 0;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm)) {
+			err = any ? ek_err(-errno, "cannot map '%s' (FIEMAP): %s", p->path,
+					   strerror(errno)) : 1;
+			break;
+		}
+		if (!fm->fm_mapped_extents)
+			break;
+		for (uint32_t i = 0; i < fm->fm_mapped_extents && !err; i++) {
+			const struct fiemap_extent *x = &fm->fm_extents[i];
+			uint64_t lo = x->fe_logical / bs, hi, in, end = x->fe_logical + x->fe_length;
+			bool unwritten = x->fe_flags & FIEMAP_EXTENT_UNWRITTEN;
+
+			if (x->fe_flags & FIEMAP_EXTENT_LAST)
+				last = true;
+			if (end <= start || end < x->fe_logical) {	/* no progress: stop */
+				last = true;
+				break;
+			}
+			start = end;
+			any = true;
+			hi = (end + bs - 1) / bs;
+			in = hi < eof ? hi : eof;
+			if (!unwritten) {
+				/* data; a source block reaching past the size is no preallocation */
+				if (lo < in)
+					err = push_run(v, n, cap, lo, in, false);
+				continue;
+			}
+			/* inside the size: checked; data without extents */
+			if (lo < in)
+				err = extents ? push_unwritten(p, fd, size, lo, in, v, n, cap)
+					      : push_run(v, n, cap, lo, in, false);
+			/* past the size (fallocate --keep-size): kept with extents */
+			if (lo < eof)
+				lo = eof;
+			if (hi > limit)
+				hi = limit;
+			if (!err && extents && lo < hi)
+				err = push_run(v, n, cap, lo, hi, true);
+		}
+	}
+	free(fm);
+	if (!err && !any && size)
+		err = 1;	/* FIEMAP saw nothing in a file with a size: let SEEK_DATA look */
+	return err;
+}
+
+/*
+ * The runs of the file to allocate: FIEMAP's extents; without FIEMAP
+ * every block of a file with no fewer bytes allocated than its size,
+ * else SEEK_DATA / SEEK_HOLE's data, else every block (see the file
+ * header).
+ */
+static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext **out,
+		     size_t *nout)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t size = (uint64_t)s->st_size, nblocks = (size + bs - 1) / bs;
+	struct ek_ext *v = NULL;
+	size_t n = 0, cap = 0;
+	int err;
+
+	if (nblocks > 0xFFFFFFFFull)
+		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
+			      (unsigned long long)nblocks);
+	err = s->st_blocks ? fiemap_runs(p, fd, size, &v, &n, &cap) : 1;
+	n = err == 1 ? 0 : n;
+	if (err == 1 && size && (uint64_t)s->st_blocks * 512 >= size)
+		/*
+		 * no FIEMAP, and as many bytes allocated as the size: no holes,
+		 * though SEEK_DATA may call fallocated space one (tmpfs does)
+		 */
+		err = push_run(&v, &n, &cap, 0, nblocks, false);
+	else if (err == 1)	/* sparse, or nothing allocated: seek */
+		err = seek_runs(p, fd, size, &v, &n, &cap);
 	if (err) {
 		free(v);
 		return err;
@@ -382,12 +561,27 @@ static int data_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **out, 
 	return 0;
 }
 
-static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t size)
+/* *out: the file has fallocated space that stays (unwritten runs) */
+static int has_unwritten(struct pop *p, int fd, const struct stat *s, bool *out)
+{
+	struct ek_ext *runs = NULL;
+	size_t n = 0;
+	int err = data_runs(p, fd, s, &runs, &n);
+
+	*out = false;
+	for (size_t i = 0; i < n && !err; i++)
+		*out |= runs[i].unwritten;
+	free(runs);
+	return err;
+}
+
+static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const struct stat *s)
 {
 	uint32_t bs = p->fs->blksz;
+	uint64_t size = (uint64_t)s->st_size;
 	struct ek_ext *runs = NULL, *v = NULL;
 	size_t nruns = 0, nv = 0;
-	int err = data_runs(p, fd, size, &runs, &nruns);
+	int err = data_runs(p, fd, s, &runs, &nruns);
 
 	if (!err && nruns)
 		err = ek_newfs_map(p->nf, ino, raw, runs, nruns, 0, 0, &v, &nv);
@@ -395,6 +589,9 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, uint64_t
 		err = ek_newfs_map(p->nf, ino, raw, NULL, 0, 0, 0, &v, &nv);	/* an empty tree */
 	for (size_t i = 0; i < nv && !err; i++) {
 		uint64_t per = COPY_CHUNK / bs;
+
+		if (v[i].unwritten)
+			continue;	/* reads as zeros: nothing to copy */
 
 		for (uint64_t k = 0; k < v[i].len && !err; k += per) {
 			uint64_t cnt = v[i].len - k < per ? v[i].len - k : per;
@@ -442,7 +639,8 @@ static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw)
 	if (len < 0)
 		return ek_err(-errno, "cannot read the symlink '%s': %s", p->path, strerror(errno));
 	if ((size_t)len >= p->fs->blksz)
-		return ek_err(-ENAMETOOLONG, "the target of '%s' is longer than a block", p->path);
+		return ek_err(-ENAMETOOLONG, "the target of '%s' is %zd bytes, more than a %u-byte "
+			      "block holds: use a larger -b", p->path, len, p->fs->blksz);
 	ek_newfs_inode_set_size(p->nf, raw, (uint64_t)len);
 	if (len < EXT4_N_BLOCKS * 4) {	/* fast: the target in i_block */
 		memcpy(raw + offsetof(struct ext4_inode, i_block), target, (size_t)len);
@@ -630,10 +828,13 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 	/* a directory's xattrs are stored with its entries (copy_dir: maybe inline) */
 	if (S_ISREG(s.st_mode) && has_inline(p)) {
 		struct xlist l;
-		bool done = false;
+		bool done = false, prealloc = false;
 
 		err = xlist_read(p, &l);
-		if (!err)
+		/* fallocated space is kept in blocks: an inline file has none */
+		if (!err && s.st_blocks && (uint64_t)s.st_size <= p->fs->inode_size)
+			err = has_unwritten(p, fd, &s, &prealloc);
+		if (!err && !prealloc)
 			err = copy_inline_file(p, fd, ino, raw, (uint64_t)s.st_size, &l, &done);
 		if (!err && !done)
 			err = xlist_store(p, ino, raw, &l, NULL, 0, false);
@@ -649,7 +850,7 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 	}
 	switch (s.st_mode & S_IFMT) {
 	case S_IFREG:
-		err = copy_file(p, fd, ino, raw, (uint64_t)s.st_size);
+		err = copy_file(p, fd, ino, raw, &s);
 		p->st->files++;
 		break;
 	case S_IFDIR: {
@@ -783,34 +984,121 @@ out:
 	return err;
 }
 
-/* ---- a source too big --------------------------------------------------------------------- */
+/* ---- what a tree needs -------------------------------------------------------------------- */
 
-static uint64_t need_blocks, need_blksz, need_ratio;	/* nftw has no argument */
+struct linked {
+	dev_t dev;
+	ino_t sino;
+	uint64_t blocks;
+};
 
-static int need_one(const char *path, const struct stat *s, int flag, struct FTW *f)
+static struct measure {		/* nftw has no argument */
+	const struct ek_fs *fs;
+	struct ek_populate_need *need;
+	struct linked *links;
+	size_t nlinks, cap;
+	int err;
+} *meas;
+
+/* the fewest blocks @s can take in the image (inline, holes, blocks of ours) */
+static uint64_t least_blocks(const struct ek_fs *fs, const struct stat *s)
 {
-	(void)path, (void)flag, (void)f;
-	if (S_ISREG(s->st_mode) || S_ISDIR(s->st_mode) || S_ISLNK(s->st_mode))
-		need_blocks += ((uint64_t)s->st_blocks * 512 + need_blksz - 1) / need_blksz *
-			       need_ratio;
-	return 0;
+	uint64_t bs = fs->blksz, ratio = ek_cluster_ratio(fs), b = 0;
+	bool inl = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
+		   fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE;
+	uint64_t size = s->st_size > 0 ? (uint64_t)s->st_size : 0;
+
+	if (S_ISREG(s->st_mode) && !(inl && size <= fs->inode_size)) {
+		uint64_t held = (uint64_t)s->st_blocks * 512 / bs, in = (size + bs - 1) / bs;
+
+		b = held < in ? held : in;
+	} else if (S_ISDIR(s->st_mode) && !inl) {
+		b = 1;
+	} else if (S_ISLNK(s->st_mode) && size >= EXT4_N_BLOCKS * 4) {
+		b = 1;
+	}
+	return (b + ratio - 1) / ratio * ratio;	/* bigalloc: whole clusters */
+}
+
+static int measure_one(const char *path, const struct stat *s, int flag, struct FTW *f)
+{
+	struct measure *m = meas;
+	uint64_t b;
+
+	if (f->level == 0)
+		return FTW_CONTINUE;	/* the root is there already */
+	if (f->level == 1 && !strcmp(path + f->base, "lost+found"))
+		return flag == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;	/* left out */
+	if (flag == FTW_NS)
+		return FTW_CONTINUE;	/* the copy says why */
+	b = least_blocks(m->fs, s);
+	if (!S_ISDIR(s->st_mode) && s->st_nlink > 1) {
+		/* counted once, after the walk */
+		if (m->nlinks == m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 256;
+			struct linked *v = realloc(m->links, cap * sizeof(*v));
+
+			if (!v) {
+				m->err = -ENOMEM;
+				return FTW_STOP;
+			}
+			m->links = v;
+			m->cap = cap;
+		}
+		m->links[m->nlinks++] = (struct linked){ .dev = s->st_dev, .sino = s->st_ino,
+							 .blocks = b };
+		return FTW_CONTINUE;
+	}
+	m->need->inodes++;
+	m->need->blocks += b;
+	return FTW_CONTINUE;
+}
+
+static int cmp_linked(const void *a, const void *b)
+{
+	const struct linked *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->sino < y->sino ? -1 : x->sino > y->sino;
+}
+
+int ek_populate_measure(struct ek_newfs *nf, const char *dir, struct ek_populate_need *out)
+{
+	struct measure m = { .fs = ek_newfs_fs(nf), .need = out };
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	meas = &m;
+	rc = nftw(dir, measure_one, 64, FTW_PHYS | FTW_ACTIONRETVAL);
+	meas = NULL;
+	if (!m.err && rc == -1)
+		m.err = ek_err(-errno, "cannot walk '%s': %s", dir, strerror(errno));
+	if (!m.err && m.nlinks) {
+		qsort(m.links, m.nlinks, sizeof(*m.links), cmp_linked);
+		for (size_t i = 0; i < m.nlinks; i++)
+			if (!i || cmp_linked(&m.links[i - 1], &m.links[i])) {
+				out->inodes++;
+				out->blocks += m.links[i].blocks;
+			}
+	}
+	free(m.links);
+	return m.err;
 }
 
 /* the filesystem filled up: say how much the source holds and what there was */
 static int too_big(struct pop *p, const char *dir, int err)
 {
-	uint64_t free_blocks = ek_newfs_free_blocks(p->nf), bs = p->fs->blksz;
+	struct ek_populate_need need;
+	uint64_t bs = p->fs->blksz;
 
-	need_blocks = 0;
-	need_ratio = ek_cluster_ratio(p->fs);	/* bigalloc: every file takes whole clusters */
-	need_blksz = bs * need_ratio;
-	if (nftw(dir, need_one, 64, FTW_PHYS) != 0)
+	if (ek_populate_measure(p->nf, dir, &need))
 		return err;
-	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs at least %llu KiB (%llu blocks) "
-		      "for its data alone, the new filesystem had %llu KiB free after its metadata",
-		      dir, (unsigned long long)(need_blocks * bs >> 10),
-		      (unsigned long long)need_blocks,
-		      (unsigned long long)((free_blocks + p->used_blocks) * bs >> 10));
+	return ek_err(-ENOSPC, "the filesystem is full: '%s' needs more than the %llu KiB free "
+		      "after the filesystem's own metadata (file data at least %llu KiB, then "
+		      "directories and block maps); give a larger size", dir,
+		      (unsigned long long)(p->free_before * bs >> 10),
+		      (unsigned long long)(need.blocks * bs >> 10));
 }
 
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
@@ -832,13 +1120,13 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 	p.buf = ek_malloc(COPY_CHUNK);
 	if (!p.buf)
 		return -ENOMEM;
-	p.used_blocks = ek_newfs_free_blocks(nf);
+	p.free_before = ek_newfs_free_blocks(nf);
 	/* the root keeps mkfs's mode, owner and times but takes the xattrs, as mke2fs */
 	err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0);
-	if (err == -ENOSPC) {
-		p.used_blocks -= ek_newfs_free_blocks(nf);
+	if (err == -ENOSPC && !ek_newfs_free_inodes(nf))
+		err = ek_err(-ENOSPC, "'%s' has more files than the filesystem has inodes", p.path);
+	else if (err == -ENOSPC)
 		err = too_big(&p, p.path, err);
-	}
 	free(p.buf);
 	free(p.links);
 	return err;

@@ -301,7 +301,9 @@ static int release_orphans(struct ek_recovery *r, const struct ek_recover_apply_
 		err = ek_wset_seal(ws);
 	if (err || !*released)
 		goto out_close;
-	ek_io_set_undo(fs->io, a->undo);
+	err = ek_io_set_undo(fs->io, a->undo);
+	if (err)
+		goto out_close;
 	if (r->copy) {
 		/* a fresh copy, removed if apply fails: written directly */
 		err = ek_wset_write(ws);
@@ -309,7 +311,7 @@ static int release_orphans(struct ek_recovery *r, const struct ek_recover_apply_
 		err = r->journal_dev ? ek_journal_open_dev(fs, r->journal_dev, EK_OPEN_RW, &j) :
 				       ek_journal_open(fs, EK_OPEN_RW, &j);
 		if (!err && j->dev)
-			ek_io_set_undo(j->dev, a->journal_undo);
+			err = ek_io_set_undo(j->dev, a->journal_undo);
 		if (!err)
 			err = ek_journal_commit_wset(j, ws, a->now);
 		if (j && j->dev)
@@ -333,9 +335,11 @@ int ek_recover_apply(struct ek_recovery *r, const struct ek_recover_apply_opts *
 		return r->refused;
 	if (!(r->fs->flags & EK_OPEN_RW))
 		return ek_err(-EINVAL, "recovery plan made read-only: cannot apply it");
-	ek_io_set_undo(r->fs->io, a->undo);
-	if (r->j->dev)
-		ek_io_set_undo(r->j->dev, a->journal_undo);
+	err = ek_io_set_undo(r->fs->io, a->undo);
+	if (!err && r->j->dev)
+		err = ek_io_set_undo(r->j->dev, a->journal_undo);
+	if (err)
+		return err;
 	r->j->progress = a->progress;
 	r->j->progress_arg = a->progress_arg;
 	if (!r->clean) {

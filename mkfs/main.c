@@ -96,6 +96,16 @@ static int fail(struct mk *m, const char *fmt, ...)
 	return 1;
 }
 
+/* a library error while writing the target: named once, by lib or here */
+static int fail_write(struct mk *m, int err)
+{
+	const char *msg = ek_error_msg(err);
+
+	if (strstr(msg, m->target))
+		return fail(m, "%s", msg);
+	return fail(m, "cannot write '%s': %s", m->target, msg);
+}
+
 /* a size: digits and an optional k/M/G/T suffix; @unit for a bare number */
 static int parse_size(const char *s, uint64_t unit, uint64_t *out)
 {
@@ -326,60 +336,6 @@ static int parse_extended(struct mk *m, const char *list)
 
 /* ---- the target ------------------------------------------------------------------ */
 
-/*
- * The file behind loop device @rdev (or behind the loop device a partition
- * @rdev lies on) is @st: compared by device and inode, so other names of
- * the same file (hard links, bind mounts) count too.
- */
-static bool loop_backs(dev_t rdev, const struct stat *st)
-{
-	static const char *const where[] = { "loop/backing_file", "../loop/backing_file" };
-	char path[PATH_MAX], back[PATH_MAX];
-	struct stat bs;
-	bool same = false;
-
-	for (size_t i = 0; i < 2 && !same; i++) {
-		FILE *b;
-
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", major(rdev), minor(rdev),
-			 where[i]);
-		b = fopen(path, "r");
-		if (!b)
-			continue;
-		if (fgets(back, sizeof(back), b)) {
-			back[strcspn(back, "\n")] = '\0';
-			same = !stat(back, &bs) && bs.st_dev == st->st_dev && bs.st_ino == st->st_ino;
-		}
-		fclose(b);
-	}
-	return same;
-}
-
-/* is @path, or the file behind a loop device, mounted? */
-static bool target_mounted(const char *path)
-{
-	struct stat st, ms;
-	char src[4096], dir[4096];
-	FILE *f;
-	bool found = false;
-
-	if (stat(path, &st))
-		return false;
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%4095s %4095s %*[^\n]", src, dir) == 2) {
-		if (stat(src, &ms) || !S_ISBLK(ms.st_mode))
-			continue;
-		if (S_ISBLK(st.st_mode))
-			found = ms.st_rdev == st.st_rdev;
-		else
-			found = loop_backs(ms.st_rdev, &st);
-	}
-	fclose(f);
-	return found;
-}
-
 /* an existing filesystem or partition table at @offset: its name, or NULL */
 static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
 {
@@ -432,7 +388,7 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return fail(m, "'%s' is neither a regular file nor a block device", m->target);
-	if (!m->dry_run && target_mounted(m->target))
+	if (!m->dry_run && ek_target_mounted(m->target))
 		return fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
 	if (S_ISREG(st.st_mode)) {
 		uint64_t have = (uint64_t)st.st_size > m->offset ? (uint64_t)st.st_size - m->offset : 0;
@@ -449,11 +405,13 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 		}
 		close(fd);
 		if (dev <= m->offset)
-			return fail(m, "offset %" PRIu64 " is past the end of '%s'", m->offset, m->target);
+			return fail(m, "-E offset=%" PRIu64 " is past the end of '%s'", m->offset,
+				    m->target);
 		dev -= m->offset;
 		if (want > dev)
-			return fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked for",
-				    m->target, dev, want);
+			return fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked "
+				    "for: give a smaller size, or none for the whole device", m->target,
+				    dev, want);
 		*size = want ? want : dev & ~4095ull;
 	}
 	existing = probe_existing(m->target, m->offset, S_ISREG(st.st_mode) ? 0 : *size);
@@ -584,6 +542,30 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 			    (uint64_t)grp->inode_table + g->inode_table_blocks - 1);
 	}
 	ek_out_arr_end(o);
+}
+
+/*
+ * The -d tree against the new filesystem, before anything is written:
+ * too many files or too much data is refused with the option that helps.
+ */
+static int check_tree(struct mk *m, struct ek_newfs *nf)
+{
+	const struct ek_geometry *g = ek_newfs_geometry(nf);
+	struct ek_populate_need need;
+	uint64_t ifree = ek_newfs_free_inodes(nf), bfree = ek_newfs_free_blocks(nf);
+	int err = ek_populate_measure(nf, m->src_dir, &need);
+
+	if (err)
+		return fail(m, "%s", ek_error_msg(err));	/* it names the tree */
+	if (need.inodes > ifree)
+		return fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
+			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
+			    ifree, g->inodes - ifree + need.inodes);
+	if (need.blocks > bfree)
+		return fail(m, "-d '%s': the tree needs at least %" PRIu64 " KiB for its data, the "
+			    "filesystem has %" PRIu64 " KiB free; give a larger size", m->src_dir,
+			    need.blocks * g->blocksize >> 10, bfree * g->blocksize >> 10);
+	return 0;
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -742,9 +724,10 @@ int main(int argc, char **argv)
 	if (m.src_dir) {
 		struct stat st;
 
-		if (stat(m.src_dir, &st) || !S_ISDIR(st.st_mode))
-			return fail(&m, "-d %s: %s", m.src_dir,
-				    errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+		if (stat(m.src_dir, &st))
+			return fail(&m, "-d '%s': %s", m.src_dir, strerror(errno));
+		if (!S_ISDIR(st.st_mode))
+			return fail(&m, "-d '%s': not a directory", m.src_dir);
 	}
 	if ((rc = check_target(&m, want, &size)))
 		goto out;
@@ -775,6 +758,9 @@ int main(int argc, char **argv)
 		fail(&m, "%s", ek_error_msg(err));
 		goto out;
 	}
+	if (m.src_dir && (rc = check_tree(&m, nf)))
+		goto out;
+	rc = 1;
 	out = ek_out_new(stdout, m.json ? EK_OUT_JSON : EK_OUT_TEXT);
 	if (!out) {
 		fail(&m, "out of memory");
@@ -797,7 +783,7 @@ int main(int argc, char **argv)
 	}
 	ek_newfs_set_target(nf, io, m.o.zeroed);
 	if ((err = ek_newfs_begin(nf))) {
-		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
+		fail_write(&m, err);
 		goto out;
 	}
 	if (m.src_dir) {
@@ -825,7 +811,7 @@ int main(int argc, char **argv)
 		ek_out_obj_end(out);
 	}
 	if ((err = ek_newfs_finish(nf))) {
-		fail(&m, "cannot write '%s': %s", m.target, ek_error_msg(err));
+		fail_write(&m, err);
 		goto out;
 	}
 	ek_out_bool(out, "written", true);

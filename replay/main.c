@@ -27,7 +27,8 @@ struct rp {
 	const char *undo;	/* apply: record the original bytes here */
 	const char *journal_dev;	/* external journal device */
 	bool applied;		/* apply finished writing: keep its copy whatever the status */
-	bool force;		/* apply: replay part of the log (--upto) in place */
+	bool force;		/* apply: replay part of the log (--upto) in place;
+				 * undo: go past the checks, as e2undo -f */
 	bool have_upto;
 	ek_tid_t upto;		/* --upto */
 	unsigned flags;		/* EK_OPEN_IGNORE_CSUM (-n) */
@@ -789,10 +790,16 @@ static int do_apply(struct rp *r)
 	struct ek_recover_apply_opts aopts = { .now = now };
 	struct ek_recover_result res;
 	struct ek_recovery *rec = NULL;
-	struct ek_undo *u = NULL;
+	struct ek_undo *u = NULL, *ju = NULL;
 	unsigned last_pct = ~0u;
 	int err, ret = 1;
 
+	/* in place: never into a mounted filesystem (nor the image behind a loop device) */
+	if (!r->dry_run && !copy && ek_target_mounted(r->image)) {
+		fprintf(stderr, "%s: apply: '%s' is mounted: refusing to write into it; "
+			"unmount it, or pass --output COPY\n", r->prog, r->image);
+		return 1;
+	}
 	if (copy && (err = ek_recover_copy(r->image, r->output)))
 		return fail(r, "apply", err);
 	err = ek_recover_plan(&opts, &rec);
@@ -829,19 +836,36 @@ static int do_apply(struct rp *r)
 		}
 	}
 	if (r->undo) {
-		err = ek_undo_create(r->undo, ek_io_size(rec->fs->io), &u);
+		/* one undo file per device written: an external journal's beside it */
+		err = ek_undo_create(r->undo, rec->fs->io, rec->fs->blksz, &u);
+		if (!err && rec->j->dev && !rec->j->leave_journal) {
+			char jpath[4096];
+
+			if (snprintf(jpath, sizeof(jpath), "%s.journal", r->undo) >= (int)sizeof(jpath))
+				err = ek_err(-ENAMETOOLONG, "undo file name '%s' is too long", r->undo);
+			else
+				err = ek_undo_create(jpath, rec->j->dev, rec->fs->blksz, &ju);
+		}
 		if (err) {
+			ek_undo_close(u);
 			fail(r, "apply", err);
 			goto out;
 		}
 		aopts.undo = u;
+		aopts.journal_undo = ju;
 	}
 	if (isatty(STDERR_FILENO) && r->out_mode == EK_OUT_TEXT && rec->plan.nwrites >= 4096) {
 		aopts.progress = apply_progress;
 		aopts.progress_arg = &last_pct;
 	}
 	err = ek_recover_apply(rec, &aopts, &res);
-	ek_undo_close(u);
+	{
+		/* closing marks each undo file finished (not after a cut) */
+		int e1 = ek_undo_close(u), e2 = ek_undo_close(ju);
+
+		if (!err)
+			err = e1 ? e1 : e2;
+	}
 	if (err) {
 		fail(r, "apply", err);
 		goto out;
@@ -1179,26 +1203,88 @@ static int do_fc(struct rp *r, int argc, char **argv)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* undo FILE IMAGE: put back the bytes an apply --undo FILE overwrote */
+/*
+ * undo FILE IMAGE: put back the bytes an undo file (ours, or e2fsprogs' -z)
+ * saved.  Refusals (a mounted image, another or changed filesystem, a
+ * damaged file) write nothing; --force goes past all but the mount check.
+ * Exit 1 when the result wants a check: an unfinished file, or a check
+ * that --force overrode.
+ */
 static int do_undo(struct rp *r, int argc, char **argv)
 {
-	struct ek_io *io;
-	uint64_t n = 0;
+	struct ek_out *o = r->out;
+	struct ek_undo_result res;
+	const char *file, *image;
+	bool forced;
 	int err;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s undo UNDO_FILE IMAGE\n", r->prog);
+		fprintf(stderr, "usage: %s undo [--force] UNDO_FILE IMAGE\n", r->prog);
 		return 2;
 	}
-	err = ek_io_open(argv[2], EK_IO_RW, 0, &io);
-	if (err)
-		return fail(r, argv[2], err);
-	err = ek_undo_apply(argv[1], io, &n);
-	ek_io_close(io);
+	file = argv[1];
+	image = argv[2];
+	if (ek_target_mounted(image)) {
+		fprintf(stderr, "%s: undo: '%s' is mounted: refusing to write to it\n", r->prog, image);
+		return 1;
+	}
+	err = ek_undo_apply(file, image, r->force ? EK_UNDO_FORCE : 0, &res);
 	if (err)
 		return fail(r, "undo", err);
-	printf("restored %llu ranges of '%s' from '%s'\n", (unsigned long long)n, argv[2], argv[1]);
-	return 0;
+	if (res.hdr.crc_bad)
+		fprintf(stderr, "%s: warning: the header of '%s' fails its checksum (forced)\n", r->prog, file);
+	if (res.hdr.unknown_features)
+		fprintf(stderr, "%s: warning: '%s' has unknown features (forced)\n", r->prog, file);
+	if (res.sb_crc_bad)
+		fprintf(stderr, "%s: warning: the superblock copy in '%s' fails its checksum (forced)\n",
+			r->prog, file);
+	if (res.sb_mismatch)
+		fprintf(stderr, "%s: warning: %s (forced)\n", r->prog,
+			res.other_fs ? "the undo file was made for another filesystem" :
+				       "the image has changed since the undo file was written");
+	if (res.bad_keyblocks)
+		fprintf(stderr, "%s: warning: %llu key blocks fail their checks (forced)\n", r->prog,
+			(unsigned long long)res.bad_keyblocks);
+	if (res.bad_data)
+		fprintf(stderr, "%s: warning: %llu saved ranges fail their checksums, restored anyway (forced)\n",
+			r->prog, (unsigned long long)res.bad_data);
+	if (res.skipped)
+		fprintf(stderr, "%s: warning: %llu saved ranges lie outside the file or the image, skipped (forced)\n",
+			r->prog, (unsigned long long)res.skipped);
+	if (!res.finished)
+		fprintf(stderr, "%s: warning: undo file '%s' is incomplete (the tool that wrote it did not "
+			"finish): restored what it holds\n", r->prog, file);
+	if (res.marked)
+		fprintf(stderr, "%s: '%s' is marked for a check: run e2fsck\n", r->prog, image);
+	else if (res.not_marked)
+		fprintf(stderr, "%s: warning: '%s' holds no ext superblock to mark for a check\n",
+			r->prog, image);
+	forced = res.hdr.crc_bad || res.hdr.unknown_features || res.sb_crc_bad || res.sb_mismatch ||
+		 res.bad_keyblocks || res.bad_data || res.skipped;
+	ek_out_text(o, "restored %llu ranges (%llu bytes) of '%s' from '%s'\n",
+		    (unsigned long long)res.keys, (unsigned long long)res.bytes, image, file);
+	ek_out_obj_begin(o, NULL);
+	ek_out_str(o, "undo_file", file);
+	ek_out_str(o, "image", image);
+	ek_out_u64(o, "block_size", res.hdr.block_size);
+	ek_out_u64(o, "fs_block_size", res.hdr.fs_block_size);
+	ek_out_u64(o, "fs_offset", res.hdr.fs_offset);
+	ek_out_u64(o, "keys", res.hdr.num_keys);
+	ek_out_bool(o, "finished", res.finished);
+	ek_out_u64(o, "ranges_restored", res.keys);
+	ek_out_u64(o, "bytes_restored", res.bytes);
+	ek_out_bool(o, "forced", forced);
+	ek_out_bool(o, "header_crc_bad", res.hdr.crc_bad);
+	ek_out_bool(o, "unknown_features", res.hdr.unknown_features);
+	ek_out_bool(o, "superblock_crc_bad", res.sb_crc_bad);
+	ek_out_bool(o, "superblock_mismatch", res.sb_mismatch);
+	ek_out_bool(o, "other_filesystem", res.other_fs);
+	ek_out_u64(o, "bad_key_blocks", res.bad_keyblocks);
+	ek_out_u64(o, "bad_data", res.bad_data);
+	ek_out_u64(o, "skipped", res.skipped);
+	ek_out_bool(o, "marked_for_check", res.marked);
+	ek_out_obj_end(o);
+	return res.finished && !forced ? 0 : 1;
 }
 
 struct rp_cmd {
@@ -1219,7 +1305,7 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
 	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true },
-	{ "undo", NULL, "UNDO IMAGE", "put back what an apply --undo UNDO overwrote" },
+	{ "undo", NULL, "UNDO IMAGE", "restore IMAGE from an undo file (ours or e2fsprogs' -z)" },
 };
 
 static void usage(FILE *f, const char *prog)
@@ -1238,8 +1324,10 @@ static void usage(FILE *f, const char *prog)
 		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
-		"  --undo F    apply: save what is overwritten in the new file F\n"
-		"  --force     apply: replay only part of the log (--upto) in place\n"
+		"  --undo F    apply: save what is overwritten in the new undo file F\n"
+		"              (e2undo format; an external journal's in F.journal)\n"
+		"  -f, --force apply: replay part of the log (--upto) in place;\n"
+		"              undo: restore despite a failed check, as e2undo -f\n"
 		"  --journal-dev DEV  the external journal device (with --output it\n"
 		"              is read, never written)\n"
 		"  --journal-only  apply: replay the journal, leave the orphan inodes\n"
@@ -1274,8 +1362,11 @@ int main(int argc, char **argv)
 	int c, err, ret;
 
 	/* options may stand anywhere: "list IMG --json" works too */
-	while ((c = getopt_long(argc, argv, "nV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fnV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			r.force = true;
+			break;
 		case 'D':
 			r.dry_run = true;
 			break;
@@ -1284,9 +1375,6 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			r.journal_only = true;
-			break;
-		case 'f':
-			r.force = true;
 			break;
 		case 'u':
 			r.undo = optarg;
@@ -1334,8 +1422,12 @@ int main(int argc, char **argv)
 		usage(stderr, r.prog);
 		return 2;
 	}
-	if (!strcmp(argv[optind], "undo"))
-		return do_undo(&r, argc - optind, argv + optind);
+	if (!strcmp(argv[optind], "undo")) {
+		r.out = ek_out_new(stdout, mode);
+		ret = r.out ? do_undo(&r, argc - optind, argv + optind) : 1;
+		ek_out_free(r.out);
+		return ret;
+	}
 	for (size_t i = 0; i < sizeof(rp_cmds) / sizeof(rp_cmds[0]); i++)
 		if (!strcmp(argv[optind], rp_cmds[i].name))
 			cmd = &rp_cmds[i];
@@ -1365,7 +1457,8 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	if (r.output || r.undo || r.force) {
-		fprintf(stderr, "%s: --output, --undo and --force apply to 'apply' only\n", r.prog);
+		fprintf(stderr, "%s: --output, --undo and --force are for 'apply' (--force: and 'undo')\n",
+			r.prog);
 		return 2;
 	}
 	ret = 1;

@@ -124,6 +124,49 @@ START_TEST(test_bigalloc_map)
 }
 END_TEST
 
+/* unwritten runs become unwritten extents of at most 32767 blocks, never merged with data */
+START_TEST(test_unwritten_map)
+{
+	struct ek_newfs_opts o = {
+		.geo = { .size = 512 * MiB, .type = EK_FS_EXT4, .blocksize = 4096 },
+		.now = 1700000000, .zeroed = true };
+	struct ek_ext runs[] = { { .lblk = 0, .len = 5 },
+				 { .lblk = 5, .len = 40000, .unwritten = true },
+				 { .lblk = 40005, .len = 5 } }, *v;
+	const uint8_t *root;
+	struct ek_newfs *nf;
+	ek_ino_t ino;
+	uint8_t *raw;
+	uint64_t next = 0;
+	size_t nv;
+
+	ck_assert_int_eq(ek_newfs_create(NULL, &o, &nf), 0);
+	ck_assert_int_eq(ek_newfs_inode_new(nf, 0100644, &ino, &raw), 0);
+	ck_assert_int_eq(ek_newfs_map(nf, ino, raw, runs, 3, 0, 0, &v, &nv), 0);
+	ck_assert_uint_ge(nv, 4);
+	for (size_t i = 0; i < nv; i++) {
+		bool want = v[i].lblk >= 5 && v[i].lblk < 40005;
+
+		ck_assert_uint_eq(v[i].lblk, next);
+		ck_assert_msg(v[i].unwritten == want, "extent %zu at %u: unwritten %d", i,
+			      v[i].lblk, v[i].unwritten);
+		ck_assert_uint_le(v[i].len, want ? 32767 : 32768);
+		next = (uint64_t)v[i].lblk + v[i].len;
+		if (want)
+			ck_assert_uint_le(next, 40005);
+	}
+	ck_assert_uint_eq(next, 40010);
+	/* in the inode: ee_len above 32768 marks the unwritten ones */
+	root = raw + offsetof(struct ext4_inode, i_block);
+	if (get_le16(root + 6) == 0)	/* eh_depth 0: the extents are in the inode */
+		for (size_t i = 0; i < get_le16(root + 2); i++)
+			ck_assert_uint_eq(get_le16(root + 12 + 12 * i + 4) > 32768, v[i].unwritten);
+	ck_assert_uint_ge(get_le32(raw + offsetof(struct ext4_inode, i_blocks_lo)), 40010 * 8);
+	free(v);
+	ek_newfs_free(nf);
+}
+END_TEST
+
 static Suite *newfs_suite(void)
 {
 	Suite *s = suite_create("newfs");
@@ -133,6 +176,7 @@ static Suite *newfs_suite(void)
 	tcase_add_loop_test(tc, test_mke2fs_layout, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_alloc_never_twice);
 	tcase_add_test(tc, test_bigalloc_map);
+	tcase_add_test(tc, test_unwritten_map);
 	suite_add_tcase(s, tc);
 	return s;
 }
