@@ -40,6 +40,9 @@ struct rp {
 static int fail(struct rp *r, const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", r->prog, what, ek_error_msg(err));
+	/* the image is there: what is missing is its external journal */
+	if (err == -ENOENT && !r->journal_dev && r->image && access(r->image, F_OK) == 0)
+		fprintf(stderr, "%s: name the external journal device with --journal-dev\n", r->prog);
 	return 1;
 }
 
