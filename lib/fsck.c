@@ -57,6 +57,7 @@ struct check {
 	uint8_t *iflags;	/* per inode, index ino */
 	uint32_t *refs;		/* per inode: directory entries naming it */
 	ek_ino_t *parent;	/* per inode: '..' of a directory (0: none seen) */
+	ek_ino_t *named_in;	/* per directory: the directory whose entry names it */
 	struct dup *dups;
 	size_t ndups, dups_cap;
 	ek_blk_t *bad;		/* the bad blocks inode's blocks, in its map order */
@@ -587,6 +588,12 @@ static int name_seen(struct check *c, const char *name, size_t len)
 	return 0;
 }
 
+static bool dot_or_dotdot(const struct ek_dirent *de)
+{
+	return (de->name_len == 1 && de->name[0] == '.') ||
+	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
+}
+
 static int pass2_entry(void *arg, const struct ek_dirent *de)
 {
 	struct dirwalk *w = arg;
@@ -617,6 +624,13 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return 0;
 	}
 	c->refs[de->ino]++;
+	/* a directory has one name: its parent in pass 3 */
+	if ((c->iflags[de->ino] & IS_DIR) && !dot_or_dotdot(de)) {
+		if (c->named_in[de->ino] || de->ino == EXT4_ROOT_INO)
+			report(c, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir, de->ino);
+		else
+			c->named_in[de->ino] = w->dir;
+	}
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */) {
@@ -660,6 +674,10 @@ static int pass2(struct check *c)
 
 /* ---- pass 3 and 4 ------------------------------------------------------------- */
 
+/*
+ * Every directory reaches the root through the directories whose entries
+ * name it (as e2fsck, not through '..'), then its '..' must be that parent.
+ */
 static void pass3(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
@@ -669,29 +687,29 @@ static void pass3(struct check *c)
 		return;
 	}
 	c->iflags[EXT4_ROOT_INO] |= REACHED;
+	c->named_in[EXT4_ROOT_INO] = EXT4_ROOT_INO;
 	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
 		ek_ino_t p = ino;
 		uint64_t steps = 0;
 
 		if ((c->iflags[ino] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR) ||
-		    reserved_ino(fs, ino))
+		    reserved_ino(fs, ino) || (c->iflags[ino] & IN_BAD_BLOCK))
 			continue;
-		/* follow '..' up to a reached directory; a loop or a dead end fails */
-		while (!(c->iflags[p] & REACHED) && steps++ <= fs->sb.inodes_count) {
-			ek_ino_t up = c->parent[p];
-
-			if (!up || up > fs->sb.inodes_count ||
-			    (c->iflags[up] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
-				break;
-			p = up;
-		}
+		/* up to a reached directory; a loop or a dead end fails */
+		while (!(c->iflags[p] & REACHED) && c->named_in[p] &&
+		       steps++ <= fs->sb.inodes_count)
+			p = c->named_in[p];
 		if (c->iflags[p] & REACHED) {
-			for (ek_ino_t q = ino; !(c->iflags[q] & REACHED); q = c->parent[q])
+			for (ek_ino_t q = ino; !(c->iflags[q] & REACHED); q = c->named_in[q])
 				c->iflags[q] |= REACHED;
 		} else {
 			report(c, EK_PR_DIR_UNCONNECTED, AT_INODE(ino), ino, c->parent[ino]);
 		}
 	}
+	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++)
+		if ((c->iflags[ino] & REACHED) && c->parent[ino] != c->named_in[ino])
+			report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->parent[ino],
+			       c->named_in[ino]);
 }
 
 static int pass4(struct check *c)
@@ -897,7 +915,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.iflags = ek_calloc(ninodes, 1);
 	c.refs = ek_calloc(ninodes, sizeof(*c.refs));
 	c.parent = ek_calloc(ninodes, sizeof(*c.parent));
-	err = c.bmap && c.iflags && c.refs && c.parent ? 0 : -ENOMEM;
+	c.named_in = ek_calloc(ninodes, sizeof(*c.named_in));
+	err = c.bmap && c.iflags && c.refs && c.parent && c.named_in ? 0 : -ENOMEM;
 	if (o->journal_err)
 		report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
 		       ek_error_msg(o->journal_err));
@@ -946,6 +965,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.iflags);
 	free(c.refs);
 	free(c.parent);
+	free(c.named_in);
 	free(c.dups);
 	free(c.bad);
 	free(c.name_slots);
