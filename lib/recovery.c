@@ -31,17 +31,16 @@ struct scan {
 	struct ek_journal *j;
 	struct ek_jlog *log;
 	const struct ek_jsb *sb;
-	uint32_t seed;		/* crc32c(~0, uuid) for v2/v3 */
-	bool csum_v23, csum_v1;
-	uint32_t tail;		/* bytes of the descriptor/revoke tail */
+	struct ek_jfmt f;	/* the log blocks' layout and checksums */
 	uint8_t *buf;
 	uint8_t *data;		/* chunk blocks: data blocks being checked */
 	uint32_t chunk;
 	uint32_t *want;		/* the checksum each tag of a descriptor records */
 	size_t tag_cap, rev_cap, txn_cap;
-	/* the first revoke block of the current transaction whose r_count
-	 * runs past the block: fatal only if the transaction commits */
-	uint32_t bad_rcount_jblk, bad_rcount;
+	/* why the current transaction's first revoke block whose r_count runs
+	 * past the block (t->bad_revoke_jblk) fails recovery if it commits */
+	int bad_rcount_err;
+	char bad_rcount_msg[sizeof(((struct ek_jlog *)0)->refused)];
 };
 
 static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
@@ -51,25 +50,18 @@ static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
 	return jblk;
 }
 
-/* crc32c tail of a descriptor or revoke block (jbd2_descriptor_block_csum_verify) */
-static bool block_tail_ok(const struct scan *s, const uint8_t *blk)
+/*
+ * Record why recovery would be refused (the first reason, as the kernel
+ * stops at it; one found by the scan itself, PASS_SCAN, comes before one
+ * PASS_REVOKE would find in a transaction the scan accepted earlier).
+ */
+static void refuse(struct ek_jlog *log, int err, bool pass_scan)
 {
-	uint32_t bs = s->sb->blocksize, want = get_be32(blk + bs - 4), got;
-
-	got = ek_crc32c(s->seed, blk, bs - 4);
-	got = ek_crc32c(got, "\0\0\0\0", 4);
-	return got == want;
-}
-
-static bool commit_csum_ok(const struct scan *s, const uint8_t *blk)
-{
-	uint32_t bs = s->sb->blocksize, off = offsetof(struct commit_header, h_chksum);
-	uint32_t want = get_be32(blk + off), got;
-
-	got = ek_crc32c(s->seed, blk, off);
-	got = ek_crc32c(got, "\0\0\0\0", 4);
-	got = ek_crc32c(got, blk + off + 4, bs - off - 4);
-	return got == want;
+	if (log->status && !(pass_scan && log->refused_late))
+		return;
+	log->status = err;
+	log->refused_late = !pass_scan;
+	snprintf(log->refused, sizeof(log->refused), "%s", ek_error_msg(err));
 }
 
 static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
@@ -95,7 +87,6 @@ static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
 	t->first_jblk = jblk;
 	t->state = EK_JTXN_TORN;	/* until its commit block is found */
 	s->tag_cap = s->rev_cap = 0;
-	s->bad_rcount_jblk = 0;
 	return t;
 }
 
@@ -151,14 +142,11 @@ static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t
 			struct ek_jtag *tag = &t->tags[i + k];
 			const uint8_t *data = s->data + (size_t)k * bs;
 
-			if (s->csum_v1)
+			if (s->f.v1)
 				*crc_v1 = ek_crc32_be(*crc_v1, data, bs);
-			if (s->csum_v23 && !s->j->no_data_csum) {
-				__be32 seq = cpu_to_be32(t->tid);
-				uint32_t c = ek_crc32c(ek_crc32c(s->seed, &seq, 4), data, bs);
+			if (s->f.v23 && !s->j->no_data_csum) {
+				uint32_t c = ek_jtag_csum(&s->f, t->tid, data);
 
-				if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
-					c &= 0xFFFF;
 				tag->csum = c == s->want[i + k - first] ? EK_CSUM_OK : EK_CSUM_BAD;
 				t->bad_tags += tag->csum == EK_CSUM_BAD;
 			}
@@ -172,26 +160,15 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 			   uint64_t *visited, uint32_t *crc_v1)
 {
 	const struct ek_jsb *sb = s->sb;
-	uint32_t bs = sb->blocksize, tag_bytes = ek_jbd2_tag_bytes(sb->incompat);
-	uint32_t off = sizeof(journal_header_t), end = bs - s->tail, first = t->ntags;
-	const uint8_t *d = s->buf;
+	uint32_t off = sizeof(journal_header_t), first = t->ntags;
+	struct ek_jtag_raw raw;
 	int err, ret = 0;
 
-	while (off + tag_bytes <= end) {
-		struct ek_jtag tag = { 0 };
+	/* at most blocksize / 8 tags: s->want has room */
+	while (ek_jdesc_tag(&s->f, s->buf, &off, &raw)) {
+		struct ek_jtag tag = { .home = raw.home, .flags = raw.flags };
 
-		tag.home = get_be32(d + off);
-		/* at most end / 8 tags: s->want has room */
-		if (s->csum_v23 && (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
-			/* the kernel reads the low 16 bits (its t_flags at offset 6) */
-			tag.flags = get_be32(d + off + 4) & 0xFFFF;
-			s->want[t->ntags - first] = get_be32(d + off + 12);
-		} else {
-			tag.flags = get_be16(d + off + 6);
-			s->want[t->ntags - first] = get_be16(d + off + 4);
-		}
-		if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
-			tag.home |= (uint64_t)get_be32(d + off + 8) << 32;
+		s->want[t->ntags - first] = raw.csum;
 		*jblk = wrap(sb, (uint64_t)*jblk + 1);
 		if (++*visited > sb->maxlen) {
 			ret = 1;
@@ -201,13 +178,10 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 		err = add_tag(s, t, &tag);
 		if (err)
 			return err;
-		off += tag_bytes;
-		if (!(tag.flags & JBD2_FLAG_SAME_UUID))
-			off += 16;
 		if (tag.flags & JBD2_FLAG_LAST_TAG)
 			break;
 	}
-	if (s->csum_v1 || (s->csum_v23 && !s->j->no_data_csum)) {
+	if (s->f.v1 || (s->f.v23 && !s->j->no_data_csum)) {
 		err = scan_data(s, t, first, crc_v1);
 		if (err)
 			return err;
@@ -224,43 +198,27 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
  */
 static int scan_revoke(struct scan *s, struct ek_jtxn *t, uint32_t jblk)
 {
-	uint32_t bs = s->sb->blocksize, count = get_be32(s->buf + 12);
-	uint32_t rsize = (s->sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
-	int err;
+	uint32_t nrec;
+	int err = ek_jrevoke_decode(&s->f, s->buf, jblk, &nrec);
 
-	if (count > bs - s->tail) {
-		if (!s->bad_rcount_jblk) {
-			s->bad_rcount_jblk = jblk;
-			s->bad_rcount = count;
+	if (err < 0) {
+		if (!t->bad_revoke_jblk) {
+			t->bad_revoke_jblk = jblk;
+			s->bad_rcount_err = err;
+			snprintf(s->bad_rcount_msg, sizeof(s->bad_rcount_msg), "%s",
+				 ek_error_msg(err));
 		}
 		return 0;
 	}
-	if (count < sizeof(jbd2_journal_revoke_header_t))
+	if (err)
 		ek_fs_warn(s->j->fs, "journal block %u: revoke r_count %u is inside its %zu-byte header",
-			   jblk, count, sizeof(jbd2_journal_revoke_header_t));
-	for (uint32_t off = sizeof(jbd2_journal_revoke_header_t); off + rsize <= count; off += rsize) {
-		err = add_revoke(s, t, rsize == 8 ? get_be64(s->buf + off) : get_be32(s->buf + off));
+			   jblk, ek_jrevoke_count(s->buf), sizeof(jbd2_journal_revoke_header_t));
+	for (uint32_t i = 0; i < nrec; i++) {
+		err = add_revoke(s, t, ek_jrevoke_rec(&s->f, s->buf, i));
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-/* as jbd2 count_tags(): the data blocks descriptor @d describes */
-static uint32_t count_tags(const struct scan *s, const uint8_t *d)
-{
-	uint32_t tag_bytes = ek_jbd2_tag_bytes(s->sb->incompat);
-	uint32_t off = sizeof(journal_header_t), end = s->sb->blocksize - s->tail, n = 0;
-
-	while (off + tag_bytes <= end) {
-		uint16_t flags = get_be16(d + off + 6);	/* low half of tag3's t_flags too */
-
-		n++;
-		off += tag_bytes + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
-		if (flags & JBD2_FLAG_LAST_TAG)
-			break;
-	}
-	return n;
 }
 
 /*
@@ -280,14 +238,17 @@ static int next_commit_found(struct scan *s, uint32_t jblk, ek_tid_t tid, uint64
 
 		if (err)
 			return err;
-		if (get_be32(s->buf) != JBD2_MAGIC_NUMBER || get_be32(s->buf + 8) != tid)
+		uint32_t type;
+		ek_tid_t seq;
+
+		if (!ek_jhdr_decode(s->buf, &type, &seq) || seq != tid)
 			return 0;
-		switch (get_be32(s->buf + 4)) {
+		switch (type) {
 		case JBD2_COMMIT_BLOCK:
 			*found = true;
 			return 0;
 		case JBD2_DESCRIPTOR_BLOCK:
-			for (uint32_t n = count_tags(s, s->buf); n; n--, visited++)
+			for (uint32_t n = ek_jdesc_count(&s->f, s->buf); n; n--, visited++)
 				jblk = wrap(sb, (uint64_t)jblk + 1);
 			break;
 		case JBD2_REVOKE_BLOCK:
@@ -298,6 +259,29 @@ static int next_commit_found(struct scan *s, uint32_t jblk, ek_tid_t tid, uint64
 		jblk = wrap(sb, (uint64_t)jblk + 1);
 	}
 	return 0;
+}
+
+/*
+ * A journal block that cannot be read ends the scan: the kernel fails
+ * recovery on it (an I/O error); what came before is still shown.
+ * Returns the error when it is one to pass up (-ENOMEM), else 0.
+ */
+static int read_failed(struct ek_jlog *log, int err)
+{
+	if (err == -ENOMEM)
+		return err;
+	refuse(log, err, true);
+	log->end_reason = "a journal block cannot be read";
+	return 0;
+}
+
+/* drop the last transaction: stale blocks the kernel ends the log before */
+static void drop_last(struct ek_jlog *log, struct ek_jtxn *t, const char *why)
+{
+	log->ntxns--;
+	free(t->tags);
+	free(t->revokes);
+	log->end_reason = why;
 }
 
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
@@ -316,13 +300,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	log->start_tid = log->end_tid = next;
 	log->end_jblk = jblk;
 	if (!sb->start) {
-		log->end_reason = "journal is clean";
+		log->end_reason = EK_JLOG_CLEAN;
 		return 0;
 	}
-	s.csum_v23 = sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3);
-	s.csum_v1 = !s.csum_v23 && (sb->compat & JBD2_FEATURE_COMPAT_CHECKSUM);
-	s.tail = s.csum_v23 ? sizeof(struct jbd2_journal_block_tail) : 0;
-	s.seed = ek_crc32c(~0u, sb->uuid, 16);
+	ek_jfmt_init(&s.f, sb);
 	/* data blocks are checked 64 KiB at a time (it stays in the cache) */
 	s.chunk = (1u << 16) / sb->blocksize;
 	s.buf = ek_malloc(sb->blocksize);
@@ -334,19 +315,19 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	}
 
 	for (;;) {
-		uint32_t magic, type, seq;
+		uint32_t type;
+		ek_tid_t seq;
 
 		if (++visited > sb->maxlen) {
 			log->end_reason = "the log is longer than the journal";
 			break;
 		}
 		err = ek_journal_read(j, jblk, s.buf);
-		if (err)
-			goto out;
-		magic = get_be32(s.buf);
-		type = get_be32(s.buf + 4);
-		seq = get_be32(s.buf + 8);
-		if (magic != JBD2_MAGIC_NUMBER) {
+		if (err) {
+			err = read_failed(log, err);
+			break;
+		}
+		if (!ek_jhdr_decode(s.buf, &type, &seq)) {
 			log->end_reason = "no magic number";
 			break;
 		}
@@ -363,7 +344,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 				goto out;
 			}
 			t->nblocks++;
-			if (s.csum_v23 && !block_tail_ok(&s, s.buf)) {
+			if (!ek_jtail_ok(&s.f, s.buf)) {
 				t->desc_csum_bad = true;
 				need_check_time = true;
 			}
@@ -371,7 +352,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 				uint32_t before = t->ntags;
 
 				t->ndesc++;
-				if (s.csum_v1)
+				if (s.f.v1)
 					crc_v1 = ek_crc32_be(crc_v1, s.buf, sb->blocksize);
 				err = scan_descriptor(&s, t, &jblk, &visited, &crc_v1);
 				if (err == 1) {
@@ -379,8 +360,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 					err = 0;
 					break;
 				}
-				if (err)
-					goto out;
+				if (err) {
+					err = read_failed(log, err);
+					break;
+				}
 				t->nblocks += t->ntags - before;
 			} else {
 				t->nrevoke_blocks++;
@@ -392,10 +375,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			continue;
 		}
 		if (type == JBD2_COMMIT_BLOCK) {
-			const struct commit_header *ch = (const void *)s.buf;
-			uint64_t commit_time = be64_to_cpu(ch->h_commit_sec);
-			bool bad = false;
+			struct ek_jcommit c;
+			bool bad;
 
+			ek_jcommit_decode(s.buf, &c);
 			t = cur_txn(&s, next, jblk);
 			if (!t) {
 				err = -ENOMEM;
@@ -403,66 +386,54 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			}
 			t->nblocks++;
 			t->commit_jblk = jblk;
-			t->commit_sec = (int64_t)commit_time;
-			t->commit_nsec = be32_to_cpu(ch->h_commit_nsec);
-			if (s.csum_v1) {
-				uint32_t found = be32_to_cpu(ch->h_chksum[0]);
-
-				bad = !((crc_v1 == found && ch->h_chksum_type == JBD2_CRC32_CHKSUM &&
-					 ch->h_chksum_size == JBD2_CRC32_CHKSUM_SIZE) ||
-					(ch->h_chksum_type == 0 && ch->h_chksum_size == 0 && found == 0));
+			t->commit_sec = (int64_t)c.sec;
+			t->commit_nsec = c.nsec;
+			bad = !ek_jcommit_csum_ok(&s.f, s.buf, crc_v1);
+			if (s.f.v1 || s.f.v23)
 				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
-				crc_v1 = ~0u;
-			} else if (s.csum_v23) {
-				bad = !commit_csum_ok(&s, s.buf);
-				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
-			}
+			crc_v1 = ~0u;
 			/* as jbd2: the commit time is judged before the commit checksum */
 			if (need_check_time) {
-				if (commit_time >= last_commit_time) {
-					log->status = ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
-								"journal: invalid descriptor or revoke checksum in transaction %u",
-								next);
+				if (c.sec >= last_commit_time) {
+					refuse(log, ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+							      "journal: invalid descriptor or revoke checksum in transaction %u",
+							      next), true);
 					t->state = EK_JTXN_BAD_COMMIT;
 					log->end_reason = "descriptor or revoke block checksum mismatch";
 				} else {
-					log->ntxns--;
-					free(t->tags);
-					free(t->revokes);
-					log->end_reason = "stale blocks after a checksum mismatch";
+					drop_last(log, t, "stale blocks after a checksum mismatch");
 				}
 				break;
 			}
 			if (bad) {
-				if (commit_time < last_commit_time) {
+				if (c.sec < last_commit_time) {
 					/* older than what came before: stale blocks */
-					log->ntxns--;
-					free(t->tags);
-					free(t->revokes);
-					log->end_reason = "stale commit block (older commit time)";
+					drop_last(log, t, "stale commit block (older commit time)");
 					break;
 				}
 				t->state = EK_JTXN_BAD_COMMIT;
 				log->failed_commit = !(sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
-				if (!log->failed_commit && s.csum_v1) {
-					err = next_commit_found(&s, wrap(sb, (uint64_t)jblk + 1), next + 1,
-								visited, &log->failed_commit);
-					if (err)
-						goto out;
-				}
 				log->end_reason = log->failed_commit ?
 						  "commit block checksum mismatch" :
 						  "commit block checksum mismatch (interrupted async commit)";
+				if (!log->failed_commit && s.f.v1) {
+					err = next_commit_found(&s, wrap(sb, (uint64_t)jblk + 1), next + 1,
+								visited, &log->failed_commit);
+					if (err)
+						err = read_failed(log, err);
+					else if (log->failed_commit)
+						log->end_reason = "commit block checksum mismatch";
+				}
 				break;
 			}
-			if (s.bad_rcount_jblk) {
-				err = ek_corrupt_fs("journal block %u: revoke r_count %u is past the block (%u)",
-						    s.bad_rcount_jblk, s.bad_rcount,
-						    sb->blocksize - s.tail);
-				goto out;
+			/* PASS_REVOKE fails on this committed transaction's revoke block */
+			if (t->bad_revoke_jblk) {
+				ek__error(s.bad_rcount_err, __FILE__, __LINE__, EK_AT_NONE, 0, "%s",
+					  s.bad_rcount_msg);
+				refuse(log, s.bad_rcount_err, false);
 			}
 			t->state = EK_JTXN_COMMITTED;
-			last_commit_time = commit_time;
+			last_commit_time = c.sec;
 			next++;
 			t = NULL;
 			jblk = wrap(sb, (uint64_t)jblk + 1);
@@ -473,6 +444,9 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	}
 	log->end_tid = next;
 	log->end_jblk = jblk;
+	/* callers print ek_error_msg(log->status): the reason is the last error */
+	if (log->status)
+		ek__error(log->status, __FILE__, __LINE__, EK_AT_NONE, 0, "%s", log->refused);
 out:
 	free(s.buf);
 	free(s.data);
