@@ -907,6 +907,7 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 	uint64_t torn = 0, bad = 0, outside = 0, stale_desc = 0, stale_data = 0, stale_other = 0;
 	uint64_t stale_homes = 0;
 	struct orphan_out oo = { .o = o };
+	struct ek_jfmt f;
 	uint8_t *buf = ek_malloc(sb->blocksize), sbbuf[EXT4_SUPERBLOCK_SIZE];
 	int err = 0;
 
@@ -948,32 +949,21 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 		    (unsigned long long)torn, (unsigned long long)bad, (unsigned long long)outside);
 
 	/* the rest of the ring: older transactions' blocks, never replayed */
+	ek_jfmt_init(&f, sb);
 	for (uint32_t b = sb->first; b < sb->last && !err; b++) {
-		uint32_t skip = 0;
+		uint32_t skip = 0, type;
+		ek_tid_t seq;
 
 		if (live(r, b))
 			continue;
 		err = ek_journal_read(r->j, b, buf);
-		if (err || get_be32(buf) != JBD2_MAGIC_NUMBER)
+		if (err || !ek_jhdr_decode(buf, &type, &seq))
 			continue;
-		switch (get_be32(buf + 4)) {
-		case JBD2_DESCRIPTOR_BLOCK: {
-			uint32_t tb = ek_jbd2_tag_bytes(sb->incompat), off = 12;
-			uint32_t end = sb->blocksize - ((sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
-						JBD2_FEATURE_INCOMPAT_CSUM_V3)) ? 4 : 0);
-
+		switch (type) {
+		case JBD2_DESCRIPTOR_BLOCK:
 			stale_desc++;
-			while (off + tb <= end) {
-				uint32_t flags = (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3) ?
-						 get_be32(buf + off + 4) : get_be16(buf + off + 6);
-
-				skip++;
-				off += tb + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
-				if (flags & JBD2_FLAG_LAST_TAG)
-					break;
-			}
+			skip = ek_jdesc_count(&f, buf);
 			break;
-		}
 		default:
 			stale_other++;
 		}
