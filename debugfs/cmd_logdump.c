@@ -329,13 +329,19 @@ static void show_commit(struct logdump *l, bool old, const struct ek_jtxn *t, ek
 	int64_t sec;
 	char iso[40];
 
+	bool time_ok;
+
 	ek_jcommit_decode(blk, &c);
 	sec = (int64_t)c.sec;
-
+	time_ok = ek_jcommit_time_ok(sec, l->d->fs->sb.mkfs_time);
 	if (!listing(l))
 		return;
-	ek_out_text(l->o, "%s %u: commit block at journal block %u, committed %s", txn_word(old), tid,
-		    jblk, ek_fmt_iso(sec, iso, sizeof(iso)));
+	if (time_ok)
+		ek_out_text(l->o, "%s %u: commit block at journal block %u, committed %s", txn_word(old),
+			    tid, jblk, ek_fmt_iso(sec, iso, sizeof(iso)));
+	else
+		ek_out_text(l->o, "%s %u: commit block at journal block %u, commit time impossible (%llu)",
+			    txn_word(old), tid, jblk, (unsigned long long)c.sec);
 	if (t && t->commit_csum == EK_CSUM_BAD)
 		ek_out_text(l->o, ", checksum bad");
 	ek_out_text(l->o, "\n");
@@ -345,7 +351,11 @@ static void show_commit(struct logdump *l, bool old, const struct ek_jtxn *t, ek
 	ek_out_str(l->o, "type", "commit");
 	ek_out_s64(l->o, "commit_sec", sec);
 	ek_out_u64(l->o, "commit_nsec", c.nsec);
-	ek_out_str(l->o, "commit_time", iso);
+	if (time_ok)
+		ek_out_str(l->o, "commit_time", iso);
+	else
+		ek_out_null(l->o, "commit_time");
+	ek_out_bool(l->o, "commit_time_ok", time_ok);
 	if (t)
 		ek_out_str(l->o, "checksum", ek_csum_name(t->commit_csum));
 	ek_out_obj_end(l->o);
@@ -524,8 +534,8 @@ static void show_live(struct logdump *l)
 
 	if (sb->start)
 		ek_out_text(o, "Journal starts at block %u, transaction %u\n", sb->start, sb->sequence);
-	else
-		ek_out_text(o, "Journal is clean (s_start 0), next transaction %u\n", sb->sequence);
+	if (ek_jlog_emit_status(o, l->j, &l->log))
+		ek_out_text(o, "Next transaction %u\n", sb->sequence);
 	ek_out_arr_begin(o, "records");
 	for (size_t i = 0; i < l->log.ntxns; i++)
 		walk_txn(l, &l->log.txns[i]);
@@ -533,11 +543,11 @@ static void show_live(struct logdump *l)
 
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < l->log.ntxns; i++) {
-		const struct ek_jtxn *t = &l->log.txns[i];
+		const struct ek_jtxn *t = &l->log.txns[i], *p = i ? t - 1 : NULL;
 
 		committed += t->state == EK_JTXN_COMMITTED;
-		ek_jtxn_emit(o, l->j, t, i ? l->log.txns[i - 1].commit_sec : -1,
-			     i ? l->log.txns[i - 1].commit_nsec : 0);
+		ek_jtxn_emit(o, l->j, t, p && ek_jtxn_time_ok(l->j, p) ? p->commit_sec : -1,
+			     p ? p->commit_nsec : 0);
 	}
 	ek_out_arr_end(o);
 	if (sb->start) {
@@ -754,28 +764,16 @@ static void show_journal(struct logdump *l)
 			    l->d->fs->sb.journal_inum,
 			    l->j->from_backup ? " (mapped from the superblock's backup)" : "",
 			    sb->maxlen, sb->blocksize, sb->first, sb->last - 1);
+	/* the whole superblock in JSON (the keys of stats and extkit-replay
+	 * info); -S adds its text lines */
 	ek_out_obj_begin(o, "journal");
-	if (l->j->dev) {
-		ek_out_null(o, "inode");
-		ek_out_str(o, "device", l->source);
-	} else {
-		ek_out_u64(o, "inode", l->d->fs->sb.journal_inum);
-		ek_out_null(o, "device");
-	}
-	ek_out_bool(o, "mapped_from_backup", l->j->from_backup);
-	ek_out_u64(o, "block_size", sb->blocksize);
-	ek_out_u64(o, "blocks", sb->maxlen);
-	ek_out_u64(o, "first", sb->first);
-	ek_out_u64(o, "last", sb->last);
-	ek_out_u64(o, "start", sb->start);
-	ek_out_u64(o, "sequence", sb->sequence);
-	ek_out_obj_end(o);
 	if (l->super) {
-		ek_out_obj_begin(o, "superblock");
-		dbg_journal_super(o, l->j);
-		ek_out_obj_end(o);
+		dbg_journal_super(o, l->j, l->source);
 		ek_out_text(o, "\n");
+	} else {
+		ek_journal_emit(o, l->j, l->source);
 	}
+	ek_out_obj_end(o);
 }
 
 static void show_selection(struct logdump *l)
@@ -885,9 +883,6 @@ int do_logdump(struct dbg *d, int argc, char **argv)
 		ek_journal_close(l.j);
 		return dbg_fail(d, "logdump", err);
 	}
-	if (l.log.status)
-		dbg_warn(d, "logdump: warning: %s (the kernel would refuse this recovery)",
-			 ek_error_msg(l.log.status));
 	ek_jfmt_init(&l.f, &l.j->sb);
 
 	ek_out_obj_begin(l.o, NULL);

@@ -884,6 +884,19 @@ int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t c
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
 /* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */
 int ek_journal_write_sb(struct ek_journal *j);
+/* name of journal feature bit @bit of @word (0 compat, 1 incompat, 2 ro_compat),
+ * dumpe2fs's; unknown ones as FEATURE_<C|I|R><bit> in @buf */
+const char *ek_jsb_feature_name(int word, int bit, char *buf, size_t len);
+/*
+ * The journal's superblock and location as keys of the open JSON object:
+ * every tool's one key set (inode or device, mapped_from_backup, version,
+ * block_size, blocks, first, last, fast_commit_blocks, features, compat,
+ * incompat, ro_compat, uuid, sequence, start, errno, users,
+ * max_transaction, checksum_type, checksum, needs_recovery).  @device:
+ * the external journal's path, shown when j->dev is set.
+ */
+struct ek_out;
+void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *device);
 
 /* ---- journal scan (recovery.c) ----------------------------------------- */
 
@@ -961,11 +974,23 @@ const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
 /*
  * Transaction @t as one JSON object (tid, state, blocks by kind, commit
  * time and delta from @prev_sec/@prev_nsec when >= 0, checksums;
- * bad_data_checksums null when the scan left them unchecked).
+ * bad_data_checksums null when the scan left them unchecked).  A commit
+ * time that cannot be real (ek_jtxn_time_ok) is commit_time null,
+ * commit_time_ok false, the raw value in commit_sec and no delta.
  */
 struct ek_out;
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec);
+/* can @t's commit time be real (ek_jcommit_time_ok against the mkfs time)? */
+bool ek_jtxn_time_ok(const struct ek_journal *j, const struct ek_jtxn *t);
+/*
+ * What recovery would make of the log, for every inspection command: a
+ * text line "the journal is clean: no live transactions" for a clean
+ * journal, one "recovery would be refused: REASON" when the kernel would
+ * refuse it; JSON keys "clean" (bool) and "recovery_refused" (the reason,
+ * or null).  Returns true for a clean journal.
+ */
+bool ek_jlog_emit_status(struct ek_out *o, const struct ek_journal *j, const struct ek_jlog *log);
 void ek_jlog_release(struct ek_jlog *log);
 
 /* ---- replay plan (replay.c) -------------------------------------------- */

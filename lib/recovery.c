@@ -487,11 +487,33 @@ const char *ek_csum_name(uint8_t c)
 	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
 }
 
+bool ek_jtxn_time_ok(const struct ek_journal *j, const struct ek_jtxn *t)
+{
+	return ek_jcommit_time_ok(t->commit_sec, j->fs ? j->fs->sb.mkfs_time : 0);
+}
+
+bool ek_jlog_emit_status(struct ek_out *o, const struct ek_journal *j, const struct ek_jlog *log)
+{
+	bool clean = !j->sb.start;
+
+	if (clean)
+		ek_out_text(o, "%s\n", EK_JLOG_CLEAN);
+	if (log->status)
+		ek_out_text(o, "recovery would be refused: %s\n", log->refused);
+	ek_out_bool(o, "clean", clean);
+	if (log->status)
+		ek_out_str(o, "recovery_refused", log->refused);
+	else
+		ek_out_null(o, "recovery_refused");
+	return clean;
+}
+
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec)
 {
 	bool unchecked = j->no_data_csum &&
 			 (j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3));
+	bool time_ok = ek_jtxn_time_ok(j, t);
 	char iso[32];
 
 	ek_out_obj_begin(o, NULL);
@@ -507,11 +529,18 @@ void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_
 	ek_out_u64(o, "descriptor_blocks", t->ndesc);
 	ek_out_u64(o, "revoke_blocks", t->nrevoke_blocks);
 	ek_out_u64(o, "revoke_records", t->nrevokes);
+	if (t->bad_revoke_jblk)
+		ek_out_u64(o, "bad_revoke_block", t->bad_revoke_jblk);
 	if (t->commit_jblk) {
 		ek_out_s64(o, "commit_sec", t->commit_sec);
 		ek_out_u64(o, "commit_nsec", t->commit_nsec);
-		ek_out_str(o, "commit_time", ek_fmt_iso(t->commit_sec, iso, sizeof(iso)));
-		if (prev_sec >= 0)
+		/* an impossible time keeps its raw value, never a made-up date */
+		if (time_ok)
+			ek_out_str(o, "commit_time", ek_fmt_iso(t->commit_sec, iso, sizeof(iso)));
+		else
+			ek_out_null(o, "commit_time");
+		ek_out_bool(o, "commit_time_ok", time_ok);
+		if (prev_sec >= 0 && time_ok)
 			ek_out_double(o, "delta_sec", (double)(t->commit_sec - prev_sec) +
 				      ((double)t->commit_nsec - prev_nsec) / 1e9);
 	}

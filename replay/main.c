@@ -46,6 +46,27 @@ static void flush_warnings(struct rp *r)
 		r->fs->nwarnings = 0;
 }
 
+/* the transactions of the live log as "first..last", or why there are none */
+static const char *log_range(const struct rp *r, char *buf, size_t len)
+{
+	if (!r->j->sb.start)
+		snprintf(buf, len, "%s", EK_JLOG_CLEAN);
+	else if (!r->log.ntxns)
+		snprintf(buf, len, "the live log holds no transaction");
+	else
+		snprintf(buf, len, "transactions %u..%u", r->log.txns[0].tid,
+			 r->log.txns[r->log.ntxns - 1].tid);
+	return buf;
+}
+
+/* a commit time as list and history show it: ISO, or "impossible" */
+static const char *commit_iso(const struct rp *r, const struct ek_jtxn *t, char *buf, size_t len)
+{
+	if (!ek_jtxn_time_ok(r->j, t))
+		return snprintf(buf, len, "impossible"), buf;
+	return ek_fmt_iso(t->commit_sec, buf, len);
+}
+
 /* ---- info ---------------------------------------------------------------- */
 
 static int info_fc(struct rp *r);
@@ -77,28 +98,21 @@ static int do_info(struct rp *r, int argc, char **argv)
 	if (s->start) {
 		ek_out_text(o, "Live region:       blocks %u..%u (wrapping at %u)\n", s->start,
 			    r->log.end_jblk, s->last);
-		ek_out_text(o, "Transactions:      %zu committed (%u..%u)%s\n", committed,
-			    r->log.start_tid, r->log.end_tid - 1,
-			    r->log.ntxns > committed ? ", then one not committed" : "");
+		if (committed)
+			ek_out_text(o, "Transactions:      %zu committed (%u..%u)%s\n", committed,
+				    r->log.start_tid, r->log.end_tid - 1,
+				    r->log.ntxns > committed ? ", then one not committed" : "");
+		else
+			ek_out_text(o, "Transactions:      none committed%s\n",
+				    r->log.ntxns ? ", one not committed" : "");
 		ek_out_text(o, "Log end:           %s\n", r->log.end_reason);
 	}
 	if (s->errno_)
 		ek_out_text(o, "Journal errno:     %d\n", s->errno_);
 
 	ek_out_obj_begin(o, NULL);
-	ek_out_u64(o, "journal_inode", r->fs->sb.journal_inum);
-	ek_out_bool(o, "mapped_from_backup", r->j->from_backup);
-	ek_out_u64(o, "version", s->version);
-	ek_out_u64(o, "block_size", s->blocksize);
-	ek_out_u64(o, "blocks", s->maxlen);
-	ek_out_u64(o, "first", s->first);
-	ek_out_u64(o, "last", s->last);
-	ek_out_u64(o, "fast_commit_blocks", s->num_fc_blks);
-	ek_out_u64(o, "compat", s->compat);
-	ek_out_u64(o, "incompat", s->incompat);
-	ek_out_u64(o, "sequence", s->sequence);
-	ek_out_u64(o, "start", s->start);
-	ek_out_s64(o, "errno", s->errno_);
+	ek_journal_emit(o, r->j, r->journal_dev);
+	ek_jlog_emit_status(o, r->j, &r->log);
 	ek_out_str(o, "state", s->start ? "needs_recovery" : "clean");
 	ek_out_u64(o, "transactions_committed", committed);
 	ek_out_u64(o, "end_tid", r->log.end_tid);
@@ -116,24 +130,29 @@ static int do_list(struct rp *r, int argc, char **argv)
 	struct ek_out *o = r->out;
 	int64_t prev_sec = -1;
 	uint32_t prev_nsec = 0;
+	bool clean = false;
 
 	(void)argc, (void)argv;
-	ek_out_text(o, "%10s %7s %7s %6s %5s %5s %6s %-20s %-20s %9s %-5s %s\n", "tid", "first",
-		    "commit", "data", "desc", "rvblk", "revoke", "commit time", "sec.nsec",
-		    "delta", "csum", "state");
+	/* JSON Lines carries the transactions alone */
 	if (!r->jsonl) {
 		ek_out_obj_begin(o, NULL);
-		ek_out_arr_begin(o, "transactions");
+		clean = ek_jlog_emit_status(o, r->j, &r->log);
 	}
+	if (!clean)
+		ek_out_text(o, "%10s %7s %7s %6s %5s %5s %6s %-20s %-20s %9s %-5s %s\n", "tid",
+			    "first", "commit", "data", "desc", "rvblk", "revoke", "commit time",
+			    "sec.nsec", "delta", "csum", "state");
+	if (!r->jsonl)
+		ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
 		char iso[32] = "-", secs[32] = "-", delta[32] = "-", commit[16] = "-";
 
 		if (t->commit_jblk) {
 			snprintf(commit, sizeof(commit), "%u", t->commit_jblk);
-			ek_fmt_iso(t->commit_sec, iso, sizeof(iso));
+			commit_iso(r, t, iso, sizeof(iso));
 			snprintf(secs, sizeof(secs), "%lld.%09u", (long long)t->commit_sec, t->commit_nsec);
-			if (prev_sec >= 0)
+			if (prev_sec >= 0 && ek_jtxn_time_ok(r->j, t))
 				snprintf(delta, sizeof(delta), "%.3f", (double)(t->commit_sec - prev_sec) +
 					 ((double)t->commit_nsec - prev_nsec) / 1e9);
 		}
@@ -145,7 +164,8 @@ static int do_list(struct rp *r, int argc, char **argv)
 		ek_jtxn_emit(o, r->j, t, prev_sec, prev_nsec);
 		ek_out_record_end(o);
 		if (t->commit_jblk) {
-			prev_sec = t->commit_sec;
+			/* no delta from (or to) a time that cannot be real */
+			prev_sec = ek_jtxn_time_ok(r->j, t) ? t->commit_sec : -1;
 			prev_nsec = t->commit_nsec;
 		}
 	}
@@ -290,7 +310,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 	struct ek_out *o = r->out;
 	const struct ek_jtxn *t = NULL;
 	struct show_owners so = { 0 };
-	char *end, what[128];
+	char *end, what[128], range[80];
 	unsigned long tid;
 	int ret = 0;
 
@@ -303,8 +323,8 @@ static int do_show(struct rp *r, int argc, char **argv)
 		if (r->log.txns[i].tid == tid)
 			t = &r->log.txns[i];
 	if (!t) {
-		fprintf(stderr, "%s: transaction %lu is not in the live log (%u..%u)\n", r->prog, tid,
-			r->log.start_tid, r->log.end_tid);
+		fprintf(stderr, "%s: transaction %lu is not in the live log (%s)\n", r->prog, tid,
+			log_range(r, range, sizeof(range)));
 		return 1;
 	}
 	if (t->ntags)
@@ -317,6 +337,10 @@ static int do_show(struct rp *r, int argc, char **argv)
 	else if (so.own)
 		ek_out_text(o, "Owners: the image as it is (no committed transaction before it)\n");
 	ek_out_obj_begin(o, NULL);
+	ek_jlog_emit_status(o, r->j, &r->log);
+	if (t->bad_revoke_jblk)
+		ek_out_text(o, "Revoke block at journal block %u: r_count past the block, records not read\n",
+			    t->bad_revoke_jblk);
 	ek_out_u64(o, "tid", t->tid);
 	ek_out_str(o, "state", ek_jtxn_state_name(t->state));
 	if (so.own && so.have_upto)
@@ -372,8 +396,9 @@ static int do_revokes(struct rp *r, int argc, char **argv)
 	struct ek_out *o = r->out;
 
 	(void)argc, (void)argv;
-	ek_out_text(o, "%10s %14s %s\n", "tid", "home", "cancels (tid:journal block)");
 	ek_out_obj_begin(o, NULL);
+	if (!ek_jlog_emit_status(o, r->j, &r->log))
+		ek_out_text(o, "%10s %14s %s\n", "tid", "home", "cancels (tid:journal block)");
 	ek_out_arr_begin(o, "revokes");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
@@ -407,6 +432,20 @@ static int do_revokes(struct rp *r, int argc, char **argv)
 		}
 	}
 	ek_out_arr_end(o);
+	ek_out_arr_begin(o, "bad_revoke_blocks");
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *t = &r->log.txns[i];
+
+		if (!t->bad_revoke_jblk)
+			continue;
+		ek_out_text(o, "transaction %u: revoke block at journal block %u has an r_count past the block: its records are not read\n",
+			    t->tid, t->bad_revoke_jblk);
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "tid", t->tid);
+		ek_out_u64(o, "journal_block", t->bad_revoke_jblk);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
 	ek_out_u64(o, "revoked_copies", r->plan.revoked);
 	ek_out_obj_end(o);
 	ek_out_text(o, "%llu logged copies revoked\n", (unsigned long long)r->plan.revoked);
@@ -424,19 +463,22 @@ static int do_history(struct rp *r, int argc, char **argv)
 	const struct ek_jtxn *prev = NULL;
 
 	(void)argc, (void)argv;
-	ek_out_text(o, "%-10s %-20s %9s %7s %7s %7s\n", "R/C", "commit time", "delta", "blocks",
-		    "logged", "revokes");
 	ek_out_obj_begin(o, NULL);
+	if (!ek_jlog_emit_status(o, r->j, &r->log))
+		ek_out_text(o, "%-10s %-20s %9s %7s %7s %7s\n", "R/C", "commit time", "delta",
+			    "blocks", "logged", "revokes");
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
 		char iso[32] = "-", delta[24] = "-";
+		bool time_ok;
 		double d = 0;
 
 		if (t->state != EK_JTXN_COMMITTED)
 			continue;
-		ek_fmt_iso(t->commit_sec, iso, sizeof(iso));
-		if (prev) {
+		time_ok = ek_jtxn_time_ok(r->j, t);
+		commit_iso(r, t, iso, sizeof(iso));
+		if (prev && time_ok) {
 			d = (double)(t->commit_sec - prev->commit_sec) +
 			    ((double)t->commit_nsec - prev->commit_nsec) / 1e9;
 			snprintf(delta, sizeof(delta), "%.3f", d);
@@ -449,7 +491,8 @@ static int do_history(struct rp *r, int argc, char **argv)
 		ek_out_u64(o, "tid", t->tid);
 		ek_out_s64(o, "commit_sec", t->commit_sec);
 		ek_out_u64(o, "commit_nsec", t->commit_nsec);
-		if (prev)
+		ek_out_bool(o, "commit_time_ok", time_ok);
+		if (prev && time_ok)
 			ek_out_double(o, "delta_sec", d);
 		ek_out_u64(o, "blocks", t->ntags);
 		ek_out_u64(o, "blocks_logged", t->nblocks);
@@ -459,7 +502,7 @@ static int do_history(struct rp *r, int argc, char **argv)
 		blocks += t->ntags;
 		logged += t->nblocks;
 		revokes += t->nrevokes;
-		prev = t;
+		prev = time_ok ? t : NULL;
 	}
 	ek_out_arr_end(o);
 	ek_out_text(o, "%llu transactions: %llu blocks (%llu logged with descriptors, revokes and commits), "
@@ -521,11 +564,12 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	uint64_t prev_total = 0, prev_sorted = 0;
 
 	(void)argc, (void)argv;
+	ek_out_obj_begin(o, NULL);
+	ek_jlog_emit_status(o, r->j, &r->log);
 	ek_out_text(o, "Checkpoint seek profile: a jump is a move of more than %llu blocks\n",
 		    (unsigned long long)r->gap);
 	ek_out_text(o, "%10s %8s %8s %14s %8s %14s\n", "tid", "writes", "jumps", "distance",
 		    "sorted", "sorted dist");
-	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "gap", r->gap);
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
@@ -915,6 +959,7 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 	if (!buf)
 		return fail(r, "orphans", -ENOMEM);
 	ek_out_obj_begin(o, NULL);
+	ek_jlog_emit_status(o, r->j, &r->log);
 
 	/* buffers in the live log that replay will not write */
 	ek_out_text(o, "Orphaned buffers in the live log:\n");
@@ -1386,13 +1431,19 @@ int main(int argc, char **argv)
 		fail(&r, "journal", err);
 		goto out;
 	}
-	if (r.log.status)
+	/* the inspection commands say it in their output; apply refuses */
+	if (r.log.status && cmd->fn == do_apply && r.dry_run)
 		fprintf(stderr, "%s: warning: %s (the kernel would refuse this recovery)\n", r.prog,
-			ek_error_msg(r.log.status));
-	if (have_upto && (ek_tid_after((ek_tid_t)upto, r.log.end_tid - 1) ||
+			r.log.refused);
+	if (have_upto && (r.log.end_tid == r.log.start_tid ||
+			  ek_tid_after((ek_tid_t)upto, r.log.end_tid - 1) ||
 			  ek_tid_after(r.log.start_tid, (ek_tid_t)upto))) {
-		fprintf(stderr, "%s: --upto %llu is not a committed transaction of the log (%u..%u)\n",
-			r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
+		if (r.log.end_tid == r.log.start_tid)
+			fprintf(stderr, "%s: --upto %llu: no committed transaction in the log (%s)\n",
+				r.prog, upto, r.j->sb.start ? "none committed" : EK_JLOG_CLEAN);
+		else
+			fprintf(stderr, "%s: --upto %llu is not a committed transaction of the log (%u..%u)\n",
+				r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
 		goto out;
 	}
 	/* only the commands that use it pay for the plan (memory, time) */
