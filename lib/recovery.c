@@ -293,6 +293,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	uint64_t visited = 0;
 	uint64_t last_commit_time = 0;	/* __u64 in jbd2: compared unsigned */
 	bool need_check_time = false;
+	uint32_t bad_tail_jblk = 0, bad_tail_type = 0;	/* the first failing tail */
 	struct ek_jtxn *t = NULL;
 	int err = 0;
 
@@ -346,6 +347,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			t->nblocks++;
 			if (!ek_jtail_ok(&s.f, s.buf)) {
 				t->desc_csum_bad = true;
+				if (!need_check_time) {
+					bad_tail_jblk = jblk;
+					bad_tail_type = type;
+				}
 				need_check_time = true;
 			}
 			if (type == JBD2_DESCRIPTOR_BLOCK) {
@@ -396,7 +401,9 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			if (need_check_time) {
 				if (c.sec >= last_commit_time) {
 					refuse(log, ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
-							      "journal: invalid descriptor or revoke checksum in transaction %u",
+							      "journal block %u: the %s block of transaction %u fails its checksum and a commit block not older follows",
+							      bad_tail_jblk,
+							      bad_tail_type == JBD2_REVOKE_BLOCK ? "revoke" : "descriptor",
 							      next), true);
 					t->state = EK_JTXN_BAD_COMMIT;
 					log->end_reason = "descriptor or revoke block checksum mismatch";
