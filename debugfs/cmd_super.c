@@ -15,9 +15,7 @@ static void fmt_uuid(const uint8_t *u, char *buf)
 		strcpy(buf, "<none>");
 		return;
 	}
-	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-		u[12], u[13], u[14], u[15]);
+	ek_fmt_uuid(u, buf, 40);
 }
 
 static const char *hash_name(unsigned v)

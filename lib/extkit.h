@@ -1664,5 +1664,7 @@ void ek_out_flush(struct ek_out *o);
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */
 const char *ek_fmt_iso(int64_t t, char *buf, size_t len);
+/* @u as 8-4-4-4-12 lower-case hex into @buf (37 bytes or more) */
+const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len);
 
 #endif /* EXTKIT_H */

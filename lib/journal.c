@@ -456,7 +456,6 @@ const char *ek_jsb_feature_name(int word, int bit, char *buf, size_t len)
 void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *device)
 {
 	const struct ek_jsb *s = &j->sb;
-	const uint8_t *u = s->uuid;
 	char uuid[40], unk[16];
 
 	if (j->dev) {
@@ -485,11 +484,7 @@ void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *d
 	ek_out_u64(o, "compat", s->compat);
 	ek_out_u64(o, "incompat", s->incompat);
 	ek_out_u64(o, "ro_compat", s->ro_compat);
-	snprintf(uuid, sizeof(uuid),
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-		 u[12], u[13], u[14], u[15]);
-	ek_out_str(o, "uuid", uuid);
+	ek_out_str(o, "uuid", ek_fmt_uuid(s->uuid, uuid, sizeof(uuid)));
 	ek_out_u64(o, "sequence", s->sequence);
 	ek_out_u64(o, "start", s->start);
 	ek_out_s64(o, "errno", s->errno_);
