@@ -1439,8 +1439,8 @@ int main(int argc, char **argv)
 			  ek_tid_after((ek_tid_t)upto, r.log.end_tid - 1) ||
 			  ek_tid_after(r.log.start_tid, (ek_tid_t)upto))) {
 		if (r.log.end_tid == r.log.start_tid)
-			fprintf(stderr, "%s: --upto %llu: no committed transaction in the log (%s)\n",
-				r.prog, upto, r.j->sb.start ? "none committed" : EK_JLOG_CLEAN);
+			fprintf(stderr, "%s: --upto %llu: %s\n", r.prog, upto,
+				r.j->sb.start ? "the log has no committed transaction" : EK_JLOG_CLEAN);
 		else
 			fprintf(stderr, "%s: --upto %llu is not a committed transaction of the log (%u..%u)\n",
 				r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
