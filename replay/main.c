@@ -1431,8 +1431,9 @@ int main(int argc, char **argv)
 		fail(&r, "journal", err);
 		goto out;
 	}
-	/* the inspection commands say it in their output; apply refuses */
-	if (r.log.status && cmd->fn == do_apply && r.dry_run)
+	/* the inspection commands say it in their output (JSON Lines has no
+	 * place for it); apply refuses */
+	if (r.log.status && ((cmd->fn == do_apply && r.dry_run) || r.jsonl))
 		fprintf(stderr, "%s: warning: %s (the kernel would refuse this recovery)\n", r.prog,
 			r.log.refused);
 	if (have_upto && (r.log.end_tid == r.log.start_tid ||
