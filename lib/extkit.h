@@ -741,6 +741,13 @@ struct ek_jsb {
  */
 int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_jsb *out);
 uint32_t ek_jsb_csum(const void *raw);
+/*
+ * Store @in into the 1024-byte journal superblock @raw: the fields struct
+ * ek_jsb holds (s_num_fc_blks as given; v2 fields only for version 2),
+ * then the checksum with checksum v2/v3.  Other bytes (s_users, padding)
+ * are left as they are: zero @raw first for a new journal.
+ */
+void ek_jsb_encode(const struct ek_jsb *in, void *raw);
 /* bytes of one descriptor tag for the incompat features (jbd2 journal_tag_bytes) */
 int ek_jbd2_tag_bytes(uint32_t incompat);
 

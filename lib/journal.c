@@ -103,6 +103,34 @@ int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_j
 	return 0;
 }
 
+void ek_jsb_encode(const struct ek_jsb *in, void *raw)
+{
+	journal_superblock_t *r = raw;
+
+	r->s_header.h_magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
+	r->s_header.h_blocktype = cpu_to_be32(in->version == 1 ? JBD2_SUPERBLOCK_V1 :
+					      JBD2_SUPERBLOCK_V2);
+	r->s_blocksize = cpu_to_be32(in->blocksize);
+	r->s_maxlen = cpu_to_be32(in->maxlen);
+	r->s_first = cpu_to_be32(in->first);
+	r->s_sequence = cpu_to_be32(in->sequence);
+	r->s_start = cpu_to_be32(in->start);
+	r->s_errno = cpu_to_be32((uint32_t)in->errno_);
+	if (in->version == 1)
+		return;
+	r->s_feature_compat = cpu_to_be32(in->compat);
+	r->s_feature_incompat = cpu_to_be32(in->incompat);
+	r->s_feature_ro_compat = cpu_to_be32(in->ro_compat);
+	memcpy(r->s_uuid, in->uuid, 16);
+	r->s_nr_users = cpu_to_be32(in->nr_users);
+	r->s_max_transaction = cpu_to_be32(in->max_transaction);
+	r->s_max_trans_data = cpu_to_be32(in->max_trans_data);
+	r->s_checksum_type = in->checksum_type;
+	r->s_num_fc_blks = cpu_to_be32(in->num_fc_blks);
+	if (in->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3))
+		r->s_checksum = cpu_to_be32(ek_jsb_csum(raw));
+}
+
 int ek_jbd2_tag_bytes(uint32_t incompat)
 {
 	if (incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)
