@@ -32,8 +32,9 @@
 # EK_REPLAY, EK_CORPUS (the corpus; default: ../shared/corpus beside the
 # git tree), EK_REQUIRE (above), TMPDIR, EK_TREE_SCALE (entries in the
 # matrix tree's big directory; default 10000, 2000 for a sanitizer build),
-# EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites `expect` of
-# failing golden tests (review the diff!).
+# EK_VERBOSE=1 shows the log of passing script tests too (their real
+# counts), EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
+# `expect` of failing golden tests (review the diff!).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -155,7 +156,7 @@ for dir in $tests; do
 		rc=$?
 		case $rc in
 		0)  status=ok ;;
-		77) status=SKIP; why=$(tail -n 1 "$R/log") ;;
+		77) status=SKIP; why=$(tail -n 1 "$R/log" | sed 's/^SKIP: //') ;;
 		*)  status=FAIL; why="exit $rc" ;;
 		esac
 		if grep -qE "$sanitizer" "$R/log"; then
@@ -212,7 +213,8 @@ for dir in $tests; do
 	case $status in
 	ok)
 		pass=$((pass + 1))
-		printf '%-32s ok (%ss)\n' "$name" "$secs" ;;
+		printf '%-32s ok (%ss)\n' "$name" "$secs"
+		[ -z "${EK_VERBOSE:-}" ] || [ ! -f "$R/log" ] || sed 's/^/    /' "$R/log" ;;
 	SKIP)
 		skip=$((skip + 1))
 		printf '%-32s SKIP: %s\n' "$name" "$why"
