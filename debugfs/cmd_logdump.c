@@ -61,8 +61,7 @@ struct logdump {
 	ek_ino_t ino;		/* -i */
 	ek_blk_t iblock;	/* the inode table block holding it */
 	uint32_t ioff;		/* its byte offset in that block */
-	uint32_t tail;		/* bytes of the descriptor/revoke checksum tail */
-	uint32_t seed;		/* crc32c of the journal UUID (checksum v2/v3) */
+	struct ek_jfmt f;	/* the log blocks' layout and checksums */
 	uint8_t *hdr, *data;	/* one journal block each */
 	uint64_t unread;	/* journal blocks that could not be read */
 	char read_err[320];	/* the first such error */
@@ -77,16 +76,6 @@ struct ld_tag {
 	uint8_t csum;		/* enum ek_csum */
 	const char *replay;	/* what replay does with it; NULL for old entries */
 };
-
-static bool csum_v23(const struct ek_jsb *sb)
-{
-	return sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3);
-}
-
-static const char *csum_name(uint8_t c)
-{
-	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
-}
 
 /* journal block @p moved on by @n blocks around the ring [first, last) */
 static uint32_t ring_add(const struct ek_jsb *sb, uint32_t p, uint64_t n)
@@ -336,14 +325,23 @@ static void show_descriptor(struct logdump *l, bool old, ek_tid_t tid, uint32_t 
 static void show_commit(struct logdump *l, bool old, const struct ek_jtxn *t, ek_tid_t tid,
 			uint32_t jblk, const uint8_t *blk)
 {
-	const struct commit_header *ch = (const void *)blk;
-	int64_t sec = (int64_t)be64_to_cpu(ch->h_commit_sec);
+	struct ek_jcommit c;
+	int64_t sec;
 	char iso[40];
 
+	bool time_ok;
+
+	ek_jcommit_decode(blk, &c);
+	sec = (int64_t)c.sec;
+	time_ok = ek_jcommit_time_ok(sec, l->d->fs->sb.mkfs_time);
 	if (!listing(l))
 		return;
-	ek_out_text(l->o, "%s %u: commit block at journal block %u, committed %s", txn_word(old), tid,
-		    jblk, ek_fmt_iso(sec, iso, sizeof(iso)));
+	if (time_ok)
+		ek_out_text(l->o, "%s %u: commit block at journal block %u, committed %s", txn_word(old),
+			    tid, jblk, ek_fmt_iso(sec, iso, sizeof(iso)));
+	else
+		ek_out_text(l->o, "%s %u: commit block at journal block %u, commit time impossible (%llu)",
+			    txn_word(old), tid, jblk, (unsigned long long)c.sec);
 	if (t && t->commit_csum == EK_CSUM_BAD)
 		ek_out_text(l->o, ", checksum bad");
 	ek_out_text(l->o, "\n");
@@ -352,10 +350,14 @@ static void show_commit(struct logdump *l, bool old, const struct ek_jtxn *t, ek
 	ek_out_u64(l->o, "journal_block", jblk);
 	ek_out_str(l->o, "type", "commit");
 	ek_out_s64(l->o, "commit_sec", sec);
-	ek_out_u64(l->o, "commit_nsec", be32_to_cpu(ch->h_commit_nsec));
-	ek_out_str(l->o, "commit_time", iso);
+	ek_out_u64(l->o, "commit_nsec", c.nsec);
+	if (time_ok)
+		ek_out_str(l->o, "commit_time", iso);
+	else
+		ek_out_null(l->o, "commit_time");
+	ek_out_bool(l->o, "commit_time_ok", time_ok);
 	if (t)
-		ek_out_str(l->o, "checksum", csum_name(t->commit_csum));
+		ek_out_str(l->o, "checksum", ek_csum_name(t->commit_csum));
 	ek_out_obj_end(l->o);
 }
 
@@ -375,7 +377,7 @@ static void show_tag(struct logdump *l, bool old, const struct ld_tag *g)
 		    (unsigned long long)g->home, old ? "old " : "", g->tid, g->jblk, g->flags,
 		    g->flags & JBD2_FLAG_ESCAPE ? ", escaped" : "",
 		    g->csum != EK_CSUM_NONE ? ", checksum " : "",
-		    g->csum != EK_CSUM_NONE ? csum_name(g->csum) : "");
+		    g->csum != EK_CSUM_NONE ? ek_csum_name(g->csum) : "");
 	if (g->replay)
 		ek_out_text(o, ": replay %s", g->replay);
 	ek_out_text(o, "\n");
@@ -386,7 +388,7 @@ static void show_tag(struct logdump *l, bool old, const struct ld_tag *g)
 	ek_out_u64(o, "home", g->home);
 	ek_out_u64(o, "flags", g->flags);
 	ek_out_bool(o, "escaped", g->flags & JBD2_FLAG_ESCAPE);
-	ek_out_str(o, "checksum", csum_name(g->csum));
+	ek_out_str(o, "checksum", ek_csum_name(g->csum));
 	if (g->replay)
 		ek_out_str(o, "replay", g->replay);
 	if (is_bitmap || is_inode || dump) {
@@ -430,14 +432,10 @@ static bool revoke_shown(const struct logdump *l, uint64_t home)
  */
 static bool show_revoke(struct logdump *l, bool old, ek_tid_t tid, uint32_t jblk, const uint8_t *blk)
 {
-	const struct ek_jsb *sb = &l->j->sb;
 	struct ek_out *o = l->o;
-	uint32_t count = get_be32(blk + 12), rsize = 4, nrec, nshown = 0;
-	const uint32_t hdr = sizeof(jbd2_journal_revoke_header_t);
+	uint32_t count = ek_jrevoke_count(blk), nrec, nshown = 0;
 
-	if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
-		rsize = 8;
-	if (count < hdr || count > sb->blocksize - l->tail) {
+	if (ek_jrevoke_decode(&l->f, blk, jblk, &nrec)) {
 		if (listing(l)) {
 			ek_out_text(o, "%s %u: revoke block at journal block %u, r_count %u "
 				    "impossible: ignored\n", txn_word(old), tid, jblk, count);
@@ -450,9 +448,8 @@ static bool show_revoke(struct logdump *l, bool old, ek_tid_t tid, uint32_t jblk
 		}
 		return false;
 	}
-	nrec = (count - hdr) / rsize;
-	for (uint32_t off = hdr; off + rsize <= count; off += rsize)
-		nshown += revoke_shown(l, rsize == 8 ? get_be64(blk + off) : get_be32(blk + off));
+	for (uint32_t i = 0; i < nrec; i++)
+		nshown += revoke_shown(l, ek_jrevoke_rec(&l->f, blk, i));
 	if (!listing(l) && !nshown)
 		return true;
 	if (listing(l))
@@ -465,8 +462,8 @@ static bool show_revoke(struct logdump *l, bool old, ek_tid_t tid, uint32_t jblk
 	ek_out_u64(o, "record_count", nrec);
 	if (nshown) {
 		ek_out_arr_begin(o, "revoked");
-		for (uint32_t off = hdr; off + rsize <= count; off += rsize) {
-			uint64_t home = rsize == 8 ? get_be64(blk + off) : get_be32(blk + off);
+		for (uint32_t i = 0; i < nrec; i++) {
+			uint64_t home = ek_jrevoke_rec(&l->f, blk, i);
 
 			if (!revoke_shown(l, home))
 				continue;
@@ -500,9 +497,12 @@ static void walk_txn(struct logdump *l, const struct ek_jtxn *t)
 			show_tag(l, false, &g);
 			continue;
 		}
-		if (ld_read(l, p, l->hdr))
+		uint32_t type;
+		ek_tid_t seq;
+
+		if (ld_read(l, p, l->hdr) || !ek_jhdr_decode(l->hdr, &type, &seq))
 			continue;
-		switch (get_be32(l->hdr + 4)) {
+		switch (type) {
 		case JBD2_DESCRIPTOR_BLOCK:
 			show_descriptor(l, false, t->tid, p);
 			break;
@@ -534,8 +534,8 @@ static void show_live(struct logdump *l)
 
 	if (sb->start)
 		ek_out_text(o, "Journal starts at block %u, transaction %u\n", sb->start, sb->sequence);
-	else
-		ek_out_text(o, "Journal is clean (s_start 0), next transaction %u\n", sb->sequence);
+	if (ek_jlog_emit_status(o, l->j, &l->log))
+		ek_out_text(o, "Next transaction %u\n", sb->sequence);
 	ek_out_arr_begin(o, "records");
 	for (size_t i = 0; i < l->log.ntxns; i++)
 		walk_txn(l, &l->log.txns[i]);
@@ -543,11 +543,11 @@ static void show_live(struct logdump *l)
 
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < l->log.ntxns; i++) {
-		const struct ek_jtxn *t = &l->log.txns[i];
+		const struct ek_jtxn *t = &l->log.txns[i], *p = i ? t - 1 : NULL;
 
 		committed += t->state == EK_JTXN_COMMITTED;
-		ek_jtxn_emit(o, l->j, t, i ? l->log.txns[i - 1].commit_sec : -1,
-			     i ? l->log.txns[i - 1].commit_nsec : 0);
+		ek_jtxn_emit(o, l->j, t, p && ek_jtxn_time_ok(l->j, p) ? p->commit_sec : -1,
+			     p ? p->commit_nsec : 0);
 	}
 	ek_out_arr_end(o);
 	if (sb->start) {
@@ -573,16 +573,9 @@ static void show_live(struct logdump *l)
 /* the data checksum of an old tag (v2/v3), as recovery would check it */
 static uint8_t old_tag_csum(struct logdump *l, ek_tid_t tid, uint32_t jblk, uint32_t want)
 {
-	const struct ek_jsb *sb = &l->j->sb;
-	__be32 seq = cpu_to_be32(tid);
-	uint32_t c;
-
-	if (!csum_v23(sb) || ld_read(l, jblk, l->data))
+	if (!l->f.v23 || ld_read(l, jblk, l->data))
 		return EK_CSUM_NONE;
-	c = ek_crc32c(ek_crc32c(l->seed, &seq, 4), l->data, sb->blocksize);
-	if (!(sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
-		c &= 0xFFFF;
-	return c == want ? EK_CSUM_OK : EK_CSUM_BAD;
+	return ek_jtag_csum(&l->f, tid, l->data) == want ? EK_CSUM_OK : EK_CSUM_BAD;
 }
 
 /*
@@ -593,30 +586,17 @@ static uint8_t old_tag_csum(struct logdump *l, ek_tid_t tid, uint32_t jblk, uint
 static void old_tags(struct logdump *l, ek_tid_t tid, uint32_t from, uint32_t len, uint32_t *n)
 {
 	const struct ek_jsb *sb = &l->j->sb;
-	uint32_t tag_bytes = ek_jbd2_tag_bytes(sb->incompat);
-	uint32_t off = sizeof(journal_header_t), end = sb->blocksize - l->tail;
-	const uint8_t *d = l->hdr;
+	uint32_t off = sizeof(journal_header_t);
+	struct ek_jtag_raw raw;
 
-	while (off + tag_bytes <= end && *n < len) {
-		struct ld_tag g = { .tid = tid };
-		uint32_t want;
+	while (*n < len && ek_jdesc_tag(&l->f, l->hdr, &off, &raw)) {
+		struct ld_tag g = { .tid = tid, .home = raw.home, .flags = raw.flags };
 
-		g.home = get_be32(d + off);
-		if (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3) {
-			g.flags = get_be32(d + off + 4);
-			want = get_be32(d + off + 12);
-		} else {
-			g.flags = get_be16(d + off + 6);
-			want = get_be16(d + off + 4);
-		}
-		if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
-			g.home |= (uint64_t)get_be32(d + off + 8) << 32;
 		g.jblk = ring_add(sb, from, (*n)++);
 		if (selected(l, g.home)) {
-			g.csum = old_tag_csum(l, tid, g.jblk, want);
+			g.csum = old_tag_csum(l, tid, g.jblk, raw.csum);
 			show_tag(l, true, &g);
 		}
-		off += tag_bytes + ((g.flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
 		if (g.flags & JBD2_FLAG_LAST_TAG)
 			break;
 	}
@@ -656,14 +636,13 @@ static void show_old(struct logdump *l)
 	ek_out_u64(o, "blocks", len);
 	ek_out_arr_begin(o, "records");
 	for (uint32_t n = 0; n < len;) {
-		uint32_t p = ring_add(sb, from, n++);
+		uint32_t p = ring_add(sb, from, n++), type;
 		ek_tid_t tid;
 
-		if (ld_read(l, p, l->hdr) || get_be32(l->hdr) != JBD2_MAGIC_NUMBER)
+		if (ld_read(l, p, l->hdr) || !ek_jhdr_decode(l->hdr, &type, &tid))
 			continue;
-		tid = get_be32(l->hdr + 8);
 		headers++;
-		switch (get_be32(l->hdr + 4)) {
+		switch (type) {
 		case JBD2_DESCRIPTOR_BLOCK:
 			show_descriptor(l, true, tid, p);
 			old_tags(l, tid, from, len, &n);
@@ -678,7 +657,7 @@ static void show_old(struct logdump *l)
 			headers--;
 			if (listing(l))
 				ek_out_text(o, "Journal block %u: jbd2 magic with block type %u: skipped\n",
-					    p, get_be32(l->hdr + 4));
+					    p, type);
 		}
 	}
 	ek_out_arr_end(o);
@@ -785,28 +764,16 @@ static void show_journal(struct logdump *l)
 			    l->d->fs->sb.journal_inum,
 			    l->j->from_backup ? " (mapped from the superblock's backup)" : "",
 			    sb->maxlen, sb->blocksize, sb->first, sb->last - 1);
+	/* the whole superblock in JSON (the keys of stats and extkit-replay
+	 * info); -S adds its text lines */
 	ek_out_obj_begin(o, "journal");
-	if (l->j->dev) {
-		ek_out_null(o, "inode");
-		ek_out_str(o, "device", l->source);
-	} else {
-		ek_out_u64(o, "inode", l->d->fs->sb.journal_inum);
-		ek_out_null(o, "device");
-	}
-	ek_out_bool(o, "mapped_from_backup", l->j->from_backup);
-	ek_out_u64(o, "block_size", sb->blocksize);
-	ek_out_u64(o, "blocks", sb->maxlen);
-	ek_out_u64(o, "first", sb->first);
-	ek_out_u64(o, "last", sb->last);
-	ek_out_u64(o, "start", sb->start);
-	ek_out_u64(o, "sequence", sb->sequence);
-	ek_out_obj_end(o);
 	if (l->super) {
-		ek_out_obj_begin(o, "superblock");
-		dbg_journal_super(o, l->j);
-		ek_out_obj_end(o);
+		dbg_journal_super(o, l->j, l->source);
 		ek_out_text(o, "\n");
+	} else {
+		ek_journal_emit(o, l->j, l->source);
 	}
+	ek_out_obj_end(o);
 }
 
 static void show_selection(struct logdump *l)
@@ -916,11 +883,7 @@ int do_logdump(struct dbg *d, int argc, char **argv)
 		ek_journal_close(l.j);
 		return dbg_fail(d, "logdump", err);
 	}
-	if (l.log.status)
-		dbg_warn(d, "logdump: warning: %s (the kernel would refuse this recovery)",
-			 ek_error_msg(l.log.status));
-	l.tail = csum_v23(&l.j->sb) ? sizeof(struct jbd2_journal_block_tail) : 0;
-	l.seed = ek_crc32c(~0u, l.j->sb.uuid, 16);
+	ek_jfmt_init(&l.f, &l.j->sb);
 
 	ek_out_obj_begin(l.o, NULL);
 	show_journal(&l);

@@ -15,9 +15,7 @@ static void fmt_uuid(const uint8_t *u, char *buf)
 		strcpy(buf, "<none>");
 		return;
 	}
-	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-		u[12], u[13], u[14], u[15]);
+	ek_fmt_uuid(u, buf, 40);
 }
 
 static const char *hash_name(unsigned v)
@@ -267,38 +265,25 @@ static void group_flags_text(struct ek_out *o, const struct ek_fs *fs, const str
 	ek_out_text(o, "]\n");
 }
 
-void dbg_journal_super(struct ek_out *o, const struct ek_journal *j)
+void dbg_journal_super(struct ek_out *o, const struct ek_journal *j, const char *device)
 {
-	static const char *incompat_names[32] = {
-		"journal_incompat_revoke", "journal_64bit", "journal_async_commit",
-		"journal_checksum_v2", "journal_checksum_v3",
-	};
 	const struct ek_jsb *s = &j->sb;
 	uint64_t kb;
 	const char *sep = "";
 
 	ek_out_text(o, "%-26s", "Journal features:");
-	ek_out_arr_begin(o, "features");
 	for (int t = 0; t < 3; t++) {
 		uint32_t w = t == 0 ? s->compat : t == 1 ? s->incompat : s->ro_compat;
 
 		for (int b = 0; b < 32; b++) {
 			char unk[16];
-			const char *n = t == 0 && b == 0 ? "journal_checksum" :
-					t == 1 ? incompat_names[b] : NULL;
 
 			if (!(w & (1u << b)))
 				continue;
-			if (!n) {
-				snprintf(unk, sizeof(unk), "FEATURE_%c%d", "CIR"[t], b);
-				n = unk;
-			}
-			ek_out_text(o, "%s%s", sep, n);
-			ek_out_str(o, NULL, n);
+			ek_out_text(o, "%s%s", sep, ek_jsb_feature_name(t, b, unk, sizeof(unk)));
 			sep = " ";
 		}
 	}
-	ek_out_arr_end(o);
 	ek_out_text(o, "%s\n", *sep ? "" : "(none)");
 	kb = (uint64_t)s->maxlen * s->blocksize / 1024;
 	if (kb < 8192)
@@ -333,18 +318,7 @@ void dbg_journal_super(struct ek_out *o, const struct ek_journal *j)
 		ek_out_text(o, "%-26s%s\n", "Journal checksum type:", "crc32c");
 		ek_out_text(o, "%-26s0x%08x\n", "Journal checksum:", s->checksum);
 	}
-	ek_out_u64(o, "version", s->version);
-	ek_out_u64(o, "block_size", s->blocksize);
-	ek_out_u64(o, "blocks", s->maxlen);
-	ek_out_u64(o, "first", s->first);
-	ek_out_u64(o, "last", s->last);
-	ek_out_u64(o, "fast_commit_blocks", s->num_fc_blks);
-	ek_out_u64(o, "sequence", s->sequence);
-	ek_out_u64(o, "start", s->start);
-	ek_out_s64(o, "errno", s->errno_);
-	ek_out_u64(o, "users", s->nr_users);
-	ek_out_bool(o, "needs_recovery", s->start != 0);
-	ek_out_bool(o, "from_backup", j->from_backup);
+	ek_journal_emit(o, j, device);
 }
 
 /* the internal journal's superblock lines, as dumpe2fs -h prints them */
@@ -367,7 +341,7 @@ static void journal_info(struct dbg *d)
 		return;
 	}
 	ek_out_obj_begin(d->out, "journal");
-	dbg_journal_super(d->out, j);
+	dbg_journal_super(d->out, j, NULL);
 	ek_out_obj_end(d->out);
 	ek_journal_close(j);
 }

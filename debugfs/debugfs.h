@@ -49,8 +49,9 @@ const char *dbg_mode_type(uint16_t mode);
 /* hex and ASCII, 16 bytes a line after @indent, repeated lines as "*", offsets from @base */
 void dbg_hexdump(struct ek_out *o, const char *indent, const uint8_t *buf, size_t len,
 		 uint64_t base);
-/* the journal superblock as dumpe2fs -h shows it; JSON members into the open object */
-void dbg_journal_super(struct ek_out *o, const struct ek_journal *j);
+/* the journal superblock as dumpe2fs -h shows it; JSON: ek_journal_emit()'s keys
+ * into the open object (@device: an external journal's path) */
+void dbg_journal_super(struct ek_out *o, const struct ek_journal *j, const char *device);
 
 /* commands */
 int do_stats(struct dbg *d, int argc, char **argv);

@@ -130,4 +130,11 @@ static inline void put_be32(void *p, uint32_t x)
 	memcpy(p, &v, sizeof(v));
 }
 
+static inline void put_be64(void *p, uint64_t x)
+{
+	uint64_t v = EK_BE(64, x);
+
+	memcpy(p, &v, sizeof(v));
+}
+
 #endif /* EK_ENDIAN_H */

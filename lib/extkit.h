@@ -837,8 +837,107 @@ struct ek_jsb {
  */
 int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_jsb *out);
 uint32_t ek_jsb_csum(const void *raw);
+/*
+ * Store @in into the 1024-byte journal superblock @raw: the fields struct
+ * ek_jsb holds (s_num_fc_blks as given; v2 fields only for version 2),
+ * then the checksum with checksum v2/v3.  Other bytes (s_users, padding)
+ * are left as they are: zero @raw first for a new journal.
+ */
+void ek_jsb_encode(const struct ek_jsb *in, void *raw);
 /* bytes of one descriptor tag for the incompat features (jbd2 journal_tag_bytes) */
 int ek_jbd2_tag_bytes(uint32_t incompat);
+
+/* ---- jbd2 log blocks (jbd2.c): one codec per block kind ------------------
+ *
+ * Every log block starts with a journal_header_t (magic, h_blocktype,
+ * h_sequence).  A descriptor block holds tags (ek_jbd2_tag_bytes() each,
+ * a 16-byte UUID after a tag without SAME_UUID) up to LAST_TAG or to where
+ * the next tag would overlap the checksum tail; a revoke block holds
+ * r_count bytes (header included) of 4- or 8-byte (64bit) records; with
+ * checksum v2/v3 both end in a crc32c tail.  A commit block carries the
+ * commit time and the transaction's checksum.  The scan, the writer
+ * (jcommit.c), logdump and the orphans report all go through these.
+ */
+
+/* what the journal's features say about the layout of its log blocks */
+struct ek_jfmt {
+	uint32_t blocksize;
+	uint32_t tag_bytes;	/* one descriptor tag, UUID not included */
+	uint32_t tail;		/* bytes of the descriptor/revoke tail: 4 with v2/v3 */
+	uint32_t rec_bytes;	/* one revoke record: 8 with 64bit, else 4 */
+	uint32_t seed;		/* crc32c(~0, journal uuid) for v2/v3 */
+	bool v1, v23, v3, b64;	/* checksum v1, v2 or v3, v3, 64-bit block numbers */
+};
+void ek_jfmt_init(struct ek_jfmt *f, const struct ek_jsb *sb);
+
+/* the header: true when @blk carries the jbd2 magic (then *type, *seq set) */
+bool ek_jhdr_decode(const void *blk, uint32_t *type, ek_tid_t *seq);
+void ek_jhdr_encode(void *blk, uint32_t type, ek_tid_t seq);
+
+struct ek_jtag_raw {	/* one descriptor tag as stored */
+	uint64_t home;	/* with 64bit, t_blocknr_high too */
+	uint32_t flags;	/* JBD2_FLAG_*: the 16 bits at offset 6 in every layout, as jbd2 reads them */
+	uint32_t csum;	/* the data checksum it records (16 bits with v2, none without v2/v3) */
+};
+/*
+ * The tag at *@off of descriptor @d: false when no tag fits there (the
+ * walk is over), else *@off moves past it (and its UUID).  The caller
+ * stops after a tag with JBD2_FLAG_LAST_TAG.  At most blocksize / 8 tags.
+ */
+bool ek_jdesc_tag(const struct ek_jfmt *f, const uint8_t *d, uint32_t *off, struct ek_jtag_raw *out);
+/* the data blocks descriptor @d describes (jbd2 count_tags) */
+uint32_t ek_jdesc_count(const struct ek_jfmt *f, const uint8_t *d);
+/* tags a descriptor holds when only the first carries the UUID */
+uint32_t ek_jdesc_capacity(const struct ek_jfmt *f);
+/* store tag @t at *@off of @d (the UUID @uuid after it unless SAME_UUID); *@off moves on */
+void ek_jdesc_put_tag(const struct ek_jfmt *f, uint8_t *d, uint32_t *off,
+		      const struct ek_jtag_raw *t, const uint8_t uuid[16]);
+/* the checksum a tag records for logged block @data of transaction @tid (v2: low 16 bits) */
+uint32_t ek_jtag_csum(const struct ek_jfmt *f, ek_tid_t tid, const void *data);
+
+/* the crc32c tail of a descriptor or revoke block (v2/v3): check, set */
+bool ek_jtail_ok(const struct ek_jfmt *f, const uint8_t *blk);
+void ek_jtail_set(const struct ek_jfmt *f, uint8_t *blk);
+
+/*
+ * The records of revoke block @blk: *@nrec whole records below r_count.
+ * -EK_CORRUPT (message naming journal block @jblk) when r_count runs past
+ * the block, tail excluded (jbd2 scan_revoke_records refuses it); 1 when
+ * r_count lies inside the header (no records); else 0.
+ */
+int ek_jrevoke_decode(const struct ek_jfmt *f, const uint8_t *blk, uint32_t jblk, uint32_t *nrec);
+uint32_t ek_jrevoke_count(const uint8_t *blk);			/* raw r_count */
+uint64_t ek_jrevoke_rec(const struct ek_jfmt *f, const uint8_t *blk, uint32_t i);
+/* a revoke block of @n records (at most (blocksize - tail - 16) / rec_bytes), tail set */
+void ek_jrevoke_encode(const struct ek_jfmt *f, uint8_t *blk, ek_tid_t tid, const uint64_t *homes,
+		       uint32_t n);
+
+struct ek_jcommit {		/* a decoded commit block */
+	ek_tid_t tid;
+	uint8_t chksum_type, chksum_size;
+	uint32_t chksum;	/* h_chksum[0] */
+	uint64_t sec;		/* h_commit_sec: __u64 in jbd2 */
+	uint32_t nsec;
+};
+void ek_jcommit_decode(const uint8_t *blk, struct ek_jcommit *out);
+/*
+ * Is commit block @blk's checksum right?  v2/v3: its crc32c; v1: @crc_v1,
+ * the crc32_be of the transaction's descriptor and data blocks (a commit
+ * with no checksum type and size is accepted, as jbd2 does).  No checksum
+ * feature: true.
+ */
+bool ek_jcommit_csum_ok(const struct ek_jfmt *f, const uint8_t *blk, uint32_t crc_v1);
+/* a commit block for @tid at @sec.@nsec with the checksum the features ask for */
+void ek_jcommit_encode(const struct ek_jfmt *f, uint8_t *blk, ek_tid_t tid, int64_t sec,
+		       uint32_t nsec, uint32_t crc_v1);
+/*
+ * Can commit time @sec be real: not past the year 2500 and not before
+ * @not_before (the filesystem's mkfs time, 0 for none)?  e2fsprogs' own
+ * journal writer stores a 32-bit time into the 64-bit field, so its
+ * commits read as times centuries ahead.
+ */
+bool ek_jcommit_time_ok(int64_t sec, int64_t not_before);
+#define EK_JCOMMIT_TIME_MAX	16725225600LL	/* 2500-01-01T00:00:00Z */
 
 struct ek_jrun {		/* journal blocks lblk.. live at pblk.. */
 	uint64_t lblk;
@@ -891,6 +990,19 @@ int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t c
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
 /* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */
 int ek_journal_write_sb(struct ek_journal *j);
+/* name of journal feature bit @bit of @word (0 compat, 1 incompat, 2 ro_compat),
+ * dumpe2fs's; unknown ones as FEATURE_<C|I|R><bit> in @buf */
+const char *ek_jsb_feature_name(int word, int bit, char *buf, size_t len);
+/*
+ * The journal's superblock and location as keys of the open JSON object:
+ * every tool's one key set (inode or device, mapped_from_backup, version,
+ * block_size, blocks, first, last, fast_commit_blocks, features, compat,
+ * incompat, ro_compat, uuid, sequence, start, errno, users,
+ * max_transaction, checksum_type, checksum, needs_recovery).  @device:
+ * the external journal's path, shown when j->dev is set.
+ */
+struct ek_out;
+void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *device);
 
 /* ---- journal scan (recovery.c) ----------------------------------------- */
 
@@ -929,6 +1041,8 @@ struct ek_jtxn {
 	uint32_t commit_nsec;
 	uint8_t commit_csum;	/* enum ek_csum */
 	bool desc_csum_bad;	/* a descriptor or revoke block failed its checksum */
+	uint32_t bad_revoke_jblk;	/* its first revoke block whose r_count runs past
+					 * the block (records not read), 0: none */
 	uint32_t bad_tags;	/* tags whose data checksum fails */
 };
 
@@ -938,11 +1052,18 @@ struct ek_jlog {
 	ek_tid_t start_tid;	/* s_sequence */
 	ek_tid_t end_tid;	/* first transaction replay does not apply */
 	uint32_t end_jblk;	/* journal block after the last one scanned */
-	const char *end_reason;	/* why the scan stopped (static text) */
-	int status;		/* 0, or -EK_BADCRC where the kernel refuses recovery */
+	const char *end_reason;	/* why the scan stopped (static text; EK_JLOG_CLEAN) */
+	int status;		/* 0, or why the kernel refuses recovery: -EK_BADCRC (a
+				 * descriptor/revoke checksum), -EK_CORRUPT (a revoke
+				 * r_count past its block in a committed transaction),
+				 * an I/O error (a journal block cannot be read) */
+	char refused[256];	/* with status: the reason, for people */
+	bool refused_late;	/* (scan internal) status is PASS_REVOKE's */
 	bool failed_commit;	/* a corrupt commit block, not an interrupted async
 				 * one, ended the log (jbd2 j_failed_commit) */
 };
+/* end_reason of a clean journal (s_start 0): there is no live log */
+#define EK_JLOG_CLEAN "the journal is clean: no live transactions"
 
 /*
  * Scan the log from s_start with the kernel's PASS_SCAN rules
@@ -950,7 +1071,9 @@ struct ek_jlog {
  * sequence matches, wrap at sb.last, stop at the first mismatch, a torn or
  * bad-checksum commit, or after s_maxlen blocks.  Data-tag checksums are
  * verified too.  A clean journal (s_start 0) gives no transactions.
- * Release with ek_jlog_release().
+ * Damage the kernel refuses to recover (out->status, out->refused) does
+ * not fail the scan: what is there is kept for inspection.  Returns 0, or
+ * -ENOMEM (out released).  Release with ek_jlog_release().
  */
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *out);
 const char *ek_jtxn_state_name(enum ek_jtxn_state s);	/* committed, torn, bad_checksum */
@@ -962,11 +1085,23 @@ const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
 /*
  * Transaction @t as one JSON object (tid, state, blocks by kind, commit
  * time and delta from @prev_sec/@prev_nsec when >= 0, checksums;
- * bad_data_checksums null when the scan left them unchecked).
+ * bad_data_checksums null when the scan left them unchecked).  A commit
+ * time that cannot be real (ek_jtxn_time_ok) is commit_time null,
+ * commit_time_ok false, the raw value in commit_sec and no delta.
  */
 struct ek_out;
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec);
+/* can @t's commit time be real (ek_jcommit_time_ok against the mkfs time)? */
+bool ek_jtxn_time_ok(const struct ek_journal *j, const struct ek_jtxn *t);
+/*
+ * What recovery would make of the log, for every inspection command: a
+ * text line "the journal is clean: no live transactions" for a clean
+ * journal, one "recovery would be refused: REASON" when the kernel would
+ * refuse it; JSON keys "clean" (bool) and "recovery_refused" (the reason,
+ * or null).  Returns true for a clean journal.
+ */
+bool ek_jlog_emit_status(struct ek_out *o, const struct ek_journal *j, const struct ek_jlog *log);
 void ek_jlog_release(struct ek_jlog *log);
 
 /* ---- replay plan (replay.c) -------------------------------------------- */
@@ -1291,7 +1426,8 @@ struct ek_recovery {		/* the plan; everything here is owned */
 	size_t fc_records;
 	struct ek_recover_orphan *orphans;	/* step 3, in processing order */
 	size_t norphans;
-	int refused;		/* 0, or why apply refuses (ek_error_msg) */
+	int refused;		/* 0, or why apply refuses: -EK_* */
+	char refused_msg[320];	/* ...in words */
 	const char *refused_step;	/* "journal", "fast commits", "orphan inodes" */
 	const char *refused_hint;	/* an option that helps, or NULL */
 	/* private */
@@ -1834,5 +1970,7 @@ void ek_out_flush(struct ek_out *o);
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */
 const char *ek_fmt_iso(int64_t t, char *buf, size_t len);
+/* @u as 8-4-4-4-12 lower-case hex into @buf (37 bytes or more) */
+const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len);
 
 #endif /* EXTKIT_H */

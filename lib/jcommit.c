@@ -22,10 +22,9 @@
 
 struct jw {
 	struct ek_journal *j;
-	uint32_t bs;
-	uint32_t seed;		/* crc32c(~0, uuid) for checksum v2/v3 */
-	bool v23, v3, v1, b64;
+	struct ek_jfmt f;	/* block layouts and checksums (jbd2.c) */
 	uint32_t crc_v1;	/* crc32_be over descriptor and data blocks (v1) */
+	bool sum_v1;		/* fold the blocks written into crc_v1 */
 	uint64_t jblk;		/* next log block to write */
 };
 
@@ -36,59 +35,33 @@ static int log_block(struct jw *w, const uint8_t *buf)
 
 	if (err)
 		return err;
-	if (w->v1)
-		w->crc_v1 = ek_crc32_be(w->crc_v1, buf, w->bs);
-	err = ek_io_pwrite(w->j->dev ? w->j->dev : w->j->fs->io, buf, w->bs,
+	if (w->sum_v1)
+		w->crc_v1 = ek_crc32_be(w->crc_v1, buf, w->f.blocksize);
+	err = ek_io_pwrite(w->j->dev ? w->j->dev : w->j->fs->io, buf, w->f.blocksize,
 			   pblk << w->j->fs->log_blksz);
 	w->jblk++;
 	return err;
 }
 
-static void header(uint8_t *b, uint32_t type, ek_tid_t tid)
+/* @home's block as logged: escaped (magic zeroed) when it begins with the magic */
+static bool logged_copy(struct ek_wset *ws, size_t i, uint8_t *data, uint32_t bs, ek_blk_t *home)
 {
-	put_be32(b, JBD2_MAGIC_NUMBER);
-	put_be32(b + 4, type);
-	put_be32(b + 8, tid);
-}
+	const uint8_t *buf;
 
-/* tags one descriptor block holds: the first carries the 16-byte uuid */
-static uint32_t tags_per_desc(const struct jw *w)
-{
-	uint32_t room = w->bs - sizeof(journal_header_t) - 16 -
-			(w->v23 ? sizeof(struct jbd2_journal_block_tail) : 0);
-
-	return room / ek_jbd2_tag_bytes(w->j->sb.incompat);
-}
-
-static void put_tag(const struct jw *w, uint8_t *t, ek_blk_t home, uint32_t flags, ek_tid_t tid,
-		    const uint8_t *data)
-{
-	uint32_t csum = 0;
-
-	if (w->v23) {
-		__be32 seq = cpu_to_be32(tid);
-
-		csum = ek_crc32c(ek_crc32c(w->seed, &seq, 4), data, w->bs);
-	}
-	put_be32(t, (uint32_t)home);
-	if (w->v3) {
-		put_be32(t + 4, flags);
-		put_be32(t + 8, w->b64 ? (uint32_t)(home >> 32) : 0);
-		put_be32(t + 12, csum);
-		return;
-	}
-	put_be16(t + 4, w->v23 ? (uint16_t)csum : 0);
-	put_be16(t + 6, (uint16_t)flags);
-	if (w->b64)
-		put_be32(t + 8, (uint32_t)(home >> 32));
+	ek_wset_entry(ws, i, home, &buf);
+	memcpy(data, buf, bs);
+	if (get_be32(data) != JBD2_MAGIC_NUMBER)
+		return false;
+	put_be32(data, 0);	/* replay restores it; the tag checksum covers the copy */
+	return true;
 }
 
 /* the transaction's blocks, written from w->jblk on */
 static int log_transaction(struct jw *w, struct ek_wset *ws, ek_tid_t tid, int64_t now)
 {
 	size_t n = ek_wset_count(ws);
-	uint32_t per = tags_per_desc(w), tag_bytes = ek_jbd2_tag_bytes(w->j->sb.incompat);
-	uint8_t *desc = ek_calloc(1, w->bs), *data = ek_malloc(w->bs);
+	uint32_t bs = w->f.blocksize, per = ek_jdesc_capacity(&w->f);
+	uint8_t *desc = ek_calloc(1, bs), *data = ek_malloc(bs);
 	int err = 0;
 
 	if (!desc || !data) {
@@ -99,61 +72,32 @@ static int log_transaction(struct jw *w, struct ek_wset *ws, ek_tid_t tid, int64
 		size_t cnt = n - first < per ? n - first : per;
 		uint32_t off = sizeof(journal_header_t);
 
-		memset(desc, 0, w->bs);
-		header(desc, JBD2_DESCRIPTOR_BLOCK, tid);
+		memset(desc, 0, bs);
+		ek_jhdr_encode(desc, JBD2_DESCRIPTOR_BLOCK, tid);
 		for (size_t i = 0; i < cnt; i++) {
-			ek_blk_t home;
-			const uint8_t *buf;
-			uint32_t flags = 0;
+			struct ek_jtag_raw t = { 0 };
 
-			ek_wset_entry(ws, first + i, &home, &buf);
-			memcpy(data, buf, w->bs);
-			if (get_be32(data) == JBD2_MAGIC_NUMBER) {
-				flags |= JBD2_FLAG_ESCAPE;
-				put_be32(data, 0);	/* the checksum covers the copy as logged */
-			}
+			if (logged_copy(ws, first + i, data, bs, &t.home))
+				t.flags |= JBD2_FLAG_ESCAPE;
 			if (i)
-				flags |= JBD2_FLAG_SAME_UUID;
+				t.flags |= JBD2_FLAG_SAME_UUID;
 			if (i == cnt - 1)
-				flags |= JBD2_FLAG_LAST_TAG;
-			put_tag(w, desc + off, home, flags, tid, data);
-			off += tag_bytes;
-			if (!i) {
-				memcpy(desc + off, w->j->sb.uuid, 16);
-				off += 16;
-			}
+				t.flags |= JBD2_FLAG_LAST_TAG;
+			t.csum = ek_jtag_csum(&w->f, tid, data);
+			ek_jdesc_put_tag(&w->f, desc, &off, &t, w->j->sb.uuid);
 		}
-		if (w->v23) {
-			uint32_t c = ek_crc32c(w->seed, desc, w->bs - 4);
-
-			put_be32(desc + w->bs - 4, ek_crc32c(c, "\0\0\0\0", 4));
-		}
+		ek_jtail_set(&w->f, desc);
 		err = log_block(w, desc);
 		for (size_t i = 0; i < cnt && !err; i++) {
 			ek_blk_t home;
-			const uint8_t *buf;
 
-			ek_wset_entry(ws, first + i, &home, &buf);
-			memcpy(data, buf, w->bs);
-			if (get_be32(data) == JBD2_MAGIC_NUMBER)
-				put_be32(data, 0);	/* escaped: replay restores the magic */
+			logged_copy(ws, first + i, data, bs, &home);
 			err = log_block(w, data);
 		}
 	}
 	if (!err) {
-		struct commit_header *ch = (void *)desc;
-
-		memset(desc, 0, w->bs);
-		header(desc, JBD2_COMMIT_BLOCK, tid);
-		ch->h_commit_sec = cpu_to_be64((uint64_t)now);
-		if (w->v1) {
-			ch->h_chksum_type = JBD2_CRC32_CHKSUM;
-			ch->h_chksum_size = JBD2_CRC32_CHKSUM_SIZE;
-			ch->h_chksum[0] = cpu_to_be32(w->crc_v1);
-		} else if (w->v23) {
-			ch->h_chksum[0] = cpu_to_be32(ek_crc32c(w->seed, desc, w->bs));
-		}
-		w->v1 = false;	/* the commit block is not part of its own sum */
+		ek_jcommit_encode(&w->f, desc, tid, now, 0, w->crc_v1);
+		w->sum_v1 = false;	/* the commit block is not part of its own sum */
 		err = log_block(w, desc);
 	}
 out_free:
@@ -195,19 +139,16 @@ int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now
 	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
 	struct ek_fs *fs = j->fs;
 	struct ext4_super_block *sb;
-	struct jw w = { .j = j, .bs = fs->blksz, .crc_v1 = ~0u };
+	struct jw w = { .j = j, .crc_v1 = ~0u };
 	ek_tid_t tid = j->sb.sequence;
 	uint64_t ndesc, need;
 	int err;
 
 	if (j->sb.start)
 		return ek_err(-EINVAL, "journal: the log is not empty; replay it first");
-	w.v3 = j->sb.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3;
-	w.v23 = w.v3 || (j->sb.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V2);
-	w.v1 = !w.v23 && (j->sb.compat & JBD2_FEATURE_COMPAT_CHECKSUM);
-	w.b64 = j->sb.incompat & JBD2_FEATURE_INCOMPAT_64BIT;
-	w.seed = ek_crc32c(~0u, j->sb.uuid, 16);
-	ndesc = (ek_wset_count(ws) + tags_per_desc(&w) - 1) / tags_per_desc(&w);
+	ek_jfmt_init(&w.f, &j->sb);
+	w.sum_v1 = w.f.v1;
+	ndesc = (ek_wset_count(ws) + ek_jdesc_capacity(&w.f) - 1) / ek_jdesc_capacity(&w.f);
 	need = ndesc + ek_wset_count(ws) + 1;
 	if (need > j->sb.last - j->sb.first)
 		return ek_err(-ENOSPC, "journal: %llu blocks do not fit in a log of %u",

@@ -10,6 +10,7 @@
  * Validation order as elsewhere: magic and block type, unknown incompat
  * features refused, checksum, then geometry.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "extkit.h"
@@ -100,6 +101,34 @@ int ek_jsb_decode(const void *raw, uint32_t blksz, bool ignore_csum, struct ek_j
 	}
 	*out = j;
 	return 0;
+}
+
+void ek_jsb_encode(const struct ek_jsb *in, void *raw)
+{
+	journal_superblock_t *r = raw;
+
+	r->s_header.h_magic = cpu_to_be32(JBD2_MAGIC_NUMBER);
+	r->s_header.h_blocktype = cpu_to_be32(in->version == 1 ? JBD2_SUPERBLOCK_V1 :
+					      JBD2_SUPERBLOCK_V2);
+	r->s_blocksize = cpu_to_be32(in->blocksize);
+	r->s_maxlen = cpu_to_be32(in->maxlen);
+	r->s_first = cpu_to_be32(in->first);
+	r->s_sequence = cpu_to_be32(in->sequence);
+	r->s_start = cpu_to_be32(in->start);
+	r->s_errno = cpu_to_be32((uint32_t)in->errno_);
+	if (in->version == 1)
+		return;
+	r->s_feature_compat = cpu_to_be32(in->compat);
+	r->s_feature_incompat = cpu_to_be32(in->incompat);
+	r->s_feature_ro_compat = cpu_to_be32(in->ro_compat);
+	memcpy(r->s_uuid, in->uuid, 16);
+	r->s_nr_users = cpu_to_be32(in->nr_users);
+	r->s_max_transaction = cpu_to_be32(in->max_transaction);
+	r->s_max_trans_data = cpu_to_be32(in->max_trans_data);
+	r->s_checksum_type = in->checksum_type;
+	r->s_num_fc_blks = cpu_to_be32(in->num_fc_blks);
+	if (in->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3))
+		r->s_checksum = cpu_to_be32(ek_jsb_csum(raw));
 }
 
 int ek_jbd2_tag_bytes(uint32_t incompat)
@@ -432,4 +461,64 @@ void ek_journal_close(struct ek_journal *j)
 	ek_io_close(j->dev);
 	free(j->runs);
 	free(j);
+}
+
+/* ---- the journal superblock as JSON: one key set for every tool ------------ */
+
+const char *ek_jsb_feature_name(int word, int bit, char *buf, size_t len)
+{
+	/* dumpe2fs's names (lib/e2p), so stats lines compare with its output */
+	static const char *incompat[32] = {
+		"journal_incompat_revoke", "journal_64bit", "journal_async_commit",
+		"journal_checksum_v2", "journal_checksum_v3",
+	};
+	const char *n = word == 0 && bit == 0 ? "journal_checksum" :
+			word == 1 && bit >= 0 && bit < 32 ? incompat[bit] : NULL;
+
+	if (n)
+		return n;
+	snprintf(buf, len, "FEATURE_%c%d", "CIR"[word < 0 || word > 2 ? 0 : word], bit);
+	return buf;
+}
+
+void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *device)
+{
+	const struct ek_jsb *s = &j->sb;
+	char uuid[40], unk[16];
+
+	if (j->dev) {
+		ek_out_null(o, "inode");
+		ek_out_str(o, "device", device ? device : "");
+	} else {
+		ek_out_u64(o, "inode", j->fs->sb.journal_inum);
+		ek_out_null(o, "device");
+	}
+	ek_out_bool(o, "mapped_from_backup", j->from_backup);
+	ek_out_u64(o, "version", s->version);
+	ek_out_u64(o, "block_size", s->blocksize);
+	ek_out_u64(o, "blocks", s->maxlen);
+	ek_out_u64(o, "first", s->first);
+	ek_out_u64(o, "last", s->last);
+	ek_out_u64(o, "fast_commit_blocks", s->num_fc_blks);
+	ek_out_arr_begin(o, "features");
+	for (int w = 0; w < 3; w++) {
+		uint32_t v = w == 0 ? s->compat : w == 1 ? s->incompat : s->ro_compat;
+
+		for (int b = 0; b < 32; b++)
+			if (v & (1u << b))
+				ek_out_str(o, NULL, ek_jsb_feature_name(w, b, unk, sizeof(unk)));
+	}
+	ek_out_arr_end(o);
+	ek_out_u64(o, "compat", s->compat);
+	ek_out_u64(o, "incompat", s->incompat);
+	ek_out_u64(o, "ro_compat", s->ro_compat);
+	ek_out_str(o, "uuid", ek_fmt_uuid(s->uuid, uuid, sizeof(uuid)));
+	ek_out_u64(o, "sequence", s->sequence);
+	ek_out_u64(o, "start", s->start);
+	ek_out_s64(o, "errno", s->errno_);
+	ek_out_u64(o, "users", s->nr_users);
+	ek_out_u64(o, "max_transaction", s->max_transaction);
+	ek_out_u64(o, "checksum_type", s->checksum_type);
+	ek_out_u64(o, "checksum", s->checksum);
+	ek_out_bool(o, "needs_recovery", s->start != 0);
 }

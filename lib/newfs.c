@@ -1123,17 +1123,15 @@ static int make_journal(struct ek_newfs *nf)
 	nf->journal_next = nv;
 	v = NULL;
 
-	/* the journal superblock (big-endian), empty log */
-	put_be32(jsb + 0x00, JBD2_MAGIC_NUMBER);
-	put_be32(jsb + 0x04, JBD2_SUPERBLOCK_V2);
-	put_be32(jsb + 0x0C, bs);
-	put_be32(jsb + 0x10, (uint32_t)jblocks);
-	put_be32(jsb + 0x14, 1);
-	put_be32(jsb + 0x18, 1);
-	memcpy(jsb + 0x30, nf->o.uuid, 16);
-	put_be32(jsb + 0x40, 1);
-	if (nf->g.fc_blocks)
-		put_be32(jsb + 0x54, nf->g.fc_blocks);
+	/* the journal superblock, empty log, as mke2fs writes it */
+	{
+		struct ek_jsb j = { .version = 2, .blocksize = bs, .maxlen = (uint32_t)jblocks,
+				    .first = 1, .sequence = 1, .nr_users = 1,
+				    .num_fc_blks = nf->g.fc_blocks };
+
+		memcpy(j.uuid, nf->o.uuid, 16);
+		ek_jsb_encode(&j, jsb);
+	}
 	err = pending_add(nf, nf->journal_start, jsb);
 	if (err)
 		goto out;

@@ -297,3 +297,11 @@ const char *ek_fmt_iso(int64_t t, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)t);
 	return buf;
 }
+
+const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+		 u[12], u[13], u[14], u[15]);
+	return buf;
+}

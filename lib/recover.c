@@ -22,6 +22,7 @@
  * short anywhere is completed by the next one.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -224,21 +225,28 @@ int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 	 * as far as it can so inspection still shows it */
 	if (r->log.status) {
 		r->refused = r->log.status;
+		snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", r->log.refused);
 		r->refused_step = "journal";
 		*out = r;
 		return 0;
 	}
 	err = plan_fast_commits(r);
+	if (err == -ENOMEM)
+		goto out_free;
 	if (err) {
 		r->refused = err;
+		snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", ek_error_msg(err));
 		r->refused_step = "fast commits";
 		*out = r;
 		return 0;
 	}
 	if (!r->journal_only) {
 		err = plan_orphans(r, o->now);
+		if (err == -ENOMEM)
+			goto out_free;
 		if (err) {
 			r->refused = err;
+			snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", ek_error_msg(err));
 			r->refused_step = "orphan inodes";
 			r->refused_hint = "pass --journal-only to replay the journal alone";
 		}

@@ -31,16 +31,15 @@ struct scan {
 	struct ek_journal *j;
 	struct ek_jlog *log;
 	const struct ek_jsb *sb;
-	uint32_t seed;		/* crc32c(~0, uuid) for v2/v3 */
-	bool csum_v23, csum_v1;
-	uint32_t tail;		/* bytes of the descriptor/revoke tail */
+	struct ek_jfmt f;	/* the log blocks' layout and checksums */
 	uint8_t *buf;
 	uint8_t *data;		/* chunk blocks: data blocks being checked */
 	uint32_t chunk;
 	size_t tag_cap, rev_cap, txn_cap;
-	/* the first revoke block of the current transaction whose r_count
-	 * runs past the block: fatal only if the transaction commits */
-	uint32_t bad_rcount_jblk, bad_rcount;
+	/* why the current transaction's first revoke block whose r_count runs
+	 * past the block (t->bad_revoke_jblk) fails recovery if it commits */
+	int bad_rcount_err;
+	char bad_rcount_msg[sizeof(((struct ek_jlog *)0)->refused)];
 };
 
 static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
@@ -50,25 +49,18 @@ static uint32_t wrap(const struct ek_jsb *sb, uint64_t jblk)
 	return jblk;
 }
 
-/* crc32c tail of a descriptor or revoke block (jbd2_descriptor_block_csum_verify) */
-static bool block_tail_ok(const struct scan *s, const uint8_t *blk)
+/*
+ * Record why recovery would be refused (the first reason, as the kernel
+ * stops at it; one found by the scan itself, PASS_SCAN, comes before one
+ * PASS_REVOKE would find in a transaction the scan accepted earlier).
+ */
+static void refuse(struct ek_jlog *log, int err, bool pass_scan)
 {
-	uint32_t bs = s->sb->blocksize, want = get_be32(blk + bs - 4), got;
-
-	got = ek_crc32c(s->seed, blk, bs - 4);
-	got = ek_crc32c(got, "\0\0\0\0", 4);
-	return got == want;
-}
-
-static bool commit_csum_ok(const struct scan *s, const uint8_t *blk)
-{
-	uint32_t bs = s->sb->blocksize, off = offsetof(struct commit_header, h_chksum);
-	uint32_t want = get_be32(blk + off), got;
-
-	got = ek_crc32c(s->seed, blk, off);
-	got = ek_crc32c(got, "\0\0\0\0", 4);
-	got = ek_crc32c(got, blk + off + 4, bs - off - 4);
-	return got == want;
+	if (log->status && !(pass_scan && log->refused_late))
+		return;
+	log->status = err;
+	log->refused_late = !pass_scan;
+	snprintf(log->refused, sizeof(log->refused), "%s", ek_error_msg(err));
 }
 
 static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
@@ -94,7 +86,6 @@ static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
 	t->first_jblk = jblk;
 	t->state = EK_JTXN_TORN;	/* until its commit block is found */
 	s->tag_cap = s->rev_cap = 0;
-	s->bad_rcount_jblk = 0;
 	return t;
 }
 
@@ -128,22 +119,19 @@ static int add_revoke(struct scan *s, struct ek_jtxn *t, uint64_t blk)
 	return 0;
 }
 
+bool ek_jtag_csum_ok(const struct ek_journal *j, ek_tid_t tid, uint32_t want_csum,
+		     const void *data)
+{
+	struct ek_jfmt f;
+
+	ek_jfmt_init(&f, &j->sb);
+	return ek_jtag_csum(&f, tid, data) == want_csum;
+}
+
 /*
  * Check the data blocks of tags [first, t->ntags): read in stretches that
  * are consecutive in the log, up to s->chunk blocks at a time.
  */
-bool ek_jtag_csum_ok(const struct ek_journal *j, ek_tid_t tid, uint32_t want_csum,
-		     const void *data)
-{
-	__be32 seq = cpu_to_be32(tid);
-	uint32_t seed = ek_crc32c(~0u, j->sb.uuid, 16);
-	uint32_t c = ek_crc32c(ek_crc32c(seed, &seq, 4), data, j->sb.blocksize);
-
-	if (!(j->sb.incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3))
-		c &= 0xFFFF;
-	return c == want_csum;
-}
-
 static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t *crc_v1)
 {
 	const struct ek_jsb *sb = s->sb;
@@ -162,10 +150,10 @@ static int scan_data(struct scan *s, struct ek_jtxn *t, uint32_t first, uint32_t
 			struct ek_jtag *tag = &t->tags[i + k];
 			const uint8_t *data = s->data + (size_t)k * bs;
 
-			if (s->csum_v1)
+			if (s->f.v1)
 				*crc_v1 = ek_crc32_be(*crc_v1, data, bs);
-			if (s->csum_v23 && !s->j->no_data_csum) {
-				tag->csum = ek_jtag_csum_ok(s->j, t->tid, tag->want_csum, data) ?
+			if (s->f.v23 && !s->j->no_data_csum) {
+				tag->csum = ek_jtag_csum(&s->f, t->tid, data) == tag->want_csum ?
 					    EK_CSUM_OK : EK_CSUM_BAD;
 				t->bad_tags += tag->csum == EK_CSUM_BAD;
 			}
@@ -179,25 +167,14 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 			   uint64_t *visited, uint32_t *crc_v1)
 {
 	const struct ek_jsb *sb = s->sb;
-	uint32_t bs = sb->blocksize, tag_bytes = ek_jbd2_tag_bytes(sb->incompat);
-	uint32_t off = sizeof(journal_header_t), end = bs - s->tail, first = t->ntags;
-	const uint8_t *d = s->buf;
+	uint32_t off = sizeof(journal_header_t), first = t->ntags;
+	struct ek_jtag_raw raw;
 	int err, ret = 0;
 
-	while (off + tag_bytes <= end) {
-		struct ek_jtag tag = { 0 };
+	while (ek_jdesc_tag(&s->f, s->buf, &off, &raw)) {
+		struct ek_jtag tag = { .home = raw.home, .flags = raw.flags };
 
-		tag.home = get_be32(d + off);
-		if (s->csum_v23 && (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3)) {
-			/* the kernel reads the low 16 bits (its t_flags at offset 6) */
-			tag.flags = get_be32(d + off + 4) & 0xFFFF;
-			tag.want_csum = get_be32(d + off + 12);
-		} else {
-			tag.flags = get_be16(d + off + 6);
-			tag.want_csum = get_be16(d + off + 4);
-		}
-		if (sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT)
-			tag.home |= (uint64_t)get_be32(d + off + 8) << 32;
+		tag.want_csum = raw.csum;
 		*jblk = wrap(sb, (uint64_t)*jblk + 1);
 		if (++*visited > sb->maxlen) {
 			ret = 1;
@@ -207,13 +184,10 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
 		err = add_tag(s, t, &tag);
 		if (err)
 			return err;
-		off += tag_bytes;
-		if (!(tag.flags & JBD2_FLAG_SAME_UUID))
-			off += 16;
 		if (tag.flags & JBD2_FLAG_LAST_TAG)
 			break;
 	}
-	if (s->csum_v1 || (s->csum_v23 && !s->j->no_data_csum)) {
+	if (s->f.v1 || (s->f.v23 && !s->j->no_data_csum)) {
 		err = scan_data(s, t, first, crc_v1);
 		if (err)
 			return err;
@@ -230,43 +204,27 @@ static int scan_descriptor(struct scan *s, struct ek_jtxn *t, uint32_t *jblk,
  */
 static int scan_revoke(struct scan *s, struct ek_jtxn *t, uint32_t jblk)
 {
-	uint32_t bs = s->sb->blocksize, count = get_be32(s->buf + 12);
-	uint32_t rsize = (s->sb->incompat & JBD2_FEATURE_INCOMPAT_64BIT) ? 8 : 4;
-	int err;
+	uint32_t nrec;
+	int err = ek_jrevoke_decode(&s->f, s->buf, jblk, &nrec);
 
-	if (count > bs - s->tail) {
-		if (!s->bad_rcount_jblk) {
-			s->bad_rcount_jblk = jblk;
-			s->bad_rcount = count;
+	if (err < 0) {
+		if (!t->bad_revoke_jblk) {
+			t->bad_revoke_jblk = jblk;
+			s->bad_rcount_err = err;
+			snprintf(s->bad_rcount_msg, sizeof(s->bad_rcount_msg), "%s",
+				 ek_error_msg(err));
 		}
 		return 0;
 	}
-	if (count < sizeof(jbd2_journal_revoke_header_t))
+	if (err)
 		ek_fs_warn(s->j->fs, "journal block %u: revoke r_count %u is inside its %zu-byte header",
-			   jblk, count, sizeof(jbd2_journal_revoke_header_t));
-	for (uint32_t off = sizeof(jbd2_journal_revoke_header_t); off + rsize <= count; off += rsize) {
-		err = add_revoke(s, t, rsize == 8 ? get_be64(s->buf + off) : get_be32(s->buf + off));
+			   jblk, ek_jrevoke_count(s->buf), sizeof(jbd2_journal_revoke_header_t));
+	for (uint32_t i = 0; i < nrec; i++) {
+		err = add_revoke(s, t, ek_jrevoke_rec(&s->f, s->buf, i));
 		if (err)
 			return err;
 	}
 	return 0;
-}
-
-/* as jbd2 count_tags(): the data blocks descriptor @d describes */
-static uint32_t count_tags(const struct scan *s, const uint8_t *d)
-{
-	uint32_t tag_bytes = ek_jbd2_tag_bytes(s->sb->incompat);
-	uint32_t off = sizeof(journal_header_t), end = s->sb->blocksize - s->tail, n = 0;
-
-	while (off + tag_bytes <= end) {
-		uint16_t flags = get_be16(d + off + 6);	/* low half of tag3's t_flags too */
-
-		n++;
-		off += tag_bytes + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
-		if (flags & JBD2_FLAG_LAST_TAG)
-			break;
-	}
-	return n;
 }
 
 /*
@@ -286,14 +244,17 @@ static int next_commit_found(struct scan *s, uint32_t jblk, ek_tid_t tid, uint64
 
 		if (err)
 			return err;
-		if (get_be32(s->buf) != JBD2_MAGIC_NUMBER || get_be32(s->buf + 8) != tid)
+		uint32_t type;
+		ek_tid_t seq;
+
+		if (!ek_jhdr_decode(s->buf, &type, &seq) || seq != tid)
 			return 0;
-		switch (get_be32(s->buf + 4)) {
+		switch (type) {
 		case JBD2_COMMIT_BLOCK:
 			*found = true;
 			return 0;
 		case JBD2_DESCRIPTOR_BLOCK:
-			for (uint32_t n = count_tags(s, s->buf); n; n--, visited++)
+			for (uint32_t n = ek_jdesc_count(&s->f, s->buf); n; n--, visited++)
 				jblk = wrap(sb, (uint64_t)jblk + 1);
 			break;
 		case JBD2_REVOKE_BLOCK:
@@ -306,6 +267,29 @@ static int next_commit_found(struct scan *s, uint32_t jblk, ek_tid_t tid, uint64
 	return 0;
 }
 
+/*
+ * A journal block that cannot be read ends the scan: the kernel fails
+ * recovery on it (an I/O error); what came before is still shown.
+ * Returns the error when it is one to pass up (-ENOMEM), else 0.
+ */
+static int read_failed(struct ek_jlog *log, int err)
+{
+	if (err == -ENOMEM)
+		return err;
+	refuse(log, err, true);
+	log->end_reason = "a journal block cannot be read";
+	return 0;
+}
+
+/* drop the last transaction: stale blocks the kernel ends the log before */
+static void drop_last(struct ek_jlog *log, struct ek_jtxn *t, const char *why)
+{
+	log->ntxns--;
+	free(t->tags);
+	free(t->revokes);
+	log->end_reason = why;
+}
+
 int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 {
 	struct scan s = { .j = j, .log = log, .sb = &j->sb };
@@ -315,6 +299,7 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	uint64_t visited = 0;
 	uint64_t last_commit_time = 0;	/* __u64 in jbd2: compared unsigned */
 	bool need_check_time = false;
+	uint32_t bad_tail_jblk = 0, bad_tail_type = 0;	/* the first failing tail */
 	struct ek_jtxn *t = NULL;
 	int err = 0;
 
@@ -322,13 +307,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	log->start_tid = log->end_tid = next;
 	log->end_jblk = jblk;
 	if (!sb->start) {
-		log->end_reason = "journal is clean";
+		log->end_reason = EK_JLOG_CLEAN;
 		return 0;
 	}
-	s.csum_v23 = sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3);
-	s.csum_v1 = !s.csum_v23 && (sb->compat & JBD2_FEATURE_COMPAT_CHECKSUM);
-	s.tail = s.csum_v23 ? sizeof(struct jbd2_journal_block_tail) : 0;
-	s.seed = ek_crc32c(~0u, sb->uuid, 16);
+	ek_jfmt_init(&s.f, sb);
 	/* data blocks are checked 64 KiB at a time (it stays in the cache) */
 	s.chunk = (1u << 16) / sb->blocksize;
 	s.buf = ek_malloc(sb->blocksize);
@@ -339,19 +321,19 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	}
 
 	for (;;) {
-		uint32_t magic, type, seq;
+		uint32_t type;
+		ek_tid_t seq;
 
 		if (++visited > sb->maxlen) {
 			log->end_reason = "the log is longer than the journal";
 			break;
 		}
 		err = ek_journal_read(j, jblk, s.buf);
-		if (err)
-			goto out;
-		magic = get_be32(s.buf);
-		type = get_be32(s.buf + 4);
-		seq = get_be32(s.buf + 8);
-		if (magic != JBD2_MAGIC_NUMBER) {
+		if (err) {
+			err = read_failed(log, err);
+			break;
+		}
+		if (!ek_jhdr_decode(s.buf, &type, &seq)) {
 			log->end_reason = "no magic number";
 			break;
 		}
@@ -368,15 +350,19 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 				goto out;
 			}
 			t->nblocks++;
-			if (s.csum_v23 && !block_tail_ok(&s, s.buf)) {
+			if (!ek_jtail_ok(&s.f, s.buf)) {
 				t->desc_csum_bad = true;
+				if (!need_check_time) {
+					bad_tail_jblk = jblk;
+					bad_tail_type = type;
+				}
 				need_check_time = true;
 			}
 			if (type == JBD2_DESCRIPTOR_BLOCK) {
 				uint32_t before = t->ntags;
 
 				t->ndesc++;
-				if (s.csum_v1)
+				if (s.f.v1)
 					crc_v1 = ek_crc32_be(crc_v1, s.buf, sb->blocksize);
 				err = scan_descriptor(&s, t, &jblk, &visited, &crc_v1);
 				if (err == 1) {
@@ -384,8 +370,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 					err = 0;
 					break;
 				}
-				if (err)
-					goto out;
+				if (err) {
+					err = read_failed(log, err);
+					break;
+				}
 				t->nblocks += t->ntags - before;
 			} else {
 				t->nrevoke_blocks++;
@@ -397,10 +385,10 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			continue;
 		}
 		if (type == JBD2_COMMIT_BLOCK) {
-			const struct commit_header *ch = (const void *)s.buf;
-			uint64_t commit_time = be64_to_cpu(ch->h_commit_sec);
-			bool bad = false;
+			struct ek_jcommit c;
+			bool bad;
 
+			ek_jcommit_decode(s.buf, &c);
 			t = cur_txn(&s, next, jblk);
 			if (!t) {
 				err = -ENOMEM;
@@ -408,66 +396,56 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 			}
 			t->nblocks++;
 			t->commit_jblk = jblk;
-			t->commit_sec = (int64_t)commit_time;
-			t->commit_nsec = be32_to_cpu(ch->h_commit_nsec);
-			if (s.csum_v1) {
-				uint32_t found = be32_to_cpu(ch->h_chksum[0]);
-
-				bad = !((crc_v1 == found && ch->h_chksum_type == JBD2_CRC32_CHKSUM &&
-					 ch->h_chksum_size == JBD2_CRC32_CHKSUM_SIZE) ||
-					(ch->h_chksum_type == 0 && ch->h_chksum_size == 0 && found == 0));
+			t->commit_sec = (int64_t)c.sec;
+			t->commit_nsec = c.nsec;
+			bad = !ek_jcommit_csum_ok(&s.f, s.buf, crc_v1);
+			if (s.f.v1 || s.f.v23)
 				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
-				crc_v1 = ~0u;
-			} else if (s.csum_v23) {
-				bad = !commit_csum_ok(&s, s.buf);
-				t->commit_csum = bad ? EK_CSUM_BAD : EK_CSUM_OK;
-			}
+			crc_v1 = ~0u;
 			/* as jbd2: the commit time is judged before the commit checksum */
 			if (need_check_time) {
-				if (commit_time >= last_commit_time) {
-					log->status = ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
-								"journal: invalid descriptor or revoke checksum in transaction %u",
-								next);
+				if (c.sec >= last_commit_time) {
+					refuse(log, ek__error(-EK_BADCRC, __FILE__, __LINE__, EK_AT_NONE, 0,
+							      "journal block %u: the %s block of transaction %u fails its checksum and a commit block not older follows",
+							      bad_tail_jblk,
+							      bad_tail_type == JBD2_REVOKE_BLOCK ? "revoke" : "descriptor",
+							      next), true);
 					t->state = EK_JTXN_BAD_COMMIT;
 					log->end_reason = "descriptor or revoke block checksum mismatch";
 				} else {
-					log->ntxns--;
-					free(t->tags);
-					free(t->revokes);
-					log->end_reason = "stale blocks after a checksum mismatch";
+					drop_last(log, t, "stale blocks after a checksum mismatch");
 				}
 				break;
 			}
 			if (bad) {
-				if (commit_time < last_commit_time) {
+				if (c.sec < last_commit_time) {
 					/* older than what came before: stale blocks */
-					log->ntxns--;
-					free(t->tags);
-					free(t->revokes);
-					log->end_reason = "stale commit block (older commit time)";
+					drop_last(log, t, "stale commit block (older commit time)");
 					break;
 				}
 				t->state = EK_JTXN_BAD_COMMIT;
 				log->failed_commit = !(sb->incompat & JBD2_FEATURE_INCOMPAT_ASYNC_COMMIT);
-				if (!log->failed_commit && s.csum_v1) {
-					err = next_commit_found(&s, wrap(sb, (uint64_t)jblk + 1), next + 1,
-								visited, &log->failed_commit);
-					if (err)
-						goto out;
-				}
 				log->end_reason = log->failed_commit ?
 						  "commit block checksum mismatch" :
 						  "commit block checksum mismatch (interrupted async commit)";
+				if (!log->failed_commit && s.f.v1) {
+					err = next_commit_found(&s, wrap(sb, (uint64_t)jblk + 1), next + 1,
+								visited, &log->failed_commit);
+					if (err)
+						err = read_failed(log, err);
+					else if (log->failed_commit)
+						log->end_reason = "commit block checksum mismatch";
+				}
 				break;
 			}
-			if (s.bad_rcount_jblk) {
-				err = ek_corrupt_fs("journal block %u: revoke r_count %u is past the block (%u)",
-						    s.bad_rcount_jblk, s.bad_rcount,
-						    sb->blocksize - s.tail);
-				goto out;
+			/* PASS_REVOKE fails on this committed transaction's revoke block */
+			if (t->bad_revoke_jblk) {
+				ek__error(s.bad_rcount_err, __FILE__, __LINE__, EK_AT_NONE, 0, "%s",
+					  s.bad_rcount_msg);
+				refuse(log, s.bad_rcount_err, false);
 			}
 			t->state = EK_JTXN_COMMITTED;
-			last_commit_time = commit_time;
+			last_commit_time = c.sec;
 			next++;
 			t = NULL;
 			jblk = wrap(sb, (uint64_t)jblk + 1);
@@ -478,6 +456,9 @@ int ek_journal_scan(struct ek_journal *j, struct ek_jlog *log)
 	}
 	log->end_tid = next;
 	log->end_jblk = jblk;
+	/* callers print ek_error_msg(log->status): the reason is the last error */
+	if (log->status)
+		ek__error(log->status, __FILE__, __LINE__, EK_AT_NONE, 0, "%s", log->refused);
 out:
 	free(s.buf);
 	free(s.data);
@@ -517,11 +498,33 @@ const char *ek_csum_name(uint8_t c)
 	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
 }
 
+bool ek_jtxn_time_ok(const struct ek_journal *j, const struct ek_jtxn *t)
+{
+	return ek_jcommit_time_ok(t->commit_sec, j->fs ? j->fs->sb.mkfs_time : 0);
+}
+
+bool ek_jlog_emit_status(struct ek_out *o, const struct ek_journal *j, const struct ek_jlog *log)
+{
+	bool clean = !j->sb.start;
+
+	if (clean)
+		ek_out_text(o, "%s\n", EK_JLOG_CLEAN);
+	if (log->status)
+		ek_out_text(o, "recovery would be refused: %s\n", log->refused);
+	ek_out_bool(o, "clean", clean);
+	if (log->status)
+		ek_out_str(o, "recovery_refused", log->refused);
+	else
+		ek_out_null(o, "recovery_refused");
+	return clean;
+}
+
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec)
 {
 	bool unchecked = j->no_data_csum &&
 			 (j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3));
+	bool time_ok = ek_jtxn_time_ok(j, t);
 	char iso[32];
 
 	ek_out_obj_begin(o, NULL);
@@ -537,11 +540,18 @@ void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_
 	ek_out_u64(o, "descriptor_blocks", t->ndesc);
 	ek_out_u64(o, "revoke_blocks", t->nrevoke_blocks);
 	ek_out_u64(o, "revoke_records", t->nrevokes);
+	if (t->bad_revoke_jblk)
+		ek_out_u64(o, "bad_revoke_block", t->bad_revoke_jblk);
 	if (t->commit_jblk) {
 		ek_out_s64(o, "commit_sec", t->commit_sec);
 		ek_out_u64(o, "commit_nsec", t->commit_nsec);
-		ek_out_str(o, "commit_time", ek_fmt_iso(t->commit_sec, iso, sizeof(iso)));
-		if (prev_sec >= 0)
+		/* an impossible time keeps its raw value, never a made-up date */
+		if (time_ok)
+			ek_out_str(o, "commit_time", ek_fmt_iso(t->commit_sec, iso, sizeof(iso)));
+		else
+			ek_out_null(o, "commit_time");
+		ek_out_bool(o, "commit_time_ok", time_ok);
+		if (prev_sec >= 0 && time_ok)
 			ek_out_double(o, "delta_sec", (double)(t->commit_sec - prev_sec) +
 				      ((double)t->commit_nsec - prev_nsec) / 1e9);
 	}

@@ -56,6 +56,27 @@ static void flush_warnings(struct rp *r)
 		r->fs->nwarnings = 0;
 }
 
+/* the transactions of the live log as "first..last", or why there are none */
+static const char *log_range(const struct rp *r, char *buf, size_t len)
+{
+	if (!r->j->sb.start)
+		snprintf(buf, len, "%s", EK_JLOG_CLEAN);
+	else if (!r->log.ntxns)
+		snprintf(buf, len, "the live log holds no transaction");
+	else
+		snprintf(buf, len, "transactions %u..%u", r->log.txns[0].tid,
+			 r->log.txns[r->log.ntxns - 1].tid);
+	return buf;
+}
+
+/* a commit time as list and history show it: ISO, or "impossible" */
+static const char *commit_iso(const struct rp *r, const struct ek_jtxn *t, char *buf, size_t len)
+{
+	if (!ek_jtxn_time_ok(r->j, t))
+		return snprintf(buf, len, "impossible"), buf;
+	return ek_fmt_iso(t->commit_sec, buf, len);
+}
+
 /* ---- info ---------------------------------------------------------------- */
 
 static int info_fc(struct rp *r);
@@ -87,28 +108,21 @@ static int do_info(struct rp *r, int argc, char **argv)
 	if (s->start) {
 		ek_out_text(o, "Live region:       blocks %u..%u (wrapping at %u)\n", s->start,
 			    r->log.end_jblk, s->last);
-		ek_out_text(o, "Transactions:      %zu committed (%u..%u)%s\n", committed,
-			    r->log.start_tid, r->log.end_tid - 1,
-			    r->log.ntxns > committed ? ", then one not committed" : "");
+		if (committed)
+			ek_out_text(o, "Transactions:      %zu committed (%u..%u)%s\n", committed,
+				    r->log.start_tid, r->log.end_tid - 1,
+				    r->log.ntxns > committed ? ", then one not committed" : "");
+		else
+			ek_out_text(o, "Transactions:      none committed%s\n",
+				    r->log.ntxns ? ", one not committed" : "");
 		ek_out_text(o, "Log end:           %s\n", r->log.end_reason);
 	}
 	if (s->errno_)
 		ek_out_text(o, "Journal errno:     %d\n", s->errno_);
 
 	ek_out_obj_begin(o, NULL);
-	ek_out_u64(o, "journal_inode", r->fs->sb.journal_inum);
-	ek_out_bool(o, "mapped_from_backup", r->j->from_backup);
-	ek_out_u64(o, "version", s->version);
-	ek_out_u64(o, "block_size", s->blocksize);
-	ek_out_u64(o, "blocks", s->maxlen);
-	ek_out_u64(o, "first", s->first);
-	ek_out_u64(o, "last", s->last);
-	ek_out_u64(o, "fast_commit_blocks", s->num_fc_blks);
-	ek_out_u64(o, "compat", s->compat);
-	ek_out_u64(o, "incompat", s->incompat);
-	ek_out_u64(o, "sequence", s->sequence);
-	ek_out_u64(o, "start", s->start);
-	ek_out_s64(o, "errno", s->errno_);
+	ek_journal_emit(o, r->j, r->journal_dev);
+	ek_jlog_emit_status(o, r->j, &r->log);
 	ek_out_str(o, "state", s->start ? "needs_recovery" : "clean");
 	ek_out_u64(o, "transactions_committed", committed);
 	ek_out_u64(o, "end_tid", r->log.end_tid);
@@ -126,24 +140,29 @@ static int do_list(struct rp *r, int argc, char **argv)
 	struct ek_out *o = r->out;
 	int64_t prev_sec = -1;
 	uint32_t prev_nsec = 0;
+	bool clean = false;
 
 	(void)argc, (void)argv;
-	ek_out_text(o, "%10s %7s %7s %6s %5s %5s %6s %-20s %-20s %9s %-5s %s\n", "tid", "first",
-		    "commit", "data", "desc", "rvblk", "revoke", "commit time", "sec.nsec",
-		    "delta", "csum", "state");
+	/* JSON Lines carries the transactions alone */
 	if (!r->jsonl) {
 		ek_out_obj_begin(o, NULL);
-		ek_out_arr_begin(o, "transactions");
+		clean = ek_jlog_emit_status(o, r->j, &r->log);
 	}
+	if (!clean)
+		ek_out_text(o, "%10s %7s %7s %6s %5s %5s %6s %-20s %-20s %9s %-5s %s\n", "tid",
+			    "first", "commit", "data", "desc", "rvblk", "revoke", "commit time",
+			    "sec.nsec", "delta", "csum", "state");
+	if (!r->jsonl)
+		ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
 		char iso[32] = "-", secs[32] = "-", delta[32] = "-", commit[16] = "-";
 
 		if (t->commit_jblk) {
 			snprintf(commit, sizeof(commit), "%u", t->commit_jblk);
-			ek_fmt_iso(t->commit_sec, iso, sizeof(iso));
+			commit_iso(r, t, iso, sizeof(iso));
 			snprintf(secs, sizeof(secs), "%lld.%09u", (long long)t->commit_sec, t->commit_nsec);
-			if (prev_sec >= 0)
+			if (prev_sec >= 0 && ek_jtxn_time_ok(r->j, t))
 				snprintf(delta, sizeof(delta), "%.3f", (double)(t->commit_sec - prev_sec) +
 					 ((double)t->commit_nsec - prev_nsec) / 1e9);
 		}
@@ -155,7 +174,8 @@ static int do_list(struct rp *r, int argc, char **argv)
 		ek_jtxn_emit(o, r->j, t, prev_sec, prev_nsec);
 		ek_out_record_end(o);
 		if (t->commit_jblk) {
-			prev_sec = t->commit_sec;
+			/* no delta from (or to) a time that cannot be real */
+			prev_sec = ek_jtxn_time_ok(r->j, t) ? t->commit_sec : -1;
 			prev_nsec = t->commit_nsec;
 		}
 	}
@@ -300,7 +320,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 	struct ek_out *o = r->out;
 	const struct ek_jtxn *t = NULL;
 	struct show_owners so = { 0 };
-	char *end, what[128];
+	char *end, what[128], range[80];
 	unsigned long tid;
 	int ret = 0;
 
@@ -313,8 +333,8 @@ static int do_show(struct rp *r, int argc, char **argv)
 		if (r->log.txns[i].tid == tid)
 			t = &r->log.txns[i];
 	if (!t) {
-		fprintf(stderr, "%s: transaction %lu is not in the live log (%u..%u)\n", r->prog, tid,
-			r->log.start_tid, r->log.end_tid);
+		fprintf(stderr, "%s: transaction %lu is not in the live log (%s)\n", r->prog, tid,
+			log_range(r, range, sizeof(range)));
 		return 1;
 	}
 	if (t->ntags)
@@ -327,6 +347,10 @@ static int do_show(struct rp *r, int argc, char **argv)
 	else if (so.own)
 		ek_out_text(o, "Owners: the image as it is (no committed transaction before it)\n");
 	ek_out_obj_begin(o, NULL);
+	ek_jlog_emit_status(o, r->j, &r->log);
+	if (t->bad_revoke_jblk)
+		ek_out_text(o, "Revoke block at journal block %u: r_count past the block, records not read\n",
+			    t->bad_revoke_jblk);
 	ek_out_u64(o, "tid", t->tid);
 	ek_out_str(o, "state", ek_jtxn_state_name(t->state));
 	if (so.own && so.have_upto)
@@ -382,8 +406,9 @@ static int do_revokes(struct rp *r, int argc, char **argv)
 	struct ek_out *o = r->out;
 
 	(void)argc, (void)argv;
-	ek_out_text(o, "%10s %14s %s\n", "tid", "home", "cancels (tid:journal block)");
 	ek_out_obj_begin(o, NULL);
+	if (!ek_jlog_emit_status(o, r->j, &r->log))
+		ek_out_text(o, "%10s %14s %s\n", "tid", "home", "cancels (tid:journal block)");
 	ek_out_arr_begin(o, "revokes");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
@@ -417,6 +442,20 @@ static int do_revokes(struct rp *r, int argc, char **argv)
 		}
 	}
 	ek_out_arr_end(o);
+	ek_out_arr_begin(o, "bad_revoke_blocks");
+	for (size_t i = 0; i < r->log.ntxns; i++) {
+		const struct ek_jtxn *t = &r->log.txns[i];
+
+		if (!t->bad_revoke_jblk)
+			continue;
+		ek_out_text(o, "transaction %u: revoke block at journal block %u has an r_count past the block: its records are not read\n",
+			    t->tid, t->bad_revoke_jblk);
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "tid", t->tid);
+		ek_out_u64(o, "journal_block", t->bad_revoke_jblk);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
 	ek_out_u64(o, "revoked_copies", r->plan.revoked);
 	ek_out_obj_end(o);
 	ek_out_text(o, "%llu logged copies revoked\n", (unsigned long long)r->plan.revoked);
@@ -434,19 +473,22 @@ static int do_history(struct rp *r, int argc, char **argv)
 	const struct ek_jtxn *prev = NULL;
 
 	(void)argc, (void)argv;
-	ek_out_text(o, "%-10s %-20s %9s %7s %7s %7s\n", "R/C", "commit time", "delta", "blocks",
-		    "logged", "revokes");
 	ek_out_obj_begin(o, NULL);
+	if (!ek_jlog_emit_status(o, r->j, &r->log))
+		ek_out_text(o, "%-10s %-20s %9s %7s %7s %7s\n", "R/C", "commit time", "delta",
+			    "blocks", "logged", "revokes");
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
 		char iso[32] = "-", delta[24] = "-";
+		bool time_ok;
 		double d = 0;
 
 		if (t->state != EK_JTXN_COMMITTED)
 			continue;
-		ek_fmt_iso(t->commit_sec, iso, sizeof(iso));
-		if (prev) {
+		time_ok = ek_jtxn_time_ok(r->j, t);
+		commit_iso(r, t, iso, sizeof(iso));
+		if (prev && time_ok) {
 			d = (double)(t->commit_sec - prev->commit_sec) +
 			    ((double)t->commit_nsec - prev->commit_nsec) / 1e9;
 			snprintf(delta, sizeof(delta), "%.3f", d);
@@ -459,7 +501,8 @@ static int do_history(struct rp *r, int argc, char **argv)
 		ek_out_u64(o, "tid", t->tid);
 		ek_out_s64(o, "commit_sec", t->commit_sec);
 		ek_out_u64(o, "commit_nsec", t->commit_nsec);
-		if (prev)
+		ek_out_bool(o, "commit_time_ok", time_ok);
+		if (prev && time_ok)
 			ek_out_double(o, "delta_sec", d);
 		ek_out_u64(o, "blocks", t->ntags);
 		ek_out_u64(o, "blocks_logged", t->nblocks);
@@ -469,7 +512,7 @@ static int do_history(struct rp *r, int argc, char **argv)
 		blocks += t->ntags;
 		logged += t->nblocks;
 		revokes += t->nrevokes;
-		prev = t;
+		prev = time_ok ? t : NULL;
 	}
 	ek_out_arr_end(o);
 	ek_out_text(o, "%llu transactions: %llu blocks (%llu logged with descriptors, revokes and commits), "
@@ -531,11 +574,12 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	uint64_t prev_total = 0, prev_sorted = 0;
 
 	(void)argc, (void)argv;
+	ek_out_obj_begin(o, NULL);
+	ek_jlog_emit_status(o, r->j, &r->log);
 	ek_out_text(o, "Checkpoint seek profile: a jump is a move of more than %llu blocks\n",
 		    (unsigned long long)r->gap);
 	ek_out_text(o, "%10s %8s %8s %14s %8s %14s\n", "tid", "writes", "jumps", "distance",
 		    "sorted", "sorted dist");
-	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "gap", r->gap);
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
@@ -629,11 +673,11 @@ static void plan_refusal(struct ek_out *o, const struct ek_recovery *rec)
 		return;
 	}
 	ek_out_text(o, "apply would refuse (%s): %s%s%s\n", rec->refused_step,
-		    ek_error_msg(rec->refused), rec->refused_hint ? "; " : "",
+		    rec->refused_msg, rec->refused_hint ? "; " : "",
 		    rec->refused_hint ? rec->refused_hint : "");
 	ek_out_obj_begin(o, "refused");
 	ek_out_str(o, "step", rec->refused_step);
-	ek_out_str(o, "reason", ek_error_msg(rec->refused));
+	ek_out_str(o, "reason", rec->refused_msg);
 	if (rec->refused_hint)
 		ek_out_str(o, "hint", rec->refused_hint);
 	else
@@ -653,7 +697,7 @@ static void print_plan(struct rp *r, const struct ek_recovery *rec)
 	plan_refusal(o, rec);
 	ek_out_bool(o, "clean", rec->clean);
 	if (rec->clean) {
-		ek_out_text(o, "The journal is clean: no live transactions to replay%s\n",
+		ek_out_text(o, "%s%s\n", EK_JLOG_CLEAN,
 			    rec->finish_only ? " (needs_recovery would be cleared)" : "");
 		ek_out_null(o, "first_tid");
 		ek_out_null(o, "last_tid");
@@ -746,8 +790,7 @@ static void apply_result(struct rp *r, const struct ek_recovery *rec,
 		ek_out_text(o, "replayed transactions %u..%u: %llu blocks written to %s\n",
 			    rec->log.start_tid, rec->plan.upto, (unsigned long long)res->written, target);
 	} else {
-		ek_out_text(o, "The journal is clean: no live transactions to replay%s\n",
-			    res->finished ? " (needs_recovery cleared)" : "");
+		ek_out_text(o, "%s%s\n", EK_JLOG_CLEAN, res->finished ? " (needs_recovery cleared)" : "");
 	}
 	if (res->fc_records)
 		ek_out_text(o, "replayed %llu fast-commit records\n", (unsigned long long)res->fc_records);
@@ -815,9 +858,6 @@ static int do_apply(struct rp *r)
 		fail(r, "apply", err);
 		goto out;
 	}
-	if (rec->log.status)
-		fprintf(stderr, "%s: warning: %s (the kernel would refuse this recovery)\n", r->prog,
-			ek_error_msg(rec->log.status));
 	if (r->dry_run) {
 		print_plan(r, rec);
 		ret = rec->refused ? 1 : 0;
@@ -826,7 +866,7 @@ static int do_apply(struct rp *r)
 	if (rec->refused) {
 		/* the kernel refuses to mount this: so do we, writing nothing */
 		fprintf(stderr, "%s: apply: refusing to replay (%s): %s%s%s; nothing written\n",
-			r->prog, rec->refused_step, ek_error_msg(rec->refused),
+			r->prog, rec->refused_step, rec->refused_msg,
 			rec->refused_hint ? "; " : "", rec->refused_hint ? rec->refused_hint : "");
 		goto out;
 	}
@@ -962,6 +1002,7 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 	uint64_t torn = 0, bad = 0, outside = 0, stale_desc = 0, stale_data = 0, stale_other = 0;
 	uint64_t stale_homes = 0;
 	struct orphan_out oo = { .o = o };
+	struct ek_jfmt f;
 	uint8_t *buf = ek_malloc(sb->blocksize), sbbuf[EXT4_SUPERBLOCK_SIZE];
 	int err = 0;
 
@@ -969,6 +1010,7 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 	if (!buf)
 		return fail(r, "orphans", -ENOMEM);
 	ek_out_obj_begin(o, NULL);
+	ek_jlog_emit_status(o, r->j, &r->log);
 
 	/* buffers in the live log that replay will not write */
 	ek_out_text(o, "Orphaned buffers in the live log:\n");
@@ -1003,32 +1045,21 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 		    (unsigned long long)torn, (unsigned long long)bad, (unsigned long long)outside);
 
 	/* the rest of the ring: older transactions' blocks, never replayed */
+	ek_jfmt_init(&f, sb);
 	for (uint32_t b = sb->first; b < sb->last && !err; b++) {
-		uint32_t skip = 0;
+		uint32_t skip = 0, type;
+		ek_tid_t seq;
 
 		if (live(r, b))
 			continue;
 		err = ek_journal_read(r->j, b, buf);
-		if (err || get_be32(buf) != JBD2_MAGIC_NUMBER)
+		if (err || !ek_jhdr_decode(buf, &type, &seq))
 			continue;
-		switch (get_be32(buf + 4)) {
-		case JBD2_DESCRIPTOR_BLOCK: {
-			uint32_t tb = ek_jbd2_tag_bytes(sb->incompat), off = 12;
-			uint32_t end = sb->blocksize - ((sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 |
-						JBD2_FEATURE_INCOMPAT_CSUM_V3)) ? 4 : 0);
-
+		switch (type) {
+		case JBD2_DESCRIPTOR_BLOCK:
 			stale_desc++;
-			while (off + tb <= end) {
-				uint32_t flags = (sb->incompat & JBD2_FEATURE_INCOMPAT_CSUM_V3) ?
-						 get_be32(buf + off + 4) : get_be16(buf + off + 6);
-
-				skip++;
-				off += tb + ((flags & JBD2_FLAG_SAME_UUID) ? 0 : 16);
-				if (flags & JBD2_FLAG_LAST_TAG)
-					break;
-			}
+			skip = ek_jdesc_count(&f, buf);
 			break;
-		}
 		default:
 			stale_other++;
 		}
@@ -1485,13 +1516,20 @@ int main(int argc, char **argv)
 		fail(&r, "journal", err);
 		goto out;
 	}
-	if (r.log.status)
+	/* the inspection commands say it in their output (JSON Lines has no
+	 * place for it); apply refuses */
+	if (r.log.status && r.jsonl)
 		fprintf(stderr, "%s: warning: %s (the kernel would refuse this recovery)\n", r.prog,
-			ek_error_msg(r.log.status));
-	if (have_upto && (ek_tid_after((ek_tid_t)upto, r.log.end_tid - 1) ||
+			r.log.refused);
+	if (have_upto && (r.log.end_tid == r.log.start_tid ||
+			  ek_tid_after((ek_tid_t)upto, r.log.end_tid - 1) ||
 			  ek_tid_after(r.log.start_tid, (ek_tid_t)upto))) {
-		fprintf(stderr, "%s: --upto %llu is not a committed transaction of the log (%u..%u)\n",
-			r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
+		if (r.log.end_tid == r.log.start_tid)
+			fprintf(stderr, "%s: --upto %llu: %s\n", r.prog, upto,
+				r.j->sb.start ? "the log has no committed transaction" : EK_JLOG_CLEAN);
+		else
+			fprintf(stderr, "%s: --upto %llu is not a committed transaction of the log (%u..%u)\n",
+				r.prog, upto, r.log.start_tid, r.log.end_tid - 1);
 		goto out;
 	}
 	/* only the commands that use it pay for the plan (memory, time) */

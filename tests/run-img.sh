@@ -9,15 +9,32 @@
 #           test's filter.sed (or tests/img/filter.sed), plus a last line
 #           "Exit status is N", must equal `expect`.
 #   script  an executable `script`: exit 0 pass, 1 fail, 77 skip (its last
-#           output line says why).
-# `name` holds a one-line description.  Prints one line per test and
-#   img: N passed, N failed, N skipped
+#           output line says why).  A line "note: ..." in its output names a
+#           sub-check it did not do (a passing test's notes are listed at
+#           the end, so they do not vanish with its log).  Script tests
+#           print the real numbers behind their floors (images opened,
+#           inodes compared...).
+# Either kind fails on a sanitizer report in its output.
+# `name` holds a one-line description.  Arguments are test names (NNN-name,
+# or a path ending in one) or directories holding a test.  Prints one line
+# per test, the skipped tests and the notes, and
+#   img: N passed, N failed, N skipped, N notes
 # and exits 1 when a test failed.
 #
+# Strict mode: EK_REQUIRE=corpus,root,loop (any of these words; "all" for
+# all three) checks up front that the corpus (../shared/corpus or
+# $EK_CORPUS) holds images, that we are root and that a loop device can be
+# attached, and fails at once when one is missing; and any test that skips
+# then counts as failed.  CI (.ci/run) runs this way; a plain `make check`
+# may skip, and says how many tests did.
+#
 # Environment: EK_DEBUGFS (default: debugfs/extkit-debugfs of this tree),
-# TMPDIR, EK_TREE_SCALE (entries in the matrix tree's big directory; default
-# 10000, 2000 for a sanitizer build), EK_KEEP=1 keeps failed tests' dirs,
-# EK_UPDATE=1 rewrites `expect` of failing golden tests (review the diff!).
+# EK_REPLAY, EK_CORPUS (the corpus; default: ../shared/corpus beside the
+# git tree), EK_REQUIRE (above), TMPDIR, EK_TREE_SCALE (entries in the
+# matrix tree's big directory; default 10000, 2000 for a sanitizer build),
+# EK_VERBOSE=1 shows the log of passing script tests too (their real
+# counts), EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
+# `expect` of failing golden tests (review the diff!).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,10 +43,47 @@ imgdir=$top/tests/img
 case $EK_DEBUGFS in /*) ;; *) EK_DEBUGFS=$(pwd)/$EK_DEBUGFS ;; esac
 if [ ! -x "$EK_DEBUGFS" ]; then
 	echo "run-img.sh: '$EK_DEBUGFS' is not executable (run make first)" >&2
-	echo "img: 0 passed, 1 failed, 0 skipped"
+	echo "img: 0 passed, 1 failed, 0 skipped, 0 notes"
 	exit 1
 fi
 export EK_DEBUGFS
+if [ -z "${EK_CORPUS:-}" ]; then
+	EK_CORPUS=$(git -C "$top" rev-parse --show-toplevel 2>/dev/null || echo "$top")/../shared/corpus
+fi
+export EK_CORPUS
+
+# strict mode: what EK_REQUIRE names must be there, and no test may skip
+strict=
+missing=
+for need in $(echo "${EK_REQUIRE:-}" | tr ',' ' '); do
+	[ "$need" = all ] && need="corpus root loop"
+	for n in $need; do
+		strict=1
+		case $n in
+		corpus)
+			ls "$EK_CORPUS"/e2fsprogs/*/image.* "$EK_CORPUS"/kernel/*/crash.img.gz >/dev/null 2>&1 ||
+				missing="$missing; corpus: no e2fsprogs and kernel images in '$EK_CORPUS'" ;;
+		root)
+			[ "$(id -u)" = 0 ] || missing="$missing; root: running as uid $(id -u)" ;;
+		loop)
+			f=$(mktemp "${TMPDIR:-/tmp}/ek-loop.XXXXXX")
+			truncate -s 1M "$f"
+			if dev=$(losetup -f --show "$f" 2>/dev/null); then
+				losetup -d "$dev"
+			else
+				missing="$missing; loop: cannot attach a loop device"
+			fi
+			rm -f "$f" ;;
+		*)
+			missing="$missing; unknown requirement '$n' (corpus, root, loop, all)" ;;
+		esac
+	done
+done
+if [ -n "$missing" ]; then
+	echo "run-img.sh: EK_REQUIRE=$EK_REQUIRE: ${missing#; }"
+	echo "img: 0 passed, 1 failed, 0 skipped, 0 notes"
+	exit 1
+fi
 export LC_ALL=C TZ=GMT0 PAGER=__none__ DEBUGFS_PAGER=__none__
 # mke2fs defaults from the tests, not the host; no e2fsck.conf surprises
 export MKE2FS_CONFIG="$imgdir/mke2fs.conf" E2FSCK_CONFIG=/dev/null
@@ -55,7 +109,11 @@ if [ $# -gt 0 ]; then
 	tests=
 	for t in "$@"; do
 		t=${t%/}
-		tests="$tests $imgdir/${t##*/}"
+		case $t in
+		*/*) [ -d "$t" ] && t=$(cd "$t" && pwd) || t=$imgdir/${t##*/} ;;
+		*) t=$imgdir/$t ;;
+		esac
+		tests="$tests $t"
 	done
 else
 	tests=$(ls -d "$imgdir"/[0-9][0-9][0-9]-*/ 2>/dev/null | sed 's|/$||')
@@ -75,6 +133,9 @@ case $tests in
 esac
 
 pass=0 fail=0 skip=0
+: >"$work/notes"
+: >"$work/skips"
+sanitizer='ERROR: AddressSanitizer|runtime error:|LeakSanitizer|ERROR: UndefinedBehaviorSanitizer|SUMMARY: [A-Za-z]*Sanitizer'
 now() { date +%s; }
 start_all=$(now)
 for dir in $tests; do
@@ -95,9 +156,20 @@ for dir in $tests; do
 		rc=$?
 		case $rc in
 		0)  status=ok ;;
-		77) status=SKIP; why=$(tail -n 1 "$R/log") ;;
+		77) status=SKIP; why=$(tail -n 1 "$R/log" | sed 's/^SKIP: //') ;;
 		*)  status=FAIL; why="exit $rc" ;;
 		esac
+		if grep -qE "$sanitizer" "$R/log"; then
+			status=FAIL
+			why="sanitizer report (exit $rc)"
+		fi
+		if [ $status = SKIP ] && [ -n "$strict" ]; then
+			status=FAIL
+			why="skipped, and EK_REQUIRE=$EK_REQUIRE allows no skip: $why"
+		fi
+		if [ $status = ok ]; then
+			grep '^note: ' "$R/log" | sed "s|^|$name: |" >>"$work/notes"
+		fi
 	elif [ -f "$dir/cmd" ]; then
 		rc=0
 		if [ -f "$dir/make.sh" ]; then
@@ -126,7 +198,7 @@ for dir in $tests; do
 					why="output differs (expect updated)"
 				fi
 			fi
-			if grep -qE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer' "$R/out"; then
+			if grep -qE "$sanitizer" "$R/out"; then
 				status=FAIL
 				why="sanitizer report"
 				cp "$R/out" "$R/log"
@@ -141,10 +213,12 @@ for dir in $tests; do
 	case $status in
 	ok)
 		pass=$((pass + 1))
-		printf '%-32s ok (%ss)\n' "$name" "$secs" ;;
+		printf '%-32s ok (%ss)\n' "$name" "$secs"
+		[ -z "${EK_VERBOSE:-}" ] || [ ! -f "$R/log" ] || sed 's/^/    /' "$R/log" ;;
 	SKIP)
 		skip=$((skip + 1))
-		printf '%-32s SKIP: %s\n' "$name" "$why" ;;
+		printf '%-32s SKIP: %s\n' "$name" "$why"
+		printf '    %s: %s\n' "$name" "$why" >>"$work/skips" ;;
 	FAIL)
 		fail=$((fail + 1))
 		printf '%-32s FAIL: %s (%ss)\n' "$name" "$why" "$secs"
@@ -158,6 +232,15 @@ for dir in $tests; do
 	esac
 	rm -rf "$T" "$R"
 done
+notes=$(wc -l <"$work/notes")
+if [ "$notes" -gt 0 ]; then
+	echo "img: $notes sub-checks not done by passing tests (their note: lines):"
+	sed 's/^/    /' "$work/notes"
+fi
+if [ $skip -gt 0 ]; then
+	echo "img: $skip tests skipped (EK_REQUIRE=corpus,root,loop makes a skip fail):"
+	cat "$work/skips"
+fi
 echo "img: run time $(($(now) - start_all))s"
-echo "img: $pass passed, $fail failed, $skip skipped"
+echo "img: $pass passed, $fail failed, $skip skipped, $notes notes${strict:+ (strict: EK_REQUIRE=$EK_REQUIRE)}"
 [ $fail -eq 0 ]

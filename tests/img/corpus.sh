@@ -1,4 +1,10 @@
-# corpus.sh — sourced by the corpus sweep scripts: sets $corpus or exits 77
+# corpus.sh — sourced by the corpus tests: sets $corpus or exits 77, and
+# defines floor().
+#
+# The corpus is $EK_CORPUS (run-img.sh sets it), else ../shared/corpus beside
+# the git tree.  A missing corpus skips (EK_REQUIRE=corpus turns that skip
+# into a failure); a corpus that is there but holds fewer images than a
+# test's floor fails: a loop over nothing proves nothing.
 if [ -n "${EK_CORPUS:-}" ]; then
 	corpus=$EK_CORPUS
 else
@@ -13,3 +19,12 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 not installed"
 	exit 77
 fi
+
+# floor WHAT GOT MIN: prints the real number; returns 1 (after a FAIL line)
+# when GOT < MIN.  Floors sit a little below what the corpus holds today.
+floor() {
+	echo "floor: $1: ${2:-0} (at least $3)"
+	[ "${2:-0}" -ge "$3" ] && return 0
+	echo "FAIL: $1: ${2:-0}, fewer than $3: too little was tested"
+	return 1
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare extkit-debugfs with e2fsprogs debugfs on the e2fsprogs corpus.
 
-oracle-sweep.py [--inodes N] IMAGE_FILE...
+oracle-sweep.py [--inodes N] [--min-images N] [--min-inodes N] [--min-maps N] IMAGE_FILE...
 
 For each image that both tools open: `stat <1>..<N>` field by field (mode,
 owner, size, links, blockcount, flags, file ACL, generation, times) and
@@ -13,6 +13,8 @@ here only in their exact form:
   - i_file_acl_high counts only with 64bit (ext4_iget)
   - i_size_high counts for regular files, or everything with largedir
     (ext4_isize); debugfs adds it for directories too
+Fewer than --min-images images opened by both tools, or fewer than
+--min-inodes inodes or --min-maps block lists compared, fail: a comparison of nothing proves nothing.
 Exit 0 no other difference, 1 otherwise.  Environment: EK_DEBUGFS, TMPDIR.
 """
 import argparse
@@ -30,6 +32,9 @@ from e2oracle import parse_e2_stat
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--inodes", type=int, default=64)
+ap.add_argument("--min-images", type=int, default=1)
+ap.add_argument("--min-inodes", type=int, default=1)
+ap.add_argument("--min-maps", type=int, default=1)
 ap.add_argument("images", nargs="+")
 args = ap.parse_args()
 EK = os.environ["EK_DEBUGFS"]
@@ -37,6 +42,7 @@ ENV = dict(os.environ, LC_ALL="C", TZ="GMT0", PAGER="__none__", DEBUGFS_PAGER="_
 work = tempfile.mkdtemp(prefix="ek-oracle.", dir=os.environ.get("TMPDIR"))
 diffs = []
 compared = 0
+compared_maps = 0
 reported = 0
 nimg = 0
 
@@ -60,8 +66,12 @@ try:
         name = os.path.basename(os.path.dirname(src))
         img = os.path.join(work, "img")
         op = gzip.open if src.endswith(".gz") else bz2.open
-        with op(src, "rb") as f, open(img, "wb") as out:
-            shutil.copyfileobj(f, out)
+        try:
+            with op(src, "rb") as f, open(img, "wb") as out:
+                shutil.copyfileobj(f, out)
+        except (OSError, EOFError) as e:
+            print("%s: cannot unpack: %s (skipped)" % (name, e))
+            continue
         cf = os.path.join(work, "cmds")
         with open(cf, "w") as f:
             f.write("".join("stat <%d>\n" % i for i in range(1, args.inodes + 1)))
@@ -118,6 +128,8 @@ try:
         parts = re.split(r"^extkit-debugfs: blocks (\S+)\n", ek or "", flags=re.M)
         b = {parts[k]: parts[k + 1] for k in range(1, len(parts) - 1, 2)}
         for arg in a:
+            if arg in b:
+                compared_maps += 1
             if arg in b and a[arg].split() != b[arg].split():
                 # a map found corrupt may differ (our walk stops there, or goes
                 # on past a bad checksum; debugfs lists what it can) as long
@@ -134,6 +146,16 @@ finally:
 
 for d in diffs:
     print("DIFF:", d)
-print("oracle: %d images, %d inodes compared, %d block maps reported corrupt, %d differences"
-      % (nimg, compared, reported, len(diffs)))
-sys.exit(1 if diffs else 0)
+nmaps = compared_maps
+print("oracle: %d of %d images, %d inodes, %d block maps compared, %d block maps reported corrupt, "
+      "%d differences" % (nimg, len(args.images), compared, nmaps, reported, len(diffs)))
+low = []
+if nimg < args.min_images:
+    low.append("%d images compared, fewer than --min-images %d" % (nimg, args.min_images))
+if compared < args.min_inodes:
+    low.append("%d inodes compared, fewer than --min-inodes %d" % (compared, args.min_inodes))
+if nmaps < args.min_maps:
+    low.append("%d block maps compared, fewer than --min-maps %d" % (nmaps, args.min_maps))
+for l in low:
+    print("FAIL:", l)
+sys.exit(1 if diffs or low else 0)

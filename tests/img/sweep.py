@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Robustness sweep of extkit-debugfs over corrupt and unusual images.
 
-sweep.py [--inodes N] [--timeout S] [--rdump] IMAGE_FILE...
+sweep.py [--inodes N] [--timeout S] [--rdump] [--min-opened N] IMAGE_FILE...
 
 Each IMAGE_FILE (.gz, .bz2, .xz or raw) is unpacked to a sparse scratch file,
 then extkit-debugfs runs, each call under a timeout:
@@ -10,6 +10,8 @@ then extkit-debugfs runs, each call under a timeout:
   frag -r -v /; rdump / (with --rdump) into a scratch dir.
 A call passes when it exits 0 or 1, before the timeout, with no sanitizer
 report and with stderr made of one-line messages ("word: text").
+An image counts as opened when `stats` exits 0; fewer than --min-opened
+opened images fail the sweep (a tool that refuses everything must not pass).
 Prints one line per failing call and a summary; exit 0 all passed, 1 not.
 Environment: EK_DEBUGFS, TMPDIR.
 """
@@ -31,6 +33,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--inodes", type=int, default=2000)
 ap.add_argument("--timeout", type=int, default=20)
 ap.add_argument("--rdump", action="store_true")
+ap.add_argument("--min-opened", type=int, default=1,
+                help="fail when fewer images open (stats exits 0)")
 ap.add_argument("--label-depth", type=int, default=1,
                 help="path components of the image path shown in messages")
 ap.add_argument("images", nargs="+")
@@ -45,6 +49,7 @@ MSG = re.compile(r"^[A-Za-z_][\w.+-]*: \S")
 failures = []
 slow = []
 calls = 0
+last_rc = None
 
 
 def label(path):
@@ -76,8 +81,9 @@ def limit_files():
 
 def run(img, what, argv, cmds=None):
     """run one extkit-debugfs call; returns stdout text or None"""
-    global calls
+    global calls, last_rc
     calls += 1
+    last_rc = None
     tmp = None
     if cmds is not None:
         tmp = img + ".cmds"
@@ -94,6 +100,7 @@ def run(img, what, argv, cmds=None):
         return None
     finally:
         slow.append((time.time() - t0, label(cur), what))
+    last_rc = p.returncode
     err = p.stderr.decode("utf-8", "replace")
     why = []
     if p.returncode < 0 or p.returncode >= 128:
@@ -112,6 +119,7 @@ def run(img, what, argv, cmds=None):
     return p.stdout.decode("utf-8", "surrogateescape")
 
 
+opened = 0
 work = tempfile.mkdtemp(prefix="ek-sweep.", dir=os.environ.get("TMPDIR"))
 cur = ""
 try:
@@ -124,6 +132,8 @@ try:
             print("%s: cannot unpack: %s (skipped)" % (label(src), e))
             continue
         out = run(img, "stats", ["-R", "stats", img])
+        if last_rc == 0:
+            opened += 1
         m = re.search(r"^Inode count:\s+(\d+)", out or "", re.M)
         ninodes = int(m.group(1)) if m else 64
         # directories breadth first by inode, with our own ls -p
@@ -164,5 +174,10 @@ for t, l, w in sorted(slow, reverse=True)[:5]:
     print("slowest: %.1fs %s: %s" % (t, l, w))
 for f in failures:
     print("FAIL:", f)
-print("sweep: %d images, %d calls, %d failures" % (len(args.images), calls, len(failures)))
+if opened < args.min_opened:
+    print("FAIL: %d images opened (stats exit 0), fewer than --min-opened %d"
+          % (opened, args.min_opened))
+    failures.append("floor")
+print("sweep: %d images, %d opened (at least %d), %d calls, %d failures"
+      % (len(args.images), opened, args.min_opened, calls, len(failures)))
 sys.exit(1 if failures else 0)

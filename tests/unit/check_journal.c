@@ -51,6 +51,40 @@ START_TEST(test_valid)
 }
 END_TEST
 
+/* the encoder writes what the decoder reads, byte for byte */
+START_TEST(test_encode)
+{
+	journal_superblock_t want, got;
+	struct ek_jsb d;
+
+	base_jsb(&want);
+	ck_assert_int_eq(ek_jsb_decode(&want, 1024, false, &d), 0);
+	memset(&got, 0, sizeof(got));
+	ek_jsb_encode(&d, &got);
+	ck_assert(!memcmp(&got, &want, sizeof(got)));
+	/* checksum v3: sealed by the encoder */
+	want.s_feature_incompat = cpu_to_be32(JBD2_FEATURE_INCOMPAT_CSUM_V3 |
+					      JBD2_FEATURE_INCOMPAT_64BIT);
+	want.s_start = cpu_to_be32(5);
+	want.s_errno = cpu_to_be32((uint32_t)-5);
+	want.s_uuid[3] = 0x42;
+	want.s_max_transaction = cpu_to_be32(99);
+	seal(&want);
+	ck_assert_int_eq(ek_jsb_decode(&want, 1024, false, &d), 0);
+	ck_assert_int_eq(d.errno_, -5);
+	memset(&got, 0, sizeof(got));
+	ek_jsb_encode(&d, &got);
+	ck_assert(!memcmp(&got, &want, sizeof(got)));
+	/* version 1 writes no v2 field */
+	d.version = 1;
+	memset(&got, 0, sizeof(got));
+	ek_jsb_encode(&d, &got);
+	ck_assert_uint_eq(be32_to_cpu(got.s_header.h_blocktype), JBD2_SUPERBLOCK_V1);
+	ck_assert_uint_eq(got.s_feature_incompat, 0);
+	ck_assert_uint_eq(got.s_checksum, 0);
+}
+END_TEST
+
 static const struct {
 	const char *what;
 	int err;
@@ -256,6 +290,7 @@ static Suite *journal_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_valid);
+	tcase_add_test(tc, test_encode);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_tag_bytes);
 	tcase_add_test(tc, test_open);

@@ -1273,21 +1273,24 @@ START_TEST(test_rcount)
 		jb_commit(&b, 6);
 
 	warn0 = b.u.fs->nwarnings;
+	/* a refused recovery is a status: the scan keeps what it found */
 	err = jb_scan(&b, 5, 1);
-	ck_assert_msg(err == rcount_cases[_i].err, "%s: scan gives %d (%s), expected %d",
-		      rcount_cases[_i].what, err, ek_last_error()->msg, rcount_cases[_i].err);
-	if (err) {
-		ck_assert_msg(strstr(ek_last_error()->msg, "r_count"), "message '%s'",
-			      ek_last_error()->msg);
-		jb_done(&b);
-		return;
-	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg(b.log.status == rcount_cases[_i].err, "%s: status %d (%s), expected %d",
+		      rcount_cases[_i].what, b.log.status, b.log.refused, rcount_cases[_i].err);
 	ck_assert_uint_eq(b.log.ntxns, 2);
 	const struct ek_jtxn *x = txn(&b, 6);
 	ck_assert_int_eq(x->state, rcount_cases[_i].torn ? EK_JTXN_TORN : EK_JTXN_COMMITTED);
 	ck_assert_uint_eq(x->nrevoke_blocks, 1);
 	ck_assert_uint_eq(x->ntags, 1);		/* the scan went on past the revoke block */
-	if (!rcount_cases[_i].torn) {
+	ck_assert_uint_eq(b.log.end_tid, rcount_cases[_i].torn ? 6 : 7);
+	if (b.log.status) {
+		ck_assert_msg(strstr(b.log.refused, "r_count") && strstr(b.log.refused, "block 4"),
+			      "reason '%s'", b.log.refused);
+		ck_assert_str_eq(ek_error_msg(b.log.status), b.log.refused);
+		ck_assert_uint_eq(x->bad_revoke_jblk, 4);
+		ck_assert_uint_eq(x->nrevokes, 0);
+	} else if (!rcount_cases[_i].torn) {
 		ck_assert_msg(x->nrevokes == rcount_cases[_i].nrev, "%s: %u records, expected %u",
 			      rcount_cases[_i].what, x->nrevokes, rcount_cases[_i].nrev);
 		if (x->nrevokes)
@@ -1626,6 +1629,211 @@ START_TEST(test_recover)
 	jb_done(&b);
 }
 END_TEST
+/* ---- the block codec (jbd2.c) against the builder above ---------------------- */
+
+static void fmt_of(const struct jb *b, struct ek_jfmt *f)
+{
+	struct ek_jsb sb = { .blocksize = BS, .compat = b->compat, .incompat = b->incompat };
+
+	memcpy(sb.uuid, juuid, 16);
+	ek_jfmt_init(f, &sb);
+}
+
+/*
+ * Each layout: tags, tails, revoke and commit blocks that lib encodes are
+ * byte for byte the builder's; what it decodes is what the builder wrote;
+ * a flipped byte fails the checksum it covers.
+ */
+START_TEST(test_codec)
+{
+	const struct layout *l = &layouts[_i];
+	bool wide = l->incompat & F64;
+	struct jt t[3] = { { 0x21, 0x100 }, { wide ? 0x700000022ull : 0x22, 0x101, JBD2_FLAG_ESCAPE },
+			   { 0x23, 0x102 } };
+	uint64_t homes[3] = { 0x31, wide ? 0x900000032ull : 0x32, 0x33 };
+	uint8_t want[BS], got[BS], data[BS];
+	uint32_t off = 12, nrec;
+	struct ek_jtag_raw raw;
+	struct ek_jcommit c;
+	struct ek_jfmt f;
+	struct jb b;
+
+	jb_init(&b, l->compat, l->incompat);
+	fmt_of(&b, &f);
+	ck_assert_uint_eq(f.tag_bytes, tag_size(&b));
+	ck_assert_uint_eq(f.tail, tail_bytes(&b));
+	ck_assert_int_eq(f.v23, v23(&b));
+
+	/* descriptor: decode the builder's, then encode the same tags */
+	jb_desc_raw(&b, 9, t, 3, want);
+	ck_assert_uint_eq(ek_jdesc_count(&f, want), 3);
+	memset(got, 0, BS);
+	ek_jhdr_encode(got, JBD2_DESCRIPTOR_BLOCK, 9);
+	for (unsigned i = 0; i < 3; i++) {
+		uint32_t flags = t[i].flags | (i ? JBD2_FLAG_SAME_UUID : 0) |
+				 (i == 2 ? JBD2_FLAG_LAST_TAG : 0);
+		uint32_t before = off, put = off;
+
+		ck_assert(ek_jdesc_tag(&f, want, &off, &raw));
+		ck_assert_uint_eq(raw.home, t[i].home);
+		ck_assert_uint_eq(raw.flags, flags);
+		logged_copy(&t[i], data);
+		ck_assert_uint_eq(raw.csum, v23(&b) ? data_csum(&b, 9, data) : 0);
+		ck_assert_uint_eq(ek_jtag_csum(&f, 9, data), raw.csum);
+		ek_jdesc_put_tag(&f, got, &put, &raw, juuid);
+		ck_assert_uint_eq(put, off);
+		ck_assert_uint_eq(off - before, tag_size(&b) + (i ? 0 : 16));
+	}
+	ek_jtail_set(&f, got);
+	if (!v23(&b))	/* the builder fills t_checksum regardless; jbd2 leaves it 0 */
+		for (unsigned i = 0; i < 3; i++)
+			put16(want + 12 + i * tag_size(&b) + (i ? 16 : 0) + 4, 0);
+	ck_assert_msg(!memcmp(got, want, BS), "%s: encoded descriptor differs", l->what);
+	ck_assert(ek_jtail_ok(&f, got));
+	got[BS - 8] ^= 1;
+	ck_assert(ek_jtail_ok(&f, got) == !v23(&b));
+	/* v3 keeps t_flags in 32 bits: jbd2 reads the low 16 only */
+	if (l->incompat & FV3) {
+		off = 12;
+		put_be32(want + 12 + 4, 0x00ff0000u | JBD2_FLAG_SAME_UUID | JBD2_FLAG_LAST_TAG);
+		ck_assert(ek_jdesc_tag(&f, want, &off, &raw));
+		ck_assert_uint_eq(raw.flags, JBD2_FLAG_SAME_UUID | JBD2_FLAG_LAST_TAG);
+		ck_assert_uint_eq(ek_jdesc_count(&f, want), 1);
+	}
+
+	/* revoke: lib's block is the builder's; records and r_count read back */
+	b.pos = 5;
+	jb_revoke(&b, 9, homes, 3);
+	jb_get(&b, 5, want);
+	ek_jrevoke_encode(&f, got, 9, homes, 3);
+	ck_assert_msg(!memcmp(got, want, BS), "%s: encoded revoke block differs", l->what);
+	ck_assert_int_eq(ek_jrevoke_decode(&f, got, 5, &nrec), 0);
+	ck_assert_uint_eq(nrec, 3);
+	for (unsigned i = 0; i < 3; i++)
+		ck_assert_uint_eq(ek_jrevoke_rec(&f, got, i), homes[i]);
+	put_be32(got + 12, BS - f.tail + 1);
+	ck_assert_int_eq(ek_jrevoke_decode(&f, got, 5, &nrec), -EK_CORRUPT);
+	ck_assert(strstr(ek_last_error()->msg, "journal block 5"));
+	put_be32(got + 12, 8);
+	ck_assert_int_eq(ek_jrevoke_decode(&f, got, 5, &nrec), 1);
+	ck_assert_uint_eq(nrec, 0);
+
+	/* commit */
+	b.crc1 = 0x1234abcd;
+	commit_build(&b, want, 9, 1700000000);
+	ek_jcommit_encode(&f, got, 9, 1700000000, 12345, 0x1234abcd);
+	ck_assert_msg(!memcmp(got, want, BS), "%s: encoded commit block differs", l->what);
+	ek_jcommit_decode(got, &c);
+	ck_assert_uint_eq(c.tid, 9);
+	ck_assert_uint_eq(c.sec, 1700000000);
+	ck_assert_uint_eq(c.nsec, 12345);
+	ck_assert(ek_jcommit_csum_ok(&f, got, 0x1234abcd));
+	got[0x40] ^= 1;
+	ck_assert(ek_jcommit_csum_ok(&f, got, 0x1234abcd) == !v23(&b));
+	ck_assert(ek_jcommit_csum_ok(&f, want, 0x1234abce) == !f.v1);
+	jb_done(&b);
+}
+END_TEST
+
+/*
+ * A journal block that cannot be read (a hole in the journal inode) ends
+ * the scan with the transactions before it kept and a refused recovery,
+ * not a failed scan.
+ */
+START_TEST(test_unreadable)
+{
+	struct jt t5[1] = { { 150, 0x1500 } }, t6[1] = { { 151, 0x1600 } };
+	struct ext4_inode raw = { 0 };
+	uint8_t *root = (uint8_t *)raw.i_block;
+	struct jb b;
+
+	jb_init(&b, 0, 0);
+	/* journal blocks 0..5 and 8.. mapped: 6 and 7 are a hole */
+	put_le16(root, EXT4_EXT_MAGIC);
+	put_le16(root + 2, 2);
+	put_le16(root + 4, 4);
+	put_le16(root + 16, 6);
+	put_le32(root + 20, JSTART);
+	put_le32(root + 24, 8);
+	put_le16(root + 28, JMAP - 8);
+	put_le32(root + 32, JSTART + 8);
+	raw.i_mode = cpu_to_le16(0100600);
+	raw.i_links_count = cpu_to_le16(1);
+	raw.i_flags = cpu_to_le32(EXT4_EXTENTS_FL);
+	raw.i_size_lo = cpu_to_le32(JMAP * BS);
+	unit_put_inode(&b.u, 8, &raw);
+	jb_txn(&b, 5, t5, 1);		/* 1..3 */
+	jb_desc(&b, 6, t6, 1);		/* 4..5, its commit block would be 6 */
+	ck_assert_int_eq(jb_scan(&b, 5, 1), 0);
+	ck_assert_uint_eq(b.log.ntxns, 2);
+	ck_assert_int_eq(txn(&b, 5)->state, EK_JTXN_COMMITTED);
+	ck_assert_int_eq(txn(&b, 6)->state, EK_JTXN_TORN);
+	ck_assert_int_eq(b.log.status, -EK_CORRUPT);
+	ck_assert_msg(strstr(b.log.refused, "journal block 6"), "reason '%s'", b.log.refused);
+	ck_reason(&b, "read");
+	ck_assert_uint_eq(b.log.end_tid, 6);
+	jb_done(&b);
+}
+END_TEST
+
+/* commit times that cannot be real: past 2500, before mkfs, negative */
+START_TEST(test_commit_time_ok)
+{
+	ck_assert(ek_jcommit_time_ok(1700000000, 0));
+	ck_assert(ek_jcommit_time_ok(1700000000, 1600000000));
+	ck_assert(ek_jcommit_time_ok(1600000000, 1600000000));
+	ck_assert(!ek_jcommit_time_ok(1599999999, 1600000000));
+	ck_assert(ek_jcommit_time_ok(EK_JCOMMIT_TIME_MAX - 1, 0));
+	ck_assert(!ek_jcommit_time_ok(EK_JCOMMIT_TIME_MAX, 0));
+	/* e2fsprogs' writer: a 32-bit time in the high half */
+	ck_assert(!ek_jcommit_time_ok((int64_t)1700000000 << 32, 0));
+	ck_assert(!ek_jcommit_time_ok(-1, 0));
+}
+END_TEST
+
+/* the JSON of a transaction with an impossible commit time, and of a clean log */
+START_TEST(test_emit_times)
+{
+	struct jt t5[1] = { { 150, 0x1500 } };
+	char *buf = NULL, *p, *q;
+	size_t len = 0;
+	struct ek_out *o;
+	FILE *f;
+	struct jb b;
+
+	jb_init(&b, 0, 0);
+	b.sec = (uint64_t)1700000000 << 32;
+	jb_txn(&b, 5, t5, 1);
+	b.sec = 1700000000;
+	jb_txn(&b, 6, t5, 1);
+	ck_assert_int_eq(jb_scan(&b, 5, 1), 0);
+	ck_assert(!ek_jtxn_time_ok(b.j, txn(&b, 5)));
+	ck_assert(ek_jtxn_time_ok(b.j, txn(&b, 6)));
+	f = open_memstream(&buf, &len);
+	o = ek_out_new(f, EK_OUT_JSON);
+	ek_out_obj_begin(o, NULL);
+	ck_assert(!ek_jlog_emit_status(o, b.j, &b.log));
+	ek_out_arr_begin(o, "t");
+	ek_jtxn_emit(o, b.j, txn(&b, 5), -1, 0);
+	ek_jtxn_emit(o, b.j, txn(&b, 6), 1690000000, 0);
+	ek_out_arr_end(o);
+	ek_out_free(o);
+	fclose(f);
+	for (p = q = buf; *p; p++)	/* without white space */
+		if (*p != ' ' && *p != '\n')
+			*q++ = *p;
+	*q = 0;
+	ck_assert_msg(strstr(buf, "\"clean\":false,\"recovery_refused\":null"), "%s", buf);
+	ck_assert_msg(strstr(buf, "\"commit_sec\":7301444403200000000,\"commit_nsec\":12345,"
+				  "\"commit_time\":null,\"commit_time_ok\":false,\"commit_checksum\""),
+		      "%s", buf);
+	ck_assert_msg(strstr(buf, "\"commit_time\":\"2023-11-14T22:13:20Z\",\"commit_time_ok\":true,"
+				  "\"delta_sec\":"), "%s", buf);
+	free(buf);
+	jb_done(&b);
+}
+END_TEST
+
 static Suite *jscan_suite(void)
 {
 	Suite *s = suite_create("jscan");
@@ -1651,6 +1859,10 @@ static Suite *jscan_suite(void)
 	tcase_add_loop_test(tc, test_log_loop, 0, 2);
 	tcase_add_loop_test(tc, test_commit_wset, 0, NLAYOUTS);
 	tcase_add_loop_test(tc, test_recover, 0, NREC);
+	tcase_add_loop_test(tc, test_codec, 0, NLAYOUTS);
+	tcase_add_test(tc, test_unreadable);
+	tcase_add_test(tc, test_commit_time_ok);
+	tcase_add_test(tc, test_emit_times);
 	suite_add_tcase(s, tc);
 	return s;
 }
