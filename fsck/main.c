@@ -136,7 +136,7 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, bool *applied)
 		/* the kernel would refuse this journal: check the image as it is */
 		fprintf(stderr, "%s: %s: the kernel would refuse to recover the %s (%s); "
 			"checking the unrecovered image\n", f->prog, f->image, (*rec)->refused_step,
-			ek_error_msg((*rec)->refused));
+			(*rec)->refused_msg);
 		return 0;
 	}
 	if ((*rec)->clean && !(*rec)->finish_only && !(*rec)->norphans)
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 	ek_out_bool(f.out, "recovered_in_view", rec && !rec->refused && !applied &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
 	if (rec && rec->refused)
-		ek_out_str(f.out, "refused", ek_error_msg(rec->refused));
+		ek_out_str(f.out, "refused", rec->refused_msg);
 	else
 		ek_out_null(f.out, "refused");
 	ek_out_obj_end(f.out);
