@@ -117,7 +117,7 @@ install: all
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
 	install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)
-	install -m 644 lib/extkit.h lib/ondisk.h lib/jbd2_ondisk.h lib/endian.h $(DESTDIR)$(INCDIR)/extkit
+	install -m 644 lib/extkit.h lib/ondisk.h lib/jbd2_ondisk.h lib/endian.h lib/problems.def $(DESTDIR)$(INCDIR)/extkit
 	install -m 644 $(foreach t,$(TOOLS),man/extkit-$(t).8) $(DESTDIR)$(MANDIR)/man8
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
 	    -e 's|@VERSION@|$(shell sed -n 's/^#define EK_VERSION "\(.*\)"/\1/p' lib/extkit.h)|' \

@@ -28,6 +28,8 @@ struct fk {
 	bool no_change, force, verbose;
 	enum ek_out_mode mode;
 	struct ek_out *out;
+	struct ek_out *lines;	/* --jsonl: the findings, one per line (else NULL) */
+	FILE *devnull;
 	uint64_t superblock;
 	uint32_t blocksize;
 	const char *last_pass;
@@ -62,7 +64,7 @@ static void progress(void *arg, unsigned pass)
 static int finding(void *arg, const struct ek_finding *fd)
 {
 	struct fk *f = arg;
-	struct ek_out *o = f->out;
+	struct ek_out *o = f->lines ? f->lines : f->out;
 	const struct ek_problem *p = ek_problem_get(fd->id);
 	char id[64];
 
@@ -210,8 +212,15 @@ int main(int argc, char **argv)
 			"(nothing is written)\n", f.prog);
 		return FSCK_USAGE;
 	}
-	f.out = ek_out_new(stdout, f.mode);
-	if (!f.out)
+	if (f.mode == EK_OUT_JSONL) {
+		/* the findings stream; the document itself goes nowhere */
+		f.devnull = fopen("/dev/null", "w");
+		f.out = f.devnull ? ek_out_new(f.devnull, EK_OUT_JSON) : NULL;
+		f.lines = ek_out_new(stdout, EK_OUT_JSONL);
+	} else {
+		f.out = ek_out_new(stdout, f.mode);
+	}
+	if (!f.out || (f.mode == EK_OUT_JSONL && !f.lines))
 		return FSCK_ERROR;
 	ek_out_obj_begin(f.out, NULL);
 	ek_out_str(f.out, "image", f.image);
@@ -364,6 +373,9 @@ out_summary_skipped:
 out:
 	ek_out_obj_end(f.out);
 	ek_out_free(f.out);
+	ek_out_free(f.lines);
+	if (f.devnull)
+		fclose(f.devnull);
 	ek_fs_close(fs);
 	ek_recover_free(rec);
 	free(backup_why);

@@ -97,3 +97,23 @@ echo "\$ extkit-replay apply --journal-only --output fixed.img crash.img"
 "$rp" apply --journal-only --output "$work/fixed.img" "$work/crash.img"
 echo "\$ e2fsck -fn fixed.img"
 e2fsck -fn "$work/fixed.img" > /dev/null 2>&1 && echo "fixed.img is clean"
+
+# extkit-fsck: the crash image checked as its recovery would leave it
+# (nothing written), then a copy with damage made by e2fsprogs' debugfs
+fs="$top/fsck/extkit-fsck"
+echo
+echo "\$ extkit-fsck -fn crash.img"
+"$fs" -fn "$work/crash.img" || true
+cp "$work/demo.img" "$work/damaged.img"
+debugfs -w -R "sif /README links_count 3" "$work/damaged.img" > /dev/null 2>&1
+debugfs -w -R "unlink /docs/numbers.txt" "$work/damaged.img" > /dev/null 2>&1
+echo
+echo "\$ debugfs -w -R 'sif /README links_count 3' damaged.img; debugfs -w -R 'unlink /docs/numbers.txt' damaged.img"
+echo "\$ extkit-fsck -fn damaged.img"
+rc=0; "$fs" -fn "$work/damaged.img" || rc=$?
+echo "(exit $rc: errors left uncorrected)"
+echo "\$ extkit-fsck -fn --json damaged.img | jq '.findings[] | {id, inode}'"
+"$fs" -fn --json "$work/damaged.img" | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["findings"]:
+    print(json.dumps({"id": f["id"], "inode": f["inode"]}))'
