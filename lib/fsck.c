@@ -56,6 +56,8 @@ struct check {
 	uint8_t **bmap;		/* per group: computed block (cluster) bitmap, or NULL */
 	uint8_t *iflags;	/* per inode, index ino */
 	uint32_t *refs;		/* per inode: directory entries naming it */
+	uint16_t *mode;		/* per inode in use: i_mode, from pass 1 */
+	uint16_t *links;	/* per inode in use: i_links_count, from pass 1 */
 	ek_ino_t *parent;	/* per inode: '..' of a directory (0: none seen) */
 	ek_ino_t *named_in;	/* per directory: the directory whose entry names it */
 	struct dup *dups;
@@ -394,6 +396,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	    ei->ino != EXT4_BAD_INO)
 		return 0;
 	c->iflags[ei->ino] |= IN_USE;
+	c->mode[ei->ino] = ei->mode;
+	c->links[ei->ino] = ei->links_count;
 	if (ek_is_dir(ei->mode))
 		c->iflags[ei->ino] |= IS_DIR;
 	else if ((ei->mode & 0170000) == 0100000)
@@ -633,15 +637,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	}
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
-	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */) {
-		struct ek_inode ei;
-		int err = ek_inode_read(fs, de->ino, &ei);
-
-		if ((!err || err == -EK_BADCRC) && de->file_type != mode_ftype(ei.mode))
-			report(c, EK_PR_ENTRY_FILETYPE, &at, name, w->dir, de->file_type,
-			       de->ino, type_name(ei.mode));
-		ek_inode_release(&ei);
-	}
+	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
+	    !(c->iflags[de->ino] & IN_BAD_BLOCK) && de->file_type != mode_ftype(c->mode[de->ino]))
+		report(c, EK_PR_ENTRY_FILETYPE, &at, name, w->dir, de->file_type, de->ino,
+		       type_name(c->mode[de->ino]));
 	return 0;
 }
 
@@ -717,9 +716,7 @@ static int pass4(struct check *c)
 	struct ek_fs *fs = c->fs;
 
 	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
-		struct ek_inode ei;
 		uint32_t want = c->refs[ino];
-		int err;
 
 		if (!(c->iflags[ino] & IN_USE) || reserved_ino(fs, ino) || sb_ino(fs, ino) ||
 		    (c->iflags[ino] & (IS_EA | IN_BAD_BLOCK)))
@@ -728,20 +725,12 @@ static int pass4(struct check *c)
 			report(c, EK_PR_INODE_UNATTACHED, AT_INODE(ino), ino);
 			continue;
 		}
-		err = ek_inode_read(fs, ino, &ei);
-		if (err && err != -EK_BADCRC) {
-			ek_inode_release(&ei);
-			if (err == -ENOMEM)
-				return err;
-			continue;	/* pass 1 named it */
-		}
 		/* dir_nlink: a directory past EXT4_LINK_MAX counts 1 */
-		if ((c->iflags[ino] & IS_DIR) && ei.links_count == 1 && want > 65000 &&
+		if ((c->iflags[ino] & IS_DIR) && c->links[ino] == 1 && want > 65000 &&
 		    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
 			want = 1;
-		if (ei.links_count != want)
-			report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, ei.links_count, want);
-		ek_inode_release(&ei);
+		if (c->links[ino] != want)
+			report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, c->links[ino], want);
 	}
 	return 0;
 }
@@ -916,7 +905,10 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.refs = ek_calloc(ninodes, sizeof(*c.refs));
 	c.parent = ek_calloc(ninodes, sizeof(*c.parent));
 	c.named_in = ek_calloc(ninodes, sizeof(*c.named_in));
-	err = c.bmap && c.iflags && c.refs && c.parent && c.named_in ? 0 : -ENOMEM;
+	c.mode = ek_calloc(ninodes, sizeof(*c.mode));
+	c.links = ek_calloc(ninodes, sizeof(*c.links));
+	err = c.bmap && c.iflags && c.refs && c.parent && c.named_in && c.mode && c.links ?
+	      0 : -ENOMEM;
 	if (o->journal_err)
 		report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
 		       ek_error_msg(o->journal_err));
@@ -966,6 +958,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.refs);
 	free(c.parent);
 	free(c.named_in);
+	free(c.mode);
+	free(c.links);
 	free(c.dups);
 	free(c.bad);
 	free(c.name_slots);
