@@ -621,6 +621,27 @@ static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
 }
 
 /*
+ * bytes -> rec_len as stored, the inverse of ek_rec_len_from_disk() (the
+ * kernel's ext4_rec_len_to_disk(), e2fsprogs' ext2fs_set_rec_len()): below
+ * 65536 as is; a whole block of 65536 bytes as EXT4_MAX_REC_LEN 0xFFFF, a
+ * whole larger block as 0; else the bits 16-17 go in the low two bits.
+ */
+static inline uint16_t ek_rec_len_to_disk(uint32_t len, uint32_t blksz)
+{
+	if (len < 65536)
+		return (uint16_t)len;
+	if (len == blksz)
+		return blksz == 65536 ? 65535 : 0;
+	return (uint16_t)((len & 65532u) | ((len >> 16) & 3));
+}
+
+/* ext4_dir_rec_len(): the bytes an entry with a @name_len-byte name needs */
+static inline uint32_t ek_dirent_need(uint32_t name_len)
+{
+	return (8 + name_len + 3) & ~3u;
+}
+
+/*
  * Check the entry at @off of a dirent region @buf of @size bytes (a leaf
  * block without its checksum tail, or an inline area) of directory @dir,
  * as the kernel's __ext4_check_dir_entry.  @blk names the block in the
@@ -630,8 +651,28 @@ static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
  */
 int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const void *buf,
 		    uint32_t off, uint32_t size, bool hash_in_dirent, uint32_t *rec_len);
+/*
+ * Call @fn for each entry of @buf[start, end) (a leaf without its tail, or
+ * an inline area) after ek_dirent_check() passed it: @prev is the offset
+ * of the entry before (UINT32_MAX for the first), @rec_len its length in
+ * bytes.  @fn may change the entries at and before @off; one that changes
+ * the rec_len at @off returns nonzero, which ends the walk.  Returns 0 when every entry was walked, else the first
+ * nonzero return of @fn or of the check (-EK_CORRUPT).
+ */
+typedef int (*ek_dirent_fn)(void *arg, uint8_t *buf, uint32_t prev, uint32_t off,
+			    uint32_t rec_len);
+int ek_dirent_walk(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *buf,
+		   uint32_t start, uint32_t end, bool hash_in_dirent, ek_dirent_fn fn, void *arg);
 /* metadata_csum of a leaf block (crc over blksz - 12 bytes) */
 uint32_t ek_dir_leaf_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf);
+/*
+ * Encode one entry at @off of a leaf or inline area @b: @rec_len in bytes
+ * (encoded by ek_rec_len_to_disk), @file_type only under the filetype feature.
+ */
+void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t ino,
+		   uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type);
+/* under metadata_csum: the checksum tail of leaf @b of directory @dir, and its checksum */
+void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);
@@ -1434,8 +1475,6 @@ void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t 
  */
 int ek_newfs_map(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
 		 size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout);
-/* the metadata_csum tail of directory block @b of @dir (generation 0) */
-void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b);
 /*
  * The blocks of new directory @ino (raw inode @raw, no blocks yet) holding
  * @ents: built (ek_dir_build), allocated, written; size and INDEX_FL set.

@@ -626,50 +626,25 @@ static int pending_add(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
 	return 0;
 }
 
-/* rec_len as stored: 65536 does not fit 16 bits (the kernel's ext4_rec_len_to_disk) */
-static uint16_t rec_len_disk(uint32_t len)
-{
-	return len < 65536 ? (uint16_t)len : (uint16_t)((len & 65532) | ((len >> 16) & 3));
-}
-
 /* a directory block holding nothing (a tail under metadata_csum) */
 static void dir_block_empty(const struct ek_newfs *nf, uint8_t *b)
 {
 	memset(b, 0, nf->fs.blksz);
-	put_le16(b + 4, rec_len_disk(nf->fs.has_csum ? nf->fs.blksz - 12 : nf->fs.blksz));
+	put_le16(b + 4, ek_rec_len_to_disk(nf->fs.has_csum ? nf->fs.blksz - 12 : nf->fs.blksz,
+					   nf->fs.blksz));
 }
 
-/* one dirent at @off; returns the offset after its minimal length */
-static uint32_t dirent_put(uint8_t *b, uint32_t off, ek_ino_t ino, uint16_t rec_len,
-			   const char *name, uint8_t ft, bool filetype)
+/* one dirent at @off (ek_dirent_put); returns the offset after it */
+static uint32_t dirent_put(const struct ek_newfs *nf, uint8_t *b, uint32_t off, ek_ino_t ino,
+			   uint32_t rec_len, const char *name, uint8_t ft)
 {
-	size_t len = strlen(name);
-
-	put_le32(b + off, (uint32_t)ino);
-	put_le16(b + off + 4, rec_len);
-	b[off + 6] = (uint8_t)len;
-	b[off + 7] = filetype ? ft : 0;
-	memcpy(b + off + 8, name, len);
+	ek_dirent_put(&nf->fs, b, off, ino, rec_len, name, (uint8_t)strlen(name), ft);
 	return off + rec_len;
-}
-
-void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b)
-{
-	uint8_t *t;
-
-	if (!nf->fs.has_csum)
-		return;
-	t = b + nf->fs.blksz - 12;
-	memset(t, 0, 12);
-	put_le16(t + 4, 12);
-	t[7] = EXT4_FT_DIR_CSUM;
-	put_le32(t + 8, ek_crc32c(ek_inode_csum_seed(&nf->fs, dir, 0), b, nf->fs.blksz - 12));
 }
 
 static int make_root_and_lpf(struct ek_newfs *nf)
 {
 	uint32_t bs = nf->fs.blksz, lpf_blocks;
-	bool ft = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
 	bool inline_data = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA);
 	uint32_t end = nf->fs.has_csum ? bs - 12 : bs;
 	uint8_t *raw, *b = ek_calloc(1, bs);
@@ -701,10 +676,10 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	v = NULL;
 	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), bs);
 	memset(b, 0, bs);
-	dirent_put(b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR, ft);
-	dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
-	dirent_put(b, 24, EXT4_LPF_INO, rec_len_disk(end - 24), "lost+found", EXT4_FT_DIR, ft);
-	ek_newfs_dir_tail(nf, EXT4_ROOT_INO, b);
+	dirent_put(nf, b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR);
+	dirent_put(nf, b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR);
+	dirent_put(nf, b, 24, EXT4_LPF_INO, end - 24, "lost+found", EXT4_FT_DIR);
+	ek_dir_leaf_tail(&nf->fs, EXT4_ROOT_INO, 0, b);
 	if ((err = pending_add(nf, blk, b)))
 		goto out;
 
@@ -745,17 +720,17 @@ lost_found:
 		if (i == 0 && inline_data) {
 			/* as mke2fs's conversion of the inline directory leaves it */
 			memset(b, 0, bs);
-			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
-			dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
-			put_le16(b + 28, rec_len_disk(end - 24));
+			dirent_put(nf, b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR);
+			dirent_put(nf, b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR);
+			put_le16(b + 28, ek_rec_len_to_disk(end - 24, bs));
 		} else if (i == 0) {
 			memset(b, 0, bs);
-			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
-			dirent_put(b, 12, EXT4_ROOT_INO, rec_len_disk(end - 12), "..", EXT4_FT_DIR, ft);
+			dirent_put(nf, b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR);
+			dirent_put(nf, b, 12, EXT4_ROOT_INO, end - 12, "..", EXT4_FT_DIR);
 		} else {
 			dir_block_empty(nf, b);
 		}
-		ek_newfs_dir_tail(nf, EXT4_LPF_INO, b);
+		ek_dir_leaf_tail(&nf->fs, EXT4_LPF_INO, 0, b);
 		err = pending_add(nf, blk, b);
 	}
 out:
