@@ -83,11 +83,6 @@ static bool csum_v23(const struct ek_jsb *sb)
 	return sb->incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3);
 }
 
-static const char *csum_name(uint8_t c)
-{
-	return c == EK_CSUM_OK ? "ok" : c == EK_CSUM_BAD ? "bad" : "none";
-}
-
 /* journal block @p moved on by @n blocks around the ring [first, last) */
 static uint32_t ring_add(const struct ek_jsb *sb, uint32_t p, uint64_t n)
 {
@@ -355,7 +350,7 @@ static void show_commit(struct logdump *l, bool old, const struct ek_jtxn *t, ek
 	ek_out_u64(l->o, "commit_nsec", be32_to_cpu(ch->h_commit_nsec));
 	ek_out_str(l->o, "commit_time", iso);
 	if (t)
-		ek_out_str(l->o, "checksum", csum_name(t->commit_csum));
+		ek_out_str(l->o, "checksum", ek_csum_name(t->commit_csum));
 	ek_out_obj_end(l->o);
 }
 
@@ -375,7 +370,7 @@ static void show_tag(struct logdump *l, bool old, const struct ld_tag *g)
 		    (unsigned long long)g->home, old ? "old " : "", g->tid, g->jblk, g->flags,
 		    g->flags & JBD2_FLAG_ESCAPE ? ", escaped" : "",
 		    g->csum != EK_CSUM_NONE ? ", checksum " : "",
-		    g->csum != EK_CSUM_NONE ? csum_name(g->csum) : "");
+		    g->csum != EK_CSUM_NONE ? ek_csum_name(g->csum) : "");
 	if (g->replay)
 		ek_out_text(o, ": replay %s", g->replay);
 	ek_out_text(o, "\n");
@@ -386,7 +381,7 @@ static void show_tag(struct logdump *l, bool old, const struct ld_tag *g)
 	ek_out_u64(o, "home", g->home);
 	ek_out_u64(o, "flags", g->flags);
 	ek_out_bool(o, "escaped", g->flags & JBD2_FLAG_ESCAPE);
-	ek_out_str(o, "checksum", csum_name(g->csum));
+	ek_out_str(o, "checksum", ek_csum_name(g->csum));
 	if (g->replay)
 		ek_out_str(o, "replay", g->replay);
 	if (is_bitmap || is_inode || dump) {

@@ -1226,6 +1226,24 @@ struct ek_ext {
 	bool unwritten;
 };
 
+/*
+ * The extent node codec (extent.c), used by every reader and writer.
+ * ek_ext_node_check: the header of node @node (@size bytes: 60 for the
+ * root in i_block, else the block size) as the kernel's __ext4_ext_check():
+ * magic, 0 < eh_max <= room, eh_entries <= eh_max, depth <= 5 and, unless
+ * @depth is -1 (the root), the depth the parent expects, an index node
+ * not empty.  @blk names the node (0: the root).  0 or -EK_CORRUPT.
+ */
+int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth);
+/* leaf entry @p (struct ext4_extent): ee_len > 32768 is unwritten */
+struct ek_ext ek_ext_decode(const void *p);
+/* index entry @p (struct ext4_extent_idx): the child block */
+ek_blk_t ek_ext_idx_child(const void *p);
+/* metadata_csum of a tree block: crc32c over the header and eh_max entries */
+uint32_t ek_ext_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, const void *node);
+/* an empty root in i_block: no entries, room for 4, depth 0 */
+void ek_ext_root_init(uint8_t iblock[EXT4_N_BLOCKS * 4]);
+
 /* append @e to the growing array *v (*n used of *cap); -ENOMEM */
 int ek_ext_append(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e);
 

@@ -184,9 +184,7 @@ static int replay_inode(struct fcr *f, const struct ek_fc_rec *r)
 	memcpy(raw + igen, r->u.inode.raw + igen, len - igen);
 	flags = get_le32(raw + offsetof(struct ext4_inode, i_flags));
 	if ((flags & EXT4_EXTENTS_FL) && get_le16(raw + iblock) != EXT4_EXT_MAGIC) {
-		memset(raw + iblock, 0, EXT4_N_BLOCKS * 4);
-		put_le16(raw + iblock, EXT4_EXT_MAGIC);
-		put_le16(raw + iblock + 4, 4);	/* eh_max: four extents in i_block */
+		ek_ext_root_init(raw + iblock);
 	} else if (flags & EXT4_INLINE_DATA_FL) {
 		memcpy(raw + iblock, r->u.inode.raw + iblock, EXT4_N_BLOCKS * 4);
 	}
@@ -867,11 +865,9 @@ static int convert_inline_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, const s
 	/* the inode: a block directory with one extent */
 	if (sd->entry && (err = drop_sysdata(f, dir, raw, sd)))
 		goto out;
-	memset(ib, 0, INLINE_IBLOCK);
 	put_le32(raw + offsetof(struct ext4_inode, i_flags),
 		 (flags & ~EXT4_INLINE_DATA_FL) | EXT4_EXTENTS_FL);
-	put_le16(ib, EXT4_EXT_MAGIC);
-	put_le16(ib + 4, 4);
+	ek_ext_root_init(ib);
 	err = ek_extlist_insert(&l, &(struct ek_ext){ .lblk = 0, .len = 1, .pblk = blk });
 	if (!err)
 		err = ek_extlist_store(f->fs, f->ws, dir, raw, &l, &tree);

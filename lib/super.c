@@ -66,6 +66,7 @@ static const struct ek_feature features[] = {
 /* accepted on input only (e2fsprogs aliases) */
 static const struct ek_feature feature_aliases[] = {
 	{ EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_EXTENTS, "extents" },
+	{ EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_LARGEDIR, "largedir" },
 	{ EK_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, "uninit_groups" },
 	{ EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, "fname_encoding" },
 };
