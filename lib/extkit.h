@@ -338,6 +338,17 @@ uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* block number of GDT block @i (primary copy), meta_bg aware */
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
 uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
+/* the split (lo/hi) fields of a raw group descriptor */
+enum ek_gd_field {
+	EK_GD_BLOCK_BITMAP, EK_GD_INODE_BITMAP, EK_GD_INODE_TABLE,
+	EK_GD_FREE_BLOCKS, EK_GD_FREE_INODES, EK_GD_USED_DIRS, EK_GD_ITABLE_UNUSED,
+	EK_GD_BLOCK_BITMAP_CSUM, EK_GD_INODE_BITMAP_CSUM,
+};
+/* field @f of descriptor @desc: the hi half only where fs->desc_size holds it */
+uint64_t ek_gd_get(const struct ek_fs *fs, const void *desc, enum ek_gd_field f);
+void ek_gd_set(const struct ek_fs *fs, void *desc, enum ek_gd_field f, uint64_t v);
+/* metadata_csum of a block (cluster) or inode bitmap, as the descriptor stores it */
+uint32_t ek_bitmap_csum(const struct ek_fs *fs, const void *map, bool inode);
 /* decode descriptors from fs->gd_raw into fs->groups, checking each */
 int ek_groups_load(struct ek_fs *fs);
 

@@ -1413,22 +1413,6 @@ static void inode_bitmap_of(const struct ek_newfs *nf, uint32_t g, uint8_t *b)
 		b[i >> 3] |= 1u << (i & 7);
 }
 
-static void desc_put(const struct ek_newfs *nf, uint8_t *d, size_t lo, size_t hi, uint64_t v,
-		     unsigned bits)
-{
-	if (bits == 32) {
-		put_le32(d + lo, (uint32_t)v);
-		if (nf->fs.desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-			put_le32(d + hi, (uint32_t)(v >> 32));
-	} else {
-		put_le16(d + lo, (uint16_t)v);
-		if (nf->fs.desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-			put_le16(d + hi, (uint16_t)(v >> 16));
-	}
-}
-
-#define DESC(f) offsetof(struct ext4_group_desc, f##_lo), offsetof(struct ext4_group_desc, f##_hi)
-
 /* group counters, flags and checksums into the descriptor table; totals into the superblock */
 static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 {
@@ -1459,27 +1443,27 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 		free_blocks += grp->free_blocks;
 		free_inodes += grp->free_inodes;
 
-		desc_put(nf, d, DESC(bg_block_bitmap), grp->block_bitmap, 32);
-		desc_put(nf, d, DESC(bg_inode_bitmap), grp->inode_bitmap, 32);
-		desc_put(nf, d, DESC(bg_inode_table), grp->inode_table, 32);
-		desc_put(nf, d, DESC(bg_free_blocks_count), grp->free_blocks, 16);
-		desc_put(nf, d, DESC(bg_free_inodes_count), grp->free_inodes, 16);
-		desc_put(nf, d, DESC(bg_used_dirs_count), grp->used_dirs, 16);
-		desc_put(nf, d, DESC(bg_itable_unused), grp->itable_unused, 16);
+		ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP, grp->block_bitmap);
+		ek_gd_set(fs, d, EK_GD_INODE_BITMAP, grp->inode_bitmap);
+		ek_gd_set(fs, d, EK_GD_INODE_TABLE, grp->inode_table);
+		ek_gd_set(fs, d, EK_GD_FREE_BLOCKS, grp->free_blocks);
+		ek_gd_set(fs, d, EK_GD_FREE_INODES, grp->free_inodes);
+		ek_gd_set(fs, d, EK_GD_USED_DIRS, grp->used_dirs);
+		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, grp->itable_unused);
 		put_le16(d + offsetof(struct ext4_group_desc, bg_flags), flags);
 		if (fs->has_csum) {
 			uint32_t bc = 0, ic = 0;
 
 			if (!(flags & EXT4_BG_BLOCK_UNINIT)) {
 				block_bitmap_of(nf, g, bitmap);
-				bc = ek_crc32c(fs->csum_seed, bitmap, nf->g.clusters_per_group / 8);
+				bc = ek_bitmap_csum(fs, bitmap, false);
 			}
 			if (!(flags & EXT4_BG_INODE_UNINIT)) {
 				inode_bitmap_of(nf, g, bitmap);
-				ic = ek_crc32c(fs->csum_seed, bitmap, nf->g.inodes_per_group / 8);
+				ic = ek_bitmap_csum(fs, bitmap, true);
 			}
-			desc_put(nf, d, DESC(bg_block_bitmap_csum), bc, 16);
-			desc_put(nf, d, DESC(bg_inode_bitmap_csum), ic, 16);
+			ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP_CSUM, bc);
+			ek_gd_set(fs, d, EK_GD_INODE_BITMAP_CSUM, ic);
 		}
 		if (uninit)
 			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),

@@ -191,6 +191,46 @@ done:
 }
 END_TEST
 
+/* the descriptor's lo/hi accessors: the hi half only where desc_size reaches it */
+START_TEST(test_gd_fields)
+{
+	struct ek_fs fs = { .desc_size = _i ? 64 : 32, .csum_seed = 0x12345678 };
+	uint8_t d[64], map[BLK];
+	static const enum ek_gd_field f32[] = { EK_GD_BLOCK_BITMAP, EK_GD_INODE_BITMAP, EK_GD_INODE_TABLE };
+	static const enum ek_gd_field f16[] = { EK_GD_FREE_BLOCKS, EK_GD_FREE_INODES, EK_GD_USED_DIRS,
+						EK_GD_ITABLE_UNUSED, EK_GD_BLOCK_BITMAP_CSUM,
+						EK_GD_INODE_BITMAP_CSUM };
+	uint32_t c;
+
+	memset(d, 0xEE, sizeof(d));
+	for (size_t i = 0; i < 3; i++) {
+		ek_gd_set(&fs, d, f32[i], 0x0000000A12345678ull + i);
+		ck_assert_uint_eq(ek_gd_get(&fs, d, f32[i]), _i ? 0x0000000A12345678ull + i : 0x12345678u + i);
+	}
+	for (size_t i = 0; i < 6; i++) {
+		ek_gd_set(&fs, d, f16[i], 0x0003ABCDu + i);
+		ck_assert_uint_eq(ek_gd_get(&fs, d, f16[i]), _i ? 0x0003ABCDu + i : 0xABCDu + i);
+	}
+	/* the raw layout: kernel offsets */
+	ck_assert_uint_eq(get_le32(d + offsetof(struct ext4_group_desc, bg_inode_table_lo)), 0x1234567a);
+	ck_assert_uint_eq(get_le16(d + offsetof(struct ext4_group_desc, bg_itable_unused_lo)), 0xABD0);
+	if (_i) {
+		ck_assert_uint_eq(get_le32(d + offsetof(struct ext4_group_desc, bg_inode_table_hi)), 0xA);
+		ck_assert_uint_eq(get_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_hi)), 3);
+	} else {
+		ck_assert_uint_eq(d[32], 0xEE);	/* nothing past a 32-byte descriptor */
+	}
+	/* a bitmap checksum: crc32c over the group's bits, 16 bits in a small descriptor */
+	fs.sb.inodes_per_group = 256;
+	fs.sb.clusters_per_group = 8192;
+	memset(map, 0x5A, sizeof(map));
+	c = ek_crc32c(fs.csum_seed, map, 32);
+	ck_assert_uint_eq(ek_bitmap_csum(&fs, map, true), _i ? c : (c & 0xFFFF));
+	c = ek_crc32c(fs.csum_seed, map, 1024);
+	ck_assert_uint_eq(ek_bitmap_csum(&fs, map, false), _i ? c : (c & 0xFFFF));
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -198,6 +238,7 @@ static Suite *fs_suite(void)
 
 	tcase_add_test(tc, test_inode_ok);
 	tcase_add_test(tc, test_block_uninit);
+	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
