@@ -478,14 +478,12 @@ int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t
 /* i_blocks (512-byte units, or fs blocks with HUGE_FILE_FL) plus @delta fs blocks */
 void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta)
 {
-	struct ext4_inode *r = (void *)raw;
-	uint64_t v = le32_to_cpu(r->i_blocks_lo) | (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
-	bool huge = le32_to_cpu(r->i_flags) & EXT4_HUGE_FILE_FL;
+	uint64_t v = ek_inode_iblocks(fs, raw);
+	bool huge = get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_HUGE_FILE_FL;
 	int64_t units = huge ? delta : delta * (int64_t)(fs->blksz / 512);
 
 	v = (int64_t)v + units < 0 ? 0 : (uint64_t)((int64_t)v + units);
-	r->i_blocks_lo = cpu_to_le32((uint32_t)v);
-	r->l_i_blocks_high = cpu_to_le16((uint16_t)(v >> 32));
+	ek_inode_iblocks_set(raw, v);
 }
 
 struct ind {
@@ -611,7 +609,6 @@ static bool cluster_used(const struct ek_fs *fs, const struct ek_extlist *l, uin
 static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 			     struct ek_extlist *l, uint64_t from)
 {
-	struct ext4_inode *r = (void *)raw;
 	struct ek_ext *old = ek_calloc(l->n ? l->n : 1, sizeof(*old));
 	size_t nold = l->n;
 	uint64_t freed = 0, clusters = 0, last_c = UINT64_MAX;
@@ -648,9 +645,8 @@ static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino,
 			clusters += c != last_c;
 			last_c = c;
 		}
-	clusters += (int64_t)l->ntree + tree + (r->i_file_acl_lo || r->l_i_file_acl_high);
-	r->i_blocks_lo = 0;
-	r->l_i_blocks_high = 0;
+	clusters += (int64_t)l->ntree + tree + (ek_inode_file_acl(fs, raw) != 0);
+	ek_inode_iblocks_set(raw, 0);
 	ek_inode_add_blocks(fs, raw, (int64_t)(clusters << fs->cluster_bits));
 	return 0;
 }
@@ -658,7 +654,7 @@ static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino,
 int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
 {
 	struct ext4_inode *r = (void *)raw;
-	uint64_t size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	uint64_t size = ek_inode_size(fs, raw);
 	uint64_t from = (size + fs->blksz - 1) >> fs->log_blksz, freed = 0;
 	uint32_t flags = le32_to_cpu(r->i_flags);
 	uint16_t mode = le16_to_cpu(r->i_mode);
@@ -669,7 +665,7 @@ int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_
 		return 0;
 	if (!ek_is_reg(mode) && !ek_is_dir(mode) && !ek_is_lnk(mode))
 		return 0;
-	if (ek_is_lnk(mode) && size < EXT4_N_BLOCKS * 4 && !r->i_blocks_lo && !r->l_i_blocks_high)
+	if (ek_is_lnk(mode) && size < EXT4_N_BLOCKS * 4 && !ek_inode_iblocks(fs, raw))
 		return 0;	/* fast symlink: i_block is its target */
 	if (size & (fs->blksz - 1)) {
 		/* the partial last block, zeroed past the size below */

@@ -1296,6 +1296,25 @@ struct ek_tree_sink {
  */
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
+/*
+ * Split fields of a raw inode (inode.c), as the kernel's ext4_isize() and
+ * ext4_isize_set(): readers apply the feature rules, setters write both
+ * halves.  ek_inode_size: i_size_high counts for regular files, and for
+ * everything with largedir; ek_inode_size_field: both halves as stored.
+ * ek_inode_iblocks: i_blocks as stored (its high half with huge_file), in
+ * 512-byte units or, with EXT4_HUGE_FILE_FL, filesystem blocks.
+ * ek_inode_file_acl: the high half with 64bit.
+ */
+uint64_t ek_inode_size(const struct ek_fs *fs, const void *raw);
+uint64_t ek_inode_size_field(const void *raw);
+void ek_inode_size_set(void *raw, uint64_t size);
+uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw);
+void ek_inode_iblocks_set(void *raw, uint64_t v);
+uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw);
+void ek_inode_file_acl_set(void *raw, uint64_t blk);
+uint32_t ek_inode_uid(const void *raw);
+uint32_t ek_inode_gid(const void *raw);
+void ek_inode_owner_set(void *raw, uint32_t uid, uint32_t gid);
 /* add @delta filesystem blocks to i_blocks of @raw */
 void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta);
 /*

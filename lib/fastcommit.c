@@ -593,8 +593,7 @@ void ek_fc_rec_emit(struct ek_out *o, const struct ek_fclog *fc, size_t i)
 		break;
 	case EXT4_FC_TAG_INODE: {
 		const uint8_t *raw = c->u.inode.raw;
-		uint64_t size = get_le32(raw + offsetof(struct ext4_inode, i_size_lo)) |
-				(uint64_t)get_le32(raw + offsetof(struct ext4_inode, i_size_high)) << 32;
+		uint64_t size = ek_inode_size_field(raw);
 
 		ek_out_text(o, " inode %u mode 0%o links %u size %llu (%u bytes)", c->u.inode.ino,
 			    get_le16(raw + offsetof(struct ext4_inode, i_mode)),

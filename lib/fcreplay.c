@@ -194,14 +194,12 @@ static int replay_inode(struct fcr *f, const struct ek_fc_rec *r)
 		return err;
 	/* i_blocks from the map as it stands (ext4_ext_replay_set_iblocks) */
 	if (!(flags & EXT4_INLINE_DATA_FL) && (flags & EXT4_EXTENTS_FL)) {
-		struct ext4_inode *ri = (void *)raw;
-		bool xattr = ri->i_file_acl_lo || ri->l_i_file_acl_high;
+		bool xattr = ek_inode_file_acl(f->fs, raw) != 0;
 
 		err = mark_map(f, ino, raw, true, &nblocks);
 		if (err)
 			return err;
-		ri->i_blocks_lo = 0;
-		ri->l_i_blocks_high = 0;
+		ek_inode_iblocks_set(raw, 0);
 		ek_inode_add_blocks(f->fs, raw, (int64_t)nblocks + xattr);
 	}
 	return 0;
@@ -355,8 +353,7 @@ static void init_leaf(struct fcr *f, uint8_t *b)
 static int grow_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l,
 		    ek_blk_t *blk, uint8_t **b)
 {
-	struct ext4_inode *ri = (void *)raw;
-	uint64_t size = le32_to_cpu(ri->i_size_lo) | (uint64_t)le32_to_cpu(ri->i_size_high) << 32;
+	uint64_t size = ek_inode_size(f->fs, raw);
 	uint64_t lblk = (size + f->fs->blksz - 1) >> f->fs->log_blksz;
 	ek_blk_t goal = l->n ? l->v[l->n - 1].pblk + l->v[l->n - 1].len : 0;
 	int64_t tree = 0;
@@ -375,8 +372,7 @@ static int grow_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 		return err;
 	init_leaf(f, *b);
 	size = (lblk + 1) << f->fs->log_blksz;
-	ri->i_size_lo = cpu_to_le32((uint32_t)size);
-	ri->i_size_high = cpu_to_le32((uint32_t)(size >> 32));
+	ek_inode_size_set(raw, size);
 	ek_inode_add_blocks(f->fs, raw, 1 + tree);
 	return 0;
 }
@@ -563,9 +559,7 @@ static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 	{
 		uint8_t *ent = v->b + count_off + 8 * (v->at + 1);
 		uint16_t count = v->node.count;
-		uint64_t newlblk = ((uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_lo) |
-				    (uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_high) << 32) /
-				   f->fs->blksz - 1;
+		uint64_t newlblk = ek_inode_size(f->fs, raw) / f->fs->blksz - 1;
 
 		memmove(ent + 8, ent, 8 * (count - v->at - 1));
 		put_le32(ent, hash2);
@@ -625,8 +619,7 @@ static int dx_grow_index(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_ex
 	err = grow_dir(f, dir, raw, l, &nblk, &nb);
 	if (err)
 		return err;
-	nlblk = ((uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_lo) |
-		 (uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_high) << 32) / f->fs->blksz - 1;
+	nlblk = ek_inode_size(f->fs, raw) / f->fs->blksz - 1;
 	/* an index node: one empty entry over the block, then the entries */
 	memset(nb, 0, f->fs->blksz);
 	put_le16(nb + 4, ek_rec_len_to_disk(f->fs->blksz, f->fs->blksz));
@@ -873,8 +866,7 @@ static int convert_inline_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, const s
 		err = ek_extlist_store(f->fs, f->ws, dir, raw, &l, &tree);
 	if (err)
 		goto out;
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), f->fs->blksz);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 0);
+	ek_inode_size_set(raw, f->fs->blksz);
 	ek_inode_add_blocks(f->fs, raw, 1 + tree);
 	seal_leaf(f, dir, raw, b);
 out:
@@ -930,7 +922,7 @@ static int inline_op(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct dent *d, 
 		return err;
 	found = region_walk(f, dir, 0, ib, INLINE_PARENT, INLINE_IBLOCK, fn, d);
 	if (found == 1 && add && sd.entry && !sd.len && !expand_sysdata(f, raw, &sd))
-		put_le32(raw + offsetof(struct ext4_inode, i_size_lo), INLINE_IBLOCK + sd.len);
+		ek_inode_size_set(raw, INLINE_IBLOCK + sd.len);
 	if (found == 1 && sd.entry && sd.len) {
 		found = region_walk(f, dir, 0, raw + sd.value, 0, sd.len, fn, d);
 		if (!found)
@@ -1036,8 +1028,7 @@ static int init_new_dir(struct fcr *f, ek_ino_t ino, uint8_t *raw, ek_ino_t pare
 		ek_extlist_release(&l);
 		return 0;
 	}
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), 0);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 0);
+	ek_inode_size_set(raw, 0);
 	err = grow_dir(f, ino, raw, &l, &blk, &b);
 	ek_extlist_release(&l);
 	if (err)

@@ -102,6 +102,94 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* ---- split fields of a raw inode ------------------------------------------------- */
+
+uint64_t ek_inode_size_field(const void *raw)
+{
+	const struct ext4_inode *r = raw;
+
+	return le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+}
+
+/* as the kernel's ext4_isize(): i_size_high (once i_dir_acl) counts for
+ * regular files, and for everything with largedir */
+uint64_t ek_inode_size(const struct ek_fs *fs, const void *raw)
+{
+	const struct ext4_inode *r = raw;
+
+	if (ek_is_reg(le16_to_cpu(r->i_mode)) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
+		return ek_inode_size_field(raw);
+	return le32_to_cpu(r->i_size_lo);
+}
+
+void ek_inode_size_set(void *raw, uint64_t size)
+{
+	struct ext4_inode *r = raw;
+
+	r->i_size_lo = cpu_to_le32((uint32_t)size);
+	r->i_size_high = cpu_to_le32((uint32_t)(size >> 32));
+}
+
+uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw)
+{
+	const struct ext4_inode *r = raw;
+	uint64_t v = le32_to_cpu(r->i_blocks_lo);
+
+	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
+		v |= (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
+	return v;
+}
+
+void ek_inode_iblocks_set(void *raw, uint64_t v)
+{
+	struct ext4_inode *r = raw;
+
+	r->i_blocks_lo = cpu_to_le32((uint32_t)v);
+	r->l_i_blocks_high = cpu_to_le16((uint16_t)(v >> 32));
+}
+
+uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw)
+{
+	const struct ext4_inode *r = raw;
+	uint64_t v = le32_to_cpu(r->i_file_acl_lo);
+
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
+		v |= (uint64_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
+	return v;
+}
+
+void ek_inode_file_acl_set(void *raw, uint64_t blk)
+{
+	struct ext4_inode *r = raw;
+
+	r->i_file_acl_lo = cpu_to_le32((uint32_t)blk);
+	r->l_i_file_acl_high = cpu_to_le16((uint16_t)(blk >> 32));
+}
+
+uint32_t ek_inode_uid(const void *raw)
+{
+	const struct ext4_inode *r = raw;
+
+	return le16_to_cpu(r->i_uid) | (uint32_t)le16_to_cpu(r->l_i_uid_high) << 16;
+}
+
+uint32_t ek_inode_gid(const void *raw)
+{
+	const struct ext4_inode *r = raw;
+
+	return le16_to_cpu(r->i_gid) | (uint32_t)le16_to_cpu(r->l_i_gid_high) << 16;
+}
+
+void ek_inode_owner_set(void *raw, uint32_t uid, uint32_t gid)
+{
+	struct ext4_inode *r = raw;
+
+	r->i_uid = cpu_to_le16(uid & 0xFFFF);
+	r->l_i_uid_high = cpu_to_le16(uid >> 16);
+	r->i_gid = cpu_to_le16(gid & 0xFFFF);
+	r->l_i_gid_high = cpu_to_le16(gid >> 16);
+}
+
 /* decode @raw into @out without copying; out->raw points at @raw */
 static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 			    struct ek_inode *out)
@@ -116,25 +204,16 @@ static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 	e.raw_size = fs->inode_size;
 	e.mode = le16_to_cpu(r->i_mode);
 	e.links_count = le16_to_cpu(r->i_links_count);
-	e.uid = le16_to_cpu(r->i_uid) | (uint32_t)le16_to_cpu(r->l_i_uid_high) << 16;
-	e.gid = le16_to_cpu(r->i_gid) | (uint32_t)le16_to_cpu(r->l_i_gid_high) << 16;
-	e.size = le32_to_cpu(r->i_size_lo);
-	/* as the kernel's ext4_isize(): i_size_high (once i_dir_acl) counts
-	 * for regular files, and for everything with largedir */
-	if (ek_is_reg(e.mode) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
-		e.size |= (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	e.uid = ek_inode_uid(raw);
+	e.gid = ek_inode_gid(raw);
+	e.size = ek_inode_size(fs, raw);
 	e.flags = le32_to_cpu(r->i_flags);
 	e.generation = le32_to_cpu(r->i_generation);
 	e.dtime = le32_to_cpu(r->i_dtime);
-	e.file_acl = le32_to_cpu(r->i_file_acl_lo);
-	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-		e.file_acl |= (uint64_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
-	e.blocks = le32_to_cpu(r->i_blocks_lo);
-	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
-		e.blocks |= (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
-		if (e.flags & EXT4_HUGE_FILE_FL)
-			e.blocks <<= fs->log_blksz - 9;
-	}
+	e.file_acl = ek_inode_file_acl(fs, raw);
+	e.blocks = ek_inode_iblocks(fs, raw);
+	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) && (e.flags & EXT4_HUGE_FILE_FL))
+		e.blocks <<= fs->log_blksz - 9;
 	e.version = le32_to_cpu(r->l_i_version);
 
 	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {

@@ -674,7 +674,7 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	blk = v[0].pblk;
 	free(v);
 	v = NULL;
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), bs);
+	ek_inode_size_set(raw, bs);
 	memset(b, 0, bs);
 	dirent_put(nf, b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR);
 	dirent_put(nf, b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR);
@@ -708,7 +708,7 @@ lost_found:
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), lpf_blocks * bs);
+	ek_inode_size_set(raw, (uint64_t)lpf_blocks * bs);
 	/* block by block where the free space is broken (mke2fs's first fit) */
 	run.len = lpf_blocks;
 	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, 0, 0, &v, &nv)))
@@ -980,8 +980,7 @@ static uint8_t *special_inode(struct ek_newfs *nf, ek_ino_t ino, uint16_t mode)
 
 static void inode_set_size(uint8_t *raw, uint64_t size)
 {
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), (uint32_t)size);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_high), (uint32_t)(size >> 32));
+	ek_inode_size_set(raw, size);
 }
 
 /*
@@ -1154,10 +1153,7 @@ out:
 void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid)
 {
 	(void)nf;
-	put_le16(raw + offsetof(struct ext4_inode, i_uid), uid & 0xFFFF);
-	put_le16(raw + offsetof(struct ext4_inode, l_i_uid_high), uid >> 16);
-	put_le16(raw + offsetof(struct ext4_inode, i_gid), gid & 0xFFFF);
-	put_le16(raw + offsetof(struct ext4_inode, l_i_gid_high), gid >> 16);
+	ek_inode_owner_set(raw, uid, gid);
 }
 
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed)

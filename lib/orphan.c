@@ -62,9 +62,8 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 		r = (const void *)raw;
 		o.links = le16_to_cpu(r->i_links_count);
 		o.mode = le16_to_cpu(r->i_mode);
-		o.size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
-		o.has_blocks = r->i_blocks_lo || r->l_i_blocks_high || r->i_file_acl_lo ||
-			       r->l_i_file_acl_high;
+		o.size = ek_inode_size(fs, raw);
+		o.has_blocks = ek_inode_iblocks(fs, raw) || ek_inode_file_acl(fs, raw);
 		err = fn(arg, &o);
 		ino = le32_to_cpu(r->i_dtime);	/* the next orphan */
 	}
@@ -110,10 +109,8 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 				if (!err) {
 					o.links = get_le16(raw + offsetof(struct ext4_inode, i_links_count));
 					o.mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
-					o.size = get_le32(raw + offsetof(struct ext4_inode, i_size_lo)) |
-						 (uint64_t)get_le32(raw + offsetof(struct ext4_inode, i_size_high)) << 32;
-					o.has_blocks = get_le32(raw + offsetof(struct ext4_inode, i_blocks_lo)) ||
-						       get_le32(raw + offsetof(struct ext4_inode, i_file_acl_lo));
+					o.size = ek_inode_size(fs, raw);
+					o.has_blocks = ek_inode_iblocks(fs, raw) || ek_inode_file_acl(fs, raw);
 					err = fn(arg, &o);
 				}
 				free(ibuf);
@@ -188,9 +185,7 @@ static int free_mapping(void *arg, const struct ek_mapping *m)
 /* drop the inode's reference to its xattr block, freeing it with the last */
 static int release_xattr_block(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
 {
-	struct ext4_inode *r = (void *)raw;
-	ek_blk_t blk = le32_to_cpu(r->i_file_acl_lo) |
-		       (ek_blk_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
+	ek_blk_t blk = ek_inode_file_acl(fs, raw);
 	struct ext4_xattr_header *h;
 	uint8_t *b;
 	uint32_t refs;
@@ -215,8 +210,7 @@ static int release_xattr_block(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t in
 		h->h_checksum = cpu_to_le32(ek_xattr_block_csum(fs, blk, b));
 	if (!refs && (err = ek_wset_mark_block(ws, blk, false)))
 		return err;
-	r->i_file_acl_lo = 0;
-	r->l_i_file_acl_high = 0;
+	ek_inode_file_acl_set(raw, 0);
 	return 0;
 }
 

@@ -254,9 +254,7 @@ static int xlist_store(struct pop *p, ek_ino_t ino, uint8_t *raw, struct xlist *
 			err = ek_newfs_write(p->nf, blk, block, 1);
 		}
 		if (!err) {
-			put_le32(raw + offsetof(struct ext4_inode, i_file_acl_lo), (uint32_t)blk);
-			put_le16(raw + offsetof(struct ext4_inode, l_i_file_acl_high),
-				 (uint16_t)(blk >> 32));
+			ek_inode_file_acl_set(raw, blk);
 			ek_inode_add_blocks(p->fs, raw, ek_cluster_ratio(p->fs));
 		}
 		free(block);

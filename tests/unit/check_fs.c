@@ -231,6 +231,36 @@ START_TEST(test_gd_fields)
 }
 END_TEST
 
+/* raw inode accessors: the kernel's ext4_isize() rule and the features behind each hi half */
+START_TEST(test_inode_fields)
+{
+	struct ek_fs fs = { 0 };
+	uint8_t raw[256] = { 0 };
+
+	ek_inode_size_set(raw, 0x0000000700001000ull);
+	ek_inode_iblocks_set(raw, 0x0000000300000010ull);
+	ek_inode_file_acl_set(raw, 0x0000000500000020ull);
+	ek_inode_owner_set(raw, 0x00120034, 0x00560078);
+	ck_assert_uint_eq(ek_inode_size_field(raw), 0x0000000700001000ull);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 040755);	/* a directory */
+	ck_assert_uint_eq(ek_inode_size(&fs, raw), 0x1000);
+	ck_assert_uint_eq(ek_inode_iblocks(&fs, raw), 0x10);
+	ck_assert_uint_eq(ek_inode_file_acl(&fs, raw), 0x20);
+	fs.sb.incompat = EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_64BIT;
+	fs.sb.ro_compat = EXT4_FEATURE_RO_COMPAT_HUGE_FILE;
+	ck_assert_uint_eq(ek_inode_size(&fs, raw), 0x0000000700001000ull);
+	ck_assert_uint_eq(ek_inode_iblocks(&fs, raw), 0x0000000300000010ull);
+	ck_assert_uint_eq(ek_inode_file_acl(&fs, raw), 0x0000000500000020ull);
+	fs.sb.incompat = 0;
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100644);	/* a regular file */
+	ck_assert_uint_eq(ek_inode_size(&fs, raw), 0x0000000700001000ull);
+	ck_assert_uint_eq(ek_inode_uid(raw), 0x00120034);
+	ck_assert_uint_eq(ek_inode_gid(raw), 0x00560078);
+	ck_assert_uint_eq(get_le16(raw + offsetof(struct ext4_inode, l_i_gid_high)), 0x56);
+	ck_assert_uint_eq(get_le32(raw + offsetof(struct ext4_inode, i_size_high)), 7);
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -239,6 +269,7 @@ static Suite *fs_suite(void)
 	tcase_add_test(tc, test_inode_ok);
 	tcase_add_test(tc, test_block_uninit);
 	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
+	tcase_add_test(tc, test_inode_fields);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
