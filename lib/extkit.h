@@ -181,6 +181,13 @@ const char *ek_feature_name(int type, uint32_t mask);
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
 const struct ek_feature *ek_feature_table(size_t *count);
 
+/* the superblock's split block counts: the hi half only with 64bit (super.c) */
+enum ek_sb_field { EK_SB_BLOCKS_COUNT, EK_SB_R_BLOCKS_COUNT, EK_SB_FREE_BLOCKS_COUNT };
+uint64_t ek_sb_get(const struct ext4_super_block *sb, enum ek_sb_field f);
+void ek_sb_set(struct ext4_super_block *sb, enum ek_sb_field f, uint64_t v);
+/* a superblock time: seconds in @lo, bits 32-39 in the _hi byte @hi */
+void ek_time_set(__le32 *lo, uint8_t *hi, int64_t t);
+
 /* Decoded superblock: host order, lo/hi pairs joined. */
 struct ek_super {
 	uint32_t inodes_count;

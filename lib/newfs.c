@@ -1167,12 +1167,6 @@ ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf)
 	return nf->journal_start;
 }
 
-static void put_time(uint8_t *lo, uint8_t *hi, int64_t t)
-{
-	put_le32(lo, (uint32_t)t);
-	*hi = (uint8_t)((uint64_t)t >> 32);
-}
-
 /* the superblock mke2fs writes (mkfs/NOTES.md §7), counts filled in by finish */
 static void build_super(struct ek_newfs *nf)
 {
@@ -1182,10 +1176,6 @@ static void build_super(struct ek_newfs *nf)
 
 	memset(sb, 0, sizeof(*sb));
 	sb->s_inodes_count = cpu_to_le32((uint32_t)g->inodes);
-	sb->s_blocks_count_lo = cpu_to_le32((uint32_t)g->blocks);
-	sb->s_blocks_count_hi = cpu_to_le32((uint32_t)(g->blocks >> 32));
-	sb->s_r_blocks_count_lo = cpu_to_le32((uint32_t)g->reserved_blocks);
-	sb->s_r_blocks_count_hi = cpu_to_le32((uint32_t)(g->reserved_blocks >> 32));
 	sb->s_first_data_block = cpu_to_le32(g->first_data_block);
 	for (uint32_t b = g->blocksize; b > 1024; b >>= 1)
 		sb->s_log_block_size = cpu_to_le32(le32_to_cpu(sb->s_log_block_size) + 1);
@@ -1193,18 +1183,21 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_blocks_per_group = cpu_to_le32(g->blocks_per_group);
 	sb->s_clusters_per_group = cpu_to_le32(g->clusters_per_group);
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
-	put_time((uint8_t *)&sb->s_wtime, &sb->s_wtime_hi, o->now);
+	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, o->now);
 	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
 	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
-	put_time((uint8_t *)&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
+	ek_time_set(&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
 	sb->s_rev_level = cpu_to_le32(1);
 	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
 	sb->s_inode_size = cpu_to_le16((uint16_t)g->inode_size);
 	sb->s_feature_compat = cpu_to_le32(g->compat);
 	sb->s_feature_incompat = cpu_to_le32(g->incompat);
 	sb->s_feature_ro_compat = cpu_to_le32(g->ro_compat);
+	/* after the feature words: the hi halves are written with 64bit */
+	ek_sb_set(sb, EK_SB_BLOCKS_COUNT, g->blocks);
+	ek_sb_set(sb, EK_SB_R_BLOCKS_COUNT, g->reserved_blocks);
 	memcpy(sb->s_uuid, o->uuid, 16);
 	memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
@@ -1214,7 +1207,7 @@ static void build_super(struct ek_newfs *nf)
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
 		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
 	sb->s_default_mount_opts = cpu_to_le32(0x0C);	/* user_xattr, acl */
-	put_time((uint8_t *)&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
+	ek_time_set(&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
 	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
 		sb->s_min_extra_isize = cpu_to_le16(32);
 		sb->s_want_extra_isize = cpu_to_le16(32);
@@ -1466,8 +1459,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 				 ek_group_desc_csum(fs, g, d));
 	}
 	free_blocks <<= nf->cshift;	/* the superblock counts blocks, the groups clusters */
-	sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)free_blocks);
-	sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(free_blocks >> 32));
+	ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT, free_blocks);
 	sb->s_free_inodes_count = cpu_to_le32((uint32_t)free_inodes);
 	sb->s_overhead_clusters = cpu_to_le32((uint32_t)nf->overhead);
 	return 0;

@@ -485,21 +485,13 @@ int ek_wset_seal(struct ek_wset *ws)
 			fi += d ? ek_gd_get(fs, d, EK_GD_FREE_INODES) : fs->groups[g].free_inodes;
 		}
 		fb *= ek_cluster_ratio(fs);
-		old = le32_to_cpu(sb->s_free_blocks_count_lo);
-		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
-			old |= (uint64_t)le32_to_cpu(sb->s_free_blocks_count_hi) << 32;
+		old = ek_sb_get(sb, EK_SB_FREE_BLOCKS_COUNT);
 		ws->free_blocks_delta = (int64_t)(fb - old);
 		ws->free_inodes_delta = (int64_t)fi - le32_to_cpu(sb->s_free_inodes_count);
 	}
 	if (ws->free_blocks_delta) {
-		uint64_t v = le32_to_cpu(sb->s_free_blocks_count_lo);
-
-		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
-			v |= (uint64_t)le32_to_cpu(sb->s_free_blocks_count_hi) << 32;
-		v += ws->free_blocks_delta;
-		sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)v);
-		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
-			sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(v >> 32));
+		ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT,
+			  ek_sb_get(sb, EK_SB_FREE_BLOCKS_COUNT) + ws->free_blocks_delta);
 		ws->free_blocks_delta = 0;
 	}
 	if (ws->free_inodes_delta) {
