@@ -798,50 +798,6 @@ out:
 	return err;
 }
 
-int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name, size_t len,
-		  uint64_t *lblk)
-{
-	struct dx_frame f = { 0 };
-	uint32_t hash, minor;
-	unsigned levels;
-	ek_blk_t pblk;
-	int version, err;
-
-	f.buf = ek_malloc(fs->blksz);
-	if (!f.buf)
-		return -ENOMEM;
-	err = read_dir_block(fs, dir, 0, f.buf, &pblk);
-	if (!err)
-		err = ek_dx_root_parse(fs, dir, pblk, f.buf, &f.node);
-	if (err)
-		goto out;
-	version = ek_dx_hash_version(fs, f.node.hash_version);
-	if (version == EXT4_HASH_SIPHASH) {
-		err = ek_unsupp("directory %u: siphash needs the encryption key", dir->ino);
-		goto out;
-	}
-	err = ek_dx_hash(version, name, len, fs->sb.hash_seed, &hash, &minor);
-	if (err)
-		goto out;
-	levels = f.node.indirect_levels;
-	for (unsigned depth = 0;; depth++) {
-		uint32_t child = ek_dx_entry_block(&f.node, ek_dx_search(&f.node, hash));
-
-		if (depth == levels) {
-			*lblk = child;
-			break;
-		}
-		err = read_dir_block(fs, dir, child, f.buf, &pblk);
-		if (!err)
-			err = ek_dx_node_parse(fs, dir, pblk, f.buf, &f.node);
-		if (err)
-			break;
-	}
-out:
-	free(f.buf);
-	return err;
-}
-
 int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name,
 		  size_t len, ek_ino_t *out)
 {

@@ -2,7 +2,7 @@
 /*
  * extkit.h - libextkit public interface.
  *
- * The library reads (and later writes) ext2/ext3/ext4 images.  It never
+ * The library reads, makes and changes ext2/ext3/ext4 images.  It never
  * prints and never exits: functions return 0 or a negative error code
  * (-ENOMEM, -EIO, -EINVAL for caller bugs, or -EK_CORRUPT, -EK_BADCRC,
  * -EK_UNSUPP), and the place where damage was found is recorded for
@@ -25,6 +25,14 @@
 typedef uint64_t ek_blk_t;	/* filesystem block number */
 typedef uint32_t ek_ino_t;	/* inode number */
 typedef uint32_t ek_tid_t;	/* journal transaction id */
+
+/* opaque handles: an image (io.c), an undo log (undo.c), a write set
+ * (wset.c), the output emitter (out.c), a filesystem being made (newfs.c) */
+struct ek_io;
+struct ek_undo;
+struct ek_wset;
+struct ek_out;
+struct ek_newfs;
 
 /* ---- errors (err.c) ---------------------------------------------------- */
 
@@ -57,7 +65,6 @@ const struct ek_error *ek_last_error(void);
 const char *ek_error_msg(int err);
 /* record @code with @prefix before the message of @err (the last error) */
 int ek_err_wrap(int code, int err, const char *prefix);
-const char *ek_strerror(int err);
 void ek_error_clear(void);
 
 int ek__error(int code, const char *file, int line, enum ek_where kind,
@@ -112,8 +119,6 @@ uint32_t ek_crc32_be(uint32_t crc, const void *buf, size_t len);
 
 #define EK_IO_RW	0x1	/* open for writing (O_EXCL on block devices) */
 
-struct ek_io;
-
 /*
  * Open @path (image file or block device); @offset is where the filesystem
  * starts inside it.  On success *out is owned by the caller: ek_io_close().
@@ -146,7 +151,6 @@ int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t
  * and flushes the bytes it is about to overwrite.  ek_undo_apply() puts
  * them back, last record first.
  */
-struct ek_undo;
 int ek_undo_create(const char *path, uint64_t image_size, struct ek_undo **out);
 int ek_undo_save(struct ek_undo *u, uint64_t off, const void *orig, uint32_t len);
 void ek_undo_close(struct ek_undo *u);
@@ -340,8 +344,6 @@ ek_blk_t ek_group_first_block(const struct ek_fs *fs, uint32_t g);
 ek_blk_t ek_group_last_block(const struct ek_fs *fs, uint32_t g);
 uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g);
 bool ek_group_has_super(const struct ek_fs *fs, uint32_t g);
-/* blocks used by the superblock copy and GDT (+reserved GDT) in group g */
-uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* block number of GDT block @i (primary copy), meta_bg aware */
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
 uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
@@ -483,7 +485,7 @@ static inline uint32_t ek_cluster_ratio(const struct ek_fs *fs) { return 1u << f
 
 /*
  * Read file content: @fn receives consecutive chunks of up to @bufsz bytes
- * (holes and unwritten extents as zeros unless EK_READ_HOLES_CB) up to
+ * (holes and unwritten extents as zeros unless EK_READ_SKIP_HOLES) up to
  * i_size.  Handles inline data and fast symlinks.
  */
 #define EK_READ_SKIP_HOLES 0x1	/* call @hole for holes instead of passing zeros */
@@ -735,9 +737,6 @@ int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 		     const void *buf, struct ek_dx_node *out);
 /* the entry of @n covering @hash: the last whose hash is <= it (entry 0 covers all below entry 1) */
 unsigned ek_dx_search(const struct ek_dx_node *n, uint32_t hash);
-/* the logical block of the htree leaf where @name belongs (first in its hash run) */
-int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name, size_t len,
-		  uint64_t *lblk);
 /* max indirect_levels of @fs (1, or 2 with large_dir) */
 unsigned ek_dx_max_levels(const struct ek_fs *fs);
 
@@ -919,7 +918,6 @@ const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
  * time and delta from @prev_sec/@prev_nsec when >= 0, checksums;
  * bad_data_checksums null when the scan left them unchecked).
  */
-struct ek_out;
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec);
 void ek_jlog_release(struct ek_jlog *log);
@@ -979,7 +977,6 @@ const char *ek_jfate_name(enum ek_jfate f);
  * after the home blocks, while the journal still needs recovery.
  * Interrupted anywhere, running it again gives the same image.
  */
-struct ek_wset;
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, const struct ek_jplan *p,
 		     struct ek_wset *fc,
 		     int64_t now);
@@ -1118,14 +1115,15 @@ void ek_fclog_release(struct ek_fclog *log);
  * yes/no/stop, the record) and a JSON object; and the area's summary
  * fields (JSON only).
  */
-struct ek_out;
 void ek_fc_rec_emit(struct ek_out *o, const struct ek_fclog *fc, size_t i);
 void ek_fc_summary_emit(struct ek_out *o, const struct ek_fclog *fc);
 /*
  * Replay the records of @log (state EK_FC_VALID; else nothing) onto @fs as
  * the full replay leaves it (open it over the plan: ek_jplan_overlay),
- * into @ws, by the kernel's rules (fcreplay.c).  Directory-entry records
- * are -EK_UNSUPP for now.  Seal and write @ws afterwards.
+ * into @ws, by the kernel's rules (fcreplay.c).  What it cannot apply
+ * (ranges of block-mapped inodes, a new block-mapped directory, an inline
+ * directory to convert without extents) is -EK_UNSUPP.  Seal and write
+ * @ws afterwards.
  */
 int ek_fc_replay(struct ek_fs *fs, struct ek_wset *ws, const struct ek_fclog *log);
 /* "ADD_RANGE", "HEAD"... for a tag, NULL for an unknown one */
@@ -1183,7 +1181,6 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
  * (ek_inode_truncate()); the orphan-file slots, orphan_present and
  * s_last_orphan are cleared.  *released counts the inodes.  Seal and write @ws afterwards.
  */
-struct ek_wset;
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, uint64_t *released);
 #define EK_ORPHAN_BLOCK_MAGIC 0x0b10ca04
 /* metadata_csum of orphan-file block @blk (physical) of inode @ino */
@@ -1196,14 +1193,10 @@ uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen
  * write.  Blocks are copied from the image on first use and edited in the
  * set; marking blocks and inodes counts only bits that change.
  */
-struct ek_wset;
-
 int ek_wset_init(struct ek_fs *fs, struct ek_wset **out);
 void ek_wset_free(struct ek_wset *ws);
 /* the set's copy of @blk, read from the image on first use */
 int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out);
-/* the set's copy if it has one, else NULL */
-uint8_t *ek_wset_find(const struct ek_wset *ws, ek_blk_t blk);
 /* read @blk as the set would leave it */
 int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf);
 /* the superblock inside the set; the raw inode @ino inside the set */
@@ -1445,8 +1438,6 @@ struct ek_geometry {
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
 /* does group @g hold a superblock copy (sparse_super)? */
 bool ek_geometry_has_super(uint32_t g);
-/* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
-uint64_t ek_geometry_journal_default(uint64_t blocks);
 
 /* ---- building a new filesystem (newfs.c) ----------------------------------- */
 
@@ -1462,8 +1453,6 @@ struct ek_newfs_opts {
 	uint16_t errors;		/* s_errors, 0: continue (1) */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
 };
-
-struct ek_newfs;
 
 /* the three time fields of an inode plus crtime */
 enum ek_time_field { EK_TIME_ATIME, EK_TIME_CTIME, EK_TIME_MTIME, EK_TIME_CRTIME };
@@ -1596,7 +1585,6 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 /* ---- output (out.c) ---------------------------------------------------- */
 
 enum ek_out_mode { EK_OUT_TEXT, EK_OUT_JSON, EK_OUT_JSONL };
-struct ek_out;
 
 /* One emitter for text and JSON.  In JSON modes the value calls build the
  * document and ek_out_text() is ignored; in text mode only ek_out_text()
@@ -1625,7 +1613,6 @@ void ek_out_hex(struct ek_out *o, const char *key, const void *buf, size_t len);
 void ek_out_text(struct ek_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* JSONL: end of one top-level record (a newline) */
 void ek_out_record_end(struct ek_out *o);
-void ek_out_flush(struct ek_out *o);
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */

@@ -67,7 +67,7 @@ static uint32_t gdt_blocks(const struct ek_fs *fs)
 	return (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
 }
 
-uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g)
+static uint32_t group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g)
 {
 	uint32_t n, meta_grp;
 
@@ -264,7 +264,7 @@ static void init_block_bitmap(const struct ek_fs *fs, uint32_t g, uint8_t *map)
 {
 	const struct ek_group *grp = &fs->groups[g];
 	ek_blk_t first = ek_group_first_block(fs, g);
-	uint32_t meta = ek_group_sb_gdt_blocks(fs, g);
+	uint32_t meta = group_sb_gdt_blocks(fs, g);
 	uint64_t nclusters = ((uint64_t)ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >>
 			     fs->cluster_bits;
 

@@ -107,7 +107,7 @@ void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint
 	*buf = ws->blocks[i].buf;
 }
 
-uint8_t *ek_wset_find(const struct ek_wset *ws, ek_blk_t blk)
+static uint8_t *wset_find(const struct ek_wset *ws, ek_blk_t blk)
 {
 	for (size_t s = slot_of(ws, blk); ws->slots[s]; s = (s + 1) & (ws->nslots - 1))
 		if (ws->blocks[ws->slots[s] - 1].blk == blk)
@@ -155,7 +155,7 @@ static int wset_add(struct ek_wset *ws, ek_blk_t blk, const void *init, uint8_t 
 
 int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out)
 {
-	uint8_t *buf = ek_wset_find(ws, blk);
+	uint8_t *buf = wset_find(ws, blk);
 
 	if (buf) {
 		*out = buf;
@@ -166,7 +166,7 @@ int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out)
 
 int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf)
 {
-	const uint8_t *b = ek_wset_find(ws, blk);
+	const uint8_t *b = wset_find(ws, blk);
 
 	if (b) {
 		memcpy(buf, b, ws->fs->blksz);
@@ -252,7 +252,7 @@ static int wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out
 	const struct ek_group *grp = &fs->groups[g];
 	ek_blk_t blk = inode ? grp->inode_bitmap : grp->block_bitmap;
 	const uint8_t *map;
-	uint8_t *b = ek_wset_find(ws, blk), *d;
+	uint8_t *b = wset_find(ws, blk), *d;
 	uint64_t bits = inode ? fs->sb.inodes_per_group : fs->sb.clusters_per_group;
 	int err;
 
@@ -379,7 +379,7 @@ int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out)
 		ek_blk_t first = ek_group_first_block(fs, g);
 		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
 		uint64_t bit = k || goal < first ? 0 : (goal - first) >> fs->cluster_bits;
-		const uint8_t *map = ek_wset_find(ws, fs->groups[g].block_bitmap);
+		const uint8_t *map = wset_find(ws, fs->groups[g].block_bitmap);
 		int err = 0;
 
 		if (!map || !(ws->touched[g] & 1))
@@ -414,7 +414,7 @@ static void recount_group(struct ek_wset *ws, uint32_t g, uint8_t *d)
 	struct ek_fs *fs = ws->fs;
 	const uint8_t *map;
 
-	if ((ws->touched[g] & 1) && (map = ek_wset_find(ws, fs->groups[g].block_bitmap))) {
+	if ((ws->touched[g] & 1) && (map = wset_find(ws, fs->groups[g].block_bitmap))) {
 		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
 		uint32_t old = ek_gd_get(fs, d, EK_GD_FREE_BLOCKS);
 		uint32_t now = (uint32_t)count_free(map, nbits);
@@ -422,7 +422,7 @@ static void recount_group(struct ek_wset *ws, uint32_t g, uint8_t *d)
 		ek_gd_set(fs, d, EK_GD_FREE_BLOCKS, now);
 		ws->free_blocks_delta += ((int64_t)now - old) * ek_cluster_ratio(fs);
 	}
-	if ((ws->touched[g] & 2) && (map = ek_wset_find(ws, fs->groups[g].inode_bitmap))) {
+	if ((ws->touched[g] & 2) && (map = wset_find(ws, fs->groups[g].inode_bitmap))) {
 		uint32_t old = ek_gd_get(fs, d, EK_GD_FREE_INODES);
 		uint32_t now = (uint32_t)count_free(map, fs->sb.inodes_per_group);
 
@@ -454,14 +454,14 @@ int ek_wset_seal(struct ek_wset *ws)
 		if (fs->has_csum && (ws->touched[g] & 1)) {
 			uint32_t c;
 
-			map = ek_wset_find(ws, fs->groups[g].block_bitmap);
+			map = wset_find(ws, fs->groups[g].block_bitmap);
 			c = ek_bitmap_csum(fs, map, false);
 			ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP_CSUM, c);
 		}
 		if (fs->has_csum && (ws->touched[g] & 2)) {
 			uint32_t c;
 
-			map = ek_wset_find(ws, fs->groups[g].inode_bitmap);
+			map = wset_find(ws, fs->groups[g].inode_bitmap);
 			c = ek_bitmap_csum(fs, map, true);
 			ek_gd_set(fs, d, EK_GD_INODE_BITMAP_CSUM, c);
 		}
