@@ -1460,6 +1460,13 @@ struct ek_timespec {
 	int64_t sec;
 	uint32_t nsec;
 };
+/*
+ * Store @ts in time field @f of raw inode @raw (inode.c): seconds clamped
+ * to what fits (32 signed bits, 34 with the _extra field), nanoseconds
+ * and epoch bits in _extra where i_extra_isize reaches it; crtime only there.
+ */
+void ek_inode_time_set(const struct ek_fs *fs, void *raw, enum ek_time_field f,
+		       struct ek_timespec ts);
 
 /* a tree goal: the block before the file's data */
 #define EK_NEWFS_TREE_BEFORE UINT64_MAX
@@ -1506,9 +1513,6 @@ int ek_newfs_write(struct ek_newfs *nf, ek_blk_t blk, const void *buf, uint64_t 
 int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw);
 /* inode @ino in memory (read back if written out already); NULL: out of memory or I/O */
 uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino);
-void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
-			     struct ek_timespec ts);
-void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid);
 /*
  * Allocate and map the logical runs @runs[0..n) (sorted, lblk and len set)
  * of new inode @raw: extents (data from @goal on, then the tree at

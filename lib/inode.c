@@ -190,6 +190,42 @@ void ek_inode_owner_set(void *raw, uint32_t uid, uint32_t gid)
 	r->l_i_gid_high = cpu_to_le16(gid >> 16);
 }
 
+/* the inverse of time_decode(): seconds and nanoseconds in the base field and its _extra (epoch bits, nsec << 2) */
+void ek_inode_time_set(const struct ek_fs *fs, void *rawp, enum ek_time_field f,
+		       struct ek_timespec ts)
+{
+	static const struct { size_t base, extra; } at[] = {
+		[EK_TIME_ATIME] = { offsetof(struct ext4_inode, i_atime),
+				    offsetof(struct ext4_inode, i_atime_extra) },
+		[EK_TIME_CTIME] = { offsetof(struct ext4_inode, i_ctime),
+				    offsetof(struct ext4_inode, i_ctime_extra) },
+		[EK_TIME_MTIME] = { offsetof(struct ext4_inode, i_mtime),
+				    offsetof(struct ext4_inode, i_mtime_extra) },
+		[EK_TIME_CRTIME] = { offsetof(struct ext4_inode, i_crtime),
+				     offsetof(struct ext4_inode, i_crtime_extra) },
+	};
+	uint8_t *raw = rawp;
+	uint32_t extra_isize = fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE ?
+			       get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) : 0;
+	bool has_extra = EXT4_GOOD_OLD_INODE_SIZE + extra_isize >= at[f].extra + 4;
+
+	if (f == EK_TIME_CRTIME && !has_extra)
+		return;
+	/* what fits: 32 signed bits of seconds, and with _extra 2 epoch bits more */
+	int64_t hi = has_extra ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX;
+
+	if (ts.sec < INT32_MIN)
+		ts.sec = INT32_MIN;
+	if (ts.sec > hi)
+		ts.sec = hi;
+	put_le32(raw + at[f].base, (uint32_t)ts.sec);
+	if (has_extra) {
+		uint32_t epoch = (uint32_t)(((uint64_t)(ts.sec - (int32_t)ts.sec) >> 32) & 3);
+
+		put_le32(raw + at[f].extra, epoch | ((uint32_t)ts.nsec << 2));
+	}
+}
+
 /* decode @raw into @out without copying; out->raw points at @raw */
 static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 			    struct ek_inode *out)

@@ -503,10 +503,10 @@ static void inode_times(const struct ek_newfs *nf, uint8_t *raw, int64_t t)
 {
 	struct ek_timespec ts = { .sec = t, .nsec = 0 };
 
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_ATIME, ts);
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_CTIME, ts);
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_MTIME, ts);
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_CRTIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_ATIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_CTIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_MTIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_CRTIME, ts);
 }
 
 int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw)
@@ -532,41 +532,6 @@ int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_
 	*ino = n;
 	*raw = r;
 	return 0;
-}
-
-/* seconds and nanoseconds in the base field and its _extra (epoch bits, nsec << 2) */
-void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
-			     struct ek_timespec ts)
-{
-	static const struct { size_t base, extra; } at[] = {
-		[EK_TIME_ATIME] = { offsetof(struct ext4_inode, i_atime),
-				    offsetof(struct ext4_inode, i_atime_extra) },
-		[EK_TIME_CTIME] = { offsetof(struct ext4_inode, i_ctime),
-				    offsetof(struct ext4_inode, i_ctime_extra) },
-		[EK_TIME_MTIME] = { offsetof(struct ext4_inode, i_mtime),
-				    offsetof(struct ext4_inode, i_mtime_extra) },
-		[EK_TIME_CRTIME] = { offsetof(struct ext4_inode, i_crtime),
-				     offsetof(struct ext4_inode, i_crtime_extra) },
-	};
-	uint32_t extra_isize = nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE ?
-			       get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) : 0;
-	bool has_extra = EXT4_GOOD_OLD_INODE_SIZE + extra_isize >= at[f].extra + 4;
-
-	if (f == EK_TIME_CRTIME && !has_extra)
-		return;
-	/* what fits: 32 signed bits of seconds, and with _extra 2 epoch bits more */
-	int64_t hi = has_extra ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX;
-
-	if (ts.sec < INT32_MIN)
-		ts.sec = INT32_MIN;
-	if (ts.sec > hi)
-		ts.sec = hi;
-	put_le32(raw + at[f].base, (uint32_t)ts.sec);
-	if (has_extra) {
-		uint32_t epoch = (uint32_t)(((uint64_t)(ts.sec - (int32_t)ts.sec) >> 32) & 3);
-
-		put_le32(raw + at[f].extra, epoch | ((uint32_t)ts.nsec << 2));
-	}
 }
 
 void ek_newfs_inode_done(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw)
@@ -661,7 +626,7 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	if (err)
 		goto out;
 	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0755);
-	ek_newfs_inode_set_owner(nf, raw, nf->o.root_uid, nf->o.root_gid);
+	ek_inode_owner_set(raw, nf->o.root_uid, nf->o.root_gid);
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 3);
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
@@ -1149,12 +1114,6 @@ out:
 }
 
 /* ---- superblock, create, write ---------------------------------------------------- */
-
-void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid)
-{
-	(void)nf;
-	ek_inode_owner_set(raw, uid, gid);
-}
 
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed)
 {

@@ -133,10 +133,10 @@ static struct ek_timespec clamp(const struct pop *p, struct timespec t)
 
 static void set_attrs(struct pop *p, uint8_t *raw, const struct stat *s)
 {
-	ek_newfs_inode_set_owner(p->nf, raw, s->st_uid, s->st_gid);
-	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_ATIME, clamp(p, s->st_atim));
-	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_MTIME, clamp(p, s->st_mtim));
-	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_CTIME, clamp(p, s->st_ctim));
+	ek_inode_owner_set(raw, s->st_uid, s->st_gid);
+	ek_inode_time_set(p->fs, raw, EK_TIME_ATIME, clamp(p, s->st_atim));
+	ek_inode_time_set(p->fs, raw, EK_TIME_MTIME, clamp(p, s->st_mtim));
+	ek_inode_time_set(p->fs, raw, EK_TIME_CTIME, clamp(p, s->st_ctim));
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
 }
 

@@ -261,6 +261,34 @@ START_TEST(test_inode_fields)
 }
 END_TEST
 
+/* ek_inode_time_set is what the decoder reads back: epoch bits past 2038, clamping */
+START_TEST(test_inode_times)
+{
+	uint8_t raw[256] = { 0 };
+	struct ek_inode ei;
+
+	base(0);
+	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100644);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), _i ? 32 : 0);
+	ek_inode_time_set(u.fs, raw, EK_TIME_MTIME, (struct ek_timespec){ 0x100000005ll, 7 });
+	ek_inode_time_set(u.fs, raw, EK_TIME_ATIME, (struct ek_timespec){ -5, 0 });
+	ek_inode_time_set(u.fs, raw, EK_TIME_CRTIME, (struct ek_timespec){ 1700000000, 9 });
+	ek_inode_time_set(u.fs, raw, EK_TIME_CTIME, (struct ek_timespec){ 1ll << 40, 0 });
+	ck_assert_int_eq(ek_inode_decode(u.fs, 12, raw, &ei), 0);
+	ck_assert_int_eq(ei.mtime.sec, _i ? 0x100000005ll : INT32_MAX);
+	ck_assert_uint_eq(ei.mtime.nsec, _i ? 7 : 0);
+	ck_assert_int_eq(ei.atime.sec, -5);
+	ck_assert_int_eq(ei.ctime.sec, _i ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX);
+	ck_assert_int_eq(ei.crtime.present, _i);
+	if (_i)
+		ck_assert_int_eq(ei.crtime.sec, 1700000000);
+	ek_inode_release(&ei);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -270,6 +298,7 @@ static Suite *fs_suite(void)
 	tcase_add_test(tc, test_block_uninit);
 	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
 	tcase_add_test(tc, test_inode_fields);
+	tcase_add_loop_test(tc, test_inode_times, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
