@@ -134,6 +134,14 @@ int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const vo
 	return 0;
 }
 
+struct ek_dirent ek_dirent_decode(const void *buf, uint32_t off, uint32_t rec_len)
+{
+	const uint8_t *de = (const uint8_t *)buf + off;
+
+	return (struct ek_dirent){ .ino = get_le32(de), .rec_len = rec_len, .name_len = de[6],
+				   .file_type = de[7], .name = (const char *)de + 8, .offset = off };
+}
+
 int ek_dirent_walk(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *buf,
 		   uint32_t start, uint32_t end, bool hash_in_dirent, ek_dirent_fn fn, void *arg)
 {
@@ -382,14 +390,8 @@ static int scan_region(struct dirctx *c, const uint8_t *buf, uint32_t start, uin
 
 		if (err)
 			return note(c, err);
-		de.ino = get_le32(buf + off);
-		de.rec_len = rlen;
-		de.name_len = buf[off + 6];
-		de.file_type = buf[off + 7];
-		de.name = (const char *)buf + off + 8;
+		de = ek_dirent_decode(buf, off, rlen);
 		de.lblk = lblk;
-		de.offset = off;
-		de.deleted = false;
 		if (de.ino || (c->flags & EK_DIR_INCLUDE_EMPTY)) {
 			c->stop = c->fn(c->arg, &de);
 			if (c->stop)

@@ -60,24 +60,27 @@ int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size,
 	return 0;
 }
 
+/* by byte offsets: records in a fast-commit area are not aligned */
 struct ek_ext ek_ext_decode(const void *p)
 {
-	const struct ext4_extent *x = p;
-	uint16_t len = le16_to_cpu(x->ee_len);
+	const uint8_t *x = p;
+	uint16_t len = get_le16(x + offsetof(struct ext4_extent, ee_len));
 
 	return (struct ek_ext){
-		.lblk = le32_to_cpu(x->ee_block),
+		.lblk = get_le32(x + offsetof(struct ext4_extent, ee_block)),
 		.len = len > EXT_INIT_MAX_LEN ? len - EXT_INIT_MAX_LEN : len,
-		.pblk = le32_to_cpu(x->ee_start_lo) | (ek_blk_t)le16_to_cpu(x->ee_start_hi) << 32,
+		.pblk = get_le32(x + offsetof(struct ext4_extent, ee_start_lo)) |
+			(ek_blk_t)get_le16(x + offsetof(struct ext4_extent, ee_start_hi)) << 32,
 		.unwritten = len > EXT_INIT_MAX_LEN,
 	};
 }
 
 ek_blk_t ek_ext_idx_child(const void *p)
 {
-	const struct ext4_extent_idx *x = p;
+	const uint8_t *x = p;
 
-	return le32_to_cpu(x->ei_leaf_lo) | (ek_blk_t)le16_to_cpu(x->ei_leaf_hi) << 32;
+	return get_le32(x + offsetof(struct ext4_extent_idx, ei_leaf_lo)) |
+	       (ek_blk_t)get_le16(x + offsetof(struct ext4_extent_idx, ei_leaf_hi)) << 32;
 }
 
 uint32_t ek_ext_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, const void *node)
@@ -167,21 +170,26 @@ static int load_node(struct load *ld, const uint8_t *node, uint32_t bytes, int d
 			struct ek_ext e = ek_ext_decode(p);
 
 			if (!e.len)	/* ext4_valid_extent() */
-				return ek_corrupt_ino(ld->ino, "extent at %u has length 0", e.lblk);
-			if (!ek_fs_range_valid(ld->fs, e.pblk, e.len))
-				return ek_corrupt_ino(ld->ino, "extent at %u maps blocks outside the filesystem",
-						      e.lblk);
-			if (ld->l->n && e.lblk < ld->l->v[ld->l->n - 1].lblk + ld->l->v[ld->l->n - 1].len)
-				return ek_corrupt_ino(ld->ino, "extents out of order at %u", e.lblk);
-			err = push_ext(ld, &e);
+				err = ek_corrupt_ino(ld->ino, "extent at %u has length 0", e.lblk);
+			else if (!ek_fs_range_valid(ld->fs, e.pblk, e.len))
+				err = ek_corrupt_ino(ld->ino, "extent at %u maps blocks outside the filesystem",
+						     e.lblk);
+			else if (ld->l->n &&
+				 e.lblk < ld->l->v[ld->l->n - 1].lblk + ld->l->v[ld->l->n - 1].len)
+				err = ek_corrupt_ino(ld->ino, "extents out of order at %u", e.lblk);
+			else
+				err = push_ext(ld, &e);
 		} else {
 			ek_blk_t blk = ek_ext_idx_child(p), parent = ld->blk;
 
-			if (!ek_fs_block_valid(ld->fs, blk))
-				return ek_corrupt_ino(ld->ino, "extent index points outside the filesystem");
+			/* errors from here on end the loop: @child is freed below */
+			if (!ek_fs_block_valid(ld->fs, blk)) {
+				err = ek_corrupt_ino(ld->ino, "extent index points outside the filesystem");
+				break;
+			}
 			err = ek_set_add(&ld->seen, blk);
 			if (err > 0)
-				return ek_corrupt(blk, "extent tree of inode %u uses this block twice", ld->ino);
+				err = ek_corrupt(blk, "extent tree of inode %u uses this block twice", ld->ino);
 			if (!err && !child && !(child = ek_malloc(ld->fs->blksz)))
 				err = -ENOMEM;
 			if (!err)

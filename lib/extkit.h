@@ -679,6 +679,8 @@ int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const vo
  * the rec_len at @off returns nonzero, which ends the walk.  Returns 0 when every entry was walked, else the first
  * nonzero return of @fn or of the check (-EK_CORRUPT).
  */
+/* the entry at @off of @buf that ek_dirent_check() passed with @rec_len (lblk 0) */
+struct ek_dirent ek_dirent_decode(const void *buf, uint32_t off, uint32_t rec_len);
 typedef int (*ek_dirent_fn)(void *arg, uint8_t *buf, uint32_t prev, uint32_t off,
 			    uint32_t rec_len);
 int ek_dirent_walk(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *buf,

@@ -104,90 +104,93 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 /* ---- split fields of a raw inode ------------------------------------------------- */
 
+/* by byte offsets: an inode logged in a fast commit is not aligned */
+#define IOFF(f) offsetof(struct ext4_inode, f)
+
 uint64_t ek_inode_size_field(const void *raw)
 {
-	const struct ext4_inode *r = raw;
+	const uint8_t *r = raw;
 
-	return le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	return get_le32(r + IOFF(i_size_lo)) | (uint64_t)get_le32(r + IOFF(i_size_high)) << 32;
 }
 
 /* as the kernel's ext4_isize(): i_size_high (once i_dir_acl) counts for
  * regular files, and for everything with largedir */
 uint64_t ek_inode_size(const struct ek_fs *fs, const void *raw)
 {
-	const struct ext4_inode *r = raw;
+	const uint8_t *r = raw;
 
-	if (ek_is_reg(le16_to_cpu(r->i_mode)) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
+	if (ek_is_reg(get_le16(r + IOFF(i_mode))) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
 		return ek_inode_size_field(raw);
-	return le32_to_cpu(r->i_size_lo);
+	return get_le32(r + IOFF(i_size_lo));
 }
 
 void ek_inode_size_set(void *raw, uint64_t size)
 {
-	struct ext4_inode *r = raw;
+	uint8_t *r = raw;
 
-	r->i_size_lo = cpu_to_le32((uint32_t)size);
-	r->i_size_high = cpu_to_le32((uint32_t)(size >> 32));
+	put_le32(r + IOFF(i_size_lo), (uint32_t)size);
+	put_le32(r + IOFF(i_size_high), (uint32_t)(size >> 32));
 }
 
 uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw)
 {
-	const struct ext4_inode *r = raw;
-	uint64_t v = le32_to_cpu(r->i_blocks_lo);
+	const uint8_t *r = raw;
+	uint64_t v = get_le32(r + IOFF(i_blocks_lo));
 
 	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
-		v |= (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
+		v |= (uint64_t)get_le16(r + IOFF(l_i_blocks_high)) << 32;
 	return v;
 }
 
 void ek_inode_iblocks_set(void *raw, uint64_t v)
 {
-	struct ext4_inode *r = raw;
+	uint8_t *r = raw;
 
-	r->i_blocks_lo = cpu_to_le32((uint32_t)v);
-	r->l_i_blocks_high = cpu_to_le16((uint16_t)(v >> 32));
+	put_le32(r + IOFF(i_blocks_lo), (uint32_t)v);
+	put_le16(r + IOFF(l_i_blocks_high), (uint16_t)(v >> 32));
 }
 
 uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw)
 {
-	const struct ext4_inode *r = raw;
-	uint64_t v = le32_to_cpu(r->i_file_acl_lo);
+	const uint8_t *r = raw;
+	uint64_t v = get_le32(r + IOFF(i_file_acl_lo));
 
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-		v |= (uint64_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
+		v |= (uint64_t)get_le16(r + IOFF(l_i_file_acl_high)) << 32;
 	return v;
 }
 
 void ek_inode_file_acl_set(void *raw, uint64_t blk)
 {
-	struct ext4_inode *r = raw;
+	uint8_t *r = raw;
 
-	r->i_file_acl_lo = cpu_to_le32((uint32_t)blk);
-	r->l_i_file_acl_high = cpu_to_le16((uint16_t)(blk >> 32));
+	put_le32(r + IOFF(i_file_acl_lo), (uint32_t)blk);
+	put_le16(r + IOFF(l_i_file_acl_high), (uint16_t)(blk >> 32));
 }
 
 uint32_t ek_inode_uid(const void *raw)
 {
-	const struct ext4_inode *r = raw;
+	const uint8_t *r = raw;
 
-	return le16_to_cpu(r->i_uid) | (uint32_t)le16_to_cpu(r->l_i_uid_high) << 16;
+	return get_le16(r + IOFF(i_uid)) | (uint32_t)get_le16(r + IOFF(l_i_uid_high)) << 16;
 }
 
 uint32_t ek_inode_gid(const void *raw)
 {
-	const struct ext4_inode *r = raw;
+	const uint8_t *r = raw;
 
-	return le16_to_cpu(r->i_gid) | (uint32_t)le16_to_cpu(r->l_i_gid_high) << 16;
+	return get_le16(r + IOFF(i_gid)) | (uint32_t)get_le16(r + IOFF(l_i_gid_high)) << 16;
 }
 
 void ek_inode_owner_set(void *raw, uint32_t uid, uint32_t gid)
 {
-	struct ext4_inode *r = raw;
+	uint8_t *r = raw;
 
-	r->i_uid = cpu_to_le16(uid & 0xFFFF);
-	r->l_i_uid_high = cpu_to_le16(uid >> 16);
-	r->i_gid = cpu_to_le16(gid & 0xFFFF);
-	r->l_i_gid_high = cpu_to_le16(gid >> 16);
+	put_le16(r + IOFF(i_uid), uid & 0xFFFF);
+	put_le16(r + IOFF(l_i_uid_high), uid >> 16);
+	put_le16(r + IOFF(i_gid), gid & 0xFFFF);
+	put_le16(r + IOFF(l_i_gid_high), gid >> 16);
 }
 
 /* the inverse of time_decode(): seconds and nanoseconds in the base field and its _extra (epoch bits, nsec << 2) */
