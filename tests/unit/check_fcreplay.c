@@ -16,11 +16,6 @@
 static struct unit_fs u;
 static uint32_t bs;
 
-static void set_bit(uint8_t *b, unsigned bit)
-{
-	b[bit / 8] |= (uint8_t)(1u << (bit % 8));
-}
-
 static void put_inode(ek_ino_t ino, uint16_t mode, uint16_t links, uint32_t flags, uint64_t size,
 		      const uint8_t root[60])
 {
@@ -62,14 +57,14 @@ static void setup(uint32_t blksz)
 		u.sb.s_free_inodes_count = cpu_to_le32(256 - 11);
 	}
 	for (unsigned blk = blksz == 1024; blk < 22; blk++)
-		set_bit(b, blk - (blksz == 1024));
+		unit_set_bit(b, blk - (blksz == 1024));
 	for (unsigned blk = NBLK; blk < blksz * 8; blk++)
-		set_bit(b, blk - (blksz == 1024));
+		unit_set_bit(b, blk - (blksz == 1024));
 	unit_write(&u, UNIT_BB, 0, b, blksz);
 	memset(b, 0, blksz);
 	for (unsigned i = 1; i <= 13; i++)
-		set_bit(b, i - 1);
-	set_bit(b, IND_FILE - 1);
+		unit_set_bit(b, i - 1);
+	unit_set_bit(b, IND_FILE - 1);
 	unit_write(&u, UNIT_IB, 0, b, blksz);
 	ck_assert_msg(unit_fs_open(&u, 0) == 0, "open: %s", ek_last_error()->msg);
 
@@ -213,11 +208,7 @@ END_TEST
 
 /* ---- refused records and directories ------------------------------------------- */
 
-static const struct {
-	const char *what;
-	int err;
-	const char *msg;
-} bad[] = {
+static const struct unit_bad bad[] = {
 	{ "inode record too short", -EK_CORRUPT, "record of 100 bytes" },
 	{ "parent not in use", -EK_CORRUPT, "directory not in use" },
 	{ "parent not a directory", -EK_CORRUPT, "no directory" },
@@ -277,10 +268,7 @@ START_TEST(test_bad)
 		break;
 	}
 	err = replay(&r, 1, &ws);
-	ck_assert_msg(err == bad[_i].err, "case '%s': got %d (%s)", bad[_i].what, err,
-		      ek_last_error()->msg);
-	ck_assert_msg(strstr(ek_last_error()->msg, bad[_i].msg), "case '%s': message '%s'",
-		      bad[_i].what, ek_last_error()->msg);
+	unit_assert_bad(&bad[_i], err, NULL);
 	ek_wset_free(ws);
 	unit_fs_done(&u);
 }

@@ -10,11 +10,6 @@
 
 static struct unit_fs u;
 
-static void set_bit(uint8_t *b, unsigned bit)
-{
-	b[bit / 8] |= (uint8_t)(1u << (bit % 8));
-}
-
 /*
  * Blocks 1..15 used, 100..105 and 200 (the file's), 255; free: 16..99
  * (84), 106..199 (94), 201..254 (54).
@@ -25,12 +20,12 @@ static void setup(unsigned flags)
 
 	unit_fs_init(&u, BLK, NBLK, 0, EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_FILETYPE, 0);
 	for (unsigned blk = 1; blk < UNIT_FREE; blk++)
-		set_bit(b, blk - 1);
+		unit_set_bit(b, blk - 1);
 	for (unsigned blk = 100; blk < 106; blk++)
-		set_bit(b, blk - 1);
-	set_bit(b, 200 - 1);
+		unit_set_bit(b, blk - 1);
+	unit_set_bit(b, 200 - 1);
 	for (unsigned blk = NBLK - 1; blk <= BLK * 8; blk++)
-		set_bit(b, blk - 1);
+		unit_set_bit(b, blk - 1);
 	unit_write(&u, UNIT_BB, 0, b, BLK);
 	ck_assert_int_eq(unit_fs_open(&u, flags), 0);
 }

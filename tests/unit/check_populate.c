@@ -165,11 +165,7 @@ END_TEST
 
 /* ---- trees it refuses or leaves in part ------------------------------------------- */
 
-static const struct {
-	const char *what;
-	int err;
-	const char *msg;
-} bad[] = {
+static const struct unit_bad bad[] = {
 	{ "source missing", -ENOENT, "cannot stat" },
 	{ "source not a directory", -ENOTDIR, "is not a directory" },
 	{ "more data than the filesystem holds", -ENOSPC, "the filesystem is full" },
@@ -208,11 +204,7 @@ START_TEST(test_bad)
 		break;
 	}
 	err = make(&m, 8 * MiB, dir, &po, &st);
-	ck_assert_msg(err == bad[_i].err, "case '%s': got %d (%s)", bad[_i].what, err,
-		      ek_last_error()->msg);
-	ck_assert_msg(strstr(err ? ek_last_error()->msg : warned, bad[_i].msg),
-		      "case '%s': message '%s' / warning '%s'", bad[_i].what, ek_last_error()->msg,
-		      warned);
+	unit_assert_bad(&bad[_i], err, warned);
 	done(&m);
 	rm_tree();
 }
