@@ -133,40 +133,42 @@ void ek_inode_size_set(void *raw, uint64_t size)
 	put_le32(r + IOFF(i_size_high), (uint32_t)(size >> 32));
 }
 
-uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw)
+/* a 48-bit pair: 32 low bits at @lo, 16 high bits at @hi read only when @has_hi */
+static uint64_t get_lo32_hi16(const void *raw, size_t lo, size_t hi, bool has_hi)
 {
 	const uint8_t *r = raw;
-	uint64_t v = get_le32(r + IOFF(i_blocks_lo));
 
-	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
-		v |= (uint64_t)get_le16(r + IOFF(l_i_blocks_high)) << 32;
-	return v;
+	return get_le32(r + lo) | (has_hi ? (uint64_t)get_le16(r + hi) << 32 : 0);
+}
+
+static void put_lo32_hi16(void *raw, size_t lo, size_t hi, uint64_t v)
+{
+	uint8_t *r = raw;
+
+	put_le32(r + lo, (uint32_t)v);
+	put_le16(r + hi, (uint16_t)(v >> 32));
+}
+
+uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw)
+{
+	return get_lo32_hi16(raw, IOFF(i_blocks_lo), IOFF(l_i_blocks_high),
+			     ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE));
 }
 
 void ek_inode_iblocks_set(void *raw, uint64_t v)
 {
-	uint8_t *r = raw;
-
-	put_le32(r + IOFF(i_blocks_lo), (uint32_t)v);
-	put_le16(r + IOFF(l_i_blocks_high), (uint16_t)(v >> 32));
+	put_lo32_hi16(raw, IOFF(i_blocks_lo), IOFF(l_i_blocks_high), v);
 }
 
 uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw)
 {
-	const uint8_t *r = raw;
-	uint64_t v = get_le32(r + IOFF(i_file_acl_lo));
-
-	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-		v |= (uint64_t)get_le16(r + IOFF(l_i_file_acl_high)) << 32;
-	return v;
+	return get_lo32_hi16(raw, IOFF(i_file_acl_lo), IOFF(l_i_file_acl_high),
+			     ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT));
 }
 
 void ek_inode_file_acl_set(void *raw, uint64_t blk)
 {
-	uint8_t *r = raw;
-
-	put_le32(r + IOFF(i_file_acl_lo), (uint32_t)blk);
-	put_le16(r + IOFF(l_i_file_acl_high), (uint16_t)(blk >> 32));
+	put_lo32_hi16(raw, IOFF(i_file_acl_lo), IOFF(l_i_file_acl_high), blk);
 }
 
 uint32_t ek_inode_uid(const void *raw)
