@@ -34,11 +34,22 @@ static int leaf_entry(void *arg, const struct ek_dirent *de)
 }
 
 /* walk the entries of one leaf block (logical @lblk) */
+/* ek_dirent_walk's callback: the used entries of a leaf */
+static int leaf_one(void *arg, uint8_t *buf, uint32_t prev, uint32_t off, uint32_t rec_len)
+{
+	struct ek_dirent de = ek_dirent_decode(buf, off, rec_len);
+
+	(void)prev;
+	if (de.ino)
+		leaf_entry(arg, &de);
+	return 0;
+}
+
 static int dump_leaf(struct htree *h, uint64_t lblk)
 {
 	struct ek_fs *fs = h->d->fs;
 	uint8_t *buf = malloc(fs->blksz);
-	uint32_t off = 0, end = fs->blksz;
+	uint32_t end = fs->blksz;
 	ek_blk_t pblk = 0;
 	int err;
 
@@ -53,22 +64,7 @@ static int dump_leaf(struct htree *h, uint64_t lblk)
 	ek_out_text(h->d->out, "Reading directory block %llu, phys %llu\n",
 		    (unsigned long long)lblk, (unsigned long long)pblk);
 	ek_out_arr_begin(h->d->out, "entries");
-	while (off < end) {
-		struct ek_dirent de = { 0 };
-		uint32_t rec_len;
-
-		err = ek_dirent_check(fs, h->dir->ino, pblk, buf, off, end, false, &rec_len);
-		if (err)
-			break;
-		de.ino = get_le32(buf + off);
-		de.name_len = buf[off + 6];
-		de.file_type = buf[off + 7];
-		de.name = (const char *)buf + off + 8;
-		de.rec_len = rec_len;
-		if (de.ino)
-			leaf_entry(h, &de);
-		off += rec_len;
-	}
+	err = ek_dirent_walk(fs, h->dir->ino, pblk, buf, 0, end, false, leaf_one, h);
 	ek_out_arr_end(h->d->out);
 	if (fs->has_csum && !err) {
 		uint32_t want = get_le32(buf + fs->blksz - 4);

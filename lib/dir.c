@@ -134,6 +134,32 @@ int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const vo
 	return 0;
 }
 
+struct ek_dirent ek_dirent_decode(const void *buf, uint32_t off, uint32_t rec_len)
+{
+	const uint8_t *de = (const uint8_t *)buf + off;
+
+	return (struct ek_dirent){ .ino = get_le32(de), .rec_len = rec_len, .name_len = de[6],
+				   .file_type = de[7], .name = (const char *)de + 8, .offset = off };
+}
+
+int ek_dirent_walk(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *buf,
+		   uint32_t start, uint32_t end, bool hash_in_dirent, ek_dirent_fn fn, void *arg)
+{
+	uint32_t off = start, prev = UINT32_MAX, rlen;
+
+	while (off < end) {
+		int r = ek_dirent_check(fs, dir, blk, buf, off, end, hash_in_dirent, &rlen);
+
+		if (!r)
+			r = fn(arg, buf, prev, off, rlen);
+		if (r)
+			return r;
+		prev = off;
+		off += rlen;	/* >= 12: the walk ends */
+	}
+	return 0;
+}
+
 /* ---- checksums ------------------------------------------------------------- */
 
 uint32_t ek_dir_leaf_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf)
@@ -364,14 +390,8 @@ static int scan_region(struct dirctx *c, const uint8_t *buf, uint32_t start, uin
 
 		if (err)
 			return note(c, err);
-		de.ino = get_le32(buf + off);
-		de.rec_len = rlen;
-		de.name_len = buf[off + 6];
-		de.file_type = buf[off + 7];
-		de.name = (const char *)buf + off + 8;
+		de = ek_dirent_decode(buf, off, rlen);
 		de.lblk = lblk;
-		de.offset = off;
-		de.deleted = false;
 		if (de.ino || (c->flags & EK_DIR_INCLUDE_EMPTY)) {
 			c->stop = c->fn(c->arg, &de);
 			if (c->stop)
@@ -780,50 +800,6 @@ out:
 	return err;
 }
 
-int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name, size_t len,
-		  uint64_t *lblk)
-{
-	struct dx_frame f = { 0 };
-	uint32_t hash, minor;
-	unsigned levels;
-	ek_blk_t pblk;
-	int version, err;
-
-	f.buf = ek_malloc(fs->blksz);
-	if (!f.buf)
-		return -ENOMEM;
-	err = read_dir_block(fs, dir, 0, f.buf, &pblk);
-	if (!err)
-		err = ek_dx_root_parse(fs, dir, pblk, f.buf, &f.node);
-	if (err)
-		goto out;
-	version = ek_dx_hash_version(fs, f.node.hash_version);
-	if (version == EXT4_HASH_SIPHASH) {
-		err = ek_unsupp("directory %u: siphash needs the encryption key", dir->ino);
-		goto out;
-	}
-	err = ek_dx_hash(version, name, len, fs->sb.hash_seed, &hash, &minor);
-	if (err)
-		goto out;
-	levels = f.node.indirect_levels;
-	for (unsigned depth = 0;; depth++) {
-		uint32_t child = ek_dx_entry_block(&f.node, ek_dx_search(&f.node, hash));
-
-		if (depth == levels) {
-			*lblk = child;
-			break;
-		}
-		err = read_dir_block(fs, dir, child, f.buf, &pblk);
-		if (!err)
-			err = ek_dx_node_parse(fs, dir, pblk, f.buf, &f.node);
-		if (err)
-			break;
-	}
-out:
-	free(f.buf);
-	return err;
-}
-
 int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name,
 		  size_t len, ek_ino_t *out)
 {
@@ -1100,43 +1076,43 @@ struct build_ref {
 struct build {
 	const struct ek_fs *fs;
 	struct ek_inode di;	/* ino and generation only: the checksum seed */
-	bool filetype;
 	uint32_t space;		/* bytes for entries in a leaf: blksz less the tail */
 };
 
-/* ext4_rec_len_to_disk(), the inverse of ek_rec_len_from_disk() */
-static uint16_t rec_len_to_disk(uint32_t len, uint32_t blksz)
+void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t ino,
+		   uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type)
 {
-	if (len < 65536)
-		return (uint16_t)len;
-	if (len == blksz)
-		return blksz == 65536 ? 65535 : 0;
-	return (uint16_t)((len & 65532) | ((len >> 16) & 3));
+	put_le32(b + off, (uint32_t)ino);
+	put_le16(b + off + 4, ek_rec_len_to_disk(rec_len, fs->blksz));
+	b[off + 6] = name_len;
+	b[off + 7] = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) ? file_type : 0;
+	memcpy(b + off + 8, name, name_len);
+}
+
+void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b)
+{
+	struct ek_inode di = { .ino = dir, .generation = gen };
+	uint8_t *t = b + fs->blksz - DIRENT_TAIL;
+
+	if (!fs->has_csum)
+		return;
+	memset(t, 0, DIRENT_TAIL);
+	put_le16(t + 4, DIRENT_TAIL);
+	t[7] = EXT4_FT_DIR_CSUM;
+	put_le32(t + 8, ek_dir_leaf_csum(fs, &di, b));
 }
 
 static void put_dirent(const struct build *bd, uint8_t *b, uint32_t off, ek_ino_t ino,
 		       uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type)
 {
-	put_le32(b + off, ino);
-	put_le16(b + off + 4, rec_len_to_disk(rec_len, bd->fs->blksz));
-	b[off + 6] = name_len;
-	b[off + 7] = bd->filetype ? file_type : 0;
-	memcpy(b + off + 8, name, name_len);
+	ek_dirent_put(bd->fs, b, off, ino, rec_len, name, name_len, file_type);
 }
 
 /* the entry at @last takes the rest of the leaf; then the tail and its checksum */
 static void seal_leaf(const struct build *bd, uint8_t *b, uint32_t last)
 {
-	uint32_t blksz = bd->fs->blksz;
-	uint8_t *t = b + blksz - DIRENT_TAIL;
-
-	put_le16(b + last + 4, rec_len_to_disk(bd->space - last, blksz));
-	if (!bd->fs->has_csum)
-		return;
-	memset(t, 0, DIRENT_TAIL);
-	put_le16(t + 4, DIRENT_TAIL);
-	t[7] = EXT4_FT_DIR_CSUM;
-	put_le32(t + 8, ek_dir_leaf_csum(bd->fs, &bd->di, b));
+	put_le16(b + last + 4, ek_rec_len_to_disk(bd->space - last, bd->fs->blksz));
+	ek_dir_leaf_tail(bd->fs, bd->di.ino, bd->di.generation, b);
 }
 
 /* count and limit at @off, entries from @refs (entry 0's hash slot is the countlimit) */
@@ -1347,7 +1323,7 @@ static int build_htree(struct build *bd, ek_ino_t parent, const struct ek_dirent
 			uint64_t hi = (uint64_t)(j + 1) * count[k - 1] / count[k];
 
 			put_le32(nb, 0);
-			put_le16(nb + 4, rec_len_to_disk(blksz, blksz));
+			put_le16(nb + 4, ek_rec_len_to_disk(blksz, blksz));
 			put_dx_entries(bd, nb, EXT4_DX_NODE_ENTRIES_OFF, refs[k - 1] + lo,
 				       (uint32_t)(hi - lo));
 		}
@@ -1370,7 +1346,6 @@ int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t pa
 	struct build bd = {
 		.fs = fs,
 		.di = { .ino = dir, .generation = gen },
-		.filetype = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE),
 		.space = fs->blksz - (fs->has_csum ? DIRENT_TAIL : 0),
 	};
 	uint32_t nlinear;
@@ -1403,23 +1378,20 @@ int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t pa
 /* ---- a new inline directory ------------------------------------------------------- */
 
 /* pack @ents[*i..] into @buf[0..size): entries in order, the last one reaching the end */
-static void inline_region(uint8_t *buf, uint32_t size, const struct ek_dirent_new *ents, size_t n,
-			  size_t *i, bool filetype)
+static void inline_region(const struct ek_fs *fs, uint8_t *buf, uint32_t size,
+			  const struct ek_dirent_new *ents, size_t n, size_t *i)
 {
 	uint32_t off = 0, last = 0;
 	bool any = false;
 
 	memset(buf, 0, size);
 	while (*i < n) {
-		uint32_t len = (8 + ents[*i].name_len + 3) & ~3u;
+		uint32_t len = ek_dirent_need(ents[*i].name_len);
 
 		if (off + len > size)
 			break;
-		put_le32(buf + off, (uint32_t)ents[*i].ino);
-		put_le16(buf + off + 4, (uint16_t)len);
-		buf[off + 6] = ents[*i].name_len;
-		buf[off + 7] = filetype ? ents[*i].file_type : 0;
-		memcpy(buf + off + 8, ents[*i].name, ents[*i].name_len);
+		ek_dirent_put(fs, buf, off, ents[*i].ino, len, ents[*i].name, ents[*i].name_len,
+			      ents[*i].file_type);
 		last = off;
 		off += len;
 		any = true;
@@ -1428,17 +1400,16 @@ static void inline_region(uint8_t *buf, uint32_t size, const struct ek_dirent_ne
 	if (!size)
 		return;
 	if (!any) {	/* an empty region: one unused entry over all of it */
-		put_le16(buf + 4, (uint16_t)size);
+		put_le16(buf + 4, ek_rec_len_to_disk(size, fs->blksz));
 		return;
 	}
-	put_le16(buf + last + 4, (uint16_t)(size - last));
+	put_le16(buf + last + 4, ek_rec_len_to_disk(size - last, fs->blksz));
 }
 
 int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek_dirent_new *ents,
 			size_t n, uint32_t max_xattr, uint8_t iblock[EXT4_N_BLOCKS * 4],
 			uint8_t **xval, uint32_t *xlen)
 {
-	bool ft = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
 	uint32_t first = EXT4_N_BLOCKS * 4 - 4, need = 0, fit = 0;
 	size_t i = 0;
 
@@ -1446,25 +1417,25 @@ int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek
 	*xlen = 0;
 	/* what the i_block region takes, then the rest for system.data */
 	for (; i < n; i++) {
-		uint32_t len = (8 + ents[i].name_len + 3) & ~3u;
+		uint32_t len = ek_dirent_need(ents[i].name_len);
 
 		if (fit + len > first)
 			break;
 		fit += len;
 	}
 	for (size_t k = i; k < n; k++)
-		need += (8 + ents[k].name_len + 3) & ~3u;
+		need += ek_dirent_need(ents[k].name_len);
 	if (need > max_xattr)
 		return -ENOSPC;
 	put_le32(iblock, (uint32_t)parent);
 	i = 0;
-	inline_region(iblock + 4, first, ents, n, &i, ft);
+	inline_region(fs, iblock + 4, first, ents, n, &i);
 	if (!need)
 		return 0;
 	*xval = ek_calloc(1, need);
 	if (!*xval)
 		return -ENOMEM;
-	inline_region(*xval, need, ents, n, &i, ft);
+	inline_region(fs, *xval, need, ents, n, &i);
 	*xlen = need;
 	return 0;
 }

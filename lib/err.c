@@ -57,7 +57,7 @@ int ek__error(int code, const char *file, int line, enum ek_where kind,
 	return code;
 }
 
-const char *ek_strerror(int err)
+static const char *code_text(int err)
 {
 	switch (err) {
 	case 0:
@@ -86,7 +86,7 @@ const char *ek_error_msg(int err)
 {
 	if (err && last_error.code == err && last_error.msg[0])
 		return last_error.msg;
-	return ek_strerror(err);
+	return code_text(err);
 }
 
 #define EK_ALLOC_MAX (1ull << 30)

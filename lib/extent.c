@@ -21,12 +21,100 @@
 #define EXT_UNWRITTEN_MAX_LEN	32767u
 #define ROOT_ENTRIES		4u	/* 60-byte i_block: header + 4 entries */
 
+/* ---- the extent node codec ------------------------------------------------------ */
+
+/*
+ * As the kernel's __ext4_ext_check(), eh_max 0 is refused even in a node
+ * without entries: no writer makes one (a node always has room for the
+ * entries its area holds, 4 in i_block), and the checksum of a tree block
+ * sits after eh_max entries, so eh_max is what places it.
+ */
+int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth)
+{
+	const struct ext4_extent_header *eh = node;
+	uint16_t magic = le16_to_cpu(eh->eh_magic);
+	uint16_t entries = le16_to_cpu(eh->eh_entries);
+	uint16_t max = le16_to_cpu(eh->eh_max);
+	uint16_t d = le16_to_cpu(eh->eh_depth);
+	size_t cap = size < sizeof(*eh) ? 0 : (size - sizeof(*eh)) / sizeof(struct ext4_extent);
+	const char *where = blk ? "extent block" : "extent root";
+
+	if (magic != EXT4_EXT_MAGIC)
+		return ek_corrupt_ino(ino, "%s %llu: bad magic 0x%04x", where,
+				      (unsigned long long)blk, magic);
+	if (max == 0 || max > cap)
+		return ek_corrupt_ino(ino, "%s %llu: eh_max %u invalid (room for %zu)", where,
+				      (unsigned long long)blk, max, cap);
+	if (entries > max)
+		return ek_corrupt_ino(ino, "%s %llu: eh_entries %u > eh_max %u", where,
+				      (unsigned long long)blk, entries, max);
+	if (d > EXT4_EXT_MAX_DEPTH)
+		return ek_corrupt_ino(ino, "%s %llu: depth %u > %u", where,
+				      (unsigned long long)blk, d, EXT4_EXT_MAX_DEPTH);
+	if (depth >= 0 && d != depth)
+		return ek_corrupt_ino(ino, "%s %llu: depth %u, parent expects %d", where,
+				      (unsigned long long)blk, d, depth);
+	if (d > 0 && entries == 0)	/* __ext4_ext_check(): an index node indexes something */
+		return ek_corrupt_ino(ino, "%s %llu: index node of depth %u without entries", where,
+				      (unsigned long long)blk, d);
+	return 0;
+}
+
+/* by byte offsets: records in a fast-commit area are not aligned */
+struct ek_ext ek_ext_decode(const void *p)
+{
+	const uint8_t *x = p;
+	uint16_t len = get_le16(x + offsetof(struct ext4_extent, ee_len));
+
+	return (struct ek_ext){
+		.lblk = get_le32(x + offsetof(struct ext4_extent, ee_block)),
+		.len = len > EXT_INIT_MAX_LEN ? len - EXT_INIT_MAX_LEN : len,
+		.pblk = get_le32(x + offsetof(struct ext4_extent, ee_start_lo)) |
+			(ek_blk_t)get_le16(x + offsetof(struct ext4_extent, ee_start_hi)) << 32,
+		.unwritten = len > EXT_INIT_MAX_LEN,
+	};
+}
+
+ek_blk_t ek_ext_idx_child(const void *p)
+{
+	const uint8_t *x = p;
+
+	return get_le32(x + offsetof(struct ext4_extent_idx, ei_leaf_lo)) |
+	       (ek_blk_t)get_le16(x + offsetof(struct ext4_extent_idx, ei_leaf_hi)) << 32;
+}
+
+uint32_t ek_ext_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, const void *node)
+{
+	const struct ext4_extent_header *eh = node;
+
+	return ek_crc32c(ek_inode_csum_seed(fs, ino, gen), node,
+			 sizeof(*eh) + (size_t)le16_to_cpu(eh->eh_max) * sizeof(struct ext4_extent));
+}
+
+static void put_header(uint8_t *p, uint16_t entries, uint16_t max, uint16_t depth)
+{
+	struct ext4_extent_header *h = (void *)p;
+
+	h->eh_magic = cpu_to_le16(EXT4_EXT_MAGIC);
+	h->eh_entries = cpu_to_le16(entries);
+	h->eh_max = cpu_to_le16(max);
+	h->eh_depth = cpu_to_le16(depth);
+	h->eh_generation = 0;
+}
+
+void ek_ext_root_init(uint8_t iblock[EXT4_N_BLOCKS * 4])
+{
+	memset(iblock, 0, EXT4_N_BLOCKS * 4);
+	put_header(iblock, 0, ROOT_ENTRIES, 0);
+}
+
 /* ---- reading the tree -------------------------------------------------------- */
 
 struct load {
 	struct ek_fs *fs;
 	struct ek_wset *ws;
 	ek_ino_t ino;
+	ek_blk_t blk;		/* the node being read, 0 for the root */
 	struct ek_extlist *l;
 	struct ek_set seen;
 	size_t ecap, tcap;
@@ -71,55 +159,48 @@ static int load_node(struct load *ld, const uint8_t *node, uint32_t bytes, int d
 	const struct ext4_extent_header *h = (const void *)node;
 	uint16_t entries = le16_to_cpu(h->eh_entries), depth = le16_to_cpu(h->eh_depth);
 	uint8_t *child = NULL;
-	int err = 0;
+	int err = ek_ext_node_check(ld->ino, ld->blk, node, bytes, depth_want);
 
-	if (le16_to_cpu(h->eh_magic) != EXT4_EXT_MAGIC)
-		return ek_corrupt_ino(ld->ino, "extent node without magic");
-	if (depth > EXT4_EXT_MAX_DEPTH || (depth_want >= 0 && depth != depth_want))
-		return ek_corrupt_ino(ld->ino, "extent node of depth %u", depth);
-	if (le16_to_cpu(h->eh_max) > (bytes - 12) / 12 || entries > le16_to_cpu(h->eh_max))
-		return ek_corrupt_ino(ld->ino, "extent node with %u of %u entries", entries,
-				      le16_to_cpu(h->eh_max));
+	if (err)
+		return err;
 	for (uint16_t i = 0; i < entries && !err; i++) {
 		const uint8_t *p = node + 12 + 12 * i;
 
 		if (!depth) {
-			const struct ext4_extent *x = (const void *)p;
-			uint16_t len = le16_to_cpu(x->ee_len);
-			struct ek_ext e = {
-				.lblk = le32_to_cpu(x->ee_block),
-				.len = len > EXT_INIT_MAX_LEN ? len - EXT_INIT_MAX_LEN : len,
-				.pblk = le32_to_cpu(x->ee_start_lo) |
-					(ek_blk_t)le16_to_cpu(x->ee_start_hi) << 32,
-				.unwritten = len > EXT_INIT_MAX_LEN,
-			};
+			struct ek_ext e = ek_ext_decode(p);
 
-			if (!e.len)
-				continue;
-			if (!ek_fs_range_valid(ld->fs, e.pblk, e.len))
-				return ek_corrupt_ino(ld->ino, "extent at %u maps blocks outside the filesystem",
-						      e.lblk);
-			if (ld->l->n && e.lblk < ld->l->v[ld->l->n - 1].lblk + ld->l->v[ld->l->n - 1].len)
-				return ek_corrupt_ino(ld->ino, "extents out of order at %u", e.lblk);
-			err = push_ext(ld, &e);
+			if (!e.len)	/* ext4_valid_extent() */
+				err = ek_corrupt_ino(ld->ino, "extent at %u has length 0", e.lblk);
+			else if (!ek_fs_range_valid(ld->fs, e.pblk, e.len))
+				err = ek_corrupt_ino(ld->ino, "extent at %u maps blocks outside the filesystem",
+						     e.lblk);
+			else if (ld->l->n &&
+				 e.lblk < ld->l->v[ld->l->n - 1].lblk + ld->l->v[ld->l->n - 1].len)
+				err = ek_corrupt_ino(ld->ino, "extents out of order at %u", e.lblk);
+			else
+				err = push_ext(ld, &e);
 		} else {
-			const struct ext4_extent_idx *x = (const void *)p;
-			ek_blk_t blk = le32_to_cpu(x->ei_leaf_lo) |
-				       (ek_blk_t)le16_to_cpu(x->ei_leaf_hi) << 32;
+			ek_blk_t blk = ek_ext_idx_child(p), parent = ld->blk;
 
-			if (!ek_fs_block_valid(ld->fs, blk))
-				return ek_corrupt_ino(ld->ino, "extent index points outside the filesystem");
+			/* errors from here on end the loop: @child is freed below */
+			if (!ek_fs_block_valid(ld->fs, blk)) {
+				err = ek_corrupt_ino(ld->ino, "extent index points outside the filesystem");
+				break;
+			}
 			err = ek_set_add(&ld->seen, blk);
 			if (err > 0)
-				return ek_corrupt(blk, "extent tree of inode %u uses this block twice", ld->ino);
+				err = ek_corrupt(blk, "extent tree of inode %u uses this block twice", ld->ino);
 			if (!err && !child && !(child = ek_malloc(ld->fs->blksz)))
 				err = -ENOMEM;
 			if (!err)
 				err = push_tree(ld, blk);
 			if (!err)
 				err = ek_wset_read(ld->ws, blk, child);
-			if (!err)
+			if (!err) {
+				ld->blk = blk;
 				err = load_node(ld, child, ld->fs->blksz, depth - 1);
+				ld->blk = parent;
+			}
 		}
 	}
 	free(child);
@@ -249,17 +330,6 @@ int ek_extlist_insert(struct ek_extlist *l, const struct ek_ext *e)
 
 /* ---- storing the tree ------------------------------------------------------------ */
 
-static void put_header(uint8_t *p, uint16_t entries, uint16_t max, uint16_t depth)
-{
-	struct ext4_extent_header *h = (void *)p;
-
-	h->eh_magic = cpu_to_le16(EXT4_EXT_MAGIC);
-	h->eh_entries = cpu_to_le16(entries);
-	h->eh_max = cpu_to_le16(max);
-	h->eh_depth = cpu_to_le16(depth);
-	h->eh_generation = 0;
-}
-
 static void put_extent(uint8_t *p, const struct ek_ext *e)
 {
 	struct ext4_extent *x = (void *)p;
@@ -291,8 +361,7 @@ int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink)
 {
 	uint32_t per = (fs->blksz - 12) / 12, count = (uint32_t)n, depth = 0;
-	uint32_t seed = ek_inode_csum_seed(fs, ino, get_le32(raw + offsetof(struct ext4_inode,
-									 i_generation)));
+	uint32_t gen = get_le32(raw + offsetof(struct ext4_inode, i_generation));
 	uint8_t *root = raw + offsetof(struct ext4_inode, i_block), *node = NULL;
 	uint32_t *lblks = NULL;
 	ek_blk_t *nodes = NULL;
@@ -330,7 +399,7 @@ int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 					put_extent(node + 12 + 12 * e, &v[i + e]);
 			}
 			if (fs->has_csum)
-				put_le32(node + 12 + 12 * per, ek_crc32c(seed, node, 12 + 12 * per));
+				put_le32(node + 12 + 12 * per, ek_ext_block_csum(fs, ino, gen, node));
 			err = sink->alloc(sink->arg, &blk);
 			if (!err)
 				err = sink->put(sink->arg, blk, node);
@@ -417,14 +486,12 @@ int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t
 /* i_blocks (512-byte units, or fs blocks with HUGE_FILE_FL) plus @delta fs blocks */
 void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta)
 {
-	struct ext4_inode *r = (void *)raw;
-	uint64_t v = le32_to_cpu(r->i_blocks_lo) | (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
-	bool huge = le32_to_cpu(r->i_flags) & EXT4_HUGE_FILE_FL;
+	uint64_t v = ek_inode_iblocks(fs, raw);
+	bool huge = get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_HUGE_FILE_FL;
 	int64_t units = huge ? delta : delta * (int64_t)(fs->blksz / 512);
 
 	v = (int64_t)v + units < 0 ? 0 : (uint64_t)((int64_t)v + units);
-	r->i_blocks_lo = cpu_to_le32((uint32_t)v);
-	r->l_i_blocks_high = cpu_to_le16((uint16_t)(v >> 32));
+	ek_inode_iblocks_set(raw, v);
 }
 
 struct ind {
@@ -550,7 +617,6 @@ static bool cluster_used(const struct ek_fs *fs, const struct ek_extlist *l, uin
 static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 			     struct ek_extlist *l, uint64_t from)
 {
-	struct ext4_inode *r = (void *)raw;
 	struct ek_ext *old = ek_calloc(l->n ? l->n : 1, sizeof(*old));
 	size_t nold = l->n;
 	uint64_t freed = 0, clusters = 0, last_c = UINT64_MAX;
@@ -587,9 +653,8 @@ static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino,
 			clusters += c != last_c;
 			last_c = c;
 		}
-	clusters += (int64_t)l->ntree + tree + (r->i_file_acl_lo || r->l_i_file_acl_high);
-	r->i_blocks_lo = 0;
-	r->l_i_blocks_high = 0;
+	clusters += (int64_t)l->ntree + tree + (ek_inode_file_acl(fs, raw) != 0);
+	ek_inode_iblocks_set(raw, 0);
 	ek_inode_add_blocks(fs, raw, (int64_t)(clusters << fs->cluster_bits));
 	return 0;
 }
@@ -597,7 +662,7 @@ static int bigalloc_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino,
 int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
 {
 	struct ext4_inode *r = (void *)raw;
-	uint64_t size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	uint64_t size = ek_inode_size(fs, raw);
 	uint64_t from = (size + fs->blksz - 1) >> fs->log_blksz, freed = 0;
 	uint32_t flags = le32_to_cpu(r->i_flags);
 	uint16_t mode = le16_to_cpu(r->i_mode);
@@ -608,7 +673,7 @@ int ek_inode_truncate(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_
 		return 0;
 	if (!ek_is_reg(mode) && !ek_is_dir(mode) && !ek_is_lnk(mode))
 		return 0;
-	if (ek_is_lnk(mode) && size < EXT4_N_BLOCKS * 4 && !r->i_blocks_lo && !r->l_i_blocks_high)
+	if (ek_is_lnk(mode) && size < EXT4_N_BLOCKS * 4 && !ek_inode_iblocks(fs, raw))
 		return 0;	/* fast symlink: i_block is its target */
 	if (size & (fs->blksz - 1)) {
 		/* the partial last block, zeroed past the size below */

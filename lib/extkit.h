@@ -2,7 +2,7 @@
 /*
  * extkit.h - libextkit public interface.
  *
- * The library reads (and later writes) ext2/ext3/ext4 images.  It never
+ * The library reads, makes and changes ext2/ext3/ext4 images.  It never
  * prints and never exits: functions return 0 or a negative error code
  * (-ENOMEM, -EIO, -EINVAL for caller bugs, or -EK_CORRUPT, -EK_BADCRC,
  * -EK_UNSUPP), and the place where damage was found is recorded for
@@ -25,6 +25,14 @@
 typedef uint64_t ek_blk_t;	/* filesystem block number */
 typedef uint32_t ek_ino_t;	/* inode number */
 typedef uint32_t ek_tid_t;	/* journal transaction id */
+
+/* opaque handles: an image (io.c), an undo log (undo.c), a write set
+ * (wset.c), the output emitter (out.c), a filesystem being made (newfs.c) */
+struct ek_io;
+struct ek_undo;
+struct ek_wset;
+struct ek_out;
+struct ek_newfs;
 
 /* ---- errors (err.c) ---------------------------------------------------- */
 
@@ -57,7 +65,6 @@ const struct ek_error *ek_last_error(void);
 const char *ek_error_msg(int err);
 /* record @code with @prefix before the message of @err (the last error) */
 int ek_err_wrap(int code, int err, const char *prefix);
-const char *ek_strerror(int err);
 void ek_error_clear(void);
 
 int ek__error(int code, const char *file, int line, enum ek_where kind,
@@ -111,8 +118,6 @@ uint32_t ek_crc32_be(uint32_t crc, const void *buf, size_t len);
 /* ---- io (io.c) --------------------------------------------------------- */
 
 #define EK_IO_RW	0x1	/* open for writing (O_EXCL on block devices) */
-
-struct ek_io;
 
 /*
  * Open @path (image file or block device); @offset is where the filesystem
@@ -171,7 +176,6 @@ bool ek__io_stopped(void);
  * after the test fault hook stopped the writes it only frees, as a crash
  * would.  One undo per device: an external journal device has its own.
  */
-struct ek_undo;
 int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
 		   struct ek_undo **out);
 int ek_undo_close(struct ek_undo *u);
@@ -274,6 +278,13 @@ struct ek_feature {
 const char *ek_feature_name(int type, uint32_t mask);
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
 const struct ek_feature *ek_feature_table(size_t *count);
+
+/* the superblock's split block counts: the hi half only with 64bit (super.c) */
+enum ek_sb_field { EK_SB_BLOCKS_COUNT, EK_SB_R_BLOCKS_COUNT, EK_SB_FREE_BLOCKS_COUNT };
+uint64_t ek_sb_get(const struct ext4_super_block *sb, enum ek_sb_field f);
+void ek_sb_set(struct ext4_super_block *sb, enum ek_sb_field f, uint64_t v);
+/* a superblock time: seconds in @lo, bits 32-39 in the _hi byte @hi */
+void ek_time_set(__le32 *lo, uint8_t *hi, int64_t t);
 
 /* Decoded superblock: host order, lo/hi pairs joined. */
 struct ek_super {
@@ -432,6 +443,17 @@ uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* block number of GDT block @i (primary copy), meta_bg aware */
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
 uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
+/* the split (lo/hi) fields of a raw group descriptor */
+enum ek_gd_field {
+	EK_GD_BLOCK_BITMAP, EK_GD_INODE_BITMAP, EK_GD_INODE_TABLE,
+	EK_GD_FREE_BLOCKS, EK_GD_FREE_INODES, EK_GD_USED_DIRS, EK_GD_ITABLE_UNUSED,
+	EK_GD_BLOCK_BITMAP_CSUM, EK_GD_INODE_BITMAP_CSUM,
+};
+/* field @f of descriptor @desc: the hi half only where fs->desc_size holds it */
+uint64_t ek_gd_get(const struct ek_fs *fs, const void *desc, enum ek_gd_field f);
+void ek_gd_set(const struct ek_fs *fs, void *desc, enum ek_gd_field f, uint64_t v);
+/* metadata_csum of a block (cluster) or inode bitmap, as the descriptor stores it */
+uint32_t ek_bitmap_csum(const struct ek_fs *fs, const void *map, bool inode);
 /* decode descriptors from fs->gd_raw into fs->groups, checking each */
 int ek_groups_load(struct ek_fs *fs);
 
@@ -561,7 +583,7 @@ static inline uint32_t ek_cluster_ratio(const struct ek_fs *fs) { return 1u << f
 
 /*
  * Read file content: @fn receives consecutive chunks of up to @bufsz bytes
- * (holes and unwritten extents as zeros unless EK_READ_HOLES_CB) up to
+ * (holes and unwritten extents as zeros unless EK_READ_SKIP_HOLES) up to
  * i_size.  Handles inline data and fast symlinks.
  */
 #define EK_READ_SKIP_HOLES 0x1	/* call @hole for holes instead of passing zeros */
@@ -717,6 +739,27 @@ static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
 }
 
 /*
+ * bytes -> rec_len as stored, the inverse of ek_rec_len_from_disk() (the
+ * kernel's ext4_rec_len_to_disk(), e2fsprogs' ext2fs_set_rec_len()): below
+ * 65536 as is; a whole block of 65536 bytes as EXT4_MAX_REC_LEN 0xFFFF, a
+ * whole larger block as 0; else the bits 16-17 go in the low two bits.
+ */
+static inline uint16_t ek_rec_len_to_disk(uint32_t len, uint32_t blksz)
+{
+	if (len < 65536)
+		return (uint16_t)len;
+	if (len == blksz)
+		return blksz == 65536 ? 65535 : 0;
+	return (uint16_t)((len & 65532u) | ((len >> 16) & 3));
+}
+
+/* ext4_dir_rec_len(): the bytes an entry with a @name_len-byte name needs */
+static inline uint32_t ek_dirent_need(uint32_t name_len)
+{
+	return (8 + name_len + 3) & ~3u;
+}
+
+/*
  * Check the entry at @off of a dirent region @buf of @size bytes (a leaf
  * block without its checksum tail, or an inline area) of directory @dir,
  * as the kernel's __ext4_check_dir_entry.  @blk names the block in the
@@ -726,8 +769,30 @@ static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
  */
 int ek_dirent_check(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, const void *buf,
 		    uint32_t off, uint32_t size, bool hash_in_dirent, uint32_t *rec_len);
+/*
+ * Call @fn for each entry of @buf[start, end) (a leaf without its tail, or
+ * an inline area) after ek_dirent_check() passed it: @prev is the offset
+ * of the entry before (UINT32_MAX for the first), @rec_len its length in
+ * bytes.  @fn may change the entries at and before @off; one that changes
+ * the rec_len at @off returns nonzero, which ends the walk.  Returns 0 when every entry was walked, else the first
+ * nonzero return of @fn or of the check (-EK_CORRUPT).
+ */
+/* the entry at @off of @buf that ek_dirent_check() passed with @rec_len (lblk 0) */
+struct ek_dirent ek_dirent_decode(const void *buf, uint32_t off, uint32_t rec_len);
+typedef int (*ek_dirent_fn)(void *arg, uint8_t *buf, uint32_t prev, uint32_t off,
+			    uint32_t rec_len);
+int ek_dirent_walk(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *buf,
+		   uint32_t start, uint32_t end, bool hash_in_dirent, ek_dirent_fn fn, void *arg);
 /* metadata_csum of a leaf block (crc over blksz - 12 bytes) */
 uint32_t ek_dir_leaf_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf);
+/*
+ * Encode one entry at @off of a leaf or inline area @b: @rec_len in bytes
+ * (encoded by ek_rec_len_to_disk), @file_type only under the filetype feature.
+ */
+void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t ino,
+		   uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type);
+/* under metadata_csum: the checksum tail of leaf @b of directory @dir, and its checksum */
+void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);
@@ -772,9 +837,6 @@ int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 		     const void *buf, struct ek_dx_node *out);
 /* the entry of @n covering @hash: the last whose hash is <= it (entry 0 covers all below entry 1) */
 unsigned ek_dx_search(const struct ek_dx_node *n, uint32_t hash);
-/* the logical block of the htree leaf where @name belongs (first in its hash run) */
-int ek_dx_leaf_of(struct ek_fs *fs, const struct ek_inode *dir, const char *name, size_t len,
-		  uint64_t *lblk);
 /* max indirect_levels of @fs (1, or 2 with large_dir) */
 unsigned ek_dx_max_levels(const struct ek_fs *fs);
 
@@ -1089,7 +1151,6 @@ const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
  * time that cannot be real (ek_jtxn_time_ok) is commit_time null,
  * commit_time_ok false, the raw value in commit_sec and no delta.
  */
-struct ek_out;
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec);
 /* can @t's commit time be real (ek_jcommit_time_ok against the mkfs time)? */
@@ -1171,7 +1232,6 @@ const char *ek_jfate_name(enum ek_jfate f);
  * after the home blocks, while the journal still needs recovery.
  * Interrupted anywhere, running it again gives the same image.
  */
-struct ek_wset;
 int ek_journal_apply(struct ek_journal *j, const struct ek_jlog *log, struct ek_jplan *p,
 		     struct ek_wset *fc,
 		     int64_t now);
@@ -1310,14 +1370,15 @@ void ek_fclog_release(struct ek_fclog *log);
  * yes/no/stop, the record) and a JSON object; and the area's summary
  * fields (JSON only).
  */
-struct ek_out;
 void ek_fc_rec_emit(struct ek_out *o, const struct ek_fclog *fc, size_t i);
 void ek_fc_summary_emit(struct ek_out *o, const struct ek_fclog *fc);
 /*
  * Replay the records of @log (state EK_FC_VALID; else nothing) onto @fs as
  * the full replay leaves it (open it over the plan: ek_jplan_overlay),
- * into @ws, by the kernel's rules (fcreplay.c).  Directory-entry records
- * are -EK_UNSUPP for now.  Seal and write @ws afterwards.
+ * into @ws, by the kernel's rules (fcreplay.c).  What it cannot apply
+ * (ranges of block-mapped inodes, a new block-mapped directory, an inline
+ * directory to convert without extents) is -EK_UNSUPP.  Seal and write
+ * @ws afterwards.
  */
 int ek_fc_replay(struct ek_fs *fs, struct ek_wset *ws, const struct ek_fclog *log);
 /* "ADD_RANGE", "HEAD"... for a tag, NULL for an unknown one */
@@ -1376,7 +1437,6 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
  * s_last_orphan are cleared.  *released counts the inodes; @done (or NULL)
  * hears of each.  Seal and write @ws afterwards.
  */
-struct ek_wset;
 /* called after each inode with the blocks it gave back (blocks, not clusters) */
 typedef int (*ek_orphan_done_fn)(void *arg, const struct ek_orphan *o, uint64_t blocks_freed);
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, ek_orphan_done_fn done,
@@ -1552,8 +1612,6 @@ int ek_fsck_desc_check(const struct ek_fs *fs);
  * write.  Blocks are copied from the image on first use and edited in the
  * set; marking blocks and inodes counts only bits that change.
  */
-struct ek_wset;
-
 int ek_wset_init(struct ek_fs *fs, struct ek_wset **out);
 void ek_wset_free(struct ek_wset *ws);
 /* the set's copy of @blk, read from the image on first use */
@@ -1602,6 +1660,24 @@ struct ek_ext {
 	bool unwritten;
 };
 
+/*
+ * The extent node codec (extent.c), used by every reader and writer.
+ * ek_ext_node_check: the header of node @node (@size bytes: 60 for the
+ * root in i_block, else the block size) as the kernel's __ext4_ext_check():
+ * magic, 0 < eh_max <= room, eh_entries <= eh_max, depth <= 5 and, unless
+ * @depth is -1 (the root), the depth the parent expects, an index node
+ * not empty.  @blk names the node (0: the root).  0 or -EK_CORRUPT.
+ */
+int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth);
+/* leaf entry @p (struct ext4_extent): ee_len > 32768 is unwritten */
+struct ek_ext ek_ext_decode(const void *p);
+/* index entry @p (struct ext4_extent_idx): the child block */
+ek_blk_t ek_ext_idx_child(const void *p);
+/* metadata_csum of a tree block: crc32c over the header and eh_max entries */
+uint32_t ek_ext_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, const void *node);
+/* an empty root in i_block: no entries, room for 4, depth 0 */
+void ek_ext_root_init(uint8_t iblock[EXT4_N_BLOCKS * 4]);
+
 /* append @e to the growing array *v (*n used of *cap); -ENOMEM */
 int ek_ext_append(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e);
 
@@ -1643,6 +1719,25 @@ struct ek_tree_sink {
  */
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
+/*
+ * Split fields of a raw inode (inode.c), as the kernel's ext4_isize() and
+ * ext4_isize_set(): readers apply the feature rules, setters write both
+ * halves.  ek_inode_size: i_size_high counts for regular files, and for
+ * everything with largedir; ek_inode_size_field: both halves as stored.
+ * ek_inode_iblocks: i_blocks as stored (its high half with huge_file), in
+ * 512-byte units or, with EXT4_HUGE_FILE_FL, filesystem blocks.
+ * ek_inode_file_acl: the high half with 64bit.
+ */
+uint64_t ek_inode_size(const struct ek_fs *fs, const void *raw);
+uint64_t ek_inode_size_field(const void *raw);
+void ek_inode_size_set(void *raw, uint64_t size);
+uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw);
+void ek_inode_iblocks_set(void *raw, uint64_t v);
+uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw);
+void ek_inode_file_acl_set(void *raw, uint64_t blk);
+uint32_t ek_inode_uid(const void *raw);
+uint32_t ek_inode_gid(const void *raw);
+void ek_inode_owner_set(void *raw, uint32_t uid, uint32_t gid);
 /* add @delta filesystem blocks to i_blocks of @raw */
 void ek_inode_add_blocks(const struct ek_fs *fs, uint8_t *raw, int64_t delta);
 /*
@@ -1766,8 +1861,6 @@ struct ek_geometry {
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
 /* does group @g hold a superblock copy (sparse_super)? */
 bool ek_geometry_has_super(uint32_t g);
-/* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
-uint64_t ek_geometry_journal_default(uint64_t blocks);
 
 /* ---- building a new filesystem (newfs.c) ----------------------------------- */
 
@@ -1784,14 +1877,19 @@ struct ek_newfs_opts {
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
 };
 
-struct ek_newfs;
-
 /* the three time fields of an inode plus crtime */
 enum ek_time_field { EK_TIME_ATIME, EK_TIME_CTIME, EK_TIME_MTIME, EK_TIME_CRTIME };
 struct ek_timespec {
 	int64_t sec;
 	uint32_t nsec;
 };
+/*
+ * Store @ts in time field @f of raw inode @raw (inode.c): seconds clamped
+ * to what fits (32 signed bits, 34 with the _extra field), nanoseconds
+ * and epoch bits in _extra where i_extra_isize reaches it; crtime only there.
+ */
+void ek_inode_time_set(const struct ek_fs *fs, void *raw, enum ek_time_field f,
+		       struct ek_timespec ts);
 
 /* a tree goal: the block before the file's data */
 #define EK_NEWFS_TREE_BEFORE UINT64_MAX
@@ -1838,9 +1936,6 @@ int ek_newfs_write(struct ek_newfs *nf, ek_blk_t blk, const void *buf, uint64_t 
 int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw);
 /* inode @ino in memory (read back if written out already); NULL: out of memory or I/O */
 uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino);
-void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
-			     struct ek_timespec ts);
-void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid);
 /*
  * Allocate and map the logical runs @runs[0..n) (sorted, lblk and len set)
  * of new inode @raw: extents (data from @goal on, then the tree at
@@ -1853,8 +1948,6 @@ void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t 
  */
 int ek_newfs_map(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
 		 size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout);
-/* the metadata_csum tail of directory block @b of @dir (generation 0) */
-void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b);
 /*
  * The blocks of new directory @ino (raw inode @raw, no blocks yet) holding
  * @ents: built (ek_dir_build), allocated, written; size and INDEX_FL set.
@@ -1936,7 +2029,6 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 /* ---- output (out.c) ---------------------------------------------------- */
 
 enum ek_out_mode { EK_OUT_TEXT, EK_OUT_JSON, EK_OUT_JSONL };
-struct ek_out;
 
 /* One emitter for text and JSON.  In JSON modes the value calls build the
  * document and ek_out_text() is ignored; in text mode only ek_out_text()
@@ -1965,7 +2057,6 @@ void ek_out_hex(struct ek_out *o, const char *key, const void *buf, size_t len);
 void ek_out_text(struct ek_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* JSONL: end of one top-level record (a newline) */
 void ek_out_record_end(struct ek_out *o);
-void ek_out_flush(struct ek_out *o);
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */

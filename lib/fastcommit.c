@@ -194,15 +194,13 @@ static void decode(struct ek_fc_rec *r, const uint8_t *v)
 		r->u.tail.crc = get_le32(v + offsetof(struct ext4_fc_tail, fc_crc));
 		break;
 	case EXT4_FC_TAG_ADD_RANGE: {
-		const uint8_t *ex = v + offsetof(struct ext4_fc_add_range, fc_ex);
-		uint16_t ee_len = get_le16(ex + offsetof(struct ext4_extent, ee_len));
+		struct ek_ext e = ek_ext_decode(v + offsetof(struct ext4_fc_add_range, fc_ex));
 
 		r->u.range.ino = get_le32(v + offsetof(struct ext4_fc_add_range, fc_ino));
-		r->u.range.lblk = get_le32(ex + offsetof(struct ext4_extent, ee_block));
-		r->u.range.unwritten = ee_len > EXT_INIT_MAX_LEN;
-		r->u.range.len = ee_len > EXT_INIT_MAX_LEN ? ee_len - EXT_INIT_MAX_LEN : ee_len;
-		r->u.range.pblk = get_le32(ex + offsetof(struct ext4_extent, ee_start_lo)) |
-				  (uint64_t)get_le16(ex + offsetof(struct ext4_extent, ee_start_hi)) << 32;
+		r->u.range.lblk = e.lblk;
+		r->u.range.unwritten = e.unwritten;
+		r->u.range.len = e.len;
+		r->u.range.pblk = e.pblk;
 		break;
 	}
 	case EXT4_FC_TAG_DEL_RANGE:
@@ -595,8 +593,7 @@ void ek_fc_rec_emit(struct ek_out *o, const struct ek_fclog *fc, size_t i)
 		break;
 	case EXT4_FC_TAG_INODE: {
 		const uint8_t *raw = c->u.inode.raw;
-		uint64_t size = get_le32(raw + offsetof(struct ext4_inode, i_size_lo)) |
-				(uint64_t)get_le32(raw + offsetof(struct ext4_inode, i_size_high)) << 32;
+		uint64_t size = ek_inode_size_field(raw);
 
 		ek_out_text(o, " inode %u mode 0%o links %u size %llu (%u bytes)", c->u.inode.ino,
 			    get_le16(raw + offsetof(struct ext4_inode, i_mode)),

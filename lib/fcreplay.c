@@ -184,9 +184,7 @@ static int replay_inode(struct fcr *f, const struct ek_fc_rec *r)
 	memcpy(raw + igen, r->u.inode.raw + igen, len - igen);
 	flags = get_le32(raw + offsetof(struct ext4_inode, i_flags));
 	if ((flags & EXT4_EXTENTS_FL) && get_le16(raw + iblock) != EXT4_EXT_MAGIC) {
-		memset(raw + iblock, 0, EXT4_N_BLOCKS * 4);
-		put_le16(raw + iblock, EXT4_EXT_MAGIC);
-		put_le16(raw + iblock + 4, 4);	/* eh_max: four extents in i_block */
+		ek_ext_root_init(raw + iblock);
 	} else if (flags & EXT4_INLINE_DATA_FL) {
 		memcpy(raw + iblock, r->u.inode.raw + iblock, EXT4_N_BLOCKS * 4);
 	}
@@ -196,14 +194,12 @@ static int replay_inode(struct fcr *f, const struct ek_fc_rec *r)
 		return err;
 	/* i_blocks from the map as it stands (ext4_ext_replay_set_iblocks) */
 	if (!(flags & EXT4_INLINE_DATA_FL) && (flags & EXT4_EXTENTS_FL)) {
-		struct ext4_inode *ri = (void *)raw;
-		bool xattr = ri->i_file_acl_lo || ri->l_i_file_acl_high;
+		bool xattr = ek_inode_file_acl(f->fs, raw) != 0;
 
 		err = mark_map(f, ino, raw, true, &nblocks);
 		if (err)
 			return err;
-		ri->i_blocks_lo = 0;
-		ri->l_i_blocks_high = 0;
+		ek_inode_iblocks_set(raw, 0);
 		ek_inode_add_blocks(f->fs, raw, (int64_t)nblocks + xattr);
 	}
 	return 0;
@@ -212,11 +208,6 @@ static int replay_inode(struct fcr *f, const struct ek_fc_rec *r)
 /* ---- directory entries -------------------------------------------------------- */
 
 #define DIRENT_TAIL 12	/* metadata_csum leaf tail: a fake entry with the checksum */
-
-static uint32_t rec_need(uint32_t name_len)
-{
-	return (8 + name_len + 3) & ~3u;
-}
 
 /* the parent's leaf blocks in logical order, through the set */
 static int dir_blocks(struct fcr *f, ek_ino_t dir, uint8_t **raw, struct ek_extlist *l)
@@ -245,30 +236,36 @@ static void seal_leaf(struct fcr *f, ek_ino_t dir, const uint8_t *raw, uint8_t *
 }
 
 /* walk the entries of leaf @b; fn returns 1 when done */
-typedef int (*leaf_fn)(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg);
+typedef int (*leaf_fn)(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec,
+		       void *arg);
 
-/* entries in b[start, end): a leaf block, or one area of an inline directory */
+struct region {
+	struct fcr *f;
+	leaf_fn fn;
+	void *arg;
+};
+
+static int region_ent(void *arg, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec)
+{
+	struct region *rg = arg;
+
+	return rg->fn(rg->f, b, prev, off, rec, rg->arg);
+}
+
+/*
+ * entries in b[start, end): a leaf block, or one area of an inline
+ * directory, checked by dir.c's one entry checker; 0 when @fn found what
+ * it wanted, 1 when not, or an error
+ */
 static int region_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, uint32_t start,
 		       uint32_t end, leaf_fn fn, void *arg)
 {
-	uint32_t off = start, prev = UINT32_MAX;
+	struct region rg = { f, fn, arg };
+	int r = ek_dirent_walk(f->fs, dir, blk, b, start, end, false, region_ent, &rg);
 
-	while (off < end) {
-		uint32_t rec = get_le16(b + off + 4);
-		int r;
-
-		if (f->fs->blksz == 65536 && (rec == 65535 || !rec))
-			rec = 65536;
-		if (rec < 12 || rec % 4 || off + rec > end || b[off + 6] + 8u > rec)
-			return blk ? ek_corrupt(blk, "directory %u: bad entry at offset %u", dir, off) :
-				     ek_corrupt_ino(dir, "inline directory: bad entry at offset %u", off);
-		r = fn(f, b, prev, off, arg);
-		if (r)
-			return r < 0 ? r : 0;
-		prev = off;
-		off += rec;
-	}
-	return 1;	/* not found */
+	if (r > 0)
+		return 0;
+	return r < 0 ? r : 1;	/* not found */
 }
 
 static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf_fn fn, void *arg)
@@ -282,40 +279,35 @@ struct dent {
 	uint8_t ftype;
 };
 
-static int try_add(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg)
+static int try_add(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec, void *arg)
 {
 	struct dent *d = arg;
-
-	(void)f;
-	uint32_t rec = get_le16(b + off + 4), used = get_le32(b + off) ? rec_need(b[off + 6]) : 0;
-	uint32_t need = rec_need(d->r->u.dentry.name_len);
+	uint32_t used = get_le32(b + off) ? ek_dirent_need(b[off + 6]) : 0;
+	uint32_t need = ek_dirent_need(d->r->u.dentry.name_len);
 
 	(void)prev;
 	if (rec < used + need)
 		return 0;
 	if (used) {
-		put_le16(b + off + 4, used);
+		put_le16(b + off + 4, ek_rec_len_to_disk(used, f->fs->blksz));
 		off += used;
 		rec -= used;
 	}
-	put_le32(b + off, d->r->u.dentry.ino);
-	put_le16(b + off + 4, rec);
-	b[off + 6] = (uint8_t)d->r->u.dentry.name_len;
-	b[off + 7] = d->ftype;
-	memcpy(b + off + 8, d->r->u.dentry.name, d->r->u.dentry.name_len);
+	ek_dirent_put(f->fs, b, off, d->r->u.dentry.ino, rec, (const char *)d->r->u.dentry.name,
+		      (uint8_t)d->r->u.dentry.name_len, d->ftype);
 	return 1;
 }
 
-static int try_remove(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg)
+static int try_remove(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec,
+		      void *arg)
 {
 	struct dent *d = arg;
 
-	(void)f;
 	if (get_le32(b + off) != d->r->u.dentry.ino || b[off + 6] != d->r->u.dentry.name_len ||
 	    memcmp(b + off + 8, d->r->u.dentry.name, d->r->u.dentry.name_len))
 		return 0;
 	if (prev != UINT32_MAX)
-		put_le16(b + prev + 4, get_le16(b + prev + 4) + get_le16(b + off + 4));
+		put_le16(b + prev + 4, ek_rec_len_to_disk(off - prev + rec, f->fs->blksz));
 	else
 		put_le32(b + off, 0);
 	return 1;
@@ -347,7 +339,7 @@ static void init_leaf(struct fcr *f, uint8_t *b)
 	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
 
 	memset(b, 0, f->fs->blksz);
-	put_le16(b + 4, end < 65536 ? end : 65535);
+	put_le16(b + 4, ek_rec_len_to_disk(end, f->fs->blksz));
 	if (f->fs->has_csum) {
 		put_le16(b + end + 4, DIRENT_TAIL);
 		b[end + 7] = 0xDE;	/* EXT4_FT_DIR_CSUM */
@@ -361,8 +353,7 @@ static void init_leaf(struct fcr *f, uint8_t *b)
 static int grow_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist *l,
 		    ek_blk_t *blk, uint8_t **b)
 {
-	struct ext4_inode *ri = (void *)raw;
-	uint64_t size = le32_to_cpu(ri->i_size_lo) | (uint64_t)le32_to_cpu(ri->i_size_high) << 32;
+	uint64_t size = ek_inode_size(f->fs, raw);
 	uint64_t lblk = (size + f->fs->blksz - 1) >> f->fs->log_blksz;
 	ek_blk_t goal = l->n ? l->v[l->n - 1].pblk + l->v[l->n - 1].len : 0;
 	int64_t tree = 0;
@@ -381,8 +372,7 @@ static int grow_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 		return err;
 	init_leaf(f, *b);
 	size = (lblk + 1) << f->fs->log_blksz;
-	ri->i_size_lo = cpu_to_le32((uint32_t)size);
-	ri->i_size_high = cpu_to_le32((uint32_t)(size >> 32));
+	ek_inode_size_set(raw, size);
 	ek_inode_add_blocks(f->fs, raw, 1 + tree);
 	return 0;
 }
@@ -483,9 +473,32 @@ static void pack_leaf(struct fcr *f, uint8_t *dst, const uint8_t *src, const str
 		uint32_t size = m[i].size;
 
 		memcpy(dst + off, src + m[i].off, 8 + src[m[i].off + 6]);
-		put_le16(dst + off + 4, i + 1 == n ? end - off : size);
+		put_le16(dst + off + 4, ek_rec_len_to_disk(i + 1 == n ? end - off : size, f->fs->blksz));
 		off += size;
 	}
+}
+
+struct hash_ents {
+	struct dmap *m;
+	size_t n;
+	int version;
+	const uint32_t *seed;
+};
+
+/* the used entries of a leaf with their hashes, for a split */
+static int hash_ent(void *arg, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec)
+{
+	struct hash_ents *h = arg;
+	struct dmap *e = &h->m[h->n];
+
+	(void)prev, (void)rec;
+	if (!get_le32(b + off))
+		return 0;
+	h->n++;
+	e->off = off;
+	e->size = ek_dirent_need(b[off + 6]);
+	return ek_dx_hash(h->version, (const char *)b + off + 8, b[off + 6], h->seed, &e->hash,
+			  &e->minor);
 }
 
 /*
@@ -497,9 +510,10 @@ static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 		    struct dxpath *p, uint8_t *b, uint8_t **into, ek_blk_t *into_blk, ek_blk_t leaf_blk)
 {
 	struct dxlevel *v = &p->lv[p->levels];
-	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0), off = 0;
+	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
 	uint32_t count_off = v->node.count_offset, hash2, moved = 0;
 	struct dmap *m = NULL;
+	struct hash_ents hm;
 	size_t n = 0, split;
 	uint8_t *copy = NULL, *nb;
 	ek_blk_t nblk;
@@ -515,26 +529,11 @@ static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 		goto out;
 	}
 	memcpy(copy, b, f->fs->blksz);
-	while (off < end) {
-		uint32_t rec = ek_rec_len_from_disk(get_le16(copy + off + 4), f->fs->blksz);
-
-		/* the leaf walk before us checked these; m[] relies on it */
-		if (rec < 12 || off + rec > end) {
-			err = ek_corrupt(leaf_blk, "directory %u: bad entry at offset %u", dir, off);
-			goto out;
-		}
-		if (get_le32(copy + off)) {
-			struct dmap *e = &m[n++];
-
-			e->off = off;
-			e->size = rec_need(copy[off + 6]);
-			err = ek_dx_hash(p->version, (const char *)copy + off + 8, copy[off + 6],
-					 f->fs->sb.hash_seed, &e->hash, &e->minor);
-			if (err)
-				goto out;
-		}
-		off += rec;
-	}
+	hm = (struct hash_ents){ .m = m, .version = p->version, .seed = f->fs->sb.hash_seed };
+	err = ek_dirent_walk(f->fs, dir, leaf_blk, copy, 0, end, false, hash_ent, &hm);
+	n = hm.n;
+	if (err)
+		goto out;
 	if (n < 2) {
 		err = ek_corrupt(leaf_blk, "directory %u: a full htree leaf with %zu entries", dir, n);
 		goto out;
@@ -560,9 +559,7 @@ static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 	{
 		uint8_t *ent = v->b + count_off + 8 * (v->at + 1);
 		uint16_t count = v->node.count;
-		uint64_t newlblk = ((uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_lo) |
-				    (uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_high) << 32) /
-				   f->fs->blksz - 1;
+		uint64_t newlblk = ek_inode_size(f->fs, raw) / f->fs->blksz - 1;
 
 		memmove(ent + 8, ent, 8 * (count - v->at - 1));
 		put_le32(ent, hash2);
@@ -622,11 +619,10 @@ static int dx_grow_index(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_ex
 	err = grow_dir(f, dir, raw, l, &nblk, &nb);
 	if (err)
 		return err;
-	nlblk = ((uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_lo) |
-		 (uint64_t)le32_to_cpu(((struct ext4_inode *)raw)->i_size_high) << 32) / f->fs->blksz - 1;
+	nlblk = ek_inode_size(f->fs, raw) / f->fs->blksz - 1;
 	/* an index node: one empty entry over the block, then the entries */
 	memset(nb, 0, f->fs->blksz);
-	put_le16(nb + 4, f->fs->blksz < 65536 ? f->fs->blksz : 0);
+	put_le16(nb + 4, ek_rec_len_to_disk(f->fs->blksz, f->fs->blksz));
 	if (d > 0) {
 		/* split level d in two; its parent takes the upper half's first hash */
 		struct dxlevel *up = &p->lv[d - 1];
@@ -793,14 +789,15 @@ struct collect_ents {
 	const uint8_t *base;
 };
 
-static int collect_ent(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, void *arg)
+static int collect_ent(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec,
+		       void *arg)
 {
 	struct collect_ents *c = arg;
 
-	(void)f, (void)prev;
+	(void)f, (void)prev, (void)rec;
 	if (get_le32(b + off)) {
 		c->m[c->n].off = (uint32_t)(b + off - c->base);
-		c->m[c->n].size = rec_need(b[off + 6]);
+		c->m[c->n].size = ek_dirent_need(b[off + 6]);
 		c->n++;
 	}
 	return 0;
@@ -813,7 +810,6 @@ static int collect_ent(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, v
  */
 static int convert_inline_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, const struct sysdata *sd)
 {
-	bool ft = ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
 	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
 	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block), *copy, *b;
 	struct collect_ents c = { 0 };
@@ -848,39 +844,29 @@ static int convert_inline_dir(struct fcr *f, ek_ino_t dir, uint8_t *raw, const s
 	if (err)
 		goto out;
 	init_leaf(f, b);
-	put_le32(b, dir);
-	put_le16(b + 4, 12);
-	b[6] = 1;
-	b[7] = ft ? EXT4_FT_DIR : 0;
-	b[8] = '.';
-	put_le32(b + 12, get_le32(ib));
-	put_le16(b + 16, c.n ? 12 : end - 12);
-	b[18] = 2;
-	b[19] = ft ? EXT4_FT_DIR : 0;
-	b[20] = b[21] = '.';
+	ek_dirent_put(f->fs, b, 0, dir, 12, ".", 1, EXT4_FT_DIR);
+	ek_dirent_put(f->fs, b, 12, get_le32(ib), c.n ? 12 : end - 12, "..", 2, EXT4_FT_DIR);
 	off = 24;
 	for (size_t i = 0; i < c.n; i++) {
 		const uint8_t *e = copy + c.m[i].off;
 
 		memcpy(b + off, e, 8 + e[6]);
-		put_le16(b + off + 4, i + 1 == c.n ? end - off : c.m[i].size);
+		put_le16(b + off + 4, ek_rec_len_to_disk(i + 1 == c.n ? end - off : c.m[i].size,
+							 f->fs->blksz));
 		off += c.m[i].size;
 	}
 	/* the inode: a block directory with one extent */
 	if (sd->entry && (err = drop_sysdata(f, dir, raw, sd)))
 		goto out;
-	memset(ib, 0, INLINE_IBLOCK);
 	put_le32(raw + offsetof(struct ext4_inode, i_flags),
 		 (flags & ~EXT4_INLINE_DATA_FL) | EXT4_EXTENTS_FL);
-	put_le16(ib, EXT4_EXT_MAGIC);
-	put_le16(ib + 4, 4);
+	ek_ext_root_init(ib);
 	err = ek_extlist_insert(&l, &(struct ek_ext){ .lblk = 0, .len = 1, .pblk = blk });
 	if (!err)
 		err = ek_extlist_store(f->fs, f->ws, dir, raw, &l, &tree);
 	if (err)
 		goto out;
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), f->fs->blksz);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 0);
+	ek_inode_size_set(raw, f->fs->blksz);
 	ek_inode_add_blocks(f->fs, raw, 1 + tree);
 	seal_leaf(f, dir, raw, b);
 out:
@@ -913,7 +899,7 @@ static int expand_sysdata(struct fcr *f, uint8_t *raw, struct sysdata *sd)
 	if (!sd->entry || sd->len || sd->entry != first || next + 4 > isz || get_le32(raw + next))
 		return 1;
 	max = (isz - next - 4) & ~3u;
-	if (max <= rec_need(1))
+	if (max <= ek_dirent_need(1))
 		return 1;
 	sd->value = isz - max;
 	sd->len = max;
@@ -936,7 +922,7 @@ static int inline_op(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct dent *d, 
 		return err;
 	found = region_walk(f, dir, 0, ib, INLINE_PARENT, INLINE_IBLOCK, fn, d);
 	if (found == 1 && add && sd.entry && !sd.len && !expand_sysdata(f, raw, &sd))
-		put_le32(raw + offsetof(struct ext4_inode, i_size_lo), INLINE_IBLOCK + sd.len);
+		ek_inode_size_set(raw, INLINE_IBLOCK + sd.len);
 	if (found == 1 && sd.entry && sd.len) {
 		found = region_walk(f, dir, 0, raw + sd.value, 0, sd.len, fn, d);
 		if (!found)
@@ -1027,7 +1013,6 @@ static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_
 /* a new directory's first block: "." and ".." (the kernel's ext4_init_new_dir) */
 static int init_new_dir(struct fcr *f, ek_ino_t ino, uint8_t *raw, ek_ino_t parent)
 {
-	bool ft = ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
 	uint32_t end = f->fs->blksz - (f->fs->has_csum ? DIRENT_TAIL : 0);
 	struct ek_extlist l;
 	ek_blk_t blk;
@@ -1043,22 +1028,13 @@ static int init_new_dir(struct fcr *f, ek_ino_t ino, uint8_t *raw, ek_ino_t pare
 		ek_extlist_release(&l);
 		return 0;
 	}
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), 0);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 0);
+	ek_inode_size_set(raw, 0);
 	err = grow_dir(f, ino, raw, &l, &blk, &b);
 	ek_extlist_release(&l);
 	if (err)
 		return err;
-	put_le32(b, ino);
-	put_le16(b + 4, 12);
-	b[6] = 1;
-	b[7] = ft ? 2 : 0;
-	b[8] = '.';
-	put_le32(b + 12, parent);
-	put_le16(b + 16, end - 12 < 65536 ? end - 12 : 65535);
-	b[18] = 2;
-	b[19] = ft ? 2 : 0;
-	b[20] = b[21] = '.';
+	ek_dirent_put(f->fs, b, 0, ino, 12, ".", 1, EXT4_FT_DIR);
+	ek_dirent_put(f->fs, b, 12, parent, end - 12, "..", 2, EXT4_FT_DIR);
 	seal_leaf(f, ino, raw, b);
 	return 0;
 }

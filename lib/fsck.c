@@ -803,7 +803,7 @@ static int pass5(struct check *c)
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, false) &&
-			    ek_group_bitmap_csum(fs, false, have) != grp->block_bitmap_csum)
+			    ek_bitmap_csum(fs, have, false) != grp->block_bitmap_csum)
 				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block");
 			bitmap_diff(have, c->bmap[g], nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
@@ -836,7 +836,7 @@ static int pass5(struct check *c)
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, true) &&
-			    ek_group_bitmap_csum(fs, true, have) != grp->inode_bitmap_csum)
+			    ek_bitmap_csum(fs, have, true) != grp->inode_bitmap_csum)
 				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode");
 			bitmap_diff(have, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
 				    &ndiff);

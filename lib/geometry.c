@@ -193,6 +193,21 @@ static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t blocks
 	return (uint64_t)(5.0 * (double)blocks / 100.0);
 }
 
+/* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
+static uint64_t journal_default(uint64_t blocks)
+{
+	static const struct { uint64_t below, size; } steps[] = {
+		{ 2048, 0 }, { 32768, 1024 }, { 256 * 1024, 4096 }, { 512 * 1024, 8192 },
+		{ 4096 * 1024, 16384 }, { 8192 * 1024, 32768 }, { 16384 * 1024, 65536 },
+		{ 32768 * 1024, 131072 },
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (blocks < steps[i].below)
+			return steps[i].size;
+	return 262144;
+}
+
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 {
 	const struct size_type *st = size_types;
@@ -316,7 +331,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	}
 	if (g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) {
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
-						     : ek_geometry_journal_default(g->blocks);
+						     : journal_default(g->blocks);
 		if (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
 		    g->journal_blocks > g->blocks / 2)
 			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
@@ -325,7 +340,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 				      (unsigned long long)g->blocks);
 		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
 			/* mke2fs: 1/64 of the default size more, whatever size was asked */
-			g->fc_blocks = (uint32_t)(ek_geometry_journal_default(g->blocks) / 64);
+			g->fc_blocks = (uint32_t)(journal_default(g->blocks) / 64);
 			g->journal_blocks += g->fc_blocks;
 		}
 	}
@@ -345,18 +360,4 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	 */
 	g->reserved_blocks = reserved_share(o, trimmed_blocks);
 	return 0;
-}
-
-uint64_t ek_geometry_journal_default(uint64_t blocks)
-{
-	static const struct { uint64_t below, size; } steps[] = {
-		{ 2048, 0 }, { 32768, 1024 }, { 256 * 1024, 4096 }, { 512 * 1024, 8192 },
-		{ 4096 * 1024, 16384 }, { 8192 * 1024, 32768 }, { 16384 * 1024, 65536 },
-		{ 32768 * 1024, 131072 },
-	};
-
-	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-		if (blocks < steps[i].below)
-			return steps[i].size;
-	return 262144;
 }

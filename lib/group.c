@@ -135,33 +135,83 @@ uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc
 	return 0;
 }
 
+/*
+ * The descriptor's split fields: the low half at @lo, the high half at @hi
+ * when the descriptor reaches past it (64-byte descriptors of 64bit; the
+ * kernel's EXT4_BG_*_CSUM_HI_END for the bitmap checksums).
+ */
+static const struct {
+	uint8_t lo, hi, width;
+} gd_fields[] = {
+#define GDF(f, w) { offsetof(struct ext4_group_desc, f##_lo), offsetof(struct ext4_group_desc, f##_hi), w }
+	[EK_GD_BLOCK_BITMAP] = GDF(bg_block_bitmap, 4),
+	[EK_GD_INODE_BITMAP] = GDF(bg_inode_bitmap, 4),
+	[EK_GD_INODE_TABLE] = GDF(bg_inode_table, 4),
+	[EK_GD_FREE_BLOCKS] = GDF(bg_free_blocks_count, 2),
+	[EK_GD_FREE_INODES] = GDF(bg_free_inodes_count, 2),
+	[EK_GD_USED_DIRS] = GDF(bg_used_dirs_count, 2),
+	[EK_GD_ITABLE_UNUSED] = GDF(bg_itable_unused, 2),
+	[EK_GD_BLOCK_BITMAP_CSUM] = GDF(bg_block_bitmap_csum, 2),
+	[EK_GD_INODE_BITMAP_CSUM] = GDF(bg_inode_bitmap_csum, 2),
+#undef GDF
+};
+
+static bool gd_has_hi(const struct ek_fs *fs, enum ek_gd_field f)
+{
+	return fs->desc_size >= (uint32_t)gd_fields[f].hi + gd_fields[f].width;
+}
+
+uint64_t ek_gd_get(const struct ek_fs *fs, const void *desc, enum ek_gd_field f)
+{
+	const uint8_t *d = desc;
+	unsigned w = gd_fields[f].width;
+	uint64_t v = w == 4 ? get_le32(d + gd_fields[f].lo) : get_le16(d + gd_fields[f].lo);
+
+	if (gd_has_hi(fs, f))
+		v |= (w == 4 ? (uint64_t)get_le32(d + gd_fields[f].hi) :
+			       (uint64_t)get_le16(d + gd_fields[f].hi)) << (8 * w);
+	return v;
+}
+
+void ek_gd_set(const struct ek_fs *fs, void *desc, enum ek_gd_field f, uint64_t v)
+{
+	uint8_t *d = desc;
+
+	if (gd_fields[f].width == 4) {
+		put_le32(d + gd_fields[f].lo, (uint32_t)v);
+		if (gd_has_hi(fs, f))
+			put_le32(d + gd_fields[f].hi, (uint32_t)(v >> 32));
+	} else {
+		put_le16(d + gd_fields[f].lo, (uint16_t)v);
+		if (gd_has_hi(fs, f))
+			put_le16(d + gd_fields[f].hi, (uint16_t)(v >> 16));
+	}
+}
+
+uint32_t ek_bitmap_csum(const struct ek_fs *fs, const void *map, bool inode)
+{
+	uint32_t bytes = inode ? fs->sb.inodes_per_group / 8 : fs->sb.clusters_per_group / 8;
+	uint32_t c = ek_crc32c(fs->csum_seed, map, bytes);
+
+	return gd_has_hi(fs, inode ? EK_GD_INODE_BITMAP_CSUM : EK_GD_BLOCK_BITMAP_CSUM) ? c :
+										       c & 0xFFFF;
+}
+
 static void desc_decode(const struct ek_fs *fs, const uint8_t *d, struct ek_group *g)
 {
 	const struct ext4_group_desc *gd = (const void *)d;
-	bool big = fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT;
 
-	g->block_bitmap = le32_to_cpu(gd->bg_block_bitmap_lo);
-	g->inode_bitmap = le32_to_cpu(gd->bg_inode_bitmap_lo);
-	g->inode_table = le32_to_cpu(gd->bg_inode_table_lo);
-	g->free_blocks = le16_to_cpu(gd->bg_free_blocks_count_lo);
-	g->free_inodes = le16_to_cpu(gd->bg_free_inodes_count_lo);
-	g->used_dirs = le16_to_cpu(gd->bg_used_dirs_count_lo);
-	g->itable_unused = le16_to_cpu(gd->bg_itable_unused_lo);
+	g->block_bitmap = ek_gd_get(fs, d, EK_GD_BLOCK_BITMAP);
+	g->inode_bitmap = ek_gd_get(fs, d, EK_GD_INODE_BITMAP);
+	g->inode_table = ek_gd_get(fs, d, EK_GD_INODE_TABLE);
+	g->free_blocks = (uint32_t)ek_gd_get(fs, d, EK_GD_FREE_BLOCKS);
+	g->free_inodes = (uint32_t)ek_gd_get(fs, d, EK_GD_FREE_INODES);
+	g->used_dirs = (uint32_t)ek_gd_get(fs, d, EK_GD_USED_DIRS);
+	g->itable_unused = (uint32_t)ek_gd_get(fs, d, EK_GD_ITABLE_UNUSED);
 	g->flags = le16_to_cpu(gd->bg_flags);
 	g->checksum = le16_to_cpu(gd->bg_checksum);
-	g->block_bitmap_csum = le16_to_cpu(gd->bg_block_bitmap_csum_lo);
-	g->inode_bitmap_csum = le16_to_cpu(gd->bg_inode_bitmap_csum_lo);
-	if (big) {
-		g->block_bitmap |= (ek_blk_t)le32_to_cpu(gd->bg_block_bitmap_hi) << 32;
-		g->inode_bitmap |= (ek_blk_t)le32_to_cpu(gd->bg_inode_bitmap_hi) << 32;
-		g->inode_table |= (ek_blk_t)le32_to_cpu(gd->bg_inode_table_hi) << 32;
-		g->free_blocks |= (uint32_t)le16_to_cpu(gd->bg_free_blocks_count_hi) << 16;
-		g->free_inodes |= (uint32_t)le16_to_cpu(gd->bg_free_inodes_count_hi) << 16;
-		g->used_dirs |= (uint32_t)le16_to_cpu(gd->bg_used_dirs_count_hi) << 16;
-		g->itable_unused |= (uint32_t)le16_to_cpu(gd->bg_itable_unused_hi) << 16;
-		g->block_bitmap_csum |= (uint32_t)le16_to_cpu(gd->bg_block_bitmap_csum_hi) << 16;
-		g->inode_bitmap_csum |= (uint32_t)le16_to_cpu(gd->bg_inode_bitmap_csum_hi) << 16;
-	}
+	g->block_bitmap_csum = (uint32_t)ek_gd_get(fs, d, EK_GD_BLOCK_BITMAP_CSUM);
+	g->inode_bitmap_csum = (uint32_t)ek_gd_get(fs, d, EK_GD_INODE_BITMAP_CSUM);
 }
 
 int ek_groups_load(struct ek_fs *fs)
@@ -229,17 +279,6 @@ static void init_block_bitmap(const struct ek_fs *fs, uint32_t g, uint8_t *map)
 	set_bit_range(map, nclusters, (uint64_t)fs->blksz * 8 - nclusters);
 }
 
-uint32_t ek_group_bitmap_csum(const struct ek_fs *fs, bool inode, const uint8_t *map)
-{
-	uint32_t bytes = inode ? fs->sb.inodes_per_group / 8 : fs->sb.clusters_per_group / 8;
-	uint32_t c = ek_crc32c(fs->csum_seed, map, bytes);
-
-	/* the high 16 bits live only in 64-byte descriptors */
-	if (fs->desc_size < (inode ? 0x3Cu : 0x3Au))
-		c &= 0xFFFF;
-	return c;
-}
-
 static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t **out)
 {
 	uint8_t **slot = inode ? &fs->inode_bitmaps[g] : &fs->block_bitmaps[g];
@@ -276,7 +315,7 @@ static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t *
 			return err;
 		}
 		if (fs->has_csum) {
-			uint32_t c = ek_group_bitmap_csum(fs, inode, map);
+			uint32_t c = ek_bitmap_csum(fs, map, inode);
 			uint32_t want = inode ? grp->inode_bitmap_csum : grp->block_bitmap_csum;
 
 			if (c != want)

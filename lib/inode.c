@@ -102,6 +102,135 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* ---- split fields of a raw inode ------------------------------------------------- */
+
+/* by byte offsets: an inode logged in a fast commit is not aligned */
+#define IOFF(f) offsetof(struct ext4_inode, f)
+
+uint64_t ek_inode_size_field(const void *raw)
+{
+	const uint8_t *r = raw;
+
+	return get_le32(r + IOFF(i_size_lo)) | (uint64_t)get_le32(r + IOFF(i_size_high)) << 32;
+}
+
+/* as the kernel's ext4_isize(): i_size_high (once i_dir_acl) counts for
+ * regular files, and for everything with largedir */
+uint64_t ek_inode_size(const struct ek_fs *fs, const void *raw)
+{
+	const uint8_t *r = raw;
+
+	if (ek_is_reg(get_le16(r + IOFF(i_mode))) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
+		return ek_inode_size_field(raw);
+	return get_le32(r + IOFF(i_size_lo));
+}
+
+void ek_inode_size_set(void *raw, uint64_t size)
+{
+	uint8_t *r = raw;
+
+	put_le32(r + IOFF(i_size_lo), (uint32_t)size);
+	put_le32(r + IOFF(i_size_high), (uint32_t)(size >> 32));
+}
+
+/* a 48-bit pair: 32 low bits at @lo, 16 high bits at @hi read only when @has_hi */
+static uint64_t get_lo32_hi16(const void *raw, size_t lo, size_t hi, bool has_hi)
+{
+	const uint8_t *r = raw;
+
+	return get_le32(r + lo) | (has_hi ? (uint64_t)get_le16(r + hi) << 32 : 0);
+}
+
+static void put_lo32_hi16(void *raw, size_t lo, size_t hi, uint64_t v)
+{
+	uint8_t *r = raw;
+
+	put_le32(r + lo, (uint32_t)v);
+	put_le16(r + hi, (uint16_t)(v >> 32));
+}
+
+uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw)
+{
+	return get_lo32_hi16(raw, IOFF(i_blocks_lo), IOFF(l_i_blocks_high),
+			     ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE));
+}
+
+void ek_inode_iblocks_set(void *raw, uint64_t v)
+{
+	put_lo32_hi16(raw, IOFF(i_blocks_lo), IOFF(l_i_blocks_high), v);
+}
+
+uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw)
+{
+	return get_lo32_hi16(raw, IOFF(i_file_acl_lo), IOFF(l_i_file_acl_high),
+			     ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT));
+}
+
+void ek_inode_file_acl_set(void *raw, uint64_t blk)
+{
+	put_lo32_hi16(raw, IOFF(i_file_acl_lo), IOFF(l_i_file_acl_high), blk);
+}
+
+uint32_t ek_inode_uid(const void *raw)
+{
+	const uint8_t *r = raw;
+
+	return get_le16(r + IOFF(i_uid)) | (uint32_t)get_le16(r + IOFF(l_i_uid_high)) << 16;
+}
+
+uint32_t ek_inode_gid(const void *raw)
+{
+	const uint8_t *r = raw;
+
+	return get_le16(r + IOFF(i_gid)) | (uint32_t)get_le16(r + IOFF(l_i_gid_high)) << 16;
+}
+
+void ek_inode_owner_set(void *raw, uint32_t uid, uint32_t gid)
+{
+	uint8_t *r = raw;
+
+	put_le16(r + IOFF(i_uid), uid & 0xFFFF);
+	put_le16(r + IOFF(l_i_uid_high), uid >> 16);
+	put_le16(r + IOFF(i_gid), gid & 0xFFFF);
+	put_le16(r + IOFF(l_i_gid_high), gid >> 16);
+}
+
+/* the inverse of time_decode(): seconds and nanoseconds in the base field and its _extra (epoch bits, nsec << 2) */
+void ek_inode_time_set(const struct ek_fs *fs, void *rawp, enum ek_time_field f,
+		       struct ek_timespec ts)
+{
+	static const struct { size_t base, extra; } at[] = {
+		[EK_TIME_ATIME] = { offsetof(struct ext4_inode, i_atime),
+				    offsetof(struct ext4_inode, i_atime_extra) },
+		[EK_TIME_CTIME] = { offsetof(struct ext4_inode, i_ctime),
+				    offsetof(struct ext4_inode, i_ctime_extra) },
+		[EK_TIME_MTIME] = { offsetof(struct ext4_inode, i_mtime),
+				    offsetof(struct ext4_inode, i_mtime_extra) },
+		[EK_TIME_CRTIME] = { offsetof(struct ext4_inode, i_crtime),
+				     offsetof(struct ext4_inode, i_crtime_extra) },
+	};
+	uint8_t *raw = rawp;
+	uint32_t extra_isize = fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE ?
+			       get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) : 0;
+	bool has_extra = EXT4_GOOD_OLD_INODE_SIZE + extra_isize >= at[f].extra + 4;
+
+	if (f == EK_TIME_CRTIME && !has_extra)
+		return;
+	/* what fits: 32 signed bits of seconds, and with _extra 2 epoch bits more */
+	int64_t hi = has_extra ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX;
+
+	if (ts.sec < INT32_MIN)
+		ts.sec = INT32_MIN;
+	if (ts.sec > hi)
+		ts.sec = hi;
+	put_le32(raw + at[f].base, (uint32_t)ts.sec);
+	if (has_extra) {
+		uint32_t epoch = (uint32_t)(((uint64_t)(ts.sec - (int32_t)ts.sec) >> 32) & 3);
+
+		put_le32(raw + at[f].extra, epoch | ((uint32_t)ts.nsec << 2));
+	}
+}
+
 /* decode @raw into @out without copying; out->raw points at @raw */
 static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 			    struct ek_inode *out)
@@ -116,25 +245,16 @@ static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 	e.raw_size = fs->inode_size;
 	e.mode = le16_to_cpu(r->i_mode);
 	e.links_count = le16_to_cpu(r->i_links_count);
-	e.uid = le16_to_cpu(r->i_uid) | (uint32_t)le16_to_cpu(r->l_i_uid_high) << 16;
-	e.gid = le16_to_cpu(r->i_gid) | (uint32_t)le16_to_cpu(r->l_i_gid_high) << 16;
-	e.size = le32_to_cpu(r->i_size_lo);
-	/* as the kernel's ext4_isize(): i_size_high (once i_dir_acl) counts
-	 * for regular files, and for everything with largedir */
-	if (ek_is_reg(e.mode) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR))
-		e.size |= (uint64_t)le32_to_cpu(r->i_size_high) << 32;
+	e.uid = ek_inode_uid(raw);
+	e.gid = ek_inode_gid(raw);
+	e.size = ek_inode_size(fs, raw);
 	e.flags = le32_to_cpu(r->i_flags);
 	e.generation = le32_to_cpu(r->i_generation);
 	e.dtime = le32_to_cpu(r->i_dtime);
-	e.file_acl = le32_to_cpu(r->i_file_acl_lo);
-	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT))
-		e.file_acl |= (uint64_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
-	e.blocks = le32_to_cpu(r->i_blocks_lo);
-	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) {
-		e.blocks |= (uint64_t)le16_to_cpu(r->l_i_blocks_high) << 32;
-		if (e.flags & EXT4_HUGE_FILE_FL)
-			e.blocks <<= fs->log_blksz - 9;
-	}
+	e.file_acl = ek_inode_file_acl(fs, raw);
+	e.blocks = ek_inode_iblocks(fs, raw);
+	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) && (e.flags & EXT4_HUGE_FILE_FL))
+		e.blocks <<= fs->log_blksz - 9;
 	e.version = le32_to_cpu(r->l_i_version);
 
 	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {

@@ -58,67 +58,6 @@ static int read_tree_block(struct walk *w, ek_blk_t blk, uint8_t *buf, const cha
 
 /* ---- extent trees ------------------------------------------------------ */
 
-struct ext_ent {
-	uint32_t lblk, len;
-	ek_blk_t pblk;
-	bool unwritten;
-};
-
-/* decode a leaf entry: ee_len > 32768 is an unwritten extent of len - 32768 */
-static struct ext_ent ext_decode(const struct ext4_extent *ex)
-{
-	struct ext_ent e = {
-		.lblk = le32_to_cpu(ex->ee_block),
-		.len = le16_to_cpu(ex->ee_len),
-		.pblk = le32_to_cpu(ex->ee_start_lo) | (ek_blk_t)le16_to_cpu(ex->ee_start_hi) << 32,
-	};
-
-	if (e.len > EXT_INIT_MAX_LEN) {
-		e.unwritten = true;
-		e.len -= EXT_INIT_MAX_LEN;
-	}
-	return e;
-}
-
-/*
- * Check one extent node header.  @blk is 0 for the root in i_block.
- * @depth is the depth the parent expects, or -1 for the root.
- */
-static int ext_check_header(const struct ek_fs *fs, ek_ino_t ino, ek_blk_t blk,
-			    const struct ext4_extent_header *eh, size_t size, int depth)
-{
-	uint16_t magic = le16_to_cpu(eh->eh_magic);
-	uint16_t entries = le16_to_cpu(eh->eh_entries);
-	uint16_t max = le16_to_cpu(eh->eh_max);
-	uint16_t d = le16_to_cpu(eh->eh_depth);
-	size_t cap = (size - sizeof(*eh)) / sizeof(struct ext4_extent);
-	const char *where = blk ? "extent block" : "extent root";
-
-	(void)fs;
-	if (magic != EXT4_EXT_MAGIC)
-		return ek_corrupt_ino(ino, "%s %llu: bad magic 0x%04x", where,
-				      (unsigned long long)blk, magic);
-	if (max == 0 || max > cap)
-		return ek_corrupt_ino(ino, "%s %llu: eh_max %u invalid (room for %zu)", where,
-				      (unsigned long long)blk, max, cap);
-	if (entries > max)
-		return ek_corrupt_ino(ino, "%s %llu: eh_entries %u > eh_max %u", where,
-				      (unsigned long long)blk, entries, max);
-	if (d > EXT4_EXT_MAX_DEPTH)
-		return ek_corrupt_ino(ino, "%s %llu: depth %u > %u", where,
-				      (unsigned long long)blk, d, EXT4_EXT_MAX_DEPTH);
-	if (depth >= 0 && d != depth)
-		return ek_corrupt_ino(ino, "%s %llu: depth %u, parent expects %d", where,
-				      (unsigned long long)blk, d, depth);
-	return 0;
-}
-
-static uint32_t ext_block_csum(const struct ek_fs *fs, const struct ek_inode *ei,
-			       const uint8_t *buf, size_t len)
-{
-	return ek_crc32c(ek_inode_csum_seed(fs, ei->ino, ei->generation), buf, len);
-}
-
 static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf)
 {
 	const struct ext4_extent_header *eh = (const void *)buf;
@@ -128,7 +67,7 @@ static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf)
 	if (!w->fs->has_csum || off + 4 > w->fs->blksz)
 		return 0;
 	want = get_le32(buf + off);
-	got = ext_block_csum(w->fs, w->ei, buf, off);
+	got = ek_ext_block_csum(w->fs, w->ei->ino, w->ei->generation, buf);
 	if (want != got && !w->badcrc)
 		w->badcrc = ek_badcrc(blk, "inode %u: extent block checksum 0x%08x does not match 0x%08x",
 				      w->ei->ino, want, got);
@@ -144,7 +83,7 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 	uint64_t next = 0;	/* entries must be in increasing logical order */
 	int err;
 
-	err = ext_check_header(w->fs, w->ei->ino, blk, eh, size, depth);
+	err = ek_ext_node_check(w->ei->ino, blk, eh, size, depth);
 	if (err)
 		return err;
 	entries = le16_to_cpu(eh->eh_entries);
@@ -154,7 +93,7 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 		const uint8_t *p = node + sizeof(*eh) + i * sizeof(struct ext4_extent);
 
 		if (d == 0) {
-			struct ext_ent e = ext_decode((const void *)p);
+			struct ek_ext e = ek_ext_decode(p);
 			uint32_t lblk = e.lblk, len = e.len;
 			ek_blk_t pblk = e.pblk;
 
@@ -172,8 +111,7 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 		} else {
 			const struct ext4_extent_idx *ix = (const void *)p;
 			uint32_t lblk = le32_to_cpu(ix->ei_block);
-			ek_blk_t child = le32_to_cpu(ix->ei_leaf_lo) |
-					 (ek_blk_t)le16_to_cpu(ix->ei_leaf_hi) << 32;
+			ek_blk_t child = ek_ext_idx_child(p);
 			uint8_t *cbuf = w->buf[d - 1];
 
 			if (i > 0 && lblk < next)
@@ -337,7 +275,7 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		const struct ext4_extent_header *eh = (const void *)node;
 		unsigned lo = 0, hi, d;
 
-		err = ext_check_header(fs, ei->ino, blk, eh, size, depth);
+		err = ek_ext_node_check(ei->ino, blk, eh, size, depth);
 		if (err)
 			break;
 		d = le16_to_cpu(eh->eh_depth);
@@ -356,7 +294,7 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		const uint8_t *p = node + 12 + 12 * lo;
 
 		if (d == 0) {
-			struct ext_ent e = ext_decode((const void *)p);
+			struct ek_ext e = ek_ext_decode(p);
 			uint32_t first = e.lblk, len = e.len;
 			ek_blk_t start = e.pblk;
 
@@ -374,7 +312,7 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		}
 		const struct ext4_extent_idx *ix = (const void *)p;
 
-		blk = le32_to_cpu(ix->ei_leaf_lo) | (ek_blk_t)le16_to_cpu(ix->ei_leaf_hi) << 32;
+		blk = ek_ext_idx_child(p);
 		if (le32_to_cpu(ix->ei_block) > lblk)
 			break;	/* before the first index: a hole */
 		if (!ek_fs_block_valid(fs, blk)) {

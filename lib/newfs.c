@@ -503,10 +503,10 @@ static void inode_times(const struct ek_newfs *nf, uint8_t *raw, int64_t t)
 {
 	struct ek_timespec ts = { .sec = t, .nsec = 0 };
 
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_ATIME, ts);
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_CTIME, ts);
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_MTIME, ts);
-	ek_newfs_inode_set_time(nf, raw, EK_TIME_CRTIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_ATIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_CTIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_MTIME, ts);
+	ek_inode_time_set(&nf->fs, raw, EK_TIME_CRTIME, ts);
 }
 
 int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_t **raw)
@@ -532,41 +532,6 @@ int ek_newfs_inode_new(struct ek_newfs *nf, uint16_t mode, ek_ino_t *ino, uint8_
 	*ino = n;
 	*raw = r;
 	return 0;
-}
-
-/* seconds and nanoseconds in the base field and its _extra (epoch bits, nsec << 2) */
-void ek_newfs_inode_set_time(const struct ek_newfs *nf, uint8_t *raw, enum ek_time_field f,
-			     struct ek_timespec ts)
-{
-	static const struct { size_t base, extra; } at[] = {
-		[EK_TIME_ATIME] = { offsetof(struct ext4_inode, i_atime),
-				    offsetof(struct ext4_inode, i_atime_extra) },
-		[EK_TIME_CTIME] = { offsetof(struct ext4_inode, i_ctime),
-				    offsetof(struct ext4_inode, i_ctime_extra) },
-		[EK_TIME_MTIME] = { offsetof(struct ext4_inode, i_mtime),
-				    offsetof(struct ext4_inode, i_mtime_extra) },
-		[EK_TIME_CRTIME] = { offsetof(struct ext4_inode, i_crtime),
-				     offsetof(struct ext4_inode, i_crtime_extra) },
-	};
-	uint32_t extra_isize = nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE ?
-			       get_le16(raw + offsetof(struct ext4_inode, i_extra_isize)) : 0;
-	bool has_extra = EXT4_GOOD_OLD_INODE_SIZE + extra_isize >= at[f].extra + 4;
-
-	if (f == EK_TIME_CRTIME && !has_extra)
-		return;
-	/* what fits: 32 signed bits of seconds, and with _extra 2 epoch bits more */
-	int64_t hi = has_extra ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX;
-
-	if (ts.sec < INT32_MIN)
-		ts.sec = INT32_MIN;
-	if (ts.sec > hi)
-		ts.sec = hi;
-	put_le32(raw + at[f].base, (uint32_t)ts.sec);
-	if (has_extra) {
-		uint32_t epoch = (uint32_t)(((uint64_t)(ts.sec - (int32_t)ts.sec) >> 32) & 3);
-
-		put_le32(raw + at[f].extra, epoch | ((uint32_t)ts.nsec << 2));
-	}
 }
 
 void ek_newfs_inode_done(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw)
@@ -626,50 +591,25 @@ static int pending_add(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
 	return 0;
 }
 
-/* rec_len as stored: 65536 does not fit 16 bits (the kernel's ext4_rec_len_to_disk) */
-static uint16_t rec_len_disk(uint32_t len)
-{
-	return len < 65536 ? (uint16_t)len : (uint16_t)((len & 65532) | ((len >> 16) & 3));
-}
-
 /* a directory block holding nothing (a tail under metadata_csum) */
 static void dir_block_empty(const struct ek_newfs *nf, uint8_t *b)
 {
 	memset(b, 0, nf->fs.blksz);
-	put_le16(b + 4, rec_len_disk(nf->fs.has_csum ? nf->fs.blksz - 12 : nf->fs.blksz));
+	put_le16(b + 4, ek_rec_len_to_disk(nf->fs.has_csum ? nf->fs.blksz - 12 : nf->fs.blksz,
+					   nf->fs.blksz));
 }
 
-/* one dirent at @off; returns the offset after its minimal length */
-static uint32_t dirent_put(uint8_t *b, uint32_t off, ek_ino_t ino, uint16_t rec_len,
-			   const char *name, uint8_t ft, bool filetype)
+/* one dirent at @off (ek_dirent_put); returns the offset after it */
+static uint32_t dirent_put(const struct ek_newfs *nf, uint8_t *b, uint32_t off, ek_ino_t ino,
+			   uint32_t rec_len, const char *name, uint8_t ft)
 {
-	size_t len = strlen(name);
-
-	put_le32(b + off, (uint32_t)ino);
-	put_le16(b + off + 4, rec_len);
-	b[off + 6] = (uint8_t)len;
-	b[off + 7] = filetype ? ft : 0;
-	memcpy(b + off + 8, name, len);
+	ek_dirent_put(&nf->fs, b, off, ino, rec_len, name, (uint8_t)strlen(name), ft);
 	return off + rec_len;
-}
-
-void ek_newfs_dir_tail(const struct ek_newfs *nf, ek_ino_t dir, uint8_t *b)
-{
-	uint8_t *t;
-
-	if (!nf->fs.has_csum)
-		return;
-	t = b + nf->fs.blksz - 12;
-	memset(t, 0, 12);
-	put_le16(t + 4, 12);
-	t[7] = EXT4_FT_DIR_CSUM;
-	put_le32(t + 8, ek_crc32c(ek_inode_csum_seed(&nf->fs, dir, 0), b, nf->fs.blksz - 12));
 }
 
 static int make_root_and_lpf(struct ek_newfs *nf)
 {
 	uint32_t bs = nf->fs.blksz, lpf_blocks;
-	bool ft = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_FILETYPE);
 	bool inline_data = ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA);
 	uint32_t end = nf->fs.has_csum ? bs - 12 : bs;
 	uint8_t *raw, *b = ek_calloc(1, bs);
@@ -686,7 +626,7 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	if (err)
 		goto out;
 	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0755);
-	ek_newfs_inode_set_owner(nf, raw, nf->o.root_uid, nf->o.root_gid);
+	ek_inode_owner_set(raw, nf->o.root_uid, nf->o.root_gid);
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 3);
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
@@ -699,12 +639,12 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	blk = v[0].pblk;
 	free(v);
 	v = NULL;
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), bs);
+	ek_inode_size_set(raw, bs);
 	memset(b, 0, bs);
-	dirent_put(b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR, ft);
-	dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
-	dirent_put(b, 24, EXT4_LPF_INO, rec_len_disk(end - 24), "lost+found", EXT4_FT_DIR, ft);
-	ek_newfs_dir_tail(nf, EXT4_ROOT_INO, b);
+	dirent_put(nf, b, 0, EXT4_ROOT_INO, 12, ".", EXT4_FT_DIR);
+	dirent_put(nf, b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR);
+	dirent_put(nf, b, 24, EXT4_LPF_INO, end - 24, "lost+found", EXT4_FT_DIR);
+	ek_dir_leaf_tail(&nf->fs, EXT4_ROOT_INO, 0, b);
 	if ((err = pending_add(nf, blk, b)))
 		goto out;
 
@@ -733,7 +673,7 @@ lost_found:
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), lpf_blocks * bs);
+	ek_inode_size_set(raw, (uint64_t)lpf_blocks * bs);
 	/* block by block where the free space is broken (mke2fs's first fit) */
 	run.len = lpf_blocks;
 	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, 0, 0, &v, &nv)))
@@ -745,17 +685,17 @@ lost_found:
 		if (i == 0 && inline_data) {
 			/* as mke2fs's conversion of the inline directory leaves it */
 			memset(b, 0, bs);
-			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
-			dirent_put(b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR, ft);
-			put_le16(b + 28, rec_len_disk(end - 24));
+			dirent_put(nf, b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR);
+			dirent_put(nf, b, 12, EXT4_ROOT_INO, 12, "..", EXT4_FT_DIR);
+			put_le16(b + 28, ek_rec_len_to_disk(end - 24, bs));
 		} else if (i == 0) {
 			memset(b, 0, bs);
-			dirent_put(b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR, ft);
-			dirent_put(b, 12, EXT4_ROOT_INO, rec_len_disk(end - 12), "..", EXT4_FT_DIR, ft);
+			dirent_put(nf, b, 0, EXT4_LPF_INO, 12, ".", EXT4_FT_DIR);
+			dirent_put(nf, b, 12, EXT4_ROOT_INO, end - 12, "..", EXT4_FT_DIR);
 		} else {
 			dir_block_empty(nf, b);
 		}
-		ek_newfs_dir_tail(nf, EXT4_LPF_INO, b);
+		ek_dir_leaf_tail(&nf->fs, EXT4_LPF_INO, 0, b);
 		err = pending_add(nf, blk, b);
 	}
 out:
@@ -1017,8 +957,7 @@ static uint8_t *special_inode(struct ek_newfs *nf, ek_ino_t ino, uint16_t mode)
 
 static void inode_set_size(uint8_t *raw, uint64_t size)
 {
-	put_le32(raw + offsetof(struct ext4_inode, i_size_lo), (uint32_t)size);
-	put_le32(raw + offsetof(struct ext4_inode, i_size_high), (uint32_t)(size >> 32));
+	ek_inode_size_set(raw, size);
 }
 
 /*
@@ -1186,15 +1125,6 @@ out:
 
 /* ---- superblock, create, write ---------------------------------------------------- */
 
-void ek_newfs_inode_set_owner(const struct ek_newfs *nf, uint8_t *raw, uint32_t uid, uint32_t gid)
-{
-	(void)nf;
-	put_le16(raw + offsetof(struct ext4_inode, i_uid), uid & 0xFFFF);
-	put_le16(raw + offsetof(struct ext4_inode, l_i_uid_high), uid >> 16);
-	put_le16(raw + offsetof(struct ext4_inode, i_gid), gid & 0xFFFF);
-	put_le16(raw + offsetof(struct ext4_inode, l_i_gid_high), gid >> 16);
-}
-
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed)
 {
 	nf->fs.io = io;
@@ -1206,12 +1136,6 @@ ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf)
 	return nf->journal_start;
 }
 
-static void put_time(uint8_t *lo, uint8_t *hi, int64_t t)
-{
-	put_le32(lo, (uint32_t)t);
-	*hi = (uint8_t)((uint64_t)t >> 32);
-}
-
 /* the superblock mke2fs writes (mkfs/NOTES.md §7), counts filled in by finish */
 static void build_super(struct ek_newfs *nf)
 {
@@ -1221,10 +1145,6 @@ static void build_super(struct ek_newfs *nf)
 
 	memset(sb, 0, sizeof(*sb));
 	sb->s_inodes_count = cpu_to_le32((uint32_t)g->inodes);
-	sb->s_blocks_count_lo = cpu_to_le32((uint32_t)g->blocks);
-	sb->s_blocks_count_hi = cpu_to_le32((uint32_t)(g->blocks >> 32));
-	sb->s_r_blocks_count_lo = cpu_to_le32((uint32_t)g->reserved_blocks);
-	sb->s_r_blocks_count_hi = cpu_to_le32((uint32_t)(g->reserved_blocks >> 32));
 	sb->s_first_data_block = cpu_to_le32(g->first_data_block);
 	for (uint32_t b = g->blocksize; b > 1024; b >>= 1)
 		sb->s_log_block_size = cpu_to_le32(le32_to_cpu(sb->s_log_block_size) + 1);
@@ -1232,18 +1152,21 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_blocks_per_group = cpu_to_le32(g->blocks_per_group);
 	sb->s_clusters_per_group = cpu_to_le32(g->clusters_per_group);
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
-	put_time((uint8_t *)&sb->s_wtime, &sb->s_wtime_hi, o->now);
+	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, o->now);
 	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
 	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
-	put_time((uint8_t *)&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
+	ek_time_set(&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
 	sb->s_rev_level = cpu_to_le32(1);
 	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
 	sb->s_inode_size = cpu_to_le16((uint16_t)g->inode_size);
 	sb->s_feature_compat = cpu_to_le32(g->compat);
 	sb->s_feature_incompat = cpu_to_le32(g->incompat);
 	sb->s_feature_ro_compat = cpu_to_le32(g->ro_compat);
+	/* after the feature words: the hi halves are written with 64bit */
+	ek_sb_set(sb, EK_SB_BLOCKS_COUNT, g->blocks);
+	ek_sb_set(sb, EK_SB_R_BLOCKS_COUNT, g->reserved_blocks);
 	memcpy(sb->s_uuid, o->uuid, 16);
 	memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
@@ -1253,7 +1176,7 @@ static void build_super(struct ek_newfs *nf)
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
 		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
 	sb->s_default_mount_opts = cpu_to_le32(0x0C);	/* user_xattr, acl */
-	put_time((uint8_t *)&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
+	ek_time_set(&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
 	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
 		sb->s_min_extra_isize = cpu_to_le16(32);
 		sb->s_want_extra_isize = cpu_to_le16(32);
@@ -1448,22 +1371,6 @@ static void inode_bitmap_of(const struct ek_newfs *nf, uint32_t g, uint8_t *b)
 		b[i >> 3] |= 1u << (i & 7);
 }
 
-static void desc_put(const struct ek_newfs *nf, uint8_t *d, size_t lo, size_t hi, uint64_t v,
-		     unsigned bits)
-{
-	if (bits == 32) {
-		put_le32(d + lo, (uint32_t)v);
-		if (nf->fs.desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-			put_le32(d + hi, (uint32_t)(v >> 32));
-	} else {
-		put_le16(d + lo, (uint16_t)v);
-		if (nf->fs.desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-			put_le16(d + hi, (uint16_t)(v >> 16));
-	}
-}
-
-#define DESC(f) offsetof(struct ext4_group_desc, f##_lo), offsetof(struct ext4_group_desc, f##_hi)
-
 /* group counters, flags and checksums into the descriptor table; totals into the superblock */
 static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 {
@@ -1494,35 +1401,34 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 		free_blocks += grp->free_blocks;
 		free_inodes += grp->free_inodes;
 
-		desc_put(nf, d, DESC(bg_block_bitmap), grp->block_bitmap, 32);
-		desc_put(nf, d, DESC(bg_inode_bitmap), grp->inode_bitmap, 32);
-		desc_put(nf, d, DESC(bg_inode_table), grp->inode_table, 32);
-		desc_put(nf, d, DESC(bg_free_blocks_count), grp->free_blocks, 16);
-		desc_put(nf, d, DESC(bg_free_inodes_count), grp->free_inodes, 16);
-		desc_put(nf, d, DESC(bg_used_dirs_count), grp->used_dirs, 16);
-		desc_put(nf, d, DESC(bg_itable_unused), grp->itable_unused, 16);
+		ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP, grp->block_bitmap);
+		ek_gd_set(fs, d, EK_GD_INODE_BITMAP, grp->inode_bitmap);
+		ek_gd_set(fs, d, EK_GD_INODE_TABLE, grp->inode_table);
+		ek_gd_set(fs, d, EK_GD_FREE_BLOCKS, grp->free_blocks);
+		ek_gd_set(fs, d, EK_GD_FREE_INODES, grp->free_inodes);
+		ek_gd_set(fs, d, EK_GD_USED_DIRS, grp->used_dirs);
+		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, grp->itable_unused);
 		put_le16(d + offsetof(struct ext4_group_desc, bg_flags), flags);
 		if (fs->has_csum) {
 			uint32_t bc = 0, ic = 0;
 
 			if (!(flags & EXT4_BG_BLOCK_UNINIT)) {
 				block_bitmap_of(nf, g, bitmap);
-				bc = ek_crc32c(fs->csum_seed, bitmap, nf->g.clusters_per_group / 8);
+				bc = ek_bitmap_csum(fs, bitmap, false);
 			}
 			if (!(flags & EXT4_BG_INODE_UNINIT)) {
 				inode_bitmap_of(nf, g, bitmap);
-				ic = ek_crc32c(fs->csum_seed, bitmap, nf->g.inodes_per_group / 8);
+				ic = ek_bitmap_csum(fs, bitmap, true);
 			}
-			desc_put(nf, d, DESC(bg_block_bitmap_csum), bc, 16);
-			desc_put(nf, d, DESC(bg_inode_bitmap_csum), ic, 16);
+			ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP_CSUM, bc);
+			ek_gd_set(fs, d, EK_GD_INODE_BITMAP_CSUM, ic);
 		}
 		if (uninit)
 			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
 				 ek_group_desc_csum(fs, g, d));
 	}
 	free_blocks <<= nf->cshift;	/* the superblock counts blocks, the groups clusters */
-	sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)free_blocks);
-	sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(free_blocks >> 32));
+	ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT, free_blocks);
 	sb->s_free_inodes_count = cpu_to_le32((uint32_t)free_inodes);
 	sb->s_overhead_clusters = cpu_to_le32((uint32_t)nf->overhead);
 	return 0;

@@ -14,8 +14,6 @@
 #include <string.h>
 #include "extkit.h"
 
-#define EXT4_ORPHAN_BLOCK_MAGIC 0x0b10ca04
-
 /* the raw inode @ino through @read (inode tables located as on disk) */
 static int read_raw_inode(struct ek_fs *fs, ek_block_reader read, void *rarg, ek_ino_t ino,
 			  uint8_t *blkbuf, const uint8_t **raw)
@@ -31,6 +29,15 @@ static int read_raw_inode(struct ek_fs *fs, ek_block_reader read, void *rarg, ek
 	return err;
 }
 
+/* what a mount does with orphan @o depends on these fields of its inode */
+static void orphan_fill(const struct ek_fs *fs, const uint8_t *raw, struct ek_orphan *o)
+{
+	o->links = get_le16(raw + offsetof(struct ext4_inode, i_links_count));
+	o->mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
+	o->size = ek_inode_size(fs, raw);
+	o->has_blocks = ek_inode_iblocks(fs, raw) || ek_inode_file_acl(fs, raw);
+}
+
 int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_block_reader read,
 		       void *rarg, ek_orphan_fn fn, void *arg)
 {
@@ -43,7 +50,6 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 		return -ENOMEM;
 	while (ino && !err) {
 		const uint8_t *raw;
-		const struct ext4_inode *r;
 		struct ek_orphan o = { .ino = ino };
 
 		if (ino < 1 || ino > fs->sb.inodes_count) {
@@ -59,14 +65,9 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 			err = read_raw_inode(fs, read, rarg, ino, buf, &raw);
 		if (err)
 			break;
-		r = (const void *)raw;
-		o.links = le16_to_cpu(r->i_links_count);
-		o.mode = le16_to_cpu(r->i_mode);
-		o.size = le32_to_cpu(r->i_size_lo) | (uint64_t)le32_to_cpu(r->i_size_high) << 32;
-		o.has_blocks = r->i_blocks_lo || r->l_i_blocks_high || r->i_file_acl_lo ||
-			       r->l_i_file_acl_high;
+		orphan_fill(fs, raw, &o);
 		err = fn(arg, &o);
-		ino = le32_to_cpu(r->i_dtime);	/* the next orphan */
+		ino = get_le32(raw + offsetof(struct ext4_inode, i_dtime));	/* the next orphan */
 	}
 
 	ofile = (le32_to_cpu(sb->s_feature_compat) & EXT4_FEATURE_COMPAT_ORPHAN_FILE) ?
@@ -87,7 +88,7 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 			err = read(rarg, pblk, buf);
 			if (err)
 				break;
-			if (get_le32(buf + fs->blksz - 8) != EXT4_ORPHAN_BLOCK_MAGIC) {
+			if (get_le32(buf + fs->blksz - 8) != EK_ORPHAN_BLOCK_MAGIC) {
 				err = ek_corrupt(pblk, "orphan file block %llu has no tail magic",
 						 (unsigned long long)lb);
 				break;
@@ -108,12 +109,7 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 				ibuf = ek_malloc(fs->blksz);
 				err = ibuf ? read_raw_inode(fs, read, rarg, o.ino, ibuf, &raw) : -ENOMEM;
 				if (!err) {
-					o.links = get_le16(raw + offsetof(struct ext4_inode, i_links_count));
-					o.mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
-					o.size = get_le32(raw + offsetof(struct ext4_inode, i_size_lo)) |
-						 (uint64_t)get_le32(raw + offsetof(struct ext4_inode, i_size_high)) << 32;
-					o.has_blocks = get_le32(raw + offsetof(struct ext4_inode, i_blocks_lo)) ||
-						       get_le32(raw + offsetof(struct ext4_inode, i_file_acl_lo));
+					orphan_fill(fs, raw, &o);
 					err = fn(arg, &o);
 				}
 				free(ibuf);
@@ -188,9 +184,7 @@ static int free_mapping(void *arg, const struct ek_mapping *m)
 /* drop the inode's reference to its xattr block, freeing it with the last */
 static int release_xattr_block(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw)
 {
-	struct ext4_inode *r = (void *)raw;
-	ek_blk_t blk = le32_to_cpu(r->i_file_acl_lo) |
-		       (ek_blk_t)le16_to_cpu(r->l_i_file_acl_high) << 32;
+	ek_blk_t blk = ek_inode_file_acl(fs, raw);
 	struct ext4_xattr_header *h;
 	uint8_t *b;
 	uint32_t refs;
@@ -215,8 +209,7 @@ static int release_xattr_block(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t in
 		h->h_checksum = cpu_to_le32(ek_xattr_block_csum(fs, blk, b));
 	if (!refs && (err = ek_wset_mark_block(ws, blk, false)))
 		return err;
-	r->i_file_acl_lo = 0;
-	r->l_i_file_acl_high = 0;
+	ek_inode_file_acl_set(raw, 0);
 	return 0;
 }
 

@@ -263,11 +263,6 @@ void ek_out_record_end(struct ek_out *o)
 		fflush(o->f);
 }
 
-void ek_out_flush(struct ek_out *o)
-{
-	fflush(o->f);
-}
-
 void ek_out_free(struct ek_out *o)
 {
 	if (!o)

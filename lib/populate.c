@@ -148,10 +148,10 @@ static struct ek_timespec clamp(const struct pop *p, struct timespec t)
 
 static void set_attrs(struct pop *p, uint8_t *raw, const struct stat *s)
 {
-	ek_newfs_inode_set_owner(p->nf, raw, s->st_uid, s->st_gid);
-	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_ATIME, clamp(p, s->st_atim));
-	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_MTIME, clamp(p, s->st_mtim));
-	ek_newfs_inode_set_time(p->nf, raw, EK_TIME_CTIME, clamp(p, s->st_ctim));
+	ek_inode_owner_set(raw, s->st_uid, s->st_gid);
+	ek_inode_time_set(p->fs, raw, EK_TIME_ATIME, clamp(p, s->st_atim));
+	ek_inode_time_set(p->fs, raw, EK_TIME_MTIME, clamp(p, s->st_mtim));
+	ek_inode_time_set(p->fs, raw, EK_TIME_CTIME, clamp(p, s->st_ctim));
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
 }
 
@@ -269,9 +269,7 @@ static int xlist_store(struct pop *p, ek_ino_t ino, uint8_t *raw, struct xlist *
 			err = ek_newfs_write(p->nf, blk, block, 1);
 		}
 		if (!err) {
-			put_le32(raw + offsetof(struct ext4_inode, i_file_acl_lo), (uint32_t)blk);
-			put_le16(raw + offsetof(struct ext4_inode, l_i_file_acl_high),
-				 (uint16_t)(blk >> 32));
+			ek_inode_file_acl_set(raw, blk);
 			ek_inode_add_blocks(p->fs, raw, ek_cluster_ratio(p->fs));
 		}
 		free(block);

@@ -405,8 +405,7 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 	/* a journal errno marks the filesystem as having errors (e2fsck) */
 	if (jsb->s_errno)
 		sb->s_state |= cpu_to_le16(EXT4_ERROR_FS);
-	sb->s_wtime = cpu_to_le32((uint32_t)now);
-	sb->s_wtime_hi = (uint8_t)((uint64_t)now >> 32);
+	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, now);
 	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
 	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);

@@ -66,9 +66,53 @@ static const struct ek_feature features[] = {
 /* accepted on input only (e2fsprogs aliases) */
 static const struct ek_feature feature_aliases[] = {
 	{ EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_EXTENTS, "extents" },
+	{ EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_LARGEDIR, "largedir" },
 	{ EK_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, "uninit_groups" },
 	{ EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, "fname_encoding" },
 };
+
+/* ---- split fields: the block counts (hi halves with 64bit), times (hi bytes) ---- */
+
+static const struct {
+	uint16_t lo, hi;
+} sb_counts[] = {
+	[EK_SB_BLOCKS_COUNT] = { offsetof(struct ext4_super_block, s_blocks_count_lo),
+				 offsetof(struct ext4_super_block, s_blocks_count_hi) },
+	[EK_SB_R_BLOCKS_COUNT] = { offsetof(struct ext4_super_block, s_r_blocks_count_lo),
+				   offsetof(struct ext4_super_block, s_r_blocks_count_hi) },
+	[EK_SB_FREE_BLOCKS_COUNT] = { offsetof(struct ext4_super_block, s_free_blocks_count_lo),
+				      offsetof(struct ext4_super_block, s_free_blocks_count_hi) },
+};
+
+static bool sb_is64(const struct ext4_super_block *sb)
+{
+	return le32_to_cpu(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT;
+}
+
+uint64_t ek_sb_get(const struct ext4_super_block *sb, enum ek_sb_field f)
+{
+	const uint8_t *p = (const void *)sb;
+	uint64_t v = get_le32(p + sb_counts[f].lo);
+
+	if (sb_is64(sb))
+		v |= (uint64_t)get_le32(p + sb_counts[f].hi) << 32;
+	return v;
+}
+
+void ek_sb_set(struct ext4_super_block *sb, enum ek_sb_field f, uint64_t v)
+{
+	uint8_t *p = (void *)sb;
+
+	put_le32(p + sb_counts[f].lo, (uint32_t)v);
+	if (sb_is64(sb))
+		put_le32(p + sb_counts[f].hi, (uint32_t)(v >> 32));
+}
+
+void ek_time_set(__le32 *lo, uint8_t *hi, int64_t t)
+{
+	*lo = cpu_to_le32((uint32_t)t);
+	*hi = (uint8_t)((uint64_t)t >> 32);
+}
 
 const struct ek_feature *ek_feature_table(size_t *count)
 {
@@ -192,14 +236,9 @@ int ek_super_decode(const struct ext4_super_block *raw, bool ignore_csum,
 		s.log_cluster_size = s.log_block_size;
 	}
 
-	s.blocks_count = le32_to_cpu(raw->s_blocks_count_lo);
-	s.r_blocks_count = le32_to_cpu(raw->s_r_blocks_count_lo);
-	s.free_blocks_count = le32_to_cpu(raw->s_free_blocks_count_lo);
-	if (is64) {
-		s.blocks_count |= (uint64_t)le32_to_cpu(raw->s_blocks_count_hi) << 32;
-		s.r_blocks_count |= (uint64_t)le32_to_cpu(raw->s_r_blocks_count_hi) << 32;
-		s.free_blocks_count |= (uint64_t)le32_to_cpu(raw->s_free_blocks_count_hi) << 32;
-	}
+	s.blocks_count = ek_sb_get(raw, EK_SB_BLOCKS_COUNT);
+	s.r_blocks_count = ek_sb_get(raw, EK_SB_R_BLOCKS_COUNT);
+	s.free_blocks_count = ek_sb_get(raw, EK_SB_FREE_BLOCKS_COUNT);
 	s.inodes_count = le32_to_cpu(raw->s_inodes_count);
 	s.free_inodes_count = le32_to_cpu(raw->s_free_inodes_count);
 	s.first_data_block = le32_to_cpu(raw->s_first_data_block);

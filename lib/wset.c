@@ -229,28 +229,9 @@ void ek_inode_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw)
 		put_le16(raw + offsetof(struct ext4_inode, i_checksum_hi), c >> 16);
 }
 
-/* a lo/hi pair of 16-bit descriptor fields, the hi half only in 64-byte ones */
-static uint32_t desc_get(const struct ek_fs *fs, const uint8_t *d, size_t lo, size_t hi)
+static void desc_add(const struct ek_fs *fs, uint8_t *d, enum ek_gd_field f, int delta)
 {
-	uint32_t v = get_le16(d + lo);
-
-	if (fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-		v |= (uint32_t)get_le16(d + hi) << 16;
-	return v;
-}
-
-static void desc_put(const struct ek_fs *fs, uint8_t *d, size_t lo, size_t hi, uint32_t v)
-{
-	put_le16(d + lo, v & 0xFFFF);
-	if (fs->desc_size >= EXT4_MIN_DESC_SIZE_64BIT)
-		put_le16(d + hi, v >> 16);
-}
-
-#define DESC_FIELD(f) offsetof(struct ext4_group_desc, f##_lo), offsetof(struct ext4_group_desc, f##_hi)
-
-static void desc_add(const struct ek_fs *fs, uint8_t *d, size_t lo, size_t hi, int delta)
-{
-	desc_put(fs, d, lo, hi, desc_get(fs, d, lo, hi) + delta);
+	ek_gd_set(fs, d, f, ek_gd_get(fs, d, f) + delta);
 }
 
 static void desc_clear_flag(uint8_t *d, uint16_t flag)
@@ -325,7 +306,7 @@ int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used)
 		map[bit >> 3] |= 1u << (bit & 7);
 	else
 		map[bit >> 3] &= ~(1u << (bit & 7));
-	desc_add(fs, d, DESC_FIELD(bg_free_blocks_count), used ? -1 : 1);
+	desc_add(fs, d, EK_GD_FREE_BLOCKS, used ? -1 : 1);
 	ws->free_blocks_delta += used ? -(int64_t)ek_cluster_ratio(fs) : ek_cluster_ratio(fs);
 	return 0;
 }
@@ -352,15 +333,15 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 		map[bit >> 3] |= 1u << (bit & 7);
 	else
 		map[bit >> 3] &= ~(1u << (bit & 7));
-	desc_add(fs, d, DESC_FIELD(bg_free_inodes_count), used ? -1 : 1);
+	desc_add(fs, d, EK_GD_FREE_INODES, used ? -1 : 1);
 	if (dir)
-		desc_add(fs, d, DESC_FIELD(bg_used_dirs_count), used ? 1 : -1);
+		desc_add(fs, d, EK_GD_USED_DIRS, used ? 1 : -1);
 	if (used && (fs->has_csum || fs->has_gdt_csum)) {
 		/* the inode table is in use at least up to this inode */
-		uint32_t unused = desc_get(fs, d, DESC_FIELD(bg_itable_unused));
+		uint32_t unused = ek_gd_get(fs, d, EK_GD_ITABLE_UNUSED);
 
 		if (bit + 1 > fs->sb.inodes_per_group - unused)
-			desc_put(fs, d, DESC_FIELD(bg_itable_unused), fs->sb.inodes_per_group - bit - 1);
+			ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, fs->sb.inodes_per_group - bit - 1);
 	}
 	ws->free_inodes_delta += used ? -1 : 1;
 	return 0;
@@ -440,17 +421,17 @@ static void recount_group(struct ek_wset *ws, uint32_t g, uint8_t *d)
 
 	if ((ws->touched[g] & 1) && (map = ek_wset_find(ws, fs->groups[g].block_bitmap))) {
 		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
-		uint32_t old = desc_get(fs, d, DESC_FIELD(bg_free_blocks_count));
+		uint32_t old = ek_gd_get(fs, d, EK_GD_FREE_BLOCKS);
 		uint32_t now = (uint32_t)count_free(map, nbits);
 
-		desc_put(fs, d, DESC_FIELD(bg_free_blocks_count), now);
+		ek_gd_set(fs, d, EK_GD_FREE_BLOCKS, now);
 		ws->free_blocks_delta += ((int64_t)now - old) * ek_cluster_ratio(fs);
 	}
 	if ((ws->touched[g] & 2) && (map = ek_wset_find(ws, fs->groups[g].inode_bitmap))) {
-		uint32_t old = desc_get(fs, d, DESC_FIELD(bg_free_inodes_count));
+		uint32_t old = ek_gd_get(fs, d, EK_GD_FREE_INODES);
 		uint32_t now = (uint32_t)count_free(map, fs->sb.inodes_per_group);
 
-		desc_put(fs, d, DESC_FIELD(bg_free_inodes_count), now);
+		ek_gd_set(fs, d, EK_GD_FREE_INODES, now);
 		ws->free_inodes_delta += (int64_t)now - old;
 	}
 }
@@ -479,19 +460,15 @@ int ek_wset_seal(struct ek_wset *ws)
 			uint32_t c;
 
 			map = ek_wset_find(ws, fs->groups[g].block_bitmap);
-			c = ek_crc32c(fs->csum_seed, map, fs->sb.clusters_per_group / 8);
-			put_le16(d + offsetof(struct ext4_group_desc, bg_block_bitmap_csum_lo), c & 0xFFFF);
-			if (fs->desc_size >= 0x3A)
-				put_le16(d + offsetof(struct ext4_group_desc, bg_block_bitmap_csum_hi), c >> 16);
+			c = ek_bitmap_csum(fs, map, false);
+			ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP_CSUM, c);
 		}
 		if (fs->has_csum && (ws->touched[g] & 2)) {
 			uint32_t c;
 
 			map = ek_wset_find(ws, fs->groups[g].inode_bitmap);
-			c = ek_crc32c(fs->csum_seed, map, fs->sb.inodes_per_group / 8);
-			put_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_lo), c & 0xFFFF);
-			if (fs->desc_size >= 0x3C)
-				put_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_hi), c >> 16);
+			c = ek_bitmap_csum(fs, map, true);
+			ek_gd_set(fs, d, EK_GD_INODE_BITMAP_CSUM, c);
 		}
 		if (fs->has_csum || fs->has_gdt_csum)
 			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
@@ -509,25 +486,17 @@ int ek_wset_seal(struct ek_wset *ws)
 
 			if (ws->touched[g] && wset_desc(ws, g, &d))
 				return -ENOMEM;
-			fb += d ? desc_get(fs, d, DESC_FIELD(bg_free_blocks_count)) : fs->groups[g].free_blocks;
-			fi += d ? desc_get(fs, d, DESC_FIELD(bg_free_inodes_count)) : fs->groups[g].free_inodes;
+			fb += d ? ek_gd_get(fs, d, EK_GD_FREE_BLOCKS) : fs->groups[g].free_blocks;
+			fi += d ? ek_gd_get(fs, d, EK_GD_FREE_INODES) : fs->groups[g].free_inodes;
 		}
 		fb *= ek_cluster_ratio(fs);
-		old = le32_to_cpu(sb->s_free_blocks_count_lo);
-		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
-			old |= (uint64_t)le32_to_cpu(sb->s_free_blocks_count_hi) << 32;
+		old = ek_sb_get(sb, EK_SB_FREE_BLOCKS_COUNT);
 		ws->free_blocks_delta = (int64_t)(fb - old);
 		ws->free_inodes_delta = (int64_t)fi - le32_to_cpu(sb->s_free_inodes_count);
 	}
 	if (ws->free_blocks_delta) {
-		uint64_t v = le32_to_cpu(sb->s_free_blocks_count_lo);
-
-		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
-			v |= (uint64_t)le32_to_cpu(sb->s_free_blocks_count_hi) << 32;
-		v += ws->free_blocks_delta;
-		sb->s_free_blocks_count_lo = cpu_to_le32((uint32_t)v);
-		if (fs->sb.incompat & EXT4_FEATURE_INCOMPAT_64BIT)
-			sb->s_free_blocks_count_hi = cpu_to_le32((uint32_t)(v >> 32));
+		ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT,
+			  ek_sb_get(sb, EK_SB_FREE_BLOCKS_COUNT) + ws->free_blocks_delta);
 		ws->free_blocks_delta = 0;
 	}
 	if (ws->free_inodes_delta) {

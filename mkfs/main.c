@@ -147,42 +147,23 @@ static int parse_u32(const char *s, uint32_t *out)
 
 /* ---- features ----------------------------------------------------------------- */
 
-static const struct feature {
-	const char *name;
-	int word;		/* 0 compat, 1 incompat, 2 ro_compat */
-	uint32_t mask;
-} features[] = {
-	{ "has_journal", 0, EXT4_FEATURE_COMPAT_HAS_JOURNAL },
-	{ "ext_attr", 0, EXT4_FEATURE_COMPAT_EXT_ATTR },
-	{ "resize_inode", 0, EXT4_FEATURE_COMPAT_RESIZE_INODE },
-	{ "dir_index", 0, EXT4_FEATURE_COMPAT_DIR_INDEX },
-	{ "fast_commit", 0, EXT4_FEATURE_COMPAT_FAST_COMMIT },
-	{ "orphan_file", 0, EXT4_FEATURE_COMPAT_ORPHAN_FILE },
-	{ "filetype", 1, EXT4_FEATURE_INCOMPAT_FILETYPE },
-	{ "meta_bg", 1, EXT4_FEATURE_INCOMPAT_META_BG },
-	{ "extent", 1, EXT4_FEATURE_INCOMPAT_EXTENTS },
-	{ "extents", 1, EXT4_FEATURE_INCOMPAT_EXTENTS },
-	{ "64bit", 1, EXT4_FEATURE_INCOMPAT_64BIT },
-	{ "mmp", 1, EXT4_FEATURE_INCOMPAT_MMP },
-	{ "flex_bg", 1, EXT4_FEATURE_INCOMPAT_FLEX_BG },
-	{ "ea_inode", 1, EXT4_FEATURE_INCOMPAT_EA_INODE },
-	{ "metadata_csum_seed", 1, EXT4_FEATURE_INCOMPAT_CSUM_SEED },
-	{ "large_dir", 1, EXT4_FEATURE_INCOMPAT_LARGEDIR },
-	{ "largedir", 1, EXT4_FEATURE_INCOMPAT_LARGEDIR },
-	{ "inline_data", 1, EXT4_FEATURE_INCOMPAT_INLINE_DATA },
-	{ "encrypt", 1, EXT4_FEATURE_INCOMPAT_ENCRYPT },
-	{ "casefold", 1, EXT4_FEATURE_INCOMPAT_CASEFOLD },
-	{ "sparse_super", 2, EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER },
-	{ "large_file", 2, EXT4_FEATURE_RO_COMPAT_LARGE_FILE },
-	{ "huge_file", 2, EXT4_FEATURE_RO_COMPAT_HUGE_FILE },
-	{ "uninit_bg", 2, EXT4_FEATURE_RO_COMPAT_GDT_CSUM },
-	{ "dir_nlink", 2, EXT4_FEATURE_RO_COMPAT_DIR_NLINK },
-	{ "extra_isize", 2, EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE },
-	{ "quota", 2, EXT4_FEATURE_RO_COMPAT_QUOTA },
-	{ "bigalloc", 2, EXT4_FEATURE_RO_COMPAT_BIGALLOC },
-	{ "metadata_csum", 2, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM },
-	{ "project", 2, EXT4_FEATURE_RO_COMPAT_PROJECT },
-	{ "verity", 2, EXT4_FEATURE_RO_COMPAT_VERITY },
+/* the features extkit-mkfs can make, by word; their names are lib's one table */
+static const uint32_t mkfs_features[3] = {
+	[EK_FEAT_COMPAT] = EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_EXT_ATTR |
+			   EXT4_FEATURE_COMPAT_RESIZE_INODE | EXT4_FEATURE_COMPAT_DIR_INDEX |
+			   EXT4_FEATURE_COMPAT_FAST_COMMIT | EXT4_FEATURE_COMPAT_ORPHAN_FILE,
+	[EK_FEAT_INCOMPAT] = EXT4_FEATURE_INCOMPAT_FILETYPE | EXT4_FEATURE_INCOMPAT_META_BG |
+			     EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT |
+			     EXT4_FEATURE_INCOMPAT_MMP | EXT4_FEATURE_INCOMPAT_FLEX_BG |
+			     EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_CSUM_SEED |
+			     EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA |
+			     EXT4_FEATURE_INCOMPAT_ENCRYPT | EXT4_FEATURE_INCOMPAT_CASEFOLD,
+	[EK_FEAT_RO_COMPAT] = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT4_FEATURE_RO_COMPAT_LARGE_FILE |
+			      EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
+			      EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
+			      EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC |
+			      EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_PROJECT |
+			      EXT4_FEATURE_RO_COMPAT_VERITY,
 };
 
 static int parse_features(struct mk *m, const char *list)
@@ -195,30 +176,32 @@ static int parse_features(struct mk *m, const char *list)
 	for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
 		bool off = *t == '^' || *t == '-';
 		const char *name = (*t == '^' || *t == '-' || *t == '+') ? t + 1 : t;
-		const struct feature *f = NULL;
-		uint32_t *on, *offw;
+		uint32_t *on, *offw, mask;
+		int word;
 
-		for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++)
-			if (!strcmp(features[i].name, name))
-				f = &features[i];
 		if (!strcmp(name, "none")) {
 			g->compat_off = g->incompat_off = g->ro_off = ~0u;
 			g->compat_on = g->incompat_on = g->ro_on = 0;
 			continue;
 		}
-		if (!f) {
+		if (ek_feature_lookup(name, &word, &mask)) {
 			fail(m, "unknown feature '%s'", name);
 			free(copy);
 			return 1;
 		}
-		on = f->word == 0 ? &g->compat_on : f->word == 1 ? &g->incompat_on : &g->ro_on;
-		offw = f->word == 0 ? &g->compat_off : f->word == 1 ? &g->incompat_off : &g->ro_off;
+		if (!(mkfs_features[word] & mask)) {
+			fail(m, "feature '%s' is not supported", name);
+			free(copy);
+			return 1;
+		}
+		on = word == EK_FEAT_COMPAT ? &g->compat_on : word == EK_FEAT_INCOMPAT ? &g->incompat_on : &g->ro_on;
+		offw = word == EK_FEAT_COMPAT ? &g->compat_off : word == EK_FEAT_INCOMPAT ? &g->incompat_off : &g->ro_off;
 		if (off) {
-			*offw |= f->mask;
-			*on &= ~f->mask;
+			*offw |= mask;
+			*on &= ~mask;
 		} else {
-			*on |= f->mask;
-			*offw &= ~f->mask;
+			*on |= mask;
+			*offw &= ~mask;
 		}
 	}
 	free(copy);

@@ -191,6 +191,104 @@ done:
 }
 END_TEST
 
+/* the descriptor's lo/hi accessors: the hi half only where desc_size reaches it */
+START_TEST(test_gd_fields)
+{
+	struct ek_fs fs = { .desc_size = _i ? 64 : 32, .csum_seed = 0x12345678 };
+	uint8_t d[64], map[BLK];
+	static const enum ek_gd_field f32[] = { EK_GD_BLOCK_BITMAP, EK_GD_INODE_BITMAP, EK_GD_INODE_TABLE };
+	static const enum ek_gd_field f16[] = { EK_GD_FREE_BLOCKS, EK_GD_FREE_INODES, EK_GD_USED_DIRS,
+						EK_GD_ITABLE_UNUSED, EK_GD_BLOCK_BITMAP_CSUM,
+						EK_GD_INODE_BITMAP_CSUM };
+	uint32_t c;
+
+	memset(d, 0xEE, sizeof(d));
+	for (size_t i = 0; i < 3; i++) {
+		ek_gd_set(&fs, d, f32[i], 0x0000000A12345678ull + i);
+		ck_assert_uint_eq(ek_gd_get(&fs, d, f32[i]), _i ? 0x0000000A12345678ull + i : 0x12345678u + i);
+	}
+	for (size_t i = 0; i < 6; i++) {
+		ek_gd_set(&fs, d, f16[i], 0x0003ABCDu + i);
+		ck_assert_uint_eq(ek_gd_get(&fs, d, f16[i]), _i ? 0x0003ABCDu + i : 0xABCDu + i);
+	}
+	/* the raw layout: kernel offsets */
+	ck_assert_uint_eq(get_le32(d + offsetof(struct ext4_group_desc, bg_inode_table_lo)), 0x1234567a);
+	ck_assert_uint_eq(get_le16(d + offsetof(struct ext4_group_desc, bg_itable_unused_lo)), 0xABD0);
+	if (_i) {
+		ck_assert_uint_eq(get_le32(d + offsetof(struct ext4_group_desc, bg_inode_table_hi)), 0xA);
+		ck_assert_uint_eq(get_le16(d + offsetof(struct ext4_group_desc, bg_inode_bitmap_csum_hi)), 3);
+	} else {
+		ck_assert_uint_eq(d[32], 0xEE);	/* nothing past a 32-byte descriptor */
+	}
+	/* a bitmap checksum: crc32c over the group's bits, 16 bits in a small descriptor */
+	fs.sb.inodes_per_group = 256;
+	fs.sb.clusters_per_group = 8192;
+	memset(map, 0x5A, sizeof(map));
+	c = ek_crc32c(fs.csum_seed, map, 32);
+	ck_assert_uint_eq(ek_bitmap_csum(&fs, map, true), _i ? c : (c & 0xFFFF));
+	c = ek_crc32c(fs.csum_seed, map, 1024);
+	ck_assert_uint_eq(ek_bitmap_csum(&fs, map, false), _i ? c : (c & 0xFFFF));
+}
+END_TEST
+
+/* raw inode accessors: the kernel's ext4_isize() rule and the features behind each hi half */
+START_TEST(test_inode_fields)
+{
+	struct ek_fs fs = { 0 };
+	uint8_t raw[256] = { 0 };
+
+	ek_inode_size_set(raw, 0x0000000700001000ull);
+	ek_inode_iblocks_set(raw, 0x0000000300000010ull);
+	ek_inode_file_acl_set(raw, 0x0000000500000020ull);
+	ek_inode_owner_set(raw, 0x00120034, 0x00560078);
+	ck_assert_uint_eq(ek_inode_size_field(raw), 0x0000000700001000ull);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 040755);	/* a directory */
+	ck_assert_uint_eq(ek_inode_size(&fs, raw), 0x1000);
+	ck_assert_uint_eq(ek_inode_iblocks(&fs, raw), 0x10);
+	ck_assert_uint_eq(ek_inode_file_acl(&fs, raw), 0x20);
+	fs.sb.incompat = EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_64BIT;
+	fs.sb.ro_compat = EXT4_FEATURE_RO_COMPAT_HUGE_FILE;
+	ck_assert_uint_eq(ek_inode_size(&fs, raw), 0x0000000700001000ull);
+	ck_assert_uint_eq(ek_inode_iblocks(&fs, raw), 0x0000000300000010ull);
+	ck_assert_uint_eq(ek_inode_file_acl(&fs, raw), 0x0000000500000020ull);
+	fs.sb.incompat = 0;
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100644);	/* a regular file */
+	ck_assert_uint_eq(ek_inode_size(&fs, raw), 0x0000000700001000ull);
+	ck_assert_uint_eq(ek_inode_uid(raw), 0x00120034);
+	ck_assert_uint_eq(ek_inode_gid(raw), 0x00560078);
+	ck_assert_uint_eq(get_le16(raw + offsetof(struct ext4_inode, l_i_gid_high)), 0x56);
+	ck_assert_uint_eq(get_le32(raw + offsetof(struct ext4_inode, i_size_high)), 7);
+}
+END_TEST
+
+/* ek_inode_time_set is what the decoder reads back: epoch bits past 2038, clamping */
+START_TEST(test_inode_times)
+{
+	uint8_t raw[256] = { 0 };
+	struct ek_inode ei;
+
+	base(0);
+	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100644);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), _i ? 32 : 0);
+	ek_inode_time_set(u.fs, raw, EK_TIME_MTIME, (struct ek_timespec){ 0x100000005ll, 7 });
+	ek_inode_time_set(u.fs, raw, EK_TIME_ATIME, (struct ek_timespec){ -5, 0 });
+	ek_inode_time_set(u.fs, raw, EK_TIME_CRTIME, (struct ek_timespec){ 1700000000, 9 });
+	ek_inode_time_set(u.fs, raw, EK_TIME_CTIME, (struct ek_timespec){ 1ll << 40, 0 });
+	ck_assert_int_eq(ek_inode_decode(u.fs, 12, raw, &ei), 0);
+	ck_assert_int_eq(ei.mtime.sec, _i ? 0x100000005ll : INT32_MAX);
+	ck_assert_uint_eq(ei.mtime.nsec, _i ? 7 : 0);
+	ck_assert_int_eq(ei.atime.sec, -5);
+	ck_assert_int_eq(ei.ctime.sec, _i ? (int64_t)INT32_MAX + (3ll << 32) : INT32_MAX);
+	ck_assert_int_eq(ei.crtime.present, _i);
+	if (_i)
+		ck_assert_int_eq(ei.crtime.sec, 1700000000);
+	ek_inode_release(&ei);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -198,6 +296,9 @@ static Suite *fs_suite(void)
 
 	tcase_add_test(tc, test_inode_ok);
 	tcase_add_test(tc, test_block_uninit);
+	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
+	tcase_add_test(tc, test_inode_fields);
+	tcase_add_loop_test(tc, test_inode_times, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;

@@ -7,11 +7,6 @@
 
 static struct unit_fs u;
 
-static void set_bit(uint8_t *map, unsigned bit)
-{
-	map[bit / 8] |= 1u << (bit % 8);
-}
-
 /* ---- geometry: superblock copies, descriptors, reserved GDT, flex_bg ---- */
 
 /*
@@ -41,7 +36,7 @@ static void geometry_fs(bool meta)
 	for (int g = 0; g < 4; g++)	/* 32-byte descriptors: no 64bit */
 		unit_write(&u, 2, 32 * g, &gd[g], 32);
 	/* group 2's bitmap: 150 in use (by nobody), 151 free */
-	set_bit(map, 150 - 129);
+	unit_set_bit(map, 150 - 129);
 	unit_write(&u, 7, 0, map, BLK);
 	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
 	ck_assert_msg(u.fs->nwarnings == 0, "%s", u.fs->nwarnings ? u.fs->warnings[0] : "");
@@ -230,13 +225,13 @@ static void inode_fs(void)
 	memset(b, 0, BLK);
 	for (unsigned i = 1; i <= 20; i++)
 		if (i != 17)
-			set_bit(b, i - 1);
+			unit_set_bit(b, i - 1);
 	unit_write(&u, UNIT_IB, 0, b, BLK);
 	memset(b, 0, BLK);
 	for (unsigned blk = 1; blk < 100; blk++)
 		if (blk != 81 && blk != 90)
-			set_bit(b, blk - 1);
-	set_bit(b, 100 - 1);
+			unit_set_bit(b, blk - 1);
+	unit_set_bit(b, 100 - 1);
 	unit_write(&u, UNIT_BB, 0, b, BLK);
 	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
 }
@@ -393,8 +388,8 @@ static void overlay_new_inode(struct overlay *ov)
 	raw->i_extra_isize = cpu_to_le16(32);
 	put_header((uint8_t *)raw->i_block, 1, 4, 0);
 	put_extent((uint8_t *)raw->i_block, 0, 7, 1, 90);
-	set_bit(ibm, 20);
-	set_bit(bbm, 89);
+	unit_set_bit(ibm, 20);
+	unit_set_bit(bbm, 89);
 }
 
 START_TEST(test_overlay)

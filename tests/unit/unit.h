@@ -135,6 +135,30 @@ static inline void unit_put_inode(struct unit_fs *u, ek_ino_t ino, struct ext4_i
 		ek_inode_cache_drop(u->fs);
 }
 
+/* set bit @bit of bitmap @b */
+static inline void unit_set_bit(uint8_t *b, unsigned bit)
+{
+	b[bit / 8] |= (uint8_t)(1u << (bit % 8));
+}
+
+/* one row of a table of refused inputs: the case, the error, a phrase of its message */
+struct unit_bad {
+	const char *what;
+	int err;
+	const char *msg;
+};
+
+/* @err is the row's error, and the last error's message (or @warning if the
+ * row expects success) holds its phrase */
+static inline void unit_assert_bad(const struct unit_bad *b, int err, const char *warning)
+{
+	const char *msg = b->err ? ek_last_error()->msg : warning;
+
+	ck_assert_msg(err == b->err, "case '%s': got %d (%s)", b->what, err, ek_last_error()->msg);
+	ck_assert_msg(msg && strstr(msg, b->msg), "case '%s': message '%s'", b->what,
+		      msg ? msg : "(none)");
+}
+
 /* common main: each suite file defines suite_fn() */
 #define UNIT_MAIN(suite_fn)						\
 	int main(void)							\
