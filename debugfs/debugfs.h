@@ -32,6 +32,15 @@ struct dbg_cmd {
 	const char *help;
 };
 
+/* the command table (sorted by name) and its length */
+const struct dbg_cmd *dbg_cmd_table(size_t *n);
+/* run one request line (JSON: wrapped with the request when @wrap_json); 0 ok, 1 failed */
+int dbg_run_request(struct dbg *d, const char *req, bool wrap_json);
+/* 'quit' was run */
+bool dbg_quit_requested(void);
+/* the prompt on a terminal: line editing, history, Tab completion (prompt.c) */
+int dbg_interactive(struct dbg *d);
+
 /* print "cmd: message" for @err to stderr; returns 1 (command failed) */
 int dbg_fail(struct dbg *d, const char *cmd, int err);
 int dbg_usage(const char *cmd);

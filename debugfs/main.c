@@ -52,6 +52,17 @@ static const struct dbg_cmd dbg_cmds[] = {	/* keep sorted */
 #define NCMDS (sizeof(dbg_cmds) / sizeof(dbg_cmds[0]))
 
 static bool quit_requested;
+
+const struct dbg_cmd *dbg_cmd_table(size_t *n)
+{
+	*n = NCMDS;
+	return dbg_cmds;
+}
+
+bool dbg_quit_requested(void)
+{
+	return quit_requested;
+}
 static struct ek_open_opts open_opts;
 
 void dbg_warn(struct dbg *d, const char *fmt, ...)
@@ -339,7 +350,7 @@ static int split_line(char *line, char **argv, int max)
 }
 
 /* run one request line; returns 0 ok, 1 failed */
-static int run_request(struct dbg *d, const char *req, bool wrap_json)
+int dbg_run_request(struct dbg *d, const char *req, bool wrap_json)
 {
 	/* a word needs at least one character and a separator */
 	int max = strlen(req) / 2 + 2;
@@ -413,7 +424,7 @@ out:
 	return ret;
 }
 
-static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
+static int run_file(struct dbg *d, FILE *f, bool echo)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -424,10 +435,6 @@ static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
 	while (!quit_requested) {
 		ssize_t n;
 
-		if (prompt) {
-			fputs("extkit-debugfs: ", stdout);
-			fflush(stdout);
-		}
 		n = getline(&line, &cap, f);
 		if (n < 0)
 			break;
@@ -437,7 +444,7 @@ static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
 			printf("%s: %s\n", d->prog, line);
 			fflush(stdout);	/* keep the echo before this request's stderr */
 		}
-		failed |= run_request(d, line, ek_out_json(d->out));
+		failed |= dbg_run_request(d, line, ek_out_json(d->out));
 	}
 	if (ek_out_json(d->out))
 		ek_out_arr_end(d->out);
@@ -555,7 +562,7 @@ int main(int argc, char **argv)
 	}
 
 	if (request) {
-		ret = run_request(&d, request, false);
+		ret = dbg_run_request(&d, request, false);
 	} else if (cmdfile) {
 		FILE *f = strcmp(cmdfile, "-") ? fopen(cmdfile, "r") : stdin;
 
@@ -563,16 +570,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: cannot open '%s': %s\n", d.prog, cmdfile, strerror(errno));
 			ret = 1;
 		} else {
-			ret = run_file(&d, f, true, false);
+			ret = run_file(&d, f, true);
 			if (f != stdin)
 				fclose(f);
 		}
 	} else {
-		bool tty = isatty(0);
-
-		ret = run_file(&d, stdin, false, tty);
-		if (tty)
-			putchar('\n');
+		if (isatty(0))
+			ret = dbg_interactive(&d);
+		else
+			ret = run_file(&d, stdin, false);
 	}
 	ek_out_free(d.out);
 	ek_fs_close(d.fs);
