@@ -62,13 +62,15 @@ static void features_text(struct ek_out *o, const struct ek_super *sb)
 	ek_out_text(o, "\n");
 }
 
-static void features_json(struct ek_out *o, const char *key, const struct ek_super *sb)
+/* feature names of the words @first..@last (0 compat, 1 incompat, 2 ro_compat) */
+static void features_json_words(struct ek_out *o, const char *key, const struct ek_super *sb,
+				int first, int last)
 {
 	uint32_t words[3] = { sb->compat, sb->incompat, sb->ro_compat };
 	static const char tchar[3] = { 'C', 'I', 'R' };
 
 	ek_out_arr_begin(o, key);
-	for (int t = 0; t < 3; t++)
+	for (int t = first; t <= last; t++)
 		for (int b = 0; b < 32; b++) {
 			const char *n;
 			char unk[16];
@@ -83,6 +85,11 @@ static void features_json(struct ek_out *o, const char *key, const struct ek_sup
 			ek_out_str(o, NULL, n);
 		}
 	ek_out_arr_end(o);
+}
+
+static void features_json(struct ek_out *o, const char *key, const struct ek_super *sb)
+{
+	features_json_words(o, key, sb, 0, 2);
 }
 
 int do_features(struct dbg *d, int argc, char **argv)
@@ -108,18 +115,44 @@ static void super_json(struct ek_out *o, const struct ek_fs *fs)
 		switch (f[i].type) {
 		case EK_F_UUID:
 			fmt_uuid(raw + f[i].offset, buf);
-			ek_out_str(o, f[i].name, buf);
+			if (strcmp(buf, "<none>"))
+				ek_out_str(o, f[i].name, buf);
+			else
+				ek_out_null(o, f[i].name);	/* all zero: none */
 			break;
 		case EK_F_STRING: {
 			size_t len = strnlen((const char *)raw + f[i].offset, f[i].size);
 
-			ek_out_name(o, f[i].name, (const char *)raw + f[i].offset, len);
+			if (len)
+				ek_out_name(o, f[i].name, (const char *)raw + f[i].offset, len);
+			else
+				ek_out_null(o, f[i].name);
+			break;
+		}
+		case EK_F_TIME: {
+			int64_t t = (int64_t)ek_field_get(raw, &f[i], 0);
+
+			/* 0: never (not mounted, no error recorded...) */
+			if (t)
+				ek_out_time(o, f[i].name, t, 0);
+			else
+				ek_out_null(o, f[i].name);
+			break;
+		}
+		case EK_F_FEATURES: {
+			char k[64];
+			int w = f[i].offset == offsetof(struct ext4_super_block, s_feature_compat) ? 0 :
+				f[i].offset == offsetof(struct ext4_super_block, s_feature_incompat) ? 1 : 2;
+
+			/* the raw mask, and its names beside it */
+			ek_out_u64(o, f[i].name, ek_field_get(raw, &f[i], 0));
+			snprintf(k, sizeof(k), "%s_names", f[i].name);
+			features_json_words(o, k, &fs->sb, w, w);
 			break;
 		}
 		case EK_F_BYTES:
 			ek_out_hex(o, f[i].name, raw + f[i].offset, f[i].size);
 			break;
-		case EK_F_FEATURES:
 		default:
 			if (f[i].count > 1) {
 				ek_out_arr_begin(o, f[i].name);
@@ -523,11 +556,14 @@ static void mmp_info(struct dbg *d)
 	char buf[64];
 	int err;
 
-	if (!ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_MMP))
+	if (!ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_MMP)) {
+		ek_out_null(d->out, "mmp");
 		return;
+	}
 	err = ek_mmp_read(d->fs, &m);
 	if (err) {
 		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
+		ek_out_null(d->out, "mmp");
 		return;
 	}
 	if (m.csum_bad)
@@ -607,6 +643,10 @@ void dbg_journal_super(struct ek_out *o, const struct ek_journal *j)
 		}
 	}
 	ek_out_arr_end(o);
+	/* the raw masks beside the names */
+	ek_out_u64(o, "feature_compat", s->compat);
+	ek_out_u64(o, "feature_incompat", s->incompat);
+	ek_out_u64(o, "feature_ro_compat", s->ro_compat);
 	ek_out_text(o, "%s\n", *sep ? "" : "(none)");
 	kb = (uint64_t)s->maxlen * s->blocksize / 1024;
 	if (kb < 8192)
@@ -661,8 +701,10 @@ static void journal_info(struct dbg *d)
 	struct ek_journal *j;
 	int err;
 
-	if (!ek_has_compat(d->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !d->fs->sb.journal_inum)
+	if (!ek_has_compat(d->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !d->fs->sb.journal_inum) {
+		ek_out_null(d->out, "journal");
 		return;
+	}
 	err = ek_journal_open(d->fs, d->fs->flags & EK_OPEN_IGNORE_CSUM, &j);
 	if (err == -EK_BADCRC) {
 		/* inspection shows a journal superblock with a bad checksum */
@@ -672,6 +714,7 @@ static void journal_info(struct dbg *d)
 	dbg_flush_warnings(d);
 	if (err) {
 		dbg_warn(d, "stats: warning: %s", ek_error_msg(err));
+		ek_out_null(d->out, "journal");
 		return;
 	}
 	ek_out_obj_begin(d->out, "journal");
