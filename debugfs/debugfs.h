@@ -61,6 +61,15 @@ void dbg_hexdump(struct ek_out *o, const char *indent, const uint8_t *buf, size_
 /* the journal superblock as dumpe2fs -h shows it; JSON members into the open object */
 void dbg_journal_super(struct ek_out *o, const struct ek_journal *j);
 
+/*
+ * An image where no superblock is at @offset but a partition table is
+ * (probe.c): the byte offsets of up to @max partitions into @offs, its kind
+ * ("an MBR partition table"...) into *kind; the count (0: a table without
+ * partitions), or -1 when there is no table or a superblock is there.
+ */
+int dbg_probe_partitions(const char *path, uint64_t offset, uint64_t *offs, int max,
+			 const char **kind);
+
 /* commands */
 int do_stats(struct dbg *d, int argc, char **argv);
 int do_features(struct dbg *d, int argc, char **argv);

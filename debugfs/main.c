@@ -245,13 +245,28 @@ static int open_fs(struct dbg *d, const char *path, const struct ek_open_opts *o
 		const char *msg = ek_error_msg(err);
 		const char *at = strstr(msg, path);
 		size_t plen = strlen(path);
+		char hint[200] = "";
+		uint64_t offs[4];
+		const char *kind;
+		int n;
 
 		d->fs = NULL;
+		/* what helps: -n for a checksum, --offset for a whole disk */
+		if (err == -EK_BADCRC && !(o->flags & EK_OPEN_IGNORE_CSUM)) {
+			snprintf(hint, sizeof(hint), " (-n opens it anyway)");
+		} else if (err != -ENOENT && err != -EACCES && err != -EISDIR &&
+			   (n = dbg_probe_partitions(path, o->offset, offs, 4, &kind)) >= 0) {
+			size_t h = snprintf(hint, sizeof(hint), "; it holds %s", kind);
+
+			for (int i = 0; i < n && h < sizeof(hint); i++)
+				h += snprintf(hint + h, sizeof(hint) - h, "%s--offset %llu",
+					      i ? " or " : ": try ", (unsigned long long)offs[i]);
+		}
 		/* the message names the file already (quoted, as io.c does) */
 		if (at && at > msg && at[-1] == '\'' && at[plen] == '\'')
-			fprintf(stderr, "%s: %s\n", d->prog, msg);
+			fprintf(stderr, "%s: %s%s\n", d->prog, msg, hint);
 		else
-			fprintf(stderr, "%s: cannot open '%s': %s\n", d->prog, path, msg);
+			fprintf(stderr, "%s: cannot open '%s': %s%s\n", d->prog, path, msg, hint);
 		return 1;
 	}
 	d->root = d->cwd = EXT4_ROOT_INO;
@@ -487,7 +502,7 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	for (;;) {
-		c = getopt_long(argc, argv, "+R:f:cns:b:vV", longopts, NULL);
+		c = getopt_long(argc, argv, "R:f:cns:b:vV", longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
