@@ -476,13 +476,16 @@ static void usage(FILE *f, const char *prog)
 		"  -R request   run one request and exit\n"
 		"  -f cmdfile   run requests from a file ('-' for stdin)\n"
 		"  -c           catastrophic mode: do not read bitmaps\n"
-		"  -n           ignore checksum errors when opening\n"
+		"  -n           open despite a bad superblock or journal superblock checksum\n"
 		"  -s N -b SIZE use the backup superblock at block N of SIZE bytes\n"
-		"  --offset N   the filesystem starts N bytes into the image\n"
+		"  --offset N   the filesystem starts N bytes into the image (a partition)\n"
 		"  --json       print JSON (one document) instead of text\n"
 		"  -v           show where in the code an error was detected\n"
 		"  -V           print the version and exit\n"
-		"Without -R or -f, requests are read from stdin (a prompt on a terminal).\n"
+		"Without -R or -f, requests are read from stdin; on a terminal at a prompt\n"
+		"with line editing, Tab completion and a history kept in\n"
+		"$EXTKIT_DEBUGFS_HISTORY (default ~/.extkit_debugfs_history; empty: none).\n"
+		"Options may follow the image name.\n"
 		"Exit status: 0 all requests succeeded, 1 one failed, 2 usage error.\n", prog);
 }
 
