@@ -141,7 +141,7 @@ int do_ls(struct dbg *d, int argc, char **argv)
 	}
 	if (!ek_is_dir(dir.mode)) {
 		ek_inode_release(&dir);
-		dbg_errorf(d, "ls: inode %u is not a directory", ino);
+		dbg_errorf(d, "ls: '%s' is not a directory", optind < argc ? argv[optind] : ".");
 		return 1;
 	}
 	ek_out_obj_begin(d->out, NULL);
