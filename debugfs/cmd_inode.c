@@ -198,6 +198,8 @@ json:
 	ek_out_hex(o, "value_hex", xa->value, xa->value_len);
 	if (xa->value_inum)
 		ek_out_u64(o, "value_inode", xa->value_inum);
+	else
+		ek_out_null(o, "value_inode");	/* the value is inline */
 	ek_out_str(o, "where", xa->in_block ? "block" : "inode");
 	ek_out_obj_end(o);
 	return 0;
@@ -450,7 +452,10 @@ int do_bmap(struct dbg *d, int argc, char **argv)
 		ek_out_obj_begin(d->out, NULL);
 		ek_out_u64(d->out, "inode", ei.ino);
 		ek_out_u64(d->out, "logical", lblk);
-		ek_out_u64(d->out, "physical", pblk);
+		if (pblk)
+			ek_out_u64(d->out, "physical", pblk);
+		else
+			ek_out_null(d->out, "physical");	/* a hole */
 		ek_out_bool(d->out, "hole", pblk == 0);
 		ek_out_bool(d->out, "unwritten", unwritten);
 		ek_out_obj_end(d->out);
