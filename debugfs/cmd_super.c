@@ -535,7 +535,8 @@ static void bad_blocks_info(struct dbg *d)
 	ek_inode_release(&ei);
 	if (err)
 		dbg_warn(d, "stats: warning: bad block inode: %s", ek_error_msg(err));
-	qsort(bb.v, bb.n, sizeof(*bb.v), cmp_u64);
+	if (bb.n)	/* qsort wants a non-NULL base even for none */
+		qsort(bb.v, bb.n, sizeof(*bb.v), cmp_u64);
 	ek_out_arr_begin(d->out, "bad_blocks");
 	for (size_t i = 0; i < bb.n; i++) {
 		if (i && bb.v[i] == bb.v[i - 1])

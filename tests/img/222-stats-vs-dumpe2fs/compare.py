@@ -94,6 +94,10 @@ for name, img in images:
     e = sh("'%s' -n -R 'stats -h' '%s'" % (EK, img))
     want, got = norm(d.stdout), norm(e.stdout)
     compared += 1
+    if re.search(r"Sanitizer|runtime error:", e.stderr) or e.returncode not in (0, 1):
+        failed += 1
+        print("FAIL %s: exit %d\n%s" % (name, e.returncode, e.stderr[-2000:]))
+        continue
     if want != got:
         failed += 1
         gs = set(got)
