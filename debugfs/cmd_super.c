@@ -99,6 +99,13 @@ int do_features(struct dbg *d, int argc, char **argv)
 	features_text(d->out, &d->fs->sb);
 	ek_out_obj_begin(d->out, NULL);
 	features_json(d->out, "features", &d->fs->sb);
+	/* each word's raw mask beside its names, as stats has them */
+	ek_out_u64(d->out, "feature_compat", d->fs->sb.compat);
+	features_json_words(d->out, "feature_compat_names", &d->fs->sb, 0, 0);
+	ek_out_u64(d->out, "feature_incompat", d->fs->sb.incompat);
+	features_json_words(d->out, "feature_incompat_names", &d->fs->sb, 1, 1);
+	ek_out_u64(d->out, "feature_ro_compat", d->fs->sb.ro_compat);
+	features_json_words(d->out, "feature_ro_compat_names", &d->fs->sb, 2, 2);
 	ek_out_obj_end(d->out);
 	return 0;
 }
