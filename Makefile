@@ -39,6 +39,8 @@ LIBA     := $(BUILD)/lib/libextkit.a
 
 TOOLS    := mkfs debugfs replay fsck
 mkfs_LIBS := -lblkid -luuid
+# the prompt: libedit (BSD licence, so the MIT tools stay MIT when linked)
+debugfs_LIBS := -ledit
 # the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
 ifeq ($(SANITIZE),1)
 BINDIR_OF = $(BUILD)/$(1)

@@ -53,8 +53,14 @@ static int ls_entry(void *arg, const struct ek_dirent *de)
 		ek_out_u64(o, "uid", ei.uid);
 		ek_out_u64(o, "gid", ei.gid);
 		ek_out_u64(o, "size", ei.size);
-		ek_out_s64(o, "mtime", ei.mtime.sec);
+		ek_out_time(o, "mtime", ei.mtime.sec, ei.mtime.nsec);
 		ek_out_u64(o, "links", ei.links_count);
+	} else {
+		/* no inode to read (an empty or deleted slot, or unreadable) */
+		static const char *keys[] = { "mode", "uid", "gid", "size", "mtime", "links" };
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			ek_out_null(o, keys[i]);
 	}
 	ek_out_obj_end(o);
 
@@ -135,7 +141,7 @@ int do_ls(struct dbg *d, int argc, char **argv)
 	}
 	if (!ek_is_dir(dir.mode)) {
 		ek_inode_release(&dir);
-		dbg_errorf(d, "ls: inode %u is not a directory", ino);
+		dbg_errorf(d, "ls: '%s' is not a directory", optind < argc ? argv[optind] : ".");
 		return 1;
 	}
 	ek_out_obj_begin(d->out, NULL);

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include "debugfs.h"
 
-static int write_all(int fd, const void *buf, size_t len, uint64_t off)
+static int write_all(int fd, const char *name, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
 
@@ -27,7 +27,7 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return ek_err(-errno, "write failed: %s", strerror(errno));
+			return ek_err(-errno, "cannot write '%s': %s", name, strerror(errno));
 		}
 		p += n;
 		off += n;
@@ -38,6 +38,7 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 
 struct fd_sink {
 	int fd;
+	const char *name;	/* for messages */
 	uint64_t end;		/* end of the last write: no ftruncate when it is i_size */
 };
 
@@ -46,7 +47,7 @@ static int fd_data(void *arg, uint64_t off, const void *buf, size_t len)
 	struct fd_sink *s = arg;
 
 	s->end = off + len;
-	return write_all(s->fd, buf, len, off);
+	return write_all(s->fd, s->name, buf, len, off);
 }
 
 static int stream_data(void *arg, uint64_t off, const void *buf, size_t len)
@@ -167,7 +168,7 @@ static mode_t current_umask(void)
 static int dump_file_at(struct dbg *d, const struct ek_inode *ei, int dirfd, const char *name,
 			bool preserve)
 {
-	struct fd_sink sink = { .fd = -1 };
+	struct fd_sink sink = { .fd = -1, .name = name };
 	struct ek_read_cb cb = { .data = fd_data, .hole = skip_hole, .arg = &sink };
 	mode_t mode = ei->mode & 0777;
 	bool fresh = true;	/* created now with its final permission bits */

@@ -205,18 +205,23 @@ int do_frag(struct dbg *d, int argc, char **argv)
 	return t.errors ? 1 : 0;
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t len)
+/*
+ * e2freefrag's range label: the start of bucket @i and its end, both in the
+ * start's unit (K, M, G...), the number 5 wide: "  512M... 1024M-".
+ */
+static void range_label(uint32_t blksz, int i, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
+	uint64_t start = ((uint64_t)blksz << i) >> 10;
 	int u = 0;
+	char end[32];
 
-	bytes >>= 10;
-	while (bytes >= 1024 && bytes % 1024 == 0 && u < 5) {
-		bytes >>= 10;
+	while (start >= 1024 && u < 5) {
+		start >>= 10;
 		u++;
 	}
-	snprintf(buf, len, "%llu%c", (unsigned long long)bytes, units[u]);
-	return buf;
+	snprintf(end, sizeof(end), "%5llu%c-", (unsigned long long)start * 2, units[u]);
+	snprintf(buf, len, "%5llu%c...%7s", (unsigned long long)start, units[u], end);
 }
 
 int do_freefrag(struct dbg *d, int argc, char **argv)
@@ -224,7 +229,7 @@ int do_freefrag(struct dbg *d, int argc, char **argv)
 	struct ek_freefrag ff;
 	uint64_t chunk_kb = 0, chunk_blocks = 0;
 	uint32_t blksz = d->fs->blksz;
-	char a[32], b[32];
+	char label[64];
 	int c, err;
 
 	while ((c = getopt(argc, argv, "c:")) != -1) {
@@ -257,7 +262,8 @@ int do_freefrag(struct dbg *d, int argc, char **argv)
 	ek_out_text(d->out, "\nMin. free extent: %llu KB \nMax. free extent: %llu KB\nAvg. free extent: %llu KB\n",
 		    (unsigned long long)ff.min_extent * blksz / 1024,
 		    (unsigned long long)ff.max_extent * blksz / 1024,
-		    ff.extents ? (unsigned long long)(ff.free_blocks * blksz / 1024 / ff.extents) : 0ull);
+		    /* as e2freefrag: the average in whole blocks, then in KB */
+		    ff.extents ? (unsigned long long)(ff.free_blocks / ff.extents * blksz / 1024) : 0ull);
 	ek_out_text(d->out, "Num. free extent: %llu\n\nHISTOGRAM OF FREE EXTENT SIZES:\n",
 		    (unsigned long long)ff.extents);
 	ek_out_text(d->out, "%s :  %12s  %12s  %7s\n", "Extent Size Range", "Free extents",
@@ -279,9 +285,8 @@ int do_freefrag(struct dbg *d, int argc, char **argv)
 	for (int i = 0; i < 64; i++) {
 		if (!ff.hist[i])
 			continue;
-		ek_out_text(d->out, "%5s...%5s-  :  %12llu  %12llu  %6.2f%%\n",
-			    human((uint64_t)blksz << i, a, sizeof(a)),
-			    human((uint64_t)blksz << (i + 1), b, sizeof(b)),
+		range_label(blksz, i, label, sizeof(label));
+		ek_out_text(d->out, "%s  :  %12llu  %12llu  %6.2f%%\n", label,
 			    (unsigned long long)ff.hist[i], (unsigned long long)ff.hist_blocks[i],
 			    ff.free_blocks ? 100.0 * ff.hist_blocks[i] / ff.free_blocks : 0.0);
 		ek_out_obj_begin(d->out, NULL);

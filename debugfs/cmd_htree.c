@@ -155,7 +155,7 @@ int do_htree(struct dbg *d, int argc, char **argv)
 		return dbg_fail(d, "htree", err);
 	}
 	if (!ek_is_dir(dir.mode) || !(dir.flags & EXT4_INDEX_FL) || ek_inode_has_inline(&dir)) {
-		dbg_errorf(d, "htree: inode %u is not a hash-indexed directory", ino);
+		dbg_errorf(d, "htree: '%s' is not a hash-indexed directory", argv[1]);
 		ek_inode_release(&dir);
 		return 1;
 	}

@@ -81,8 +81,10 @@ static void time_line(struct ek_out *o, const char *label, const char *key,
 {
 	char buf[64];
 
-	if (!t->present)
+	if (!t->present) {
+		ek_out_null(o, key);	/* crtime of a small inode */
 		return;
+	}
 	if (extra)
 		ek_out_text(o, "%s: 0x%08x:%08x -- %s\n", label, (uint32_t)t->sec,
 			    (uint32_t)(t->nsec << 2 | ((t->sec >> 32) & 3)),
@@ -90,17 +92,58 @@ static void time_line(struct ek_out *o, const char *label, const char *key,
 	else
 		ek_out_text(o, "%s: 0x%08x -- %s\n", label, (uint32_t)t->sec,
 			    ek_fmt_time(t->sec, buf, sizeof(buf)));
-	ek_out_obj_begin(o, key);
-	ek_out_s64(o, "sec", t->sec);
-	ek_out_u64(o, "nsec", t->nsec);
-	ek_out_str(o, "iso", ek_fmt_iso(t->sec, buf, sizeof(buf)));
-	ek_out_obj_end(o);
+	ek_out_time(o, key, t->sec, t->nsec);
 }
 
 struct xattr_print {
 	struct ek_out *o;
 	const char *header;	/* printed before the first xattr, then NULL */
 };
+
+/*
+ * A POSIX ACL value as getfacl's short form ("user::rw-,user:1000:r--,...")
+ * into @text, and as JSON entries under "acl".  The on-disk form goes
+ * through lib's ek_acl_to_xattr(), whose 8-byte entries are __le16 tag,
+ * __le16 perm, __le32 id.  Returns false when the value is malformed.
+ */
+static bool acl_text(struct ek_out *o, const struct ek_xattr *xa, char *text, size_t len)
+{
+	uint8_t *x;
+	size_t xlen, n = 0;
+
+	text[0] = 0;
+	if (ek_acl_to_xattr(xa->value, xa->value_len, &x, &xlen)) {
+		ek_error_clear();
+		return false;
+	}
+	ek_out_arr_begin(o, "acl");
+	for (size_t off = 4; off + 8 <= xlen; off += 8) {
+		unsigned tag = get_le16(x + off), perm = get_le16(x + off + 2);
+		uint32_t id = get_le32(x + off + 4);
+		const char *name = tag == 0x01 || tag == 0x02 ? "user" :
+				   tag == 0x04 || tag == 0x08 ? "group" :
+				   tag == 0x10 ? "mask" : tag == 0x20 ? "other" : "unknown";
+		bool has_id = tag == 0x02 || tag == 0x08;
+		char perms[4] = { perm & 4 ? 'r' : '-', perm & 2 ? 'w' : '-', perm & 1 ? 'x' : '-', 0 };
+		char idbuf[16] = "";
+
+		if (has_id)
+			snprintf(idbuf, sizeof(idbuf), "%u", id);
+		if (n < len)
+			n += snprintf(text + n, len - n, "%s%s:%s:%s", n ? "," : "", name, idbuf, perms);
+		ek_out_obj_begin(o, NULL);
+		ek_out_str(o, "tag", name);
+		if (has_id)
+			ek_out_u64(o, "id", id);
+		else
+			ek_out_null(o, "id");
+		ek_out_str(o, "perm", perms);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
+	free(x);
+	return true;
+}
 
 static int print_xattr(void *arg, const struct ek_xattr *xa)
 {
@@ -118,6 +161,17 @@ static int print_xattr(void *arg, const struct ek_xattr *xa)
 		ek_out_text(o, "%s", xp->header);
 	xp->header = NULL;
 	ek_out_text(o, "  %s%.*s (%u)", xa->prefix, (int)xa->name_len, xa->name, xa->value_len);
+	ek_out_obj_begin(o, NULL);
+	if (xa->index == EXT4_XATTR_INDEX_POSIX_ACL_ACCESS ||
+	    xa->index == EXT4_XATTR_INDEX_POSIX_ACL_DEFAULT) {
+		char text[1024];
+
+		if (acl_text(o, xa, text, sizeof(text))) {
+			ek_out_text(o, " = \"%s\"\n", text);
+			ek_out_str(o, "acl_text", text);
+			goto json;
+		}
+	}
 	if (shown && printable && shown <= 80) {
 		/* escape the quote and backslash so the value reads back unambiguously */
 		ek_out_text(o, " = \"");
@@ -125,9 +179,14 @@ static int print_xattr(void *arg, const struct ek_xattr *xa)
 			ek_out_text(o, "%s%c", xa->value[i] == '"' || xa->value[i] == '\\' ? "\\" : "",
 				    xa->value[i]);
 		ek_out_text(o, "\"");
+	} else if (xa->value_len && xa->value_len <= 40) {
+		/* a short binary value in hex bytes, as debugfs shows it */
+		ek_out_text(o, " =");
+		for (uint32_t i = 0; i < xa->value_len; i++)
+			ek_out_text(o, " %02x", xa->value[i]);
 	}
 	ek_out_text(o, "\n");
-	ek_out_obj_begin(o, NULL);
+json:
 	{
 		char full[300];
 
@@ -139,6 +198,8 @@ static int print_xattr(void *arg, const struct ek_xattr *xa)
 	ek_out_hex(o, "value_hex", xa->value, xa->value_len);
 	if (xa->value_inum)
 		ek_out_u64(o, "value_inode", xa->value_inum);
+	else
+		ek_out_null(o, "value_inode");	/* the value is inline */
 	ek_out_str(o, "where", xa->in_block ? "block" : "inode");
 	ek_out_obj_end(o);
 	return 0;
@@ -166,8 +227,13 @@ int do_stat(struct dbg *d, int argc, char **argv)
 	ek_out_text(o, "File ACL: %llu\n", (unsigned long long)ei.file_acl);
 	ek_out_text(o, "Links: %u   Blockcount: %llu\n", ei.links_count,
 		    (unsigned long long)ei.blocks);
-	if (ei.dtime)
-		ek_out_text(o, "dtime: 0x%08x\n", ei.dtime);
+	if (ei.dtime) {
+		char buf[64];
+
+		/* as debugfs: the raw word and the date it reads as */
+		ek_out_text(o, "dtime: 0x%08x -- %s\n", ei.dtime,
+			    ek_fmt_time(ei.dtime, buf, sizeof(buf)));
+	}
 
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "inode", ei.ino);
@@ -180,10 +246,15 @@ int do_stat(struct dbg *d, int argc, char **argv)
 	ek_out_u64(o, "gid", ei.gid);
 	ek_out_u64(o, "project", ei.projid);
 	ek_out_u64(o, "size", ei.size);
-	ek_out_u64(o, "file_acl", ei.file_acl);
+	ek_out_u64(o, "file_acl", ei.file_acl);	/* the raw field: 0 is its "none" */
 	ek_out_u64(o, "links", ei.links_count);
 	ek_out_u64(o, "blockcount", ei.blocks);
-	ek_out_u64(o, "dtime", ei.dtime);
+	/* deletion time, or the next orphan's number on the orphan list */
+	if (ei.dtime)
+		ek_out_time(o, "dtime", ei.dtime, 0);
+	else
+		ek_out_null(o, "dtime");
+	ek_out_u64(o, "dtime_raw", ei.dtime);
 	time_line(o, " ctime", "ctime", &ei.ctime, extra);
 	time_line(o, " atime", "atime", &ei.atime, extra);
 	time_line(o, " mtime", "mtime", &ei.mtime, extra);
@@ -195,6 +266,9 @@ int do_stat(struct dbg *d, int argc, char **argv)
 		ek_out_text(o, "Inode checksum: 0x%08x%s\n", ei.checksum, ei.csum_bad ? " (bad)" : "");
 		ek_out_u64(o, "checksum", ei.checksum);
 		ek_out_bool(o, "checksum_ok", !ei.csum_bad);
+	} else {
+		ek_out_null(o, "checksum");	/* no metadata_csum */
+		ek_out_null(o, "checksum_ok");
 	}
 
 	ek_out_arr_begin(o, "xattrs");
@@ -378,7 +452,10 @@ int do_bmap(struct dbg *d, int argc, char **argv)
 		ek_out_obj_begin(d->out, NULL);
 		ek_out_u64(d->out, "inode", ei.ino);
 		ek_out_u64(d->out, "logical", lblk);
-		ek_out_u64(d->out, "physical", pblk);
+		if (pblk)
+			ek_out_u64(d->out, "physical", pblk);
+		else
+			ek_out_null(d->out, "physical");	/* a hole */
 		ek_out_bool(d->out, "hole", pblk == 0);
 		ek_out_bool(d->out, "unwritten", unwritten);
 		ek_out_obj_end(d->out);

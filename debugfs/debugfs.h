@@ -32,6 +32,15 @@ struct dbg_cmd {
 	const char *help;
 };
 
+/* the command table (sorted by name) and its length */
+const struct dbg_cmd *dbg_cmd_table(size_t *n);
+/* run one request line (JSON: wrapped with the request when @wrap_json); 0 ok, 1 failed */
+int dbg_run_request(struct dbg *d, const char *req, bool wrap_json);
+/* 'quit' was run */
+bool dbg_quit_requested(void);
+/* the prompt on a terminal: line editing, history, Tab completion (prompt.c) */
+int dbg_interactive(struct dbg *d);
+
 /* print "cmd: message" for @err to stderr; returns 1 (command failed) */
 int dbg_fail(struct dbg *d, const char *cmd, int err);
 int dbg_usage(const char *cmd);
@@ -52,6 +61,15 @@ void dbg_hexdump(struct ek_out *o, const char *indent, const uint8_t *buf, size_
 /* the journal superblock as dumpe2fs -h shows it; JSON: ek_journal_emit()'s keys
  * into the open object (@device: an external journal's path) */
 void dbg_journal_super(struct ek_out *o, const struct ek_journal *j, const char *device);
+
+/*
+ * An image where no superblock is at @offset but a partition table is
+ * (probe.c): the byte offsets of up to @max partitions into @offs, its kind
+ * ("an MBR partition table"...) into *kind; the count (0: a table without
+ * partitions), or -1 when there is no table or a superblock is there.
+ */
+int dbg_probe_partitions(const char *path, uint64_t offset, uint64_t *offs, int max,
+			 const char **kind);
 
 /* commands */
 int do_stats(struct dbg *d, int argc, char **argv);

@@ -52,6 +52,17 @@ static const struct dbg_cmd dbg_cmds[] = {	/* keep sorted */
 #define NCMDS (sizeof(dbg_cmds) / sizeof(dbg_cmds[0]))
 
 static bool quit_requested;
+
+const struct dbg_cmd *dbg_cmd_table(size_t *n)
+{
+	*n = NCMDS;
+	return dbg_cmds;
+}
+
+bool dbg_quit_requested(void)
+{
+	return quit_requested;
+}
 static struct ek_open_opts open_opts;
 
 void dbg_warn(struct dbg *d, const char *fmt, ...)
@@ -234,13 +245,28 @@ static int open_fs(struct dbg *d, const char *path, const struct ek_open_opts *o
 		const char *msg = ek_error_msg(err);
 		const char *at = strstr(msg, path);
 		size_t plen = strlen(path);
+		char hint[200] = "";
+		uint64_t offs[4];
+		const char *kind;
+		int n;
 
 		d->fs = NULL;
+		/* what helps: -n for a checksum, --offset for a whole disk */
+		if (err == -EK_BADCRC && !(o->flags & EK_OPEN_IGNORE_CSUM)) {
+			snprintf(hint, sizeof(hint), " (-n opens it anyway)");
+		} else if (err != -ENOENT && err != -EACCES && err != -EISDIR &&
+			   (n = dbg_probe_partitions(path, o->offset, offs, 4, &kind)) >= 0) {
+			size_t h = snprintf(hint, sizeof(hint), "; it holds %s", kind);
+
+			for (int i = 0; i < n && h < sizeof(hint); i++)
+				h += snprintf(hint + h, sizeof(hint) - h, "%s--offset %llu",
+					      i ? " or " : ": try ", (unsigned long long)offs[i]);
+		}
 		/* the message names the file already (quoted, as io.c does) */
 		if (at && at > msg && at[-1] == '\'' && at[plen] == '\'')
-			fprintf(stderr, "%s: %s\n", d->prog, msg);
+			fprintf(stderr, "%s: %s%s\n", d->prog, msg, hint);
 		else
-			fprintf(stderr, "%s: cannot open '%s': %s\n", d->prog, path, msg);
+			fprintf(stderr, "%s: cannot open '%s': %s%s\n", d->prog, path, msg, hint);
 		return 1;
 	}
 	d->root = d->cwd = EXT4_ROOT_INO;
@@ -339,7 +365,7 @@ static int split_line(char *line, char **argv, int max)
 }
 
 /* run one request line; returns 0 ok, 1 failed */
-static int run_request(struct dbg *d, const char *req, bool wrap_json)
+int dbg_run_request(struct dbg *d, const char *req, bool wrap_json)
 {
 	/* a word needs at least one character and a separator */
 	int max = strlen(req) / 2 + 2;
@@ -413,7 +439,7 @@ out:
 	return ret;
 }
 
-static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
+static int run_file(struct dbg *d, FILE *f, bool echo)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -424,10 +450,6 @@ static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
 	while (!quit_requested) {
 		ssize_t n;
 
-		if (prompt) {
-			fputs("extkit-debugfs: ", stdout);
-			fflush(stdout);
-		}
 		n = getline(&line, &cap, f);
 		if (n < 0)
 			break;
@@ -437,7 +459,7 @@ static int run_file(struct dbg *d, FILE *f, bool echo, bool prompt)
 			printf("%s: %s\n", d->prog, line);
 			fflush(stdout);	/* keep the echo before this request's stderr */
 		}
-		failed |= run_request(d, line, ek_out_json(d->out));
+		failed |= dbg_run_request(d, line, ek_out_json(d->out));
 	}
 	if (ek_out_json(d->out))
 		ek_out_arr_end(d->out);
@@ -454,13 +476,16 @@ static void usage(FILE *f, const char *prog)
 		"  -R request   run one request and exit\n"
 		"  -f cmdfile   run requests from a file ('-' for stdin)\n"
 		"  -c           catastrophic mode: do not read bitmaps\n"
-		"  -n           ignore checksum errors when opening\n"
+		"  -n           open despite a bad superblock or journal superblock checksum\n"
 		"  -s N -b SIZE use the backup superblock at block N of SIZE bytes\n"
-		"  --offset N   the filesystem starts N bytes into the image\n"
+		"  --offset N   the filesystem starts N bytes into the image (a partition)\n"
 		"  --json       print JSON (one document) instead of text\n"
 		"  -v           show where in the code an error was detected\n"
 		"  -V           print the version and exit\n"
-		"Without -R or -f, requests are read from stdin (a prompt on a terminal).\n"
+		"Without -R or -f, requests are read from stdin; on a terminal at a prompt\n"
+		"with line editing, Tab completion and a history kept in\n"
+		"$EXTKIT_DEBUGFS_HISTORY (default ~/.extkit_debugfs_history; empty: none).\n"
+		"Options may follow the image name.\n"
 		"Exit status: 0 all requests succeeded, 1 one failed, 2 usage error.\n", prog);
 }
 
@@ -480,7 +505,7 @@ int main(int argc, char **argv)
 	int c, ret;
 
 	for (;;) {
-		c = getopt_long(argc, argv, "+R:f:cns:b:vV", longopts, NULL);
+		c = getopt_long(argc, argv, "R:f:cns:b:vV", longopts, NULL);
 		if (c == -1)
 			break;
 		switch (c) {
@@ -555,7 +580,7 @@ int main(int argc, char **argv)
 	}
 
 	if (request) {
-		ret = run_request(&d, request, false);
+		ret = dbg_run_request(&d, request, false);
 	} else if (cmdfile) {
 		FILE *f = strcmp(cmdfile, "-") ? fopen(cmdfile, "r") : stdin;
 
@@ -563,16 +588,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: cannot open '%s': %s\n", d.prog, cmdfile, strerror(errno));
 			ret = 1;
 		} else {
-			ret = run_file(&d, f, true, false);
+			ret = run_file(&d, f, true);
 			if (f != stdin)
 				fclose(f);
 		}
 	} else {
-		bool tty = isatty(0);
-
-		ret = run_file(&d, stdin, false, tty);
-		if (tty)
-			putchar('\n');
+		if (isatty(0))
+			ret = dbg_interactive(&d);
+		else
+			ret = run_file(&d, stdin, false);
 	}
 	ek_out_free(d.out);
 	ek_fs_close(d.fs);

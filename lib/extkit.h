@@ -2026,6 +2026,26 @@ struct ek_freefrag {
 /* free-space extents from the block bitmaps */
 int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *out);
 
+/* ---- multi-mount protection block (mmp.c) ------------------------------ */
+
+struct ek_mmp {
+	ek_blk_t block;			/* s_mmp_block */
+	uint32_t magic, seq;
+	int64_t time;
+	char nodename[65], bdevname[33];	/* NUL-terminated copies */
+	uint32_t check_interval;
+	uint32_t checksum;
+	bool csum_bad;			/* metadata_csum and the checksum does not match */
+};
+
+/*
+ * Read and check the MMP block of a filesystem with the mmp feature:
+ * -EK_CORRUPT when s_mmp_block is outside the filesystem or the magic is
+ * wrong, -EINVAL without the feature.  A checksum mismatch is reported in
+ * @out->csum_bad, not as an error, so inspection can show the block.
+ */
+int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out);
+
 /* ---- output (out.c) ---------------------------------------------------- */
 
 enum ek_out_mode { EK_OUT_TEXT, EK_OUT_JSON, EK_OUT_JSONL };
@@ -2054,6 +2074,13 @@ void ek_out_str(struct ek_out *o, const char *key, const char *s);
 /* a name from (ptr, len): invalid UTF-8 becomes U+FFFD and key_hex is added */
 void ek_out_name(struct ek_out *o, const char *key, const char *s, size_t len);
 void ek_out_hex(struct ek_out *o, const char *key, const void *buf, size_t len);
+/*
+ * A point in time, the one shape every tool uses for every time:
+ * {"sec": S, "nsec": N, "iso": "2026-11-30T08:21:44Z"} (seconds since the
+ * epoch, UTC).  An absent time (a field the object does not have, a
+ * superblock time never set) is written by the caller as null instead.
+ */
+void ek_out_time(struct ek_out *o, const char *key, int64_t sec, uint32_t nsec);
 void ek_out_text(struct ek_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* JSONL: end of one top-level record (a newline) */
 void ek_out_record_end(struct ek_out *o);

@@ -509,9 +509,10 @@ void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *d
 				ek_out_str(o, NULL, ek_jsb_feature_name(w, b, unk, sizeof(unk)));
 	}
 	ek_out_arr_end(o);
-	ek_out_u64(o, "compat", s->compat);
-	ek_out_u64(o, "incompat", s->incompat);
-	ek_out_u64(o, "ro_compat", s->ro_compat);
+	/* the raw masks beside the names, keyed as the filesystem superblock's */
+	ek_out_u64(o, "feature_compat", s->compat);
+	ek_out_u64(o, "feature_incompat", s->incompat);
+	ek_out_u64(o, "feature_ro_compat", s->ro_compat);
 	ek_out_str(o, "uuid", ek_fmt_uuid(s->uuid, uuid, sizeof(uuid)));
 	ek_out_u64(o, "sequence", s->sequence);
 	ek_out_u64(o, "start", s->start);

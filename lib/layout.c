@@ -9,6 +9,7 @@
  * ceil(blocks / max entry length), 32768 blocks for an extent and a block
  * group for an indirect map.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "extkit.h"
 
@@ -92,13 +93,29 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const uint8_t *map;
 		uint64_t nclusters = ((uint64_t)ek_group_blocks(fs, g) + ratio - 1) / ratio;
+		bool was_cached = fs->block_bitmaps[g] != NULL;
 
 		err = ek_block_bitmap_get(fs, g, &map);
 		if (err)
 			return err;
 		for (uint64_t c = 0; c < nclusters; c++) {
 			ek_blk_t blk = ek_group_first_block(fs, g) + c * ratio;
-			bool used = ek_bit_test(map, c);
+			bool used;
+
+			/* without chunks, a byte of the bitmap all free or all used at once */
+			if (!chunk_blocks && !(c & 7) && c + 8 <= nclusters &&
+			    (map[c >> 3] == 0 || map[c >> 3] == 0xFF)) {
+				if (map[c >> 3]) {
+					free_run_end(out, run);
+					run = 0;
+				} else {
+					run += 8 * (uint64_t)ratio;
+					out->free_blocks += 8 * (uint64_t)ratio;
+				}
+				c += 7;
+				continue;
+			}
+			used = ek_bit_test(map, c);
 
 			if (chunk_blocks && (blk - first) % chunk_blocks == 0) {
 				if (blk != first && chunk_free == chunk_blocks)
@@ -114,6 +131,15 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 			}
 			free_run_end(out, run);
 			run = 0;
+		}
+		/*
+		 * One group's bitmap at a time: an 8 TiB filesystem has 64 Ki
+		 * groups, 256 MiB of bitmaps at 4 KiB blocks.  Those another
+		 * command had loaded stay cached.
+		 */
+		if (!was_cached) {
+			free(fs->block_bitmaps[g]);
+			fs->block_bitmaps[g] = NULL;
 		}
 	}
 	if (chunk_blocks && chunk_free == chunk_blocks)

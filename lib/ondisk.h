@@ -512,6 +512,22 @@ struct ext4_fc_tail {
 
 /* mmp block */
 #define EXT4_MMP_MAGIC		0x004D4D50
+#define EXT4_MMP_SEQ_CLEAN	0xFF4D4D50	/* unmounted cleanly */
+#define EXT4_MMP_SEQ_FSCK	0xE24D4D50	/* e2fsck is running */
+#define EXT4_MMP_SEQ_MAX	0xE24D4D4F	/* highest in-use sequence */
+
+/* the multi-mount protection block at s_mmp_block (kernel struct mmp_struct) */
+struct ext4_mmp_block {
+	__le32	mmp_magic;		/* 0x000 EXT4_MMP_MAGIC */
+	__le32	mmp_seq;		/* 0x004 EXT4_MMP_SEQ_* or a sequence */
+	__le64	mmp_time;		/* 0x008 last update, seconds */
+	__u8	mmp_nodename[64];	/* 0x010 host that updated it */
+	__u8	mmp_bdevname[32];	/* 0x050 its device name */
+	__le16	mmp_check_interval;	/* 0x070 seconds */
+	__le16	mmp_pad1;		/* 0x072 */
+	__le32	mmp_pad2[226];		/* 0x074 */
+	__le32	mmp_checksum;		/* 0x3FC crc32c(csum_seed, 0..0x3FB) */
+};
 
 /*
  * e2fsprogs undo file, format "E2UNDO02" (lib/ext2fs/undo_io.c, misc/e2undo.c);
@@ -558,6 +574,8 @@ struct e2undo_key_block {
 
 #define EK_OFF_ASSERT(s, f, off) _Static_assert(offsetof(struct s, f) == (off), #s "." #f)
 EK_OFF_ASSERT(ext4_super_block, s_magic, 0x38);
+EK_OFF_ASSERT(ext4_mmp_block, mmp_check_interval, 0x70);
+EK_OFF_ASSERT(ext4_mmp_block, mmp_checksum, 0x3FC);
 EK_OFF_ASSERT(ext4_super_block, s_uuid, 0x68);
 EK_OFF_ASSERT(ext4_super_block, s_journal_uuid, 0xD0);
 EK_OFF_ASSERT(ext4_super_block, s_desc_size, 0xFE);

@@ -246,6 +246,19 @@ void ek_out_hex(struct ek_out *o, const char *key, const void *buf, size_t len)
 		put_hex(o, buf, len);
 }
 
+void ek_out_time(struct ek_out *o, const char *key, int64_t sec, uint32_t nsec)
+{
+	char iso[40];
+
+	if (o->mode == EK_OUT_TEXT)
+		return;
+	ek_out_obj_begin(o, key);
+	ek_out_s64(o, "sec", sec);
+	ek_out_u64(o, "nsec", nsec);
+	ek_out_str(o, "iso", ek_fmt_iso(sec, iso, sizeof(iso)));
+	ek_out_obj_end(o);
+}
+
 void ek_out_text(struct ek_out *o, const char *fmt, ...)
 {
 	va_list ap;

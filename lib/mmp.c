@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mmp.c - the multi-mount protection block (incompat mmp): one block at
+ * s_mmp_block that a mounting kernel or e2fsck stamps with a sequence,
+ * its host and device names and the time, so a second host sees it is in
+ * use.  Layout: struct ext4_mmp_block in ondisk.h (kernel mmp_struct);
+ * checksum crc32c(csum_seed) of the bytes before mmp_checksum, as the
+ * kernel's ext4_mmp_csum().
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out)
+{
+	const struct ext4_mmp_block *m;
+	ek_blk_t blk = le64_to_cpu(fs->raw_sb->s_mmp_block);
+	uint8_t *buf;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->block = blk;
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP))
+		return -EINVAL;
+	if (blk < fs->sb.first_data_block || blk >= fs->sb.blocks_count)
+		return ek_corrupt_fs("MMP block %llu is outside the filesystem",
+				     (unsigned long long)blk);
+	buf = ek_malloc(fs->blksz);
+	if (!buf)
+		return -ENOMEM;
+	err = ek_fs_read_blocks(fs, blk, 1, buf);
+	if (err)
+		goto out;
+	m = (const struct ext4_mmp_block *)buf;
+	out->magic = le32_to_cpu(m->mmp_magic);
+	if (out->magic != EXT4_MMP_MAGIC) {
+		err = ek_corrupt(blk, "MMP block magic 0x%08x is not 0x%08x", out->magic,
+				 EXT4_MMP_MAGIC);
+		goto out;
+	}
+	out->seq = le32_to_cpu(m->mmp_seq);
+	out->time = (int64_t)le64_to_cpu(m->mmp_time);
+	memcpy(out->nodename, m->mmp_nodename, sizeof(m->mmp_nodename));
+	memcpy(out->bdevname, m->mmp_bdevname, sizeof(m->mmp_bdevname));
+	out->check_interval = le16_to_cpu(m->mmp_check_interval);
+	out->checksum = le32_to_cpu(m->mmp_checksum);
+	if (fs->has_csum)
+		out->csum_bad = ek_crc32c(fs->csum_seed, buf,
+					  offsetof(struct ext4_mmp_block, mmp_checksum)) !=
+				out->checksum;
+out:
+	free(buf);
+	return err;
+}
