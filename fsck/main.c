@@ -249,11 +249,11 @@ int main(int argc, char **argv)
 			ek_fs_close(probe);
 			probe = NULL;
 			err = journal_step(&f, &rec, &applied);
-			if (err == -ENOENT && !f.journal_dev)
+			if (err == -ENODEV && !f.journal_dev)
 				fprintf(stderr, "%s: %s: %s: name it with -j\n", f.prog, f.image,
 					ek_error_msg(err));
 			if (err == -EK_CORRUPT || err == -EK_BADCRC || err == -EK_UNSUPP ||
-			    (err == -ENOENT && !f.journal_dev)) {
+			    err == -ENODEV) {
 				/* as e2fsck: the check goes on without the journal */
 				journal_err = err;	/* a finding: check what is there */
 				ek_recover_free(rec);

@@ -335,6 +335,9 @@ int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 	bool found = false;
 	int err;
 
+	if (fs->sb.journal_inum)
+		return ek_err(-EINVAL, "the filesystem's journal is internal (inode %u): "
+			      "it has no journal device", fs->sb.journal_inum);
 	err = journal_alloc(fs, &j, &buf);
 	if (err)
 		return err;
@@ -415,7 +418,7 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 	int err;
 
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && !fs->sb.journal_inum)
-		return ek_err(-ENOENT, "the journal is on an external device, which was not given");
+		return ek_err(-ENODEV, "the journal is on an external device, which was not given");
 	err = journal_alloc(fs, &j, &buf);
 	if (err)
 		return err;

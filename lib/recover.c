@@ -223,6 +223,28 @@ int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 
 	/* what recovery would refuse, in the kernel's order; the plan goes on
 	 * as far as it can so inspection still shows it */
+	if (ek_io_size(r->fs->io) >> r->fs->log_blksz < r->fs->sb.blocks_count) {
+		/* the kernel mounts no device smaller than its filesystem */
+		r->refused = -EK_CORRUPT;
+		snprintf(r->refused_msg, sizeof(r->refused_msg),
+			 "the image holds %llu of the filesystem's %llu blocks (is it truncated?)",
+			 (unsigned long long)(ek_io_size(r->fs->io) >> r->fs->log_blksz),
+			 (unsigned long long)r->fs->sb.blocks_count);
+		r->refused_step = "filesystem";
+		*out = r;
+		return 0;
+	}
+	if (r->j->from_backup && !r->clean) {
+		/* the kernel reads the journal through its inode only */
+		r->refused = -EK_CORRUPT;
+		snprintf(r->refused_msg, sizeof(r->refused_msg),
+			 "the journal inode %u is damaged (its blocks were found through the "
+			 "superblock's backup, which the kernel does not use)", r->fs->sb.journal_inum);
+		r->refused_step = "journal";
+		r->refused_hint = "e2fsck recreates the journal, losing the log";
+		*out = r;
+		return 0;
+	}
 	if (r->log.status) {
 		r->refused = r->log.status;
 		snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", r->log.refused);

@@ -240,6 +240,9 @@ struct ek_undo {
 	uint64_t next_blk;	/* first free undo block */
 	uint8_t *buf;		/* one undo block */
 	uint8_t sb[SB_SIZE];	/* the superblock as recorded (real magic) */
+	/* a write to the undo file failed: the file is left as it was after its
+	 * last complete save (never finished), and nothing more is written to it */
+	bool failed;
 };
 
 const struct ek_io *ek__undo_io(const struct ek_undo *u)
@@ -412,6 +415,8 @@ int ek_undo_save(struct ek_undo *u, uint64_t off, uint64_t len)
 
 	if (!len)
 		return 0;
+	if (u->failed)
+		return ek_err(-EIO, "undo file '%s' is unusable after an earlier write error", u->path);
 	if (off > size || len > size - off)
 		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
 				 "write of %llu bytes past the end of '%s' (%llu bytes)",
@@ -426,19 +431,30 @@ int ek_undo_save(struct ek_undo *u, uint64_t off, uint64_t len)
 		if (r == 1)
 			continue;	/* saved before: it holds the original already */
 		err = save_block(u, n);
-		if (err)
+		if (err) {
+			/* the header on disk still counts only complete keys */
+			u->failed = true;
 			return err;
+		}
 		any = true;
 	}
 	/* the header counts the new keys only now, after their bytes; then sync */
-	return any ? write_index(u) : 0;
+	err = any ? write_index(u) : 0;
+	if (err)
+		u->failed = true;
+	return err;
 }
 
 int ek_undo_written(struct ek_undo *u, uint64_t off, uint64_t len)
 {
-	if (off >= SB_OFF + SB_SIZE || off + len <= SB_OFF)
+	int err;
+
+	if (u->failed || off >= SB_OFF + SB_SIZE || off + len <= SB_OFF)
 		return 0;
-	return write_index(u);
+	err = write_index(u);
+	if (err)
+		u->failed = true;
+	return err;
 }
 
 int ek_undo_close(struct ek_undo *u)
@@ -447,8 +463,9 @@ int ek_undo_close(struct ek_undo *u)
 
 	if (!u)
 		return 0;
-	/* after the test fault hook "the machine stopped": no finishing touch */
-	if (!ek__io_stopped()) {
+	/* after the test fault hook "the machine stopped", or a failed write to
+	 * the undo file itself: no finishing touch */
+	if (!ek__io_stopped() && !u->failed) {
 		u->hdr.state |= E2UNDO_STATE_FINISHED;
 		err = write_index(u);
 	}

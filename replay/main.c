@@ -40,8 +40,8 @@ struct rp {
 static int fail(struct rp *r, const char *what, int err)
 {
 	fprintf(stderr, "%s: %s: %s\n", r->prog, what, ek_error_msg(err));
-	/* the image is there: what is missing is its external journal */
-	if (err == -ENOENT && !r->journal_dev && r->image && access(r->image, F_OK) == 0)
+	/* what is missing is the filesystem's external journal */
+	if (err == -ENODEV && !r->journal_dev)
 		fprintf(stderr, "%s: name the external journal device with --journal-dev\n", r->prog);
 	return 1;
 }
@@ -685,6 +685,19 @@ static void plan_refusal(struct ek_out *o, const struct ek_recovery *rec)
 	ek_out_obj_end(o);
 }
 
+/* the refusal alone, for JSON (the text went to stderr) */
+static void plan_refusal_json(struct ek_out *o, const struct ek_recovery *rec)
+{
+	ek_out_obj_begin(o, "refused");
+	ek_out_str(o, "step", rec->refused_step);
+	ek_out_str(o, "reason", rec->refused_msg);
+	if (rec->refused_hint)
+		ek_out_str(o, "hint", rec->refused_hint);
+	else
+		ek_out_null(o, "hint");
+	ek_out_obj_end(o);
+}
+
 /* --dry-run: everything apply would do, in the order it would do it */
 static void print_plan(struct rp *r, const struct ek_recovery *rec)
 {
@@ -701,12 +714,23 @@ static void print_plan(struct rp *r, const struct ek_recovery *rec)
 			    rec->finish_only ? " (needs_recovery would be cleared)" : "");
 		ek_out_null(o, "first_tid");
 		ek_out_null(o, "last_tid");
+	} else if (rec->log.start_tid == rec->log.end_tid) {
+		ek_out_text(o, "No committed transaction to replay: the log ends at transaction %u (%s)\n",
+			    rec->log.start_tid, rec->log.end_reason);
+		ek_out_null(o, "first_tid");
+		ek_out_null(o, "last_tid");
 	} else {
 		ek_out_text(o, "Replay plan: transactions %u..%u, %zu home blocks to write\n",
 			    rec->log.start_tid, p->upto, p->nwrites);
 		ek_out_u64(o, "first_tid", rec->log.start_tid);
 		ek_out_u64(o, "last_tid", p->upto);
 	}
+	ek_out_str(o, "log_end", rec->log.end_reason);
+	ek_out_bool(o, "failed_commit", rec->log.failed_commit);
+	if (rec->log.failed_commit || p->bad_csum)
+		ek_out_text(o, "the filesystem will be marked as having errors (%s)\n",
+			    rec->log.failed_commit ? "a corrupt commit block ends the log" :
+			    "logged blocks fail their checksum");
 	ek_out_bool(o, "needs_recovery_cleared", rec->finish_only || !rec->clean);
 	ek_out_arr_begin(o, "discarded_tids");
 	for (size_t i = 0; i < rec->ndiscarded; i++)
@@ -786,7 +810,10 @@ static void apply_result(struct rp *r, const struct ek_recovery *rec,
 	struct ek_out *o = r->out;
 	const char *target = r->output ? r->output : r->image;
 
-	if (res->replayed) {
+	if (res->replayed && rec->log.start_tid == rec->log.end_tid) {
+		ek_out_text(o, "no committed transaction to replay (%s); journal marked clean in %s\n",
+			    rec->log.end_reason, target);
+	} else if (res->replayed) {
 		ek_out_text(o, "replayed transactions %u..%u: %llu blocks written to %s\n",
 			    rec->log.start_tid, rec->plan.upto, (unsigned long long)res->written, target);
 	} else {
@@ -799,7 +826,7 @@ static void apply_result(struct rp *r, const struct ek_recovery *rec,
 	ek_out_obj_begin(o, NULL);
 	ek_out_str(o, "target", target);
 	ek_out_bool(o, "clean", rec->clean);
-	if (res->replayed) {
+	if (res->replayed && rec->log.start_tid != rec->log.end_tid) {
 		ek_out_u64(o, "first_tid", rec->log.start_tid);
 		ek_out_u64(o, "last_tid", rec->plan.upto);
 	} else {
@@ -868,6 +895,12 @@ static int do_apply(struct rp *r)
 		fprintf(stderr, "%s: apply: refusing to replay (%s): %s%s%s; nothing written\n",
 			r->prog, rec->refused_step, rec->refused_msg,
 			rec->refused_hint ? "; " : "", rec->refused_hint ? rec->refused_hint : "");
+		/* --json still gets its one document */
+		ek_out_obj_begin(r->out, NULL);
+		ek_out_str(r->out, "target", r->image);
+		plan_refusal_json(r->out, rec);
+		ek_out_u64(r->out, "written", 0);
+		ek_out_obj_end(r->out);
 		goto out;
 	}
 	if (rec->ndiscarded) {
@@ -1318,6 +1351,15 @@ static int do_undo(struct rp *r, int argc, char **argv)
 	ek_out_u64(o, "skipped", res.skipped);
 	ek_out_bool(o, "marked_for_check", res.marked);
 	ek_out_obj_end(o);
+	{
+		/* apply --undo FILE with an external journal left FILE.journal too */
+		char jpath[4096];
+
+		if (snprintf(jpath, sizeof(jpath), "%s.journal", file) < (int)sizeof(jpath) &&
+		    access(jpath, F_OK) == 0)
+			fprintf(stderr, "%s: note: '%s' holds the journal device's original bytes: "
+				"restore it onto the journal device too\n", r->prog, jpath);
+	}
 	return res.finished && !forced ? 0 : 1;
 }
 
@@ -1353,7 +1395,8 @@ static void usage(FILE *f, const char *prog)
 	fprintf(f, "Options:\n"
 		"  --json      one JSON document on stdout\n"
 		"  --jsonl     list, fc: one JSON record per transaction or record\n"
-		"  -n          accept a journal superblock with a bad checksum\n"
+		"  -n, --ignore-csum  accept a journal superblock with a bad checksum\n"
+		"              (apply takes only --ignore-csum: -n never writes)\n"
 		"  --upto TID  plan (show, seeks, apply) up to this transaction\n"
 		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
@@ -1384,6 +1427,7 @@ int main(int argc, char **argv)
 		{ "undo", required_argument, NULL, 'u' },
 		{ "journal-dev", required_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "ignore-csum", no_argument, NULL, 'I' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -1393,6 +1437,7 @@ int main(int argc, char **argv)
 	enum ek_out_mode mode = EK_OUT_TEXT;
 	const struct rp_cmd *cmd = NULL;
 	unsigned flags = 0;
+	bool short_n = false;
 	int c, err, ret;
 
 	/* options may stand anywhere: "list IMG --json" works too */
@@ -1426,7 +1471,7 @@ int main(int argc, char **argv)
 			break;
 		case 'G':
 			r.gap = strtoull(optarg, &end, 0);
-			if (*end || !*optarg) {
+			if (*end || !*optarg || *optarg == '-') {
 				fprintf(stderr, "%s: bad gap '%s'\n", r.prog, optarg);
 				return 2;
 			}
@@ -1439,6 +1484,9 @@ int main(int argc, char **argv)
 			r.jsonl = true;
 			break;
 		case 'n':
+			short_n = true;
+			/* fall through */
+		case 'I':
 			flags |= EK_OPEN_IGNORE_CSUM;
 			break;
 		case 'V':
@@ -1477,8 +1525,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: apply takes one image\n", r.prog);
 			return 2;
 		}
-		if (r.dry_run && r.undo) {
-			fprintf(stderr, "%s: --undo with --dry-run: a dry run writes nothing\n", r.prog);
+		if (r.dry_run && (r.undo || r.output)) {
+			fprintf(stderr, "%s: %s with --dry-run: a dry run writes nothing\n", r.prog,
+				r.undo ? "--undo" : "--output");
+			return 2;
+		}
+		/* -n means "write nothing" to every e2fsprogs user: never with apply */
+		if (short_n && !r.dry_run) {
+			fprintf(stderr, "%s: apply -n: -n only accepts a bad journal superblock checksum "
+				"and apply writes; use --dry-run to write nothing, or --ignore-csum "
+				"to replay such a journal\n", r.prog);
 			return 2;
 		}
 		r.flags = flags;
