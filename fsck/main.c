@@ -134,18 +134,14 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, bool *applied)
 	err = ek_recover_plan(&o, rec);
 	if (err)
 		return err;
-	if ((*rec)->refused) {
-		/* the kernel would refuse this journal: check the image as it is */
-		fprintf(stderr, "%s: %s: the kernel would refuse to recover the %s (%s); "
-			"checking the unrecovered image\n", f->prog, f->image, (*rec)->refused_step,
-			(*rec)->refused_msg);
-		return 0;
-	}
+	if ((*rec)->refused)
+		return 0;	/* a finding; the image is checked as it is */
 	if ((*rec)->clean && !(*rec)->finish_only && !(*rec)->norphans)
 		return 0;
 	/* -n: nothing written, the check reads through the plan (part 2 applies it) */
-	ek_out_text(f->out, "%s: recovering journal (not written, -n): checking the image "
-		    "as recovery would leave it\n", f->image);
+	ek_out_text(f->out, "%s: %s (not written, -n): checking the image as recovery would "
+		    "leave it\n", f->image, !(*rec)->clean ? "recovering journal" :
+		    (*rec)->norphans ? "processing orphan inodes" : "clearing needs_recovery");
 	return 0;
 }
 
@@ -207,6 +203,9 @@ int main(int argc, char **argv)
 		return FSCK_USAGE;
 	}
 	f.image = argv[optind];
+	if (ek_target_mounted(f.image))
+		fprintf(stderr, "%s: warning: '%s' is mounted: the check reads a filesystem in use, "
+			"and what the kernel has not written yet reads as damage\n", f.prog, f.image);
 	if (!f.no_change) {
 		fprintf(stderr, "%s: only checking is implemented yet: run with -n "
 			"(nothing is written)\n", f.prog);
@@ -267,7 +266,7 @@ int main(int argc, char **argv)
 		ek_fs_close(probe);
 	}
 	ek_out_obj_begin(f.out, "journal");
-	ek_out_bool(f.out, "recovery_needed", rec && !rec->refused &&
+	ek_out_bool(f.out, "recovery_needed", rec &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
 	ek_out_bool(f.out, "recovered_in_view", rec && !rec->refused && !applied &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
@@ -338,7 +337,11 @@ int main(int argc, char **argv)
 	err = ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = finding, .progress = progress,
 							.arg = &f, .backup_sb = backup,
 							.backup_why = backup_why,
-							.journal_err = journal_err }, &sum);
+							.journal_err = journal_err,
+							.journal_refused = rec && rec->refused ?
+									   rec->refused_msg : NULL,
+							.journal_refused_step = rec ? rec->refused_step : NULL },
+			    &sum);
 	ek_out_arr_end(f.out);
 	if (err) {
 		fprintf(stderr, "%s: %s: check stopped: %s\n", f.prog, f.image, ek_error_msg(err));
@@ -371,6 +374,13 @@ out_summary_skipped:
 	ek_out_u64(f.out, "exit_code", ret);
 	ek_out_obj_end(f.out);
 out:
+	if (ret == FSCK_ERROR) {
+		/* --json: still one document, saying why */
+		ek_out_str(f.out, "error", ek_error_msg(err));
+		ek_out_obj_begin(f.out, "summary");
+		ek_out_u64(f.out, "exit_code", ret);
+		ek_out_obj_end(f.out);
+	}
 	ek_out_obj_end(f.out);
 	ek_out_free(f.out);
 	ek_out_free(f.lines);

@@ -1587,6 +1587,8 @@ struct ek_fsck_opts {
 	ek_blk_t backup_sb;	/* @fs was opened from this backup superblock... */
 	const char *backup_why;	/* ...because the primary failed so */
 	int journal_err;	/* the journal could not be read for recovery */
+	const char *journal_refused;	/* why the kernel would refuse recovery, or NULL */
+	const char *journal_refused_step;	/* "journal", "filesystem"... */
 };
 
 struct ek_fsck_summary {

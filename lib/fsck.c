@@ -371,6 +371,26 @@ static void check_size(struct check *c, const struct ek_inode *ei)
 		       (unsigned long long)ei->size, (unsigned long long)want);
 }
 
+static const char *type_name(uint16_t mode);
+
+static bool type_known(uint16_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: case 0040000: case 0020000: case 0060000:
+	case 0010000: case 0140000: case 0120000:
+		return true;
+	}
+	return false;
+}
+
+/* devices, fifos, sockets and symlinks: e2fsck's "special" files */
+static bool special(uint16_t mode)
+{
+	uint16_t t = mode & 0170000;
+
+	return t == 0020000 || t == 0060000 || t == 0010000 || t == 0140000 || t == 0120000;
+}
+
 static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -408,6 +428,11 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
 	else if (derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
+	if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
+		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
+	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
+		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
+		       type_name(ei->mode));
 	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO)
 		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
@@ -465,6 +490,20 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	return 0;
 }
 
+/* an internal journal's inode must be a regular file in use */
+static void check_journal_inode(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	ek_ino_t j = fs->sb.journal_inum;
+
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !j || j > fs->sb.inodes_count)
+		return;
+	if (!(c->iflags[j] & IN_USE))
+		report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, "it is not in use");
+	else if ((c->mode[j] & 0170000) != 0100000)
+		report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, "it is not a regular file");
+}
+
 /*
  * Inodes in a bad block of an inode table read as zeros (the scan skips
  * them): in use, as e2fsck keeps them, and left out of the other passes.
@@ -507,20 +546,21 @@ static int mark_xattr(void *arg, struct ek_inode *ei, int derr)
 struct dirwalk {
 	struct check *c;
 	ek_ino_t dir;
+	bool encrypted;		/* names are ciphertext: any byte may appear */
 };
 
 static const char *type_name(uint16_t mode)
 {
 	switch (mode & 0170000) {
-	case 0100000: return "regular file";
-	case 0040000: return "directory";
-	case 0020000: return "character device";
-	case 0060000: return "block device";
-	case 0010000: return "fifo";
-	case 0140000: return "socket";
-	case 0120000: return "symlink";
+	case 0100000: return "a regular file";
+	case 0040000: return "a directory";
+	case 0020000: return "a character device";
+	case 0060000: return "a block device";
+	case 0010000: return "a fifo";
+	case 0140000: return "a socket";
+	case 0120000: return "a symlink";
 	}
-	return "inode of unknown type";
+	return "of no known type";
 }
 
 static uint8_t mode_ftype(uint16_t mode)
@@ -613,6 +653,8 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		c->parent[w->dir] = de->ino;
 	}
+	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)))
+		report(c, EK_PR_ENTRY_BAD_NAME, &at, name, w->dir);
 	seen = name_seen(c, de->name, de->name_len);
 	if (seen < 0)
 		return seen;
@@ -660,6 +702,7 @@ static int pass2(struct check *c)
 		if (c->name_slots)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		err = ek_inode_read(fs, ino, &ei);
+		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		if (!err || err == -EK_BADCRC)
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
 		ek_inode_release(&ei);
@@ -909,6 +952,9 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.links = ek_calloc(ninodes, sizeof(*c.links));
 	err = c.bmap && c.iflags && c.refs && c.parent && c.named_in && c.mode && c.links ?
 	      0 : -ENOMEM;
+	if (o->journal_refused)
+		report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
+		       o->journal_refused);
 	if (o->journal_err)
 		report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
 		       ek_error_msg(o->journal_err));
@@ -933,6 +979,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = ek_inode_scan(fs, pass1_inode, &c);
 	if (!err)
 		mark_bad_itable(&c);
+	if (!err)
+		check_journal_inode(&c);
 	if (!err)
 		err = ek_inode_scan(fs, mark_xattr, &c);
 	if (!err && o->progress)
