@@ -62,14 +62,6 @@ void dbg_hexdump(struct ek_out *o, const char *indent, const uint8_t *buf, size_
  * into the open object (@device: an external journal's path) */
 void dbg_journal_super(struct ek_out *o, const struct ek_journal *j, const char *device);
 
-/*
- * An image where no superblock is at @offset but a partition table is
- * (probe.c): the byte offsets of up to @max partitions into @offs, its kind
- * ("an MBR partition table"...) into *kind; the count (0: a table without
- * partitions), or -1 when there is no table or a superblock is there.
- */
-int dbg_probe_partitions(const char *path, uint64_t offset, uint64_t *offs, int max,
-			 const char **kind);
 
 /* commands */
 int do_stats(struct dbg *d, int argc, char **argv);

@@ -246,21 +246,13 @@ static int open_fs(struct dbg *d, const char *path, const struct ek_open_opts *o
 		const char *at = strstr(msg, path);
 		size_t plen = strlen(path);
 		char hint[200] = "";
-		uint64_t offs[4];
-		const char *kind;
-		int n;
 
 		d->fs = NULL;
 		/* what helps: -n for a checksum, --offset for a whole disk */
 		if (err == -EK_BADCRC && !(o->flags & EK_OPEN_IGNORE_CSUM)) {
 			snprintf(hint, sizeof(hint), " (-n opens it anyway)");
-		} else if (err != -ENOENT && err != -EACCES && err != -EISDIR &&
-			   (n = dbg_probe_partitions(path, o->offset, offs, 4, &kind)) >= 0) {
-			size_t h = snprintf(hint, sizeof(hint), "; it holds %s", kind);
-
-			for (int i = 0; i < n && h < sizeof(hint); i++)
-				h += snprintf(hint + h, sizeof(hint) - h, "%s--offset %llu",
-					      i ? " or " : ": try ", (unsigned long long)offs[i]);
+		} else if (err != -ENOENT && err != -EACCES && err != -EISDIR) {
+			ek_partitions_hint(path, o->offset, "--offset", hint, sizeof(hint));
 		}
 		/* the message names the file already (quoted, as io.c does) */
 		if (at && at > msg && at[-1] == '\'' && at[plen] == '\'')

@@ -32,6 +32,7 @@ struct fk {
 	FILE *devnull;
 	uint64_t superblock;
 	uint32_t blocksize;
+	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
 	const char *last_pass;
 };
 
@@ -107,6 +108,7 @@ static void usage(FILE *f, const char *prog)
 		"  -v          more detail\n"
 		"  -b N        use the backup superblock at block N (-B its block size)\n"
 		"  -j DEV      the external journal device\n"
+		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
 		"  -p, -a, -y, -z   repairs: not implemented yet (use -n)\n"
 		"Exit status (fsck(8)): 0 clean, 4 errors left uncorrected, 8 operational\n"
@@ -124,7 +126,7 @@ static int64_t now_time(void)
 static int journal_step(struct fk *f, struct ek_recovery **rec, bool *applied)
 {
 	struct ek_recover_opts o = {
-		.image = f->image, .journal_dev = f->journal_dev,
+		.image = f->image, .journal_dev = f->journal_dev, .offset = f->offset,
 		.flags = f->no_change ? 0 : EK_OPEN_RW, .no_data_csum = !f->no_change,
 		.now = now_time(),
 	};
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'J' },
+		{ "offset", required_argument, NULL, 'o' },
 		{ "jsonl", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
@@ -191,6 +194,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: -%c: repairs are not implemented yet; use -n to check "
 				"(e2fsck -%c repairs)\n", f.prog, c, c);
 			return FSCK_USAGE;
+		case 'o':
+			f.offset = strtoull(optarg, &end, 0);
+			if (*end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "%s: bad offset '%s'\n", f.prog, optarg);
+				return FSCK_USAGE;
+			}
+			break;
 		case 'J': f.mode = EK_OUT_JSON; break;
 		case 'L': f.mode = EK_OUT_JSONL; break;
 		case 'V': printf("extkit-fsck %s\n", EK_VERSION); return FSCK_OK;
@@ -228,7 +238,8 @@ int main(int argc, char **argv)
 	if (!f.superblock) {
 		struct ek_fs *probe;
 
-		err = ek_fs_open(f.image, &(struct ek_open_opts){ .flags = EK_OPEN_NO_BITMAPS }, &probe);
+		err = ek_fs_open(f.image, &(struct ek_open_opts){ .flags = EK_OPEN_NO_BITMAPS,
+							     .offset = f.offset }, &probe);
 		if (err == -EK_CORRUPT || err == -EK_BADCRC)
 			probe = NULL;	/* the check tries the backups */
 		else if (err) {
@@ -287,6 +298,7 @@ int main(int argc, char **argv)
 
 		err = ek_fs_open(f.image, &(struct ek_open_opts){
 					.flags = EK_OPEN_IGNORE_CSUM, .superblock = f.superblock,
+					.offset = f.offset,
 					.blocksize = f.blocksize,
 					.overlay = view ? ek_recover_overlay : NULL,
 					.overlay_arg = view ? rec : NULL }, &fs);
@@ -305,6 +317,7 @@ int main(int argc, char **argv)
 
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
 						.flags = EK_OPEN_IGNORE_CSUM, .superblock = sb,
+						.offset = f.offset,
 						.blocksize = bs }, &fs);
 			if (!err && (err = ek_fsck_desc_check(fs))) {
 				ek_fs_close(fs);
@@ -320,7 +333,7 @@ int main(int argc, char **argv)
 		} else {
 			/* no backup: the primary as it is, its damage reported */
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
-						.flags = EK_OPEN_IGNORE_CSUM,
+						.flags = EK_OPEN_IGNORE_CSUM, .offset = f.offset,
 						.overlay = rec && !rec->refused ? ek_recover_overlay : NULL,
 						.overlay_arg = rec && !rec->refused ? rec : NULL }, &fs);
 			if (err)
@@ -328,7 +341,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (err) {
-		fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
+		char hint[200] = "";
+
+		/* a whole disk where a filesystem was expected: name the partitions */
+		ek_partitions_hint(f.image, f.offset, "--offset", hint, sizeof(hint));
+		fprintf(stderr, "%s: %s: %s%s\n", f.prog, f.image, ek_error_msg(err), hint);
 		goto out;
 	}
 	for (unsigned i = 0; f.verbose && i < fs->nwarnings; i++)

@@ -253,6 +253,21 @@ int ek_undo_apply(const char *undo_path, const char *image, unsigned flags,
 		  struct ek_undo_result *out);
 
 
+/* ---- partition tables (partition.c) ------------------------------------ */
+
+/*
+ * An image where no superblock is at @offset but a partition table is:
+ * the byte offsets of up to @max partitions into @offs, its kind ("an MBR
+ * partition table"...) into *kind; the count (0: a table without
+ * partitions), or -1 when there is no table or a superblock is there.
+ */
+int ek_partitions_probe(const char *path, uint64_t offset, uint64_t *offs, int max,
+			const char **kind);
+/* "; it holds an MBR partition table: try OPTION 1048576" for an error
+ * message, or "" when there is no table there */
+void ek_partitions_hint(const char *path, uint64_t offset, const char *option, char *buf,
+			size_t len);
+
 /* ---- superblock (super.c) ---------------------------------------------- */
 
 struct ek_feature {
@@ -1451,6 +1466,7 @@ uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen
 struct ek_recover_opts {
 	const char *image;	/* the filesystem to recover (the copy, for a copy) */
 	const char *journal_dev;	/* its external journal device, or NULL */
+	uint64_t offset;	/* byte offset of the filesystem in @image */
 	unsigned flags;		/* EK_OPEN_RW to apply; EK_OPEN_IGNORE_CSUM */
 	bool copy;		/* @image is a fresh copy, removed if apply fails: the
 				 * orphan step writes directly and an external journal
@@ -1492,6 +1508,7 @@ struct ek_recovery {		/* the plan; everything here is owned */
 	const char *refused_hint;	/* an option that helps, or NULL */
 	/* private */
 	char *image, *journal_dev;
+	uint64_t offset;
 	bool journal_only, copy;
 	struct ek_recover_view *view;
 	struct ek_fs *fc_fs, *orphan_fs;

@@ -94,7 +94,8 @@ static int plan_fast_commits(struct ek_recovery *r)
 		return r->fc.status;
 	if (r->fc.state != EK_FC_VALID)
 		return 0;
-	err = ek_fs_open(r->image, &(struct ek_open_opts){ .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
+	err = ek_fs_open(r->image, &(struct ek_open_opts){ .offset = r->offset,
+							   .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
 							   .overlay = ek_jplan_overlay,
 							   .overlay_arg = &r->view->plan },
 			 &r->fc_fs);
@@ -142,7 +143,8 @@ static int plan_orphans(struct ek_recovery *r, int64_t now)
 	uint64_t released;
 	int err;
 
-	err = ek_fs_open(r->image, &(struct ek_open_opts){ .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
+	err = ek_fs_open(r->image, &(struct ek_open_opts){ .offset = r->offset,
+							   .flags = r->fs->flags & EK_OPEN_IGNORE_CSUM,
 							   .overlay = recover_overlay,
 							   .overlay_arg = r->view },
 			 &r->orphan_fs);
@@ -183,7 +185,9 @@ int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 		err = -ENOMEM;
 		goto out_free;
 	}
-	err = ek_fs_open(o->image, &(struct ek_open_opts){ .flags = o->flags }, &r->fs);
+	r->offset = o->offset;
+	err = ek_fs_open(o->image, &(struct ek_open_opts){ .flags = o->flags, .offset = o->offset },
+			 &r->fs);
 	if (err)
 		goto out_free;
 	if (o->journal_dev) {
@@ -321,7 +325,8 @@ static int release_orphans(struct ek_recovery *r, const struct ek_recover_apply_
 	r->j = NULL;
 	ek_fs_close(r->fs);
 	r->fs = NULL;
-	err = ek_fs_open(r->image, &(struct ek_open_opts){ .flags = EK_OPEN_RW }, &fs);
+	err = ek_fs_open(r->image, &(struct ek_open_opts){ .offset = r->offset, .flags = EK_OPEN_RW },
+			 &fs);
 	if (err)
 		return err;
 	err = ek_wset_init(fs, &ws);

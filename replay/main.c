@@ -32,6 +32,7 @@ struct rp {
 	bool have_upto;
 	ek_tid_t upto;		/* --upto */
 	unsigned flags;		/* EK_OPEN_IGNORE_CSUM (-n) */
+	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
 	enum ek_out_mode out_mode;
 	const char *image;
 	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
@@ -39,7 +40,12 @@ struct rp {
 
 static int fail(struct rp *r, const char *what, int err)
 {
-	fprintf(stderr, "%s: %s: %s\n", r->prog, what, ek_error_msg(err));
+	char hint[200] = "";
+
+	/* a whole disk where a filesystem was expected: name the partitions */
+	if (err == -EK_CORRUPT && r->image)
+		ek_partitions_hint(r->image, r->offset, "--offset", hint, sizeof(hint));
+	fprintf(stderr, "%s: %s: %s%s\n", r->prog, what, ek_error_msg(err), hint);
 	/* what is missing is the filesystem's external journal */
 	if (err == -ENODEV && !r->journal_dev)
 		fprintf(stderr, "%s: name the external journal device with --journal-dev\n", r->prog);
@@ -854,6 +860,7 @@ static int do_apply(struct rp *r)
 	bool copy = r->output && !r->dry_run;
 	struct ek_recover_opts opts = {
 		.image = copy ? r->output : r->image, .journal_dev = r->journal_dev,
+		.offset = r->offset,
 		.flags = r->flags | (r->dry_run ? 0 : EK_OPEN_RW), .copy = copy,
 		.have_upto = r->have_upto, .upto = r->upto, .journal_only = r->journal_only,
 		/* apply checks data checksums as it reads each copy, once (the
@@ -1405,6 +1412,7 @@ static void usage(FILE *f, const char *prog)
 		"              (e2undo format; an external journal's in F.journal)\n"
 		"  -f, --force apply: replay part of the log (--upto) in place;\n"
 		"              undo: restore despite a failed check, as e2undo -f\n"
+		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --journal-dev DEV  the external journal device (with --output it\n"
 		"              is read, never written)\n"
 		"  --journal-only  apply: replay the journal, leave the orphan inodes\n"
@@ -1428,6 +1436,7 @@ int main(int argc, char **argv)
 		{ "journal-dev", required_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "ignore-csum", no_argument, NULL, 'I' },
+		{ "offset", required_argument, NULL, 'o' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -1468,6 +1477,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			have_upto = true;
+			break;
+		case 'o':
+			r.offset = strtoull(optarg, &end, 0);
+			if (*end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "%s: bad offset '%s'\n", r.prog, optarg);
+				return 2;
+			}
 			break;
 		case 'G':
 			r.gap = strtoull(optarg, &end, 0);
@@ -1552,7 +1568,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ret = 1;
-	err = ek_fs_open(r.image, &(struct ek_open_opts){ .flags = flags }, &r.fs);
+	err = ek_fs_open(r.image, &(struct ek_open_opts){ .flags = flags, .offset = r.offset }, &r.fs);
 	if (err) {
 		fail(&r, r.image, err);
 		goto out;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * probe.c - why an image did not open: is it a whole disk with a
+ * partition.c - why an image did not open: is it a whole disk with a
  * partition table, where a filesystem was expected?  Then the error can
- * name the partitions' byte offsets for --offset.
+ * name the partitions' byte offsets for the tools' --offset.
  *
  * MBR: 0x55 0xAA at byte 510, four 16-byte entries from byte 446 (type at
  * +4, 0 unused, 0xEE a GPT's protective entry; first LBA __le32 at +8).
@@ -12,10 +12,11 @@
  * (bytes 0..15) starts at the LBA __le64 at +32.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "debugfs.h"
+#include "extkit.h"
 
 #define GPT_ENTRIES_MAX	128
 
@@ -49,7 +50,7 @@ static int probe_gpt(int fd, uint32_t sector, uint64_t *offs, int max)
 	return n;
 }
 
-int dbg_probe_partitions(const char *path, uint64_t offset, uint64_t *offs, int max,
+int ek_partitions_probe(const char *path, uint64_t offset, uint64_t *offs, int max,
 			 const char **kind)
 {
 	uint8_t mbr[512], magic[2];
@@ -83,4 +84,23 @@ int dbg_probe_partitions(const char *path, uint64_t offset, uint64_t *offs, int 
 out:
 	close(fd);
 	return n;
+}
+
+void ek_partitions_hint(const char *path, uint64_t offset, const char *option, char *buf,
+			size_t len)
+{
+	uint64_t offs[4];
+	const char *kind;
+	int n = ek_partitions_probe(path, offset, offs, 4, &kind);
+	size_t h;
+
+	if (!len)
+		return;
+	buf[0] = 0;
+	if (n < 0)
+		return;
+	h = snprintf(buf, len, "; it holds %s", kind);
+	for (int i = 0; i < n && h < len; i++)
+		h += snprintf(buf + h, len - h, "%s%s %llu", i ? " or " : ": try ", option,
+			      (unsigned long long)offs[i]);
 }
