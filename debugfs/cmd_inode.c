@@ -246,7 +246,10 @@ int do_stat(struct dbg *d, int argc, char **argv)
 	ek_out_u64(o, "gid", ei.gid);
 	ek_out_u64(o, "project", ei.projid);
 	ek_out_u64(o, "size", ei.size);
-	ek_out_u64(o, "file_acl", ei.file_acl);	/* the raw field: 0 is its "none" */
+	if (ei.file_acl)
+		ek_out_u64(o, "file_acl", ei.file_acl);
+	else
+		ek_out_null(o, "file_acl");	/* no xattr block */
 	ek_out_u64(o, "links", ei.links_count);
 	ek_out_u64(o, "blockcount", ei.blocks);
 	/* deletion time, or the next orphan's number on the orphan list */

@@ -102,8 +102,9 @@ try:
             if r["blockcount"] != o["blockcount"] and not (
                     "huge_file" not in feats and r["blockcount"] == o["blockcount"] & 0xffffffff):
                 d.append("blockcount %r vs %r" % (r["blockcount"], o["blockcount"]))
-            if r["file_acl"] != o["file_acl"] and not (
-                    "64bit" not in feats and r["file_acl"] == o["file_acl"] & 0xffffffff):
+            acl = r["file_acl"] or 0	# null: no xattr block
+            if acl != o["file_acl"] and not (
+                    "64bit" not in feats and acl == o["file_acl"] & 0xffffffff):
                 d.append("file_acl %r vs %r" % (r["file_acl"], o["file_acl"]))
             if r["size"] != o["size"] and not (
                     "large_dir" not in feats and o["type"] != "regular" and
