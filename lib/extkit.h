@@ -637,6 +637,8 @@ typedef int (*ek_xattr_fn)(void *arg, const struct ek_xattr *xa);
  * after the walk completed.  Nonzero from @fn stops and is returned as is.
  */
 int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn, void *arg);
+/* h_refcount of xattr block @blk (of inode @ino, for messages): magic checked */
+int ek_xattr_block_refcount(struct ek_fs *fs, ek_blk_t blk, ek_ino_t ino, uint32_t *out);
 /*
  * Find one xattr by index and name (inode body first, then the block).
  * On 0, *out is the value (malloc'd, caller frees; never NULL) and

@@ -62,6 +62,8 @@ struct check {
 	ek_ino_t *named_in;	/* per directory: the directory whose entry names it */
 	struct dup *dups;
 	size_t ndups, dups_cap;
+	ek_blk_t *xblk;		/* the xattr block of each inode in use that has one */
+	size_t nx, x_cap;
 	ek_blk_t *bad;		/* the bad blocks inode's blocks, in its map order */
 	size_t nbad, bad_cap;
 	/* pass 1, the inode being walked */
@@ -730,7 +732,45 @@ static int mark_xattr(void *arg, struct ek_inode *ei, int derr)
 	if (!(c->iflags[ei->ino] & IN_USE) || !ei->file_acl ||
 	    !ek_fs_block_valid(c->fs, ei->file_acl))
 		return 0;
+	if (c->nx == c->x_cap) {
+		size_t cap = c->x_cap ? c->x_cap * 2 : 64;
+		ek_blk_t *v = realloc(c->xblk, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->xblk = v;
+		c->x_cap = cap;
+	}
+	c->xblk[c->nx++] = ei->file_acl;
 	return mark(c, ei->file_acl, &was);
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	ek_blk_t x = *(const ek_blk_t *)a, y = *(const ek_blk_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* each xattr block's h_refcount against the inodes that name it */
+static int check_xattr_refs(struct check *c)
+{
+	qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
+	for (size_t i = 0, j; i < c->nx; i = j) {
+		uint32_t refs;
+		int err;
+
+		for (j = i; j < c->nx && c->xblk[j] == c->xblk[i]; j++)
+			;
+		err = ek_xattr_block_refcount(c->fs, c->xblk[i], 0, &refs);
+		if (err == -ENOMEM)
+			return err;
+		if (!err && refs != j - i)
+			report(c, EK_PR_XATTR_REFCOUNT, &(struct ek_finding){ .blk = c->xblk[i],
+			       .has_blk = true, .group = -1 }, (unsigned long long)c->xblk[i],
+			       refs, (unsigned)(j - i));
+	}
+	return 0;
 }
 
 /* ---- pass 2 ------------------------------------------------------------------ */
@@ -1177,6 +1217,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = pass1b(&c);
 	if (!err)
 		err = ek_inode_scan(fs, mark_xattr, &c);
+	if (!err)
+		err = check_xattr_refs(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 2);
 	if (!err)
@@ -1204,6 +1246,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.links);
 	free(c.dups);
 	free(c.bad);
+	free(c.xblk);
 	free(c.name_slots);
 	free(c.names);
 	return err;

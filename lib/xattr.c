@@ -305,6 +305,39 @@ static int walk_ibody(struct xwalk *w)
 	return walk_region(w, &r);
 }
 
+/* xattr block @blk of inode @ino, read and its magic checked; *buf to free */
+static int read_xattr_block(struct ek_fs *fs, ek_blk_t blk, ek_ino_t ino, uint8_t **buf)
+{
+	int err;
+
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt_ino(ino, "xattr block %llu is outside the filesystem",
+				      (unsigned long long)blk);
+	*buf = ek_malloc(fs->blksz);
+	if (!*buf)
+		return -ENOMEM;
+	err = ek_fs_read_blocks(fs, blk, 1, *buf);
+	if (!err && get_le32(*buf + offsetof(struct ext4_xattr_header, h_magic)) != EXT4_XATTR_MAGIC)
+		err = ek_corrupt(blk, "xattr block of inode %u: bad magic 0x%08x", ino,
+				 get_le32(*buf + offsetof(struct ext4_xattr_header, h_magic)));
+	if (err) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return err;
+}
+
+int ek_xattr_block_refcount(struct ek_fs *fs, ek_blk_t blk, ek_ino_t ino, uint32_t *out)
+{
+	uint8_t *buf;
+	int err = read_xattr_block(fs, blk, ino, &buf);
+
+	if (!err)
+		*out = get_le32(buf + offsetof(struct ext4_xattr_header, h_refcount));
+	free(buf);
+	return err;
+}
+
 static int walk_block(struct xwalk *w)
 {
 	struct ek_fs *fs = w->fs;
@@ -317,21 +350,10 @@ static int walk_block(struct xwalk *w)
 
 	if (!blk)
 		return 0;
-	if (!ek_fs_block_valid(fs, blk))
-		return ek_corrupt_ino(w->ei->ino, "xattr block %llu is outside the filesystem",
-				      (unsigned long long)blk);
-	buf = ek_malloc(fs->blksz);
-	if (!buf)
-		return -ENOMEM;
-	err = ek_fs_read_blocks(fs, blk, 1, buf);
+	err = read_xattr_block(fs, blk, w->ei->ino, &buf);
 	if (err)
-		goto out_free;
+		return err;
 	h = (const void *)buf;
-	if (le32_to_cpu(h->h_magic) != EXT4_XATTR_MAGIC) {
-		err = ek_corrupt(blk, "xattr block of inode %u: bad magic 0x%08x",
-				 w->ei->ino, le32_to_cpu(h->h_magic));
-		goto out_free;
-	}
 	if (fs->has_csum) {
 		uint32_t c = ek_xattr_block_csum(fs, blk, buf);
 
