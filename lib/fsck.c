@@ -1172,6 +1172,12 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	int err;
 
 	memset(sum, 0, sizeof(*sum));
+	/* the per-inode state below is sized by the inode count: bound it by
+	 * what the image can hold (a hostile count would cost gigabytes) */
+	if ((uint64_t)fs->sb.inodes_count * fs->inode_size > ek_io_size(fs->io) + (1ull << 20))
+		return ek_corrupt_fs("superblock: %u inodes of %u bytes do not fit in the image's "
+				     "%llu bytes", fs->sb.inodes_count, fs->inode_size,
+				     (unsigned long long)ek_io_size(fs->io));
 	sum->inodes_count = fs->sb.inodes_count;
 	sum->blocks_count = fs->sb.blocks_count;
 	/* the inode count is bounded by the inode tables the image holds */
