@@ -691,7 +691,7 @@ static int pass1b(struct check *c)
 		if (!p.ndup || p.dup[p.ndup - 1] != p.dup[i])
 			p.dup[p.ndup++] = p.dup[i];
 	err = ek_inode_scan(c->fs, owner_inode, &p);
-	if (err)
+	if (err || !p.nown)
 		goto out;
 	/* one finding per inode holding shared blocks, naming the others */
 	byblk = ek_calloc(p.nown ? p.nown : 1, sizeof(*byblk));
@@ -755,6 +755,8 @@ static int cmp_blk(const void *a, const void *b)
 /* each xattr block's h_refcount against the inodes that name it */
 static int check_xattr_refs(struct check *c)
 {
+	if (!c->nx)
+		return 0;
 	qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
 	for (size_t i = 0, j; i < c->nx; i = j) {
 		uint32_t refs;
