@@ -669,12 +669,10 @@ static void show_old(struct logdump *l)
 /* ---- the fast-commit area ---------------------------------------------------- */
 
 /*
- * The fast-commit area, journal blocks [last, maxlen) after the log ring.
- * Its records (ext4 fast-commit tags) are to be printed here once the
- * library parses them (lib/fastcommit.c); until then only its place and
- * size are shown.
+ * The fast-commit area, journal blocks [last, maxlen) after the log ring,
+ * as recovery reads it after the full transactions: its state and each
+ * record (lib/fastcommit.c parses them), with whether replay applies it.
  */
-/* the fast-commit area as recovery reads it after the full transactions */
 static void print_fast_commit_area(struct logdump *l)
 {
 	const struct ek_jsb *sb = &l->j->sb;
