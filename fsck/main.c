@@ -33,7 +33,6 @@ struct fk {
 	uint64_t superblock;
 	uint32_t blocksize;
 	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
-	const char *last_pass;
 };
 
 static const char *const pass_names[] = {
@@ -123,16 +122,16 @@ static int64_t now_time(void)
 }
 
 /* the journal step: recovery planned (and under -n only viewed) */
-static int journal_step(struct fk *f, struct ek_recovery **rec, bool *applied)
+static int journal_step(struct fk *f, struct ek_recovery **rec)
 {
 	struct ek_recover_opts o = {
 		.image = f->image, .journal_dev = f->journal_dev, .offset = f->offset,
-		.flags = f->no_change ? 0 : EK_OPEN_RW, .no_data_csum = !f->no_change,
-		.now = now_time(),
+		.flags = 0,	/* -n only, for now: the plan is only viewed */
+		/* the view checks a logged copy's data checksum when it reads it */
+		.no_data_csum = true, .now = now_time(),
 	};
 	int err;
 
-	*applied = false;
 	err = ek_recover_plan(&o, rec);
 	if (err)
 		return err;
@@ -161,7 +160,7 @@ int main(int argc, char **argv)
 	struct ek_recovery *rec = NULL;
 	struct ek_fsck_summary sum;
 	struct ek_fs *fs = NULL;
-	bool applied = false, skipped = false;
+	bool skipped = false;
 	ek_blk_t backup = 0;
 	int journal_err = 0;
 	char *backup_why = NULL;
@@ -258,7 +257,7 @@ int main(int argc, char **argv)
 		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 			ek_fs_close(probe);
 			probe = NULL;
-			err = journal_step(&f, &rec, &applied);
+			err = journal_step(&f, &rec);
 			if (err == -ENODEV && !f.journal_dev)
 				fprintf(stderr, "%s: %s: %s: name it with -j\n", f.prog, f.image,
 					ek_error_msg(err));
@@ -279,7 +278,7 @@ int main(int argc, char **argv)
 	ek_out_obj_begin(f.out, "journal");
 	ek_out_bool(f.out, "recovery_needed", rec &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
-	ek_out_bool(f.out, "recovered_in_view", rec && !rec->refused && !applied &&
+	ek_out_bool(f.out, "recovered_in_view", rec && !rec->refused &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
 	if (rec && rec->refused)
 		ek_out_str(f.out, "refused", rec->refused_msg);
@@ -294,7 +293,7 @@ int main(int argc, char **argv)
 	}
 
 	{
-		bool view = rec && !rec->refused && !applied;
+		bool view = rec && !rec->refused;
 
 		err = ek_fs_open(f.image, &(struct ek_open_opts){
 					.flags = EK_OPEN_IGNORE_CSUM, .superblock = f.superblock,

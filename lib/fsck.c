@@ -39,15 +39,9 @@ const struct ek_problem *ek_problem_get(enum ek_problem_id id)
 /* per-inode state, one byte of flags and the references pass 2 counts */
 #define IN_USE	0x1
 #define IS_DIR	0x2
-#define IS_REG	0x4
 #define REACHED	0x8	/* pass 3: connected to the root */
 #define IN_BAD_BLOCK 0x20	/* its inode table block is a bad block */
 #define IS_EA	0x10	/* an xattr value inode (ea_inode): xattrs, not entries, name it */
-
-struct dup {			/* a block claimed a second time */
-	ek_blk_t blk;
-	ek_ino_t ino;		/* the inode claiming it again */
-};
 
 struct check {
 	struct ek_fs *fs;
@@ -60,7 +54,7 @@ struct check {
 	uint16_t *links;	/* per inode in use: i_links_count, from pass 1 */
 	ek_ino_t *parent;	/* per inode: '..' of a directory (0: none seen) */
 	ek_ino_t *named_in;	/* per directory: the directory whose entry names it */
-	struct dup *dups;
+	ek_blk_t *dups;		/* blocks claimed a second time (pass 1B names the owners) */
 	size_t ndups, dups_cap;
 	ek_blk_t *xblk;		/* the xattr block of each inode in use that has one */
 	size_t nx, x_cap;
@@ -69,13 +63,10 @@ struct check {
 	/* pass 1, the inode being walked */
 	const struct ek_inode *ei;
 	uint64_t claimed;	/* blocks its map and xattr block claim */
-	uint64_t dup_here;	/* of those, claimed before */
-	ek_blk_t dup_first;
 	ek_blk_t next_pblk;	/* contiguity of its data */
 	bool fragmented;
 	int64_t last_lblk;	/* its last mapped block, -1 for none */
 	int64_t last_init;	/* its last written (not unwritten) block */
-	uint64_t ea_blocks;	/* 512-byte units of its xattr value inodes */
 	bool ea_shared;		/* it has xattr value inodes: i_blocks not judged */
 	uint64_t last_cluster;	/* bigalloc: the cluster it claimed last */
 	bool have_cluster;
@@ -103,6 +94,22 @@ static int report(struct check *c, enum ek_problem_id id, const struct ek_findin
 
 #define AT_INODE(i)	(&(struct ek_finding){ .ino = (i), .group = -1 })
 #define AT_GROUP(g)	(&(struct ek_finding){ .group = (int64_t)(g) })
+
+/* append @b to the growing array *v (*n used of *cap) */
+static int blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		ek_blk_t *p = realloc(*v, c * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = b;
+	return 0;
+}
 
 /* ---- the computed block map -------------------------------------------------- */
 
@@ -186,34 +193,13 @@ static int claim(struct check *c, ek_blk_t blk)
 	c->claimed++;
 	if (c->ei->ino == EXT4_BAD_INO) {
 		/* a bad block may lie in metadata (e2fsck relocates it) */
-		if (c->nbad == c->bad_cap) {
-			size_t cap = c->bad_cap ? c->bad_cap * 2 : 16;
-			ek_blk_t *v = realloc(c->bad, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			c->bad = v;
-			c->bad_cap = cap;
-		}
-		c->bad[c->nbad++] = blk;
-		return 0;
+		return blk_push(&c->bad, &c->nbad, &c->bad_cap, blk);
 	}
 	/* the resize inode maps the reserved GDT blocks, marked as metadata;
 	 * shared_blocks allows blocks to be shared */
 	if (was && c->ei->ino != EXT4_RESIZE_INO &&
 	    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS)) {
-		if (!c->dup_here++)
-			c->dup_first = blk;
-		if (c->ndups == c->dups_cap) {
-			size_t cap = c->dups_cap ? c->dups_cap * 2 : 64;
-			struct dup *v = realloc(c->dups, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			c->dups = v;
-			c->dups_cap = cap;
-		}
-		c->dups[c->ndups++] = (struct dup){ blk, c->ei->ino };
+		return blk_push(&c->dups, &c->ndups, &c->dups_cap, blk);
 	}
 	return 0;
 }
@@ -268,23 +254,21 @@ static bool sb_ino(const struct ek_fs *fs, ek_ino_t ino)
 	       ino == le32_to_cpu(sb->s_prj_quota_inum);
 }
 
-static int sum_ea_inode(void *arg, const struct ek_xattr *xa)
+static int note_ea_inode(void *arg, const struct ek_xattr *xa)
 {
 	struct check *c = arg;
-	struct ek_inode vi;
 
 	/*
 	 * Which value inodes the kernel charged to this inode's i_blocks
 	 * depends on how they were shared (e2fsck matches entry hashes):
 	 * not modelled yet, so such an inode's i_blocks is not judged.
 	 */
-	(void)vi;
 	if (xa->value_inum)
 		c->ea_shared = true;
 	return 0;
 }
 
-/* the xattrs of @ei through xattr.c's checked walk; the value inodes' blocks */
+/* the xattrs of @ei through xattr.c's checked walk */
 static int check_xattrs(struct check *c, struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
@@ -297,7 +281,7 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	}
 	if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl))
 		return 0;	/* named below */
-	err = ek_xattr_iterate(fs, ei, sum_ea_inode, c);
+	err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
 	if (err == -ENOMEM)
 		return err;
 	if (err)
@@ -422,8 +406,6 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->links[ei->ino] = ei->links_count;
 	if (ek_is_dir(ei->mode))
 		c->iflags[ei->ino] |= IS_DIR;
-	else if ((ei->mode & 0170000) == 0100000)
-		c->iflags[ei->ino] |= IS_REG;
 	if (ei->flags & EXT4_EA_INODE_FL)
 		c->iflags[ei->ino] |= IS_EA;
 	if (derr == -EK_BADCRC)
@@ -440,11 +422,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
 
 	c->ei = ei;
-	c->claimed = c->dup_here = 0;
+	c->claimed = 0;
 	c->next_pblk = 0;
 	c->fragmented = false;
 	c->last_lblk = c->last_init = -1;
-	c->ea_blocks = 0;
 	c->ea_shared = false;
 	c->have_cluster = false;
 	err = check_xattrs(c, ei);
@@ -480,7 +461,7 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
-	want = ((c->claimed << fs->log_blksz) >> 9) + c->ea_blocks;
+	want = (c->claimed << fs->log_blksz) >> 9;
 	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO)
 		report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
 		       (unsigned long long)ei->blocks, (unsigned long long)want);
@@ -685,7 +666,7 @@ static int pass1b(struct check *c)
 	if (!p.dup)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->ndups; i++)
-		p.dup[i] = c->dups[i].blk;
+		p.dup[i] = c->dups[i];
 	qsort(p.dup, c->ndups, sizeof(*p.dup), cmp_blk1b);
 	for (size_t i = 0; i < c->ndups; i++)
 		if (!p.ndup || p.dup[p.ndup - 1] != p.dup[i])
@@ -727,22 +708,14 @@ static int mark_xattr(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
 	bool was;
+	int err;
 
 	(void)derr;
 	if (!(c->iflags[ei->ino] & IN_USE) || !ei->file_acl ||
 	    !ek_fs_block_valid(c->fs, ei->file_acl))
 		return 0;
-	if (c->nx == c->x_cap) {
-		size_t cap = c->x_cap ? c->x_cap * 2 : 64;
-		ek_blk_t *v = realloc(c->xblk, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->xblk = v;
-		c->x_cap = cap;
-	}
-	c->xblk[c->nx++] = ei->file_acl;
-	return mark(c, ei->file_acl, &was);
+	err = blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl);
+	return err ? err : mark(c, ei->file_acl, &was);
 }
 
 static int cmp_blk(const void *a, const void *b)

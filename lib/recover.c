@@ -22,6 +22,7 @@
  * short anywhere is completed by the next one.
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,20 @@ int ek_recover_overlay(void *arg, ek_blk_t blk, void *buf)
 	return recover_overlay(r->view, blk, buf);
 }
 
+/* record why apply refuses: the code, the step, an option that helps, the words */
+static void __attribute__((format(printf, 5, 6)))
+refuse(struct ek_recovery *r, int err, const char *step, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->refused = err;
+	r->refused_step = step;
+	r->refused_hint = hint;
+	va_start(ap, fmt);
+	vsnprintf(r->refused_msg, sizeof(r->refused_msg), fmt, ap);
+	va_end(ap);
+}
+
 int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 {
 	struct ek_recovery *r = calloc(1, sizeof(*r));
@@ -227,59 +242,42 @@ int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 
 	/* what recovery would refuse, in the kernel's order; the plan goes on
 	 * as far as it can so inspection still shows it */
+	*out = r;
 	if (ek_io_size(r->fs->io) >> r->fs->log_blksz < r->fs->sb.blocks_count) {
 		/* the kernel mounts no device smaller than its filesystem */
-		r->refused = -EK_CORRUPT;
-		snprintf(r->refused_msg, sizeof(r->refused_msg),
-			 "the image holds %llu of the filesystem's %llu blocks (is it truncated?)",
-			 (unsigned long long)(ek_io_size(r->fs->io) >> r->fs->log_blksz),
-			 (unsigned long long)r->fs->sb.blocks_count);
-		r->refused_step = "filesystem";
-		*out = r;
+		refuse(r, -EK_CORRUPT, "filesystem", NULL,
+		       "the image holds %llu of the filesystem's %llu blocks (is it truncated?)",
+		       (unsigned long long)(ek_io_size(r->fs->io) >> r->fs->log_blksz),
+		       (unsigned long long)r->fs->sb.blocks_count);
 		return 0;
 	}
 	if (r->j->from_backup && !r->clean) {
 		/* the kernel reads the journal through its inode only */
-		r->refused = -EK_CORRUPT;
-		snprintf(r->refused_msg, sizeof(r->refused_msg),
-			 "the journal inode %u is damaged (its blocks were found through the "
-			 "superblock's backup, which the kernel does not use)", r->fs->sb.journal_inum);
-		r->refused_step = "journal";
-		r->refused_hint = "e2fsck recreates the journal, losing the log";
-		*out = r;
+		refuse(r, -EK_CORRUPT, "journal", "e2fsck recreates the journal, losing the log",
+		       "the journal inode %u is damaged (its blocks were found through the "
+		       "superblock's backup, which the kernel does not use)", r->fs->sb.journal_inum);
 		return 0;
 	}
 	if (r->log.status) {
-		r->refused = r->log.status;
-		snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", r->log.refused);
-		r->refused_step = "journal";
-		*out = r;
+		refuse(r, r->log.status, "journal", NULL, "%s", r->log.refused);
 		return 0;
 	}
 	err = plan_fast_commits(r);
-	if (err == -ENOMEM)
-		goto out_free;
-	if (err) {
-		r->refused = err;
-		snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", ek_error_msg(err));
-		r->refused_step = "fast commits";
-		*out = r;
+	if (err && err != -ENOMEM) {
+		refuse(r, err, "fast commits", NULL, "%s", ek_error_msg(err));
 		return 0;
 	}
-	if (!r->journal_only) {
+	if (!err && !r->journal_only) {
 		err = plan_orphans(r, o->now);
-		if (err == -ENOMEM)
-			goto out_free;
-		if (err) {
-			r->refused = err;
-			snprintf(r->refused_msg, sizeof(r->refused_msg), "%s", ek_error_msg(err));
-			r->refused_step = "orphan inodes";
-			r->refused_hint = "pass --journal-only to replay the journal alone";
+		if (err && err != -ENOMEM) {
+			refuse(r, err, "orphan inodes", "pass --journal-only to replay the journal alone",
+			       "%s", ek_error_msg(err));
+			return 0;
 		}
 	}
-	*out = r;
-	return 0;
-
+	if (!err)
+		return 0;
+	*out = NULL;
 out_free:
 	ek_recover_free(r);
 	return err;

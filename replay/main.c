@@ -672,26 +672,7 @@ static void discarded_text(struct rp *r, const struct ek_recovery *rec, FILE *f)
 	fprintf(f, "): what they changed is lost and the image may be inconsistent\n");
 }
 
-static void plan_refusal(struct ek_out *o, const struct ek_recovery *rec)
-{
-	if (!rec->refused) {
-		ek_out_null(o, "refused");
-		return;
-	}
-	ek_out_text(o, "apply would refuse (%s): %s%s%s\n", rec->refused_step,
-		    rec->refused_msg, rec->refused_hint ? "; " : "",
-		    rec->refused_hint ? rec->refused_hint : "");
-	ek_out_obj_begin(o, "refused");
-	ek_out_str(o, "step", rec->refused_step);
-	ek_out_str(o, "reason", rec->refused_msg);
-	if (rec->refused_hint)
-		ek_out_str(o, "hint", rec->refused_hint);
-	else
-		ek_out_null(o, "hint");
-	ek_out_obj_end(o);
-}
-
-/* the refusal alone, for JSON (the text went to stderr) */
+/* the refusal as a JSON object (its text goes to stdout or stderr) */
 static void plan_refusal_json(struct ek_out *o, const struct ek_recovery *rec)
 {
 	ek_out_obj_begin(o, "refused");
@@ -702,6 +683,18 @@ static void plan_refusal_json(struct ek_out *o, const struct ek_recovery *rec)
 	else
 		ek_out_null(o, "hint");
 	ek_out_obj_end(o);
+}
+
+static void plan_refusal(struct ek_out *o, const struct ek_recovery *rec)
+{
+	if (!rec->refused) {
+		ek_out_null(o, "refused");
+		return;
+	}
+	ek_out_text(o, "apply would refuse (%s): %s%s%s\n", rec->refused_step,
+		    rec->refused_msg, rec->refused_hint ? "; " : "",
+		    rec->refused_hint ? rec->refused_hint : "");
+	plan_refusal_json(o, rec);
 }
 
 /* --dry-run: everything apply would do, in the order it would do it */
