@@ -32,7 +32,8 @@
 # EK_REPLAY, EK_CORPUS (the corpus; default: ../shared/corpus beside the
 # git tree), EK_REQUIRE (above), TMPDIR, EK_TREE_SCALE (entries in the
 # matrix tree's big directory; default 10000, 2000 for a sanitizer build),
-# EK_VERBOSE=1 shows the log of passing script tests too (their real
+# EK_JOBS (tests run at a time; default: the CPUs; lines still print in
+# test order), EK_VERBOSE=1 shows the log of passing script tests too (their real
 # counts), EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
 # `expect` of failing golden tests (review the diff!).
 set -u
@@ -138,20 +139,22 @@ pass=0 fail=0 skip=0
 sanitizer='ERROR: AddressSanitizer|runtime error:|LeakSanitizer|ERROR: UndefinedBehaviorSanitizer|SUMMARY: [A-Za-z]*Sanitizer'
 now() { date +%s; }
 start_all=$(now)
-for dir in $tests; do
+
+# run_one DIR: run one test; leaves status (ok, SKIP, FAIL), why, secs,
+# notes and log in $work/NAME.res for report_one
+run_one() {
+	dir=$1
 	name=${dir##*/}
-	if [ ! -d "$dir" ]; then
-		printf '%-32s FAIL (no such test)\n' "$name"
-		fail=$((fail + 1))
-		continue
-	fi
 	T=$work/$name		# the test's scratch dir (its cwd)
 	R=$work/$name.res	# the harness's files
 	mkdir -p "$T" "$R"
 	start=$(now)
 	status=
 	why=
-	if [ -x "$dir/script" ]; then
+	if [ ! -d "$dir" ]; then
+		status=FAIL
+		why="no such test"
+	elif [ -x "$dir/script" ]; then
 		(cd "$T" && SRC=$dir T=$T exec "$dir/script") >"$R/log" 2>&1
 		rc=$?
 		case $rc in
@@ -168,7 +171,7 @@ for dir in $tests; do
 			why="skipped, and EK_REQUIRE=$EK_REQUIRE allows no skip: $why"
 		fi
 		if [ $status = ok ]; then
-			grep '^note: ' "$R/log" | sed "s|^|$name: |" >>"$work/notes"
+			grep '^note: ' "$R/log" | sed "s|^|$name: |" >"$R/notes"
 		fi
 	elif [ -f "$dir/cmd" ]; then
 		rc=0
@@ -207,22 +210,35 @@ for dir in $tests; do
 	else
 		status=FAIL
 		why="neither script nor cmd"
-		: >"$R/log"
 	fi
-	secs=$(($(now) - start))
+	[ -f "$R/log" ] || : >"$R/log"
+	echo $(($(now) - start)) >"$R/secs"
+	printf '%s\n' "$why" >"$R/why"
+	echo $status >"$R/status"	# last: report_one waits for it
+}
+
+# report_one NAME: print the line of a finished test and count it
+report_one() {
+	name=$1
+	T=$work/$name
+	R=$work/$name.res
+	status=$(cat "$R/status" 2>/dev/null || echo FAIL)
+	why=$(cat "$R/why" 2>/dev/null || echo "the harness lost the test")
+	secs=$(cat "$R/secs" 2>/dev/null || echo '?')
 	case $status in
 	ok)
 		pass=$((pass + 1))
 		printf '%-32s ok (%ss)\n' "$name" "$secs"
+		[ ! -f "$R/notes" ] || cat "$R/notes" >>"$work/notes"
 		[ -z "${EK_VERBOSE:-}" ] || [ ! -f "$R/log" ] || sed 's/^/    /' "$R/log" ;;
 	SKIP)
 		skip=$((skip + 1))
 		printf '%-32s SKIP: %s\n' "$name" "$why"
 		printf '    %s: %s\n' "$name" "$why" >>"$work/skips" ;;
-	FAIL)
+	*)
 		fail=$((fail + 1))
 		printf '%-32s FAIL: %s (%ss)\n' "$name" "$why" "$secs"
-		head -n 60 "$R/log" | sed 's/^/    /'
+		[ ! -f "$R/log" ] || head -n 60 "$R/log" | sed 's/^/    /'
 		if [ -n "${EK_KEEP:-}" ]; then
 			keep=$(mktemp -d "${TMPDIR:-/tmp}/ek-img-$name.XXXXXX")
 			cp -a "$T/." "$keep/"
@@ -231,6 +247,30 @@ for dir in $tests; do
 		fi ;;
 	esac
 	rm -rf "$T" "$R"
+}
+
+# EK_JOBS tests at a time (default: the CPUs); lines print in test order
+jobs=${EK_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
+queue=		# "name:pid" of the running tests, oldest first
+running=0
+for dir in $tests; do
+	name=${dir##*/}
+	run_one "$dir" &
+	queue="$queue $name:$!"
+	running=$((running + 1))
+	while [ $running -ge $jobs ]; do
+		set -- $queue
+		wait "${1#*:}"
+		report_one "${1%:*}"
+		shift
+		queue="$*"
+		running=$((running - 1))
+	done
+done
+for job in $queue; do
+	wait "${job#*:}"
+	report_one "${job%:*}"
 done
 notes=$(wc -l <"$work/notes")
 if [ "$notes" -gt 0 ]; then
