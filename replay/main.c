@@ -330,8 +330,7 @@ static int do_show(struct rp *r, int argc, char **argv)
 	unsigned long tid;
 	int ret = 0;
 
-	if (argc != 2)
-		return fprintf(stderr, "usage: %s show IMAGE TID\n", r->prog), 2;
+	(void)argc;	/* main checked: IMAGE TID */
 	tid = strtoul(argv[1], &end, 0);
 	if (*end || !*argv[1] || tid > UINT32_MAX)
 		return fprintf(stderr, "%s: bad transaction id '%s'\n", r->prog, argv[1]), 2;
@@ -1369,6 +1368,7 @@ struct rp_cmd {
 	const char *usage;
 	const char *help;
 	bool plan;	/* needs the replay plan */
+	int nargs;	/* arguments after IMAGE */
 };
 
 static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
@@ -1380,7 +1380,7 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes", true },
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
-	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true },
+	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true, 1 },
 	{ "undo", NULL, "UNDO IMAGE", "restore IMAGE from an undo file (ours or e2fsprogs' -z)" },
 };
 
@@ -1554,6 +1554,10 @@ int main(int argc, char **argv)
 		ret = r.out ? do_apply(&r) : 1;
 		ek_out_free(r.out);
 		return ret;
+	}
+	if (argc - optind - 2 != cmd->nargs) {
+		fprintf(stderr, "%s: usage: %s %s %s\n", r.prog, r.prog, cmd->name, cmd->usage);
+		return 2;
 	}
 	if (r.output || r.undo || r.force) {
 		fprintf(stderr, "%s: --output, --undo and --force are for 'apply' (--force: and 'undo')\n",
