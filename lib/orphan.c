@@ -93,6 +93,13 @@ int ek_orphans_iterate(struct ek_fs *fs, const struct ext4_super_block *sb, ek_b
 						 (unsigned long long)lb);
 				break;
 			}
+			/* the kernel's mount fails on either (ext4_init_orphan_info) */
+			if (fs->has_csum && get_le32(buf + fs->blksz - 4) !=
+			    ek_orphan_block_csum(fs, ofile, ei.generation, pblk, buf)) {
+				err = ek_corrupt(pblk, "orphan file block %llu does not match its checksum",
+						 (unsigned long long)lb);
+				break;
+			}
 			for (uint32_t i = 0; i < per && !err; i++) {
 				struct ek_orphan o = { .ino = get_le32(buf + 4 * i), .in_file = true,
 						       .file_ino = ofile, .file_gen = ei.generation,
