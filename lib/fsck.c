@@ -1244,9 +1244,43 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	return 0;
 }
 
+/*
+ * Directory inode @ino into @out (ek_inode_decode: freed by
+ * ek_inode_release), its inode table block kept in @blk (@at, @have):
+ * directories come in inode order, often several to a block, and one block
+ * costs less memory than the chunk cache of ek_inode_read().
+ */
+static int dir_inode_read(struct ek_fs *fs, ek_ino_t ino, uint8_t *blk, ek_blk_t *at, bool *have,
+			  struct ek_inode *out)
+{
+	ek_blk_t b;
+	uint32_t off;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ek_inode_loc(fs, ino, &b, &off);
+	if (err)
+		return err;
+	if (!*have || *at != b) {
+		*have = false;
+		err = ek_fs_read_blocks(fs, b, 1, blk);
+		if (err)
+			return err;
+		*have = true;
+		*at = b;
+	}
+	return ek_inode_decode(fs, ino, blk + off, out);
+}
+
 static int pass2(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
+	uint8_t *iblk = ek_malloc(fs->blksz);
+	ek_blk_t iblk_at = 0;
+	bool iblk_have = false;
+
+	if (!iblk)
+		return -ENOMEM;
 
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
@@ -1261,16 +1295,19 @@ static int pass2(struct check *c)
 		c->nnames = c->names_len = 0;
 		if (c->name_slots)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
-		err = ek_inode_read(fs, ino, &ei);
+		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		if (!err || err == -EK_BADCRC)
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
 		ek_inode_release(&ei);
-		if (err == -ENOMEM)
+		if (err == -ENOMEM) {
+			free(iblk);
 			return err;
+		}
 		if (err)
 			report(c, EK_PR_DIR_DAMAGED, AT_INODE(ino), ek_error_msg(err));
 	}
+	free(iblk);
 	units(c, 2, c->ndirs, c->ndirs);
 	return 0;
 }
