@@ -10,6 +10,7 @@
  * the exit codes of fsck(8).  Repairs (-p, -y, -z) are not built yet.
  */
 #include <getopt.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,15 @@ struct fk {
 	uint64_t superblock;
 	uint32_t blocksize;
 	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
+	/* -t: per-pass timing; pass 0 is the whole check */
+	bool timing;
+	unsigned pass;		/* the pass running (0: none yet) */
+	struct stamp { double wall, user, sys; long rss_kib; } start[6], took[6];
+	/* -C: progress; fd > 0 gets e2fsck's completion lines, 0 a bar on a terminal */
+	int progress_fd;	/* -1: none */
+	bool bar;
+	unsigned bar_last;
+	uint64_t fd_last;	/* the last line's per mille, + 1 (0: none yet this pass) */
 };
 
 static const char *const pass_names[] = {
@@ -53,12 +63,70 @@ static void lower(char *dst, const char *src, size_t n)
 	dst[i] = 0;
 }
 
+static struct stamp stamp_now(void)
+{
+	struct timespec ts;
+	struct rusage ru;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	getrusage(RUSAGE_SELF, &ru);
+	return (struct stamp){ ts.tv_sec + ts.tv_nsec / 1e9,
+			       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+			       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, ru.ru_maxrss };
+}
+
+/* -t: the time pass @pass took (0: the whole check), e2fsck -tt's line */
+static void pass_done(struct fk *f, unsigned pass)
+{
+	struct stamp now = stamp_now(), *s = &f->start[pass];
+
+	f->took[pass] = (struct stamp){ now.wall - s->wall, now.user - s->user, now.sys - s->sys,
+					now.rss_kib };
+	if (pass)
+		ek_out_text(f->out, "Pass %u: ", pass);
+	ek_out_text(f->out, "Memory used: %ldk, time: %5.2f/%5.2f/%5.2f\n", now.rss_kib,
+		    f->took[pass].wall, f->took[pass].user, f->took[pass].sys);
+}
+
 static void progress(void *arg, unsigned pass)
 {
 	struct fk *f = arg;
 
+	if (f->timing && f->pass)
+		pass_done(f, f->pass);
+	f->pass = pass;
+	if (f->timing && pass < 6)
+		f->start[pass] = stamp_now();
 	if (pass < sizeof(pass_names) / sizeof(pass_names[0]))
 		ek_out_text(f->out, "%s\n", pass_names[pass]);
+	f->bar_last = ~0u;
+	f->fd_last = 0;
+}
+
+/*
+ * -C: within a pass.  To a descriptor: e2fsck's "pass done total device"
+ * lines, at most one per thousandth of the pass; on a terminal: the bar.
+ */
+static void progress_units(void *arg, unsigned pass, uint64_t done, uint64_t total)
+{
+	struct fk *f = arg;
+
+	if (f->progress_fd > 0) {
+		uint64_t pm = total ? done * 1000 / total + 1 : 1001;
+
+		if (pm != f->fd_last || done == total) {
+			if (pm == f->fd_last && done == total)
+				return;
+			f->fd_last = pm;
+			dprintf(f->progress_fd, "%u %llu %llu %s\n", pass, (unsigned long long)done,
+				(unsigned long long)total, f->image);
+		}
+	} else if (f->bar) {
+		char label[16];
+
+		snprintf(label, sizeof(label), "Pass %u", pass);
+		ek_out_bar(stderr, label, &f->bar_last, done, total);
+	}
 }
 
 static int finding(void *arg, const struct ek_finding *fd)
@@ -98,13 +166,16 @@ static int finding(void *arg, const struct ek_finding *fd)
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-n] [-f] [-v] [-b superblock] [-B blocksize] [-j journal]\n"
-		"       [--json | --jsonl] IMAGE\n"
+	fprintf(f, "usage: %s [-n] [-f] [-v] [-t] [-C fd] [-b superblock] [-B blocksize]\n"
+		"       [-j journal] [--json | --jsonl] IMAGE\n"
 		"Check an ext2/ext3/ext4 image with e2fsck's passes.\n"
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
 		"              the check reads the image as its recovery would leave it\n"
 		"  -f          check even when the filesystem is marked clean\n"
 		"  -v          more detail\n"
+		"  -t          time each pass (wall/user/system seconds) and the peak memory\n"
+		"  -C FD       progress: e2fsck's \"pass done total device\" lines to FD, or\n"
+		"              with 0 a bar on stderr when it is a terminal\n"
 		"  -b N        use the backup superblock at block N (-B its block size)\n"
 		"  -j DEV      the external journal device\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
@@ -156,7 +227,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	struct fk f = { .prog = "extkit-fsck", .mode = EK_OUT_TEXT };
+	struct fk f = { .prog = "extkit-fsck", .mode = EK_OUT_TEXT, .progress_fd = -1 };
 	struct ek_recovery *rec = NULL;
 	struct ek_fsck_summary sum;
 	struct ek_fs *fs = NULL;
@@ -172,8 +243,14 @@ int main(int argc, char **argv)
 		case 'n': f.no_change = true; break;
 		case 'f': f.force = true; break;
 		case 'v': f.verbose = true; break;
-		case 't': break;	/* timing: accepted, as e2fsck */
-		case 'C': break;	/* progress: the pass headings stand for it */
+		case 't': f.timing = true; break;	/* -tt as -t */
+		case 'C':
+			f.progress_fd = (int)strtol(optarg, &end, 10);
+			if (*end || !*optarg || f.progress_fd < 0) {
+				fprintf(stderr, "%s: bad progress descriptor '%s'\n", f.prog, optarg);
+				return FSCK_USAGE;
+			}
+			break;
 		case 'j': f.journal_dev = optarg; break;
 		case 'b':
 			f.superblock = strtoull(optarg, &end, 0);
@@ -350,7 +427,13 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; f.verbose && i < fs->nwarnings; i++)
 		fprintf(stderr, "%s: warning: %s\n", f.prog, fs->warnings[i]);
 	ek_out_arr_begin(f.out, "findings");
+	/* a bar only where someone watches it, and not under the JSON */
+	f.bar = f.progress_fd == 0 && isatty(STDERR_FILENO) && f.mode == EK_OUT_TEXT;
+	if (f.timing)
+		f.start[0] = stamp_now();
 	err = ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = finding, .progress = progress,
+							.progress_units = f.progress_fd > 0 || f.bar ?
+									  progress_units : NULL,
 							.arg = &f, .backup_sb = backup,
 							.backup_why = backup_why,
 							.journal_err = journal_err,
@@ -359,6 +442,8 @@ int main(int argc, char **argv)
 							.journal_refused_step = rec ? rec->refused_step : NULL },
 			    &sum);
 	ek_out_arr_end(f.out);
+	if (f.timing && f.pass && !err)
+		pass_done(&f, f.pass);
 	if (err) {
 		fprintf(stderr, "%s: %s: check stopped: %s\n", f.prog, f.image, ek_error_msg(err));
 		goto out;
@@ -382,6 +467,23 @@ int main(int argc, char **argv)
 	ek_out_u64(f.out, "errors", sum.findings[EK_SEV_ERROR]);
 	ek_out_u64(f.out, "warnings", sum.findings[EK_SEV_WARNING]);
 	ek_out_u64(f.out, "exit_code", ret);
+	if (f.timing) {
+		/* only with -t: the default document stays the same run to run */
+		pass_done(&f, 0);
+		ek_out_obj_begin(f.out, "timing");
+		for (unsigned p = 0; p < 6; p++) {
+			char key[8];
+
+			snprintf(key, sizeof(key), p ? "pass%u" : "total", p);
+			ek_out_obj_begin(f.out, key);
+			ek_out_double(f.out, "wall_s", f.took[p].wall);
+			ek_out_double(f.out, "user_s", f.took[p].user);
+			ek_out_double(f.out, "sys_s", f.took[p].sys);
+			ek_out_u64(f.out, "peak_rss_kib", (uint64_t)f.took[p].rss_kib);
+			ek_out_obj_end(f.out);
+		}
+		ek_out_obj_end(f.out);
+	}
 	ek_out_obj_end(f.out);
 	goto out;
 out_summary_skipped:

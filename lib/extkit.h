@@ -477,6 +477,9 @@ int ek_groups_load(struct ek_fs *fs);
  * checksum mismatch is a warning (ek_fs_warn), not an error.
  */
 int ek_block_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
+/* group @g's inode (@inode) or block bitmap into @map (one block), not cached:
+ * computed for an uninit group, read otherwise; the checksum is not judged */
+int ek_bitmap_read(struct ek_fs *fs, uint32_t g, bool inode, uint8_t *map);
 /* metadata_csum of a block or inode bitmap, truncated as the descriptor stores it */
 uint32_t ek_group_bitmap_csum(const struct ek_fs *fs, bool inode, const uint8_t *map);
 int ek_inode_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
@@ -1602,6 +1605,9 @@ struct ek_fsck_opts {
 	int (*report)(void *arg, const struct ek_finding *f);
 	/* the pass about to start (1..5) */
 	void (*progress)(void *arg, unsigned pass);
+	/* within pass @pass: @done of @total units (passes 1, 4 and 5: groups;
+	 * 2 and 3: directories), from 0 to @total, never going back; NULL: none */
+	void (*progress_units)(void *arg, unsigned pass, uint64_t done, uint64_t total);
 	void *arg;
 	ek_blk_t backup_sb;	/* @fs was opened from this backup superblock... */
 	const char *backup_why;	/* ...because the primary failed so */
@@ -2105,6 +2111,12 @@ void ek_out_time(struct ek_out *o, const char *key, int64_t sec, uint32_t nsec);
 void ek_out_text(struct ek_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* JSONL: end of one top-level record (a newline) */
 void ek_out_record_end(struct ek_out *o);
+/*
+ * A progress bar on @f (a terminal): "\r<label>: |====    |  45%", drawn
+ * again only when the percentage moves past *@last (start it at a value
+ * above 100), ended by a newline at 100%.  The one bar of every tool.
+ */
+void ek_out_bar(FILE *f, const char *label, unsigned *last, uint64_t done, uint64_t total);
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */

@@ -16,8 +16,13 @@
  *   pass 5  the block and inode bitmaps and every free count against what
  *           passes 1 and 2 computed
  *
- * Memory: a block bitmap per block group that holds something in use, and
- * a few bytes per inode.
+ * Memory grows with what is in use, not with the size of the image: a
+ * computed block bitmap only for groups where a block is claimed (the
+ * metadata of the others is painted from a sorted list of ranges when
+ * pass 5 compares them), 3 bytes per inode (flags and file type, link
+ * count, references; counts past 254 in a small overflow table) only for
+ * groups with inodes in use, up to the last one, and 12 bytes per
+ * directory ('..' and the entry naming it).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,24 +41,54 @@ const struct ek_problem *ek_problem_get(enum ek_problem_id id)
 	return id < EK_PR_COUNT ? &problems[id] : NULL;
 }
 
-/* per-inode state, one byte of flags and the references pass 2 counts */
+/* per-inode state: a byte of flags, with the file type of i_mode in bits 5-7 */
 #define IN_USE	0x1
 #define IS_DIR	0x2
-#define REACHED	0x8	/* pass 3: connected to the root */
-#define IN_BAD_BLOCK 0x20	/* its inode table block is a bad block */
-#define IS_EA	0x10	/* an xattr value inode (ea_inode): xattrs, not entries, name it */
+#define REACHED	0x4	/* pass 3: connected to the root */
+#define IN_BAD_BLOCK 0x10	/* its inode table block is a bad block */
+#define IS_EA	0x8	/* an xattr value inode (ea_inode): xattrs, not entries, name it */
+#define FT_SHIFT 5	/* EXT4_FT_* of i_mode (0: no known type) */
+
+/* the inodes of one group: 3 bytes each (flags, links, refs), up to the last in use */
+struct igrp {
+	uint32_t n, cap;
+	uint8_t *st;
+};
+#define ST_FLAGS 0
+#define ST_LINKS 1	/* i_links_count; COUNT_OVF: in the overflow table */
+#define ST_REFS	2	/* directory entries naming it; COUNT_OVF likewise */
+#define COUNT_OVF 255
+
+/* an inode whose link count or references do not fit a byte */
+struct ovf {
+	ek_ino_t ino;		/* 0: empty slot */
+	uint16_t links;
+	uint32_t refs;
+};
+
+/* a directory in use: its '..' and the directory whose entry names it */
+struct dinfo {
+	ek_ino_t ino, parent, named_in;
+};
+
+/* a metadata extent (superblocks, descriptors, bitmaps, inode tables, MMP) */
+struct range {
+	ek_blk_t blk;
+	uint64_t len;
+};
 
 struct check {
 	struct ek_fs *fs;
 	const struct ek_fsck_opts *o;
 	struct ek_fsck_summary *sum;
 	uint8_t **bmap;		/* per group: computed block (cluster) bitmap, or NULL */
-	uint8_t *iflags;	/* per inode, index ino */
-	uint32_t *refs;		/* per inode: directory entries naming it */
-	uint16_t *mode;		/* per inode in use: i_mode, from pass 1 */
-	uint16_t *links;	/* per inode in use: i_links_count, from pass 1 */
-	ek_ino_t *parent;	/* per inode: '..' of a directory (0: none seen) */
-	ek_ino_t *named_in;	/* per directory: the directory whose entry names it */
+	struct range *meta;	/* metadata extents, sorted, merged */
+	size_t nmeta, meta_cap;
+	struct igrp *ig;	/* per group: its inodes' state (see struct igrp) */
+	struct ovf *ovf;	/* open hash by inode, ovf_cap slots (a power of 2) */
+	size_t novf, ovf_cap;
+	struct dinfo *dirs;	/* the directories in use, by inode number */
+	size_t ndirs, dirs_cap;
 	ek_blk_t *dups;		/* blocks claimed a second time (pass 1B names the owners) */
 	size_t ndups, dups_cap;
 	ek_blk_t *xblk;		/* the xattr block of each inode in use that has one */
@@ -76,6 +111,7 @@ struct check {
 	char *names;
 	size_t names_len, names_cap;
 	int err;		/* first operational error */
+	uint32_t p1_group;	/* pass 1: the group last reported to progress_units */
 };
 
 static int report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
@@ -90,6 +126,13 @@ static int report(struct check *c, enum ek_problem_id id, const struct ek_findin
 	va_end(ap);
 	c->sum->findings[p->severity]++;
 	return c->o->report ? c->o->report(c->o->arg, &f) : 0;
+}
+
+/* progress within a pass, when the tool asked for it */
+static void units(struct check *c, unsigned pass, uint64_t done, uint64_t total)
+{
+	if (c->o->progress_units)
+		c->o->progress_units(c->o->arg, pass, done, total);
 }
 
 #define AT_INODE(i)	(&(struct ek_finding){ .ino = (i), .group = -1 })
@@ -111,7 +154,262 @@ static int blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b)
 	return 0;
 }
 
+
+static uint8_t mode_ftype(uint16_t mode);
+
+/* ---- per-inode state ----------------------------------------------------------- */
+
+/* inode @ino's 3 state bytes, or NULL when its group holds none that far */
+static uint8_t *ist(const struct check *c, ek_ino_t ino)
+{
+	uint32_t ipg = c->fs->sb.inodes_per_group;
+	const struct igrp *g;
+	uint32_t i;
+
+	if (ino < 1 || ino > c->fs->sb.inodes_count)
+		return NULL;
+	g = &c->ig[(ino - 1) / ipg];
+	i = (ino - 1) % ipg;
+	return i < g->n ? g->st + 3 * (size_t)i : NULL;
+}
+
+/* the same, made when missing (zeros); NULL only when memory runs out */
+static uint8_t *ist_make(struct check *c, ek_ino_t ino)
+{
+	uint32_t ipg = c->fs->sb.inodes_per_group;
+	struct igrp *g = &c->ig[(ino - 1) / ipg];
+	uint32_t i = (ino - 1) % ipg;
+
+	if (i >= g->cap) {
+		/* grows as pass 1 walks the group in order: doubling, up to the group */
+		uint32_t cap = g->cap ? g->cap : 64;
+		uint8_t *v;
+
+		while (cap <= i)
+			cap = cap > ipg / 2 ? ipg : cap * 2;
+		v = realloc(g->st, 3 * (size_t)cap);
+		if (!v)
+			return NULL;
+		g->st = v;
+		g->cap = cap;
+	}
+	if (i >= g->n) {
+		memset(g->st + 3 * (size_t)g->n, 0, 3 * (size_t)(i + 1 - g->n));
+		g->n = i + 1;
+	}
+	return g->st + 3 * (size_t)i;
+}
+
+static uint8_t iflags(const struct check *c, ek_ino_t ino)
+{
+	const uint8_t *p = ist(c, ino);
+
+	return p ? p[ST_FLAGS] : 0;
+}
+
+static int iflags_or(struct check *c, ek_ino_t ino, uint8_t bits)
+{
+	uint8_t *p = ist_make(c, ino);
+
+	if (!p)
+		return -ENOMEM;
+	p[ST_FLAGS] |= bits;
+	return 0;
+}
+
+/* the type bits of i_mode, from the file type pass 1 kept */
+static uint16_t imode(const struct check *c, ek_ino_t ino)
+{
+	static const uint16_t mode[8] = {
+		[EXT4_FT_REG_FILE] = 0100000, [EXT4_FT_DIR] = 0040000,
+		[EXT4_FT_CHRDEV] = 0020000, [EXT4_FT_BLKDEV] = 0060000,
+		[EXT4_FT_FIFO] = 0010000, [EXT4_FT_SOCK] = 0140000,
+		[EXT4_FT_SYMLINK] = 0120000,
+	};
+
+	return mode[iflags(c, ino) >> FT_SHIFT];
+}
+
+/* the overflow entry of @ino, made when @make (NULL: none, or no memory) */
+static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
+{
+	size_t i;
+
+	if ((c->novf + 1) * 2 > c->ovf_cap && make) {
+		size_t n = c->ovf_cap ? c->ovf_cap * 2 : 64;
+		struct ovf *v = ek_calloc(n, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < c->ovf_cap; k++) {
+			if (!c->ovf[k].ino)
+				continue;
+			for (i = (c->ovf[k].ino * 0x9E3779B1u) & (n - 1); v[i].ino; i = (i + 1) & (n - 1))
+				;
+			v[i] = c->ovf[k];
+		}
+		free(c->ovf);
+		c->ovf = v;
+		c->ovf_cap = n;
+	}
+	if (!c->ovf_cap)
+		return NULL;
+	for (i = (ino * 0x9E3779B1u) & (c->ovf_cap - 1); c->ovf[i].ino; i = (i + 1) & (c->ovf_cap - 1))
+		if (c->ovf[i].ino == ino)
+			return &c->ovf[i];
+	if (!make)
+		return NULL;
+	c->novf++;
+	c->ovf[i] = (struct ovf){ .ino = ino };
+	return &c->ovf[i];
+}
+
+static uint32_t count_get(const struct check *c, ek_ino_t ino, int which)
+{
+	const uint8_t *p = ist(c, ino);
+	const struct ovf *o;
+
+	if (!p || p[which] != COUNT_OVF)
+		return p ? p[which] : 0;
+	o = ovf_get((struct check *)c, ino, false);
+	return !o ? 0 : which == ST_LINKS ? o->links : o->refs;
+}
+
+static uint32_t links_of(const struct check *c, ek_ino_t ino)
+{
+	return count_get(c, ino, ST_LINKS);
+}
+
+static uint32_t refs_of(const struct check *c, ek_ino_t ino)
+{
+	return count_get(c, ino, ST_REFS);
+}
+
+/* pass 1: the inode is in use with this mode and link count */
+static int inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t links)
+{
+	uint8_t *p = ist_make(c, ino);
+
+	if (!p)
+		return -ENOMEM;
+	p[ST_FLAGS] |= IN_USE | mode_ftype(mode) << FT_SHIFT;
+	p[ST_LINKS] = links < COUNT_OVF ? links : COUNT_OVF;
+	if (links >= COUNT_OVF) {
+		struct ovf *o = ovf_get(c, ino, true);
+
+		if (!o)
+			return -ENOMEM;
+		o->links = links;
+	}
+	return 0;
+}
+
+/* pass 2: one more entry names @ino (in use) */
+static int ref_add(struct check *c, ek_ino_t ino)
+{
+	uint8_t *p = ist_make(c, ino);
+	struct ovf *o;
+
+	if (!p)
+		return -ENOMEM;
+	if (p[ST_REFS] < COUNT_OVF - 1) {
+		p[ST_REFS]++;
+		return 0;
+	}
+	o = ovf_get(c, ino, true);
+	if (!o)
+		return -ENOMEM;
+	o->refs = p[ST_REFS] == COUNT_OVF ? o->refs + 1 : COUNT_OVF;
+	p[ST_REFS] = COUNT_OVF;
+	return 0;
+}
+
+static int dinfo_cmp(const void *key, const void *elt)
+{
+	ek_ino_t k = *(const ek_ino_t *)key, e = ((const struct dinfo *)elt)->ino;
+
+	return k < e ? -1 : k > e;
+}
+
+/* the directory @ino's entry, or NULL when it is not a directory in use */
+static struct dinfo *dinfo_of(const struct check *c, ek_ino_t ino)
+{
+	return c->ndirs ? bsearch(&ino, c->dirs, c->ndirs, sizeof(*c->dirs), dinfo_cmp) : NULL;
+}
+
+static ek_ino_t named_in_of(const struct check *c, ek_ino_t ino)
+{
+	const struct dinfo *d = dinfo_of(c, ino);
+
+	return d ? d->named_in : 0;
+}
+
+/* pass 1 meets directories in inode order: the table stays sorted */
+static int dir_add(struct check *c, ek_ino_t ino)
+{
+	if (c->ndirs && c->dirs[c->ndirs - 1].ino >= ino)
+		return c->dirs[c->ndirs - 1].ino == ino ? 0 : -EINVAL;
+	if (c->ndirs == c->dirs_cap) {
+		size_t cap = c->dirs_cap ? c->dirs_cap * 2 : 64;
+		struct dinfo *v = realloc(c->dirs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->dirs = v;
+		c->dirs_cap = cap;
+	}
+	c->dirs[c->ndirs++] = (struct dinfo){ .ino = ino };
+	return 0;
+}
+
 /* ---- the computed block map -------------------------------------------------- */
+
+/* set bits [@from, @to] of @map */
+static void set_bits(uint8_t *map, uint64_t from, uint64_t to)
+{
+	while (from <= to && (from & 7))
+		map[from >> 3] |= 1u << (from & 7), from++;
+	if (from + 8 <= to + 1) {
+		memset(map + (from >> 3), 0xFF, (to + 1 - from) >> 3);
+		from += (to + 1 - from) & ~(uint64_t)7;
+	}
+	while (from <= to)
+		map[from >> 3] |= 1u << (from & 7), from++;
+}
+
+/* paint the metadata that lies in group @g into its cluster bitmap @map */
+static void paint_meta(const struct check *c, uint32_t g, uint8_t *map)
+{
+	const struct ek_fs *fs = c->fs;
+	ek_blk_t first = ek_group_first_block(fs, g), last = ek_group_last_block(fs, g);
+	size_t lo = 0, hi = c->nmeta;
+
+	/* the first range ending after @first */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->meta[mid].blk + c->meta[mid].len <= first)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < c->nmeta && c->meta[lo].blk <= last; lo++) {
+		ek_blk_t s = c->meta[lo].blk > first ? c->meta[lo].blk : first;
+		ek_blk_t e = c->meta[lo].blk + c->meta[lo].len - 1;
+
+		if (e > last)
+			e = last;
+		set_bits(map, (s - first) >> fs->cluster_bits, (e - first) >> fs->cluster_bits);
+	}
+}
+
+/* the computed bitmap of group @g, made (with its metadata) on first use */
+static uint8_t *group_map(struct check *c, uint32_t g)
+{
+	if (!c->bmap[g] && (c->bmap[g] = ek_calloc(1, c->fs->blksz)))
+		paint_meta(c, g, c->bmap[g]);
+	return c->bmap[g];
+}
 
 /* mark @blk in use; true when it was already */
 static int mark(struct check *c, ek_blk_t blk, bool *was)
@@ -119,38 +417,58 @@ static int mark(struct check *c, ek_blk_t blk, bool *was)
 	struct ek_fs *fs = c->fs;
 	uint32_t g = ek_group_of_block(fs, blk);
 	uint64_t bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	uint8_t *map = group_map(c, g);
 
 	*was = false;
-	if (!c->bmap[g] && !(c->bmap[g] = ek_calloc(1, fs->blksz)))
+	if (!map)
 		return -ENOMEM;
-	if (ek_bit_test(c->bmap[g], bit)) {
+	if (ek_bit_test(map, bit)) {
 		*was = true;
 		return 0;
 	}
-	c->bmap[g][bit >> 3] |= 1u << (bit & 7);
+	map[bit >> 3] |= 1u << (bit & 7);
 	return 0;
 }
 
+/* metadata, kept as a range: marked in a group's bitmap when it is made */
 static int mark_meta(struct check *c, ek_blk_t blk, uint64_t n)
 {
-	bool was;
+	ek_blk_t lo = c->fs->sb.first_data_block, hi = c->fs->sb.blocks_count;
+	ek_blk_t end = blk + n < blk ? hi : blk + n;
 
-	for (uint64_t i = 0; i < n; i++) {
-		/* block 0 holds the superblock when first_data_block is 0 */
-		if (blk + i < c->fs->sb.first_data_block || blk + i >= c->fs->sb.blocks_count)
-			continue;	/* the descriptor checks name it */
-		int err = mark(c, blk + i, &was);
+	/* block 0 holds the superblock when first_data_block is 0; outside
+	 * the filesystem: the descriptor checks name it */
+	if (blk < lo)
+		blk = lo;
+	if (end > hi)
+		end = hi;
+	if (blk >= end)
+		return 0;
+	if (c->nmeta == c->meta_cap) {
+		size_t cap = c->meta_cap ? c->meta_cap * 2 : 64;
+		struct range *v = realloc(c->meta, cap * sizeof(*v));
 
-		if (err)
-			return err;
+		if (!v)
+			return -ENOMEM;
+		c->meta = v;
+		c->meta_cap = cap;
 	}
+	c->meta[c->nmeta++] = (struct range){ blk, end - blk };
 	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
 }
 
 /* superblock copies, descriptors, reserved GDT, bitmaps, inode tables, MMP */
 static int mark_metadata(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
+	size_t n = 0;
 	int err = 0;
 
 	/* 1 KiB blocks with first_data_block 0 (bigalloc): block 0 is the boot block */
@@ -172,7 +490,24 @@ static int mark_metadata(struct check *c)
 	}
 	if (!err && ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP))
 		err = mark_meta(c, le64_to_cpu(fs->raw_sb->s_mmp_block), 1);
-	return err;
+	if (err || !c->nmeta)
+		return err;
+	/* sorted and merged: overlapping copies (a hostile layout) mark once */
+	qsort(c->meta, c->nmeta, sizeof(*c->meta), range_cmp);
+	for (size_t i = 1; i < c->nmeta; i++) {
+		struct range *last = &c->meta[n];
+
+		if (c->meta[i].blk <= last->blk + last->len) {
+			ek_blk_t e = c->meta[i].blk + c->meta[i].len;
+
+			if (e > last->blk + last->len)
+				last->len = e - last->blk;
+		} else {
+			c->meta[++n] = c->meta[i];
+		}
+	}
+	c->nmeta = n + 1;
+	return 0;
 }
 
 /* ---- pass 1 ------------------------------------------------------------------ */
@@ -384,6 +719,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	uint64_t want;
 	int err;
 
+	if (ek_group_of_ino(fs, ei->ino) != c->p1_group) {
+		c->p1_group = ek_group_of_ino(fs, ei->ino);
+		units(c, 1, c->p1_group, fs->group_count);
+	}
 	/* an inode in a bad block of the inode table is unreadable: left alone */
 	if (c->nbad && ei->ino != EXT4_BAD_INO) {
 		ek_blk_t at;
@@ -392,8 +731,11 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		if (ek_inode_loc(fs, ei->ino, &at, &off) == 0)
 			for (size_t i = 0; i < c->nbad; i++)
 				if (c->bad[i] == at) {
-					c->iflags[ei->ino] |= IN_USE | IN_BAD_BLOCK;
-					return 0;
+					err = iflags_or(c, ei->ino, IN_USE | IN_BAD_BLOCK);
+					/* its xattr block is marked with the others' */
+					if (!err && ei->file_acl && ek_fs_block_valid(fs, ei->file_acl))
+						err = blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl);
+					return err;
 				}
 	}
 	/* e2fsck: an inode is in use when linked; the reserved ones with a
@@ -401,13 +743,15 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (!ei->links_count && !(reserved_ino(fs, ei->ino) && ei->mode) &&
 	    ei->ino != EXT4_BAD_INO)
 		return 0;
-	c->iflags[ei->ino] |= IN_USE;
-	c->mode[ei->ino] = ei->mode;
-	c->links[ei->ino] = ei->links_count;
-	if (ek_is_dir(ei->mode))
-		c->iflags[ei->ino] |= IS_DIR;
-	if (ei->flags & EXT4_EA_INODE_FL)
-		c->iflags[ei->ino] |= IS_EA;
+	err = inode_in_use(c, ei->ino, ei->mode, ei->links_count);
+	if (!err && ek_is_dir(ei->mode))
+		err = iflags_or(c, ei->ino, IS_DIR);
+	if (!err && ek_is_dir(ei->mode))
+		err = dir_add(c, ei->ino);
+	if (!err && (ei->flags & EXT4_EA_INODE_FL))
+		err = iflags_or(c, ei->ino, IS_EA);
+	if (err)
+		return err;
 	if (derr == -EK_BADCRC)
 		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
 	else if (derr)
@@ -436,6 +780,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
 			       .blk = ei->file_acl, .has_blk = true, .group = -1 },
 			       ei->ino, (unsigned long long)ei->file_acl);
+		else if ((err = blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))
+			return err;
 		else
 			c->claimed++;	/* counted here, marked once for all its users */
 	}
@@ -476,9 +822,9 @@ static void check_journal_inode(struct check *c)
 
 	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !j || j > fs->sb.inodes_count)
 		return;
-	if (!(c->iflags[j] & IN_USE))
+	if (!(iflags(c, j) & IN_USE))
 		report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, "it is not in use");
-	else if ((c->mode[j] & 0170000) != 0100000)
+	else if ((imode(c, j) & 0170000) != 0100000)
 		report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, "it is not a regular file");
 }
 
@@ -486,7 +832,7 @@ static void check_journal_inode(struct check *c)
  * Inodes in a bad block of an inode table read as zeros (the scan skips
  * them): in use, as e2fsck keeps them, and left out of the other passes.
  */
-static void mark_bad_itable(struct check *c)
+static int mark_bad_itable(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
 
@@ -500,10 +846,11 @@ static void mark_bad_itable(struct check *c)
 				uint64_t ino = (uint64_t)g * fs->sb.inodes_per_group +
 					       (c->bad[i] - it) * fs->inodes_per_block + k + 1;
 
-				if (ino <= fs->sb.inodes_count)
-					c->iflags[ino] |= IN_USE | IN_BAD_BLOCK;
+				if (ino <= fs->sb.inodes_count && iflags_or(c, ino, IN_USE | IN_BAD_BLOCK))
+					return -ENOMEM;
 			}
 		}
+	return 0;
 }
 
 /* ---- pass 1b: every owner of the blocks claimed twice (e2fsck 1b-1c) ---------- */
@@ -586,7 +933,7 @@ static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 	int err;
 
 	(void)derr;
-	if (!(c->iflags[ei->ino] & IN_USE) || (c->iflags[ei->ino] & IN_BAD_BLOCK) ||
+	if (!(iflags(c, ei->ino) & IN_USE) || (iflags(c, ei->ino) & IN_BAD_BLOCK) ||
 	    ei->ino == EXT4_BAD_INO || ei->ino == EXT4_RESIZE_INO || !has_map(c->fs, ei))
 		return 0;
 	p->ino = ei->ino;
@@ -703,19 +1050,19 @@ out:
 	return err;
 }
 
-/* xattr blocks are shared: mark each once, after every inode named its own */
-static int mark_xattr(void *arg, struct ek_inode *ei, int derr)
+/* xattr blocks are shared: mark each once, after every inode named its own
+ * (pass 1 recorded them) */
+static int mark_xattr(struct check *c)
 {
-	struct check *c = arg;
 	bool was;
-	int err;
 
-	(void)derr;
-	if (!(c->iflags[ei->ino] & IN_USE) || !ei->file_acl ||
-	    !ek_fs_block_valid(c->fs, ei->file_acl))
-		return 0;
-	err = blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl);
-	return err ? err : mark(c, ei->file_acl, &was);
+	for (size_t i = 0; i < c->nx; i++) {
+		int err = mark(c, c->xblk[i], &was);
+
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int cmp_blk(const void *a, const void *b)
@@ -753,6 +1100,7 @@ static int check_xattr_refs(struct check *c)
 struct dirwalk {
 	struct check *c;
 	ek_ino_t dir;
+	struct dinfo *di;	/* the directory's own entry */
 	bool encrypted;		/* names are ciphertext: any byte may appear */
 };
 
@@ -858,7 +1206,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	memcpy(name, de->name, de->name_len);
 	name[de->name_len] = 0;
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
-		c->parent[w->dir] = de->ino;
+		w->di->parent = de->ino;
 	}
 	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)))
 		report(c, EK_PR_ENTRY_BAD_NAME, &at, name, w->dir);
@@ -872,52 +1220,95 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		report(c, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino);
 		return 0;
 	}
-	if (!(c->iflags[de->ino] & IN_USE)) {
+	if (!(iflags(c, de->ino) & IN_USE)) {
 		report(c, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino);
 		return 0;
 	}
-	c->refs[de->ino]++;
+	if (ref_add(c, de->ino))
+		return -ENOMEM;
 	/* a directory has one name: its parent in pass 3 */
-	if ((c->iflags[de->ino] & IS_DIR) && !dot_or_dotdot(de)) {
-		if (c->named_in[de->ino] || de->ino == EXT4_ROOT_INO)
+	if ((iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {
+		struct dinfo *d = dinfo_of(c, de->ino);
+
+		if (!d || d->named_in || de->ino == EXT4_ROOT_INO)
 			report(c, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir, de->ino);
 		else
-			c->named_in[de->ino] = w->dir;
+			d->named_in = w->dir;
 	}
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
-	    !(c->iflags[de->ino] & IN_BAD_BLOCK) && de->file_type != mode_ftype(c->mode[de->ino]))
+	    !(iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != mode_ftype(imode(c, de->ino)))
 		report(c, EK_PR_ENTRY_FILETYPE, &at, name, w->dir, de->file_type, de->ino,
-		       type_name(c->mode[de->ino]));
+		       type_name(imode(c, de->ino)));
 	return 0;
+}
+
+/*
+ * Directory inode @ino into @out (ek_inode_decode: freed by
+ * ek_inode_release), its inode table block kept in @blk (@at, @have):
+ * directories come in inode order, often several to a block, and one block
+ * costs less memory than the chunk cache of ek_inode_read().
+ */
+static int dir_inode_read(struct ek_fs *fs, ek_ino_t ino, uint8_t *blk, ek_blk_t *at, bool *have,
+			  struct ek_inode *out)
+{
+	ek_blk_t b;
+	uint32_t off;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ek_inode_loc(fs, ino, &b, &off);
+	if (err)
+		return err;
+	if (!*have || *at != b) {
+		*have = false;
+		err = ek_fs_read_blocks(fs, b, 1, blk);
+		if (err)
+			return err;
+		*have = true;
+		*at = b;
+	}
+	return ek_inode_decode(fs, ino, blk + off, out);
 }
 
 static int pass2(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
+	uint8_t *iblk = ek_malloc(fs->blksz);
+	ek_blk_t iblk_at = 0;
+	bool iblk_have = false;
 
-	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
-		struct dirwalk w = { c, ino };
+	if (!iblk)
+		return -ENOMEM;
+
+	for (size_t d = 0; d < c->ndirs; d++) {
+		ek_ino_t ino = c->dirs[d].ino;
+		struct dirwalk w = { c, ino, &c->dirs[d] };
 		struct ek_inode ei;
 		int err;
 
-		if ((c->iflags[ino] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
+		units(c, 2, d, c->ndirs);
+		if ((iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
 			continue;
 		c->sum->dirs++;
 		c->nnames = c->names_len = 0;
 		if (c->name_slots)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
-		err = ek_inode_read(fs, ino, &ei);
+		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		if (!err || err == -EK_BADCRC)
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
 		ek_inode_release(&ei);
-		if (err == -ENOMEM)
+		if (err == -ENOMEM) {
+			free(iblk);
 			return err;
+		}
 		if (err)
 			report(c, EK_PR_DIR_DAMAGED, AT_INODE(ino), ek_error_msg(err));
 	}
+	free(iblk);
+	units(c, 2, c->ndirs, c->ndirs);
 	return 0;
 }
 
@@ -930,58 +1321,77 @@ static int pass2(struct check *c)
 static void pass3(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
+	struct dinfo *root = dinfo_of(c, EXT4_ROOT_INO);
 
-	if (!(c->iflags[EXT4_ROOT_INO] & IS_DIR)) {
+	if (!(iflags(c, EXT4_ROOT_INO) & IS_DIR) || !root) {
 		report(c, EK_PR_ROOT_NOT_DIR, AT_INODE(EXT4_ROOT_INO));
 		return;
 	}
-	c->iflags[EXT4_ROOT_INO] |= REACHED;
-	c->named_in[EXT4_ROOT_INO] = EXT4_ROOT_INO;
-	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
-		ek_ino_t p = ino;
+	iflags_or(c, EXT4_ROOT_INO, REACHED);	/* in use: no allocation */
+	root->named_in = EXT4_ROOT_INO;
+	for (size_t d = 0; d < c->ndirs; d++) {
+		ek_ino_t ino = c->dirs[d].ino, p = ino;
 		uint64_t steps = 0;
 
-		if ((c->iflags[ino] & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR) ||
-		    reserved_ino(fs, ino) || (c->iflags[ino] & IN_BAD_BLOCK))
+		units(c, 3, d, c->ndirs);
+		if ((iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR) ||
+		    reserved_ino(fs, ino) || (iflags(c, ino) & IN_BAD_BLOCK))
 			continue;
 		/* up to a reached directory; a loop or a dead end fails */
-		while (!(c->iflags[p] & REACHED) && c->named_in[p] &&
+		while (!(iflags(c, p) & REACHED) && named_in_of(c, p) &&
 		       steps++ <= fs->sb.inodes_count)
-			p = c->named_in[p];
-		if (c->iflags[p] & REACHED) {
-			for (ek_ino_t q = ino; !(c->iflags[q] & REACHED); q = c->named_in[q])
-				c->iflags[q] |= REACHED;
+			p = named_in_of(c, p);
+		if (iflags(c, p) & REACHED) {
+			for (ek_ino_t q = ino; !(iflags(c, q) & REACHED); q = named_in_of(c, q))
+				iflags_or(c, q, REACHED);
 		} else {
-			report(c, EK_PR_DIR_UNCONNECTED, AT_INODE(ino), ino, c->parent[ino]);
+			report(c, EK_PR_DIR_UNCONNECTED, AT_INODE(ino), ino, c->dirs[d].parent);
 		}
 	}
-	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++)
-		if ((c->iflags[ino] & REACHED) && c->parent[ino] != c->named_in[ino])
-			report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->parent[ino],
-			       c->named_in[ino]);
+	/* only directories are reached */
+	for (size_t d = 0; d < c->ndirs; d++) {
+		ek_ino_t ino = c->dirs[d].ino;
+
+		if ((iflags(c, ino) & REACHED) && c->dirs[d].parent != c->dirs[d].named_in)
+			report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
+			       c->dirs[d].named_in);
+	}
+	units(c, 3, c->ndirs, c->ndirs);
+}
+
+/* pass 4 for inode @ino */
+static void pass4_inode(struct check *c, ek_ino_t ino)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t want = refs_of(c, ino), links = links_of(c, ino);
+
+	if (!(iflags(c, ino) & IN_USE) || reserved_ino(fs, ino) || sb_ino(fs, ino) ||
+	    (iflags(c, ino) & (IS_EA | IN_BAD_BLOCK)))
+		return;
+	if (!want) {
+		report(c, EK_PR_INODE_UNATTACHED, AT_INODE(ino), ino);
+		return;
+	}
+	/* dir_nlink: a directory past EXT4_LINK_MAX counts 1 */
+	if ((iflags(c, ino) & IS_DIR) && links == 1 && want > 65000 &&
+	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
+		want = 1;
+	if (links != want)
+		report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, links, want);
 }
 
 static int pass4(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
+	uint32_t ipg = fs->sb.inodes_per_group;
 
-	for (ek_ino_t ino = 1; ino <= fs->sb.inodes_count; ino++) {
-		uint32_t want = c->refs[ino];
-
-		if (!(c->iflags[ino] & IN_USE) || reserved_ino(fs, ino) || sb_ino(fs, ino) ||
-		    (c->iflags[ino] & (IS_EA | IN_BAD_BLOCK)))
-			continue;
-		if (!want) {
-			report(c, EK_PR_INODE_UNATTACHED, AT_INODE(ino), ino);
-			continue;
-		}
-		/* dir_nlink: a directory past EXT4_LINK_MAX counts 1 */
-		if ((c->iflags[ino] & IS_DIR) && c->links[ino] == 1 && want > 65000 &&
-		    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
-			want = 1;
-		if (c->links[ino] != want)
-			report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, c->links[ino], want);
+	/* the inodes in use are in the groups' state, in inode order */
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		units(c, 4, g, fs->group_count);
+		for (uint32_t i = 0; i < c->ig[g].n; i++)
+			pass4_inode(c, (ek_ino_t)g * ipg + i + 1);
 	}
+	units(c, 4, fs->group_count, fs->group_count);
 	return 0;
 }
 
@@ -996,9 +1406,21 @@ static void bitmap_diff(const uint8_t *have, const uint8_t *want, uint64_t nbits
 	*ndiff = 0;
 	out[0] = 0;
 	for (uint64_t b = 0; b < nbits;) {
-		bool h = ek_bit_test(have, b), w = want && ek_bit_test(want, b);
-		uint64_t e = b + 1;
+		bool h, w;
+		uint64_t e = b + 1, hw, ww = 0;
 
+		/* 64 equal bits at a time */
+		if (!(b & 63) && b + 64 <= nbits) {
+			memcpy(&hw, have + (b >> 3), 8);
+			if (want)
+				memcpy(&ww, want + (b >> 3), 8);
+			if (hw == ww) {
+				b += 64;
+				continue;
+			}
+		}
+		h = ek_bit_test(have, b);
+		w = want && ek_bit_test(want, b);
 		if (h == w) {
 			b++;
 			continue;
@@ -1026,36 +1448,63 @@ static bool csum_checked(const struct ek_fs *fs, const struct ek_group *grp, boo
 	       !(grp->flags & (inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT));
 }
 
+/* the clusters set in the first @nbits bits of @map */
+static uint64_t bits_set(const uint8_t *map, uint64_t nbits)
+{
+	uint64_t n = 0, b = 0;
+
+	for (; b + 64 <= nbits; b += 64) {
+		uint64_t w;
+
+		memcpy(&w, map + (b >> 3), 8);
+		n += (uint64_t)__builtin_popcountll(w);
+	}
+	for (; b < nbits; b++)
+		n += ek_bit_test(map, b);
+	return n;
+}
+
 static int pass5(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
 	uint32_t ipg = fs->sb.inodes_per_group;
 	uint64_t free_blocks = 0, desc_free_blocks = 0;
 	uint32_t free_inodes = 0, desc_free_inodes = 0;
-	uint8_t *want_i = ek_calloc(1, fs->blksz);
+	/* one group at a time: what we computed, and what the image holds */
+	uint8_t *want_i = ek_calloc(1, fs->blksz), *want_b = ek_calloc(1, fs->blksz);
+	uint8_t *have_i = ek_malloc(fs->blksz), *have_b = ek_malloc(fs->blksz);
 	char diff[512];
+	int ret = 0;
 
-	if (!want_i)
-		return -ENOMEM;
+	if (!want_i || !want_b || !have_i || !have_b) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];
 		uint64_t nclusters = ((uint64_t)ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >>
 				     fs->cluster_bits;
-		uint32_t gfree = 0, ifree = 0, dirs = 0;
-		const uint8_t *have;
+		uint32_t gfree, ifree = 0, dirs = 0, nino, nscan;
+		const uint8_t *want = c->bmap[g];
 		uint64_t ndiff;
-		int err = ek_block_bitmap_get(fs, g, &have);
+		int err = ek_bitmap_read(fs, g, false, have_b);
 
-		for (uint64_t b = 0; b < nclusters; b++)
-			gfree += !(c->bmap[g] && ek_bit_test(c->bmap[g], b));
+		units(c, 5, g, fs->group_count);
+		if (!want) {
+			/* nothing claimed here: its metadata only */
+			memset(want_b, 0, fs->blksz);
+			paint_meta(c, g, want_b);
+			want = want_b;
+		}
+		gfree = (uint32_t)(nclusters - bits_set(want, nclusters));
 		free_blocks += (uint64_t)gfree << fs->cluster_bits;
 		if (err) {
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, false) &&
-			    ek_bitmap_csum(fs, have, false) != grp->block_bitmap_csum)
+			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum)
 				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block");
-			bitmap_diff(have, c->bmap[g], nclusters, ek_group_first_block(fs, g),
+			bitmap_diff(have_b, want, nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
 			if (ndiff)
 				report(c, EK_PR_BLOCK_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
@@ -1065,30 +1514,40 @@ static int pass5(struct check *c)
 		if (grp->free_blocks != gfree)
 			report(c, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g, grp->free_blocks, gfree);
 
+		/* the group's inodes (the last group may hold fewer); only those
+		 * with state, or reserved, are looked at one by one */
+		nino = (uint64_t)g * ipg >= fs->sb.inodes_count ? 0 :
+		       fs->sb.inodes_count - (uint64_t)g * ipg < ipg ?
+		       (uint32_t)(fs->sb.inodes_count - (uint64_t)g * ipg) : ipg;
+		nscan = c->ig[g].n < nino ? c->ig[g].n : nino;
+		if ((uint64_t)g * ipg + 1 < fs->sb.first_ino &&
+		    fs->sb.first_ino - 1 - (uint64_t)g * ipg > nscan)
+			nscan = fs->sb.first_ino - 1 - (uint64_t)g * ipg < nino ?
+				(uint32_t)(fs->sb.first_ino - 1 - (uint64_t)g * ipg) : nino;
 		memset(want_i, 0, fs->blksz);
-		for (uint32_t i = 0; i < ipg; i++) {
+		for (uint32_t i = 0; i < nscan; i++) {
 			ek_ino_t ino = (ek_ino_t)g * ipg + i + 1;
+			uint8_t fl = iflags(c, ino);
 
-			if (ino > fs->sb.inodes_count)
-				break;
 			/* the reserved inodes are always in use */
-			if ((c->iflags[ino] & IN_USE) || ino < fs->sb.first_ino) {
+			if ((fl & IN_USE) || ino < fs->sb.first_ino) {
 				want_i[i >> 3] |= 1u << (i & 7);
 				c->sum->inodes_used++;
 			} else {
 				ifree++;
 			}
-			dirs += (c->iflags[ino] & (IN_USE | IS_DIR)) == (IN_USE | IS_DIR);
+			dirs += (fl & (IN_USE | IS_DIR)) == (IN_USE | IS_DIR);
 		}
+		ifree += nino - nscan;
 		free_inodes += ifree;
-		err = ek_inode_bitmap_get(fs, g, &have);
+		err = ek_bitmap_read(fs, g, true, have_i);
 		if (err) {
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, true) &&
-			    ek_bitmap_csum(fs, have, true) != grp->inode_bitmap_csum)
+			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum)
 				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode");
-			bitmap_diff(have, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
+			bitmap_diff(have_i, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
 				    &ndiff);
 			if (ndiff)
 				report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
@@ -1098,7 +1557,7 @@ static int pass5(struct check *c)
 		if (grp->used_dirs != dirs)
 			report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs);
 	}
-	free(want_i);
+	units(c, 5, fs->group_count, fs->group_count);
 	c->sum->blocks_used = fs->sb.blocks_count - free_blocks;
 	/*
 	 * The kernel keeps the superblock's totals in memory and seldom writes
@@ -1110,7 +1569,12 @@ static int pass5(struct check *c)
 		       (unsigned long long)free_blocks);
 	if (desc_free_inodes != free_inodes)
 		report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes);
-	return 0;
+out:
+	free(want_i);
+	free(want_b);
+	free(have_i);
+	free(have_b);
+	return ret;
 }
 
 /* ---- the whole check ----------------------------------------------------------- */
@@ -1143,28 +1607,22 @@ int ek_fsck_desc_check(const struct ek_fs *fs)
 int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *sum)
 {
 	struct check c = { .fs = fs, .o = o, .sum = sum };
-	uint64_t ninodes = (uint64_t)fs->sb.inodes_count + 1;
 	int err;
 
 	memset(sum, 0, sizeof(*sum));
-	/* the per-inode state below is sized by the inode count: bound it by
-	 * what the image can hold (a hostile count would cost gigabytes) */
+	/* the per-inode state grows with the inodes in use, each in an inode
+	 * table the image holds: a count it cannot hold is damage first */
 	if ((uint64_t)fs->sb.inodes_count * fs->inode_size > ek_io_size(fs->io) + (1ull << 20))
 		return ek_corrupt_fs("superblock: %u inodes of %u bytes do not fit in the image's "
 				     "%llu bytes", fs->sb.inodes_count, fs->inode_size,
 				     (unsigned long long)ek_io_size(fs->io));
 	sum->inodes_count = fs->sb.inodes_count;
 	sum->blocks_count = fs->sb.blocks_count;
-	/* the inode count is bounded by the inode tables the image holds */
+	/* per group: a pointer and a few words (the group count is bounded by
+	 * the descriptors the image holds) */
 	c.bmap = ek_calloc(fs->group_count, sizeof(*c.bmap));
-	c.iflags = ek_calloc(ninodes, 1);
-	c.refs = ek_calloc(ninodes, sizeof(*c.refs));
-	c.parent = ek_calloc(ninodes, sizeof(*c.parent));
-	c.named_in = ek_calloc(ninodes, sizeof(*c.named_in));
-	c.mode = ek_calloc(ninodes, sizeof(*c.mode));
-	c.links = ek_calloc(ninodes, sizeof(*c.links));
-	err = c.bmap && c.iflags && c.refs && c.parent && c.named_in && c.mode && c.links ?
-	      0 : -ENOMEM;
+	c.ig = ek_calloc(fs->group_count, sizeof(*c.ig));
+	err = c.bmap && c.ig ? 0 : -ENOMEM;
 	if (o->journal_refused)
 		report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
 		       o->journal_refused);
@@ -1189,17 +1647,21 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (!err && o->progress)
 		o->progress(o->arg, 1);
 	if (!err)
+		units(&c, 1, 0, fs->group_count);
+	if (!err)
 		err = ek_inode_scan(fs, pass1_inode, &c);
 	if (!err)
-		mark_bad_itable(&c);
+		err = mark_bad_itable(&c);
 	if (!err)
 		check_journal_inode(&c);
 	if (!err)
 		err = pass1b(&c);
 	if (!err)
-		err = ek_inode_scan(fs, mark_xattr, &c);
+		err = mark_xattr(&c);
 	if (!err)
 		err = check_xattr_refs(&c);
+	if (!err)
+		units(&c, 1, fs->group_count, fs->group_count);
 	if (!err && o->progress)
 		o->progress(o->arg, 2);
 	if (!err)
@@ -1219,12 +1681,12 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	for (uint32_t g = 0; c.bmap && g < fs->group_count; g++)
 		free(c.bmap[g]);
 	free(c.bmap);
-	free(c.iflags);
-	free(c.refs);
-	free(c.parent);
-	free(c.named_in);
-	free(c.mode);
-	free(c.links);
+	for (uint32_t g = 0; c.ig && g < fs->group_count; g++)
+		free(c.ig[g].st);
+	free(c.ig);
+	free(c.ovf);
+	free(c.dirs);
+	free(c.meta);
 	free(c.dups);
 	free(c.bad);
 	free(c.xblk);

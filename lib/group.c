@@ -279,6 +279,29 @@ static void init_block_bitmap(const struct ek_fs *fs, uint32_t g, uint8_t *map)
 	set_bit_range(map, nclusters, (uint64_t)fs->blksz * 8 - nclusters);
 }
 
+int ek_bitmap_read(struct ek_fs *fs, uint32_t g, bool inode, uint8_t *map)
+{
+	const struct ek_group *grp;
+	ek_blk_t blk;
+
+	if (g >= fs->group_count)
+		return -EINVAL;
+	grp = &fs->groups[g];
+	if (!inode && (fs->has_csum || fs->has_gdt_csum) && (grp->flags & EXT4_BG_BLOCK_UNINIT)) {
+		init_block_bitmap(fs, g, map);
+		return 0;
+	}
+	if (inode && (fs->has_csum || fs->has_gdt_csum) && (grp->flags & EXT4_BG_INODE_UNINIT)) {
+		memset(map, 0, fs->blksz);
+		return 0;
+	}
+	blk = inode ? grp->inode_bitmap : grp->block_bitmap;
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt_grp(g, "%s bitmap block %llu out of range",
+				      inode ? "inode" : "block", (unsigned long long)blk);
+	return ek_fs_read_blocks(fs, blk, 1, map);
+}
+
 static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t **out)
 {
 	uint8_t **slot = inode ? &fs->inode_bitmaps[g] : &fs->block_bitmaps[g];
@@ -295,33 +318,18 @@ static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t *
 	map = ek_malloc(fs->blksz);
 	if (!map)
 		return -ENOMEM;
-	if (!inode && (fs->has_csum || fs->has_gdt_csum) &&
-	    (grp->flags & EXT4_BG_BLOCK_UNINIT)) {
-		init_block_bitmap(fs, g, map);
-	} else if (inode && (fs->has_csum || fs->has_gdt_csum) &&
-		   (grp->flags & EXT4_BG_INODE_UNINIT)) {
-		memset(map, 0, fs->blksz);
-	} else {
-		ek_blk_t blk = inode ? grp->inode_bitmap : grp->block_bitmap;
+	err = ek_bitmap_read(fs, g, inode, map);
+	if (err) {
+		free(map);
+		return err;
+	}
+	if (fs->has_csum && !(grp->flags & (inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT))) {
+		uint32_t c = ek_bitmap_csum(fs, map, inode);
+		uint32_t want = inode ? grp->inode_bitmap_csum : grp->block_bitmap_csum;
 
-		if (!ek_fs_block_valid(fs, blk)) {
-			free(map);
-			return ek_corrupt_grp(g, "%s bitmap block %llu out of range",
-					      inode ? "inode" : "block", (unsigned long long)blk);
-		}
-		err = ek_fs_read_blocks(fs, blk, 1, map);
-		if (err) {
-			free(map);
-			return err;
-		}
-		if (fs->has_csum) {
-			uint32_t c = ek_bitmap_csum(fs, map, inode);
-			uint32_t want = inode ? grp->inode_bitmap_csum : grp->block_bitmap_csum;
-
-			if (c != want)
-				ek_fs_warn(fs, "group %u: %s bitmap checksum 0x%08x does not match 0x%08x",
-					   g, inode ? "inode" : "block", want, c);
-		}
+		if (c != want)
+			ek_fs_warn(fs, "group %u: %s bitmap checksum 0x%08x does not match 0x%08x",
+				   g, inode ? "inode" : "block", want, c);
 	}
 	*slot = map;
 	*out = map;

@@ -422,7 +422,7 @@ bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
 	return ei->size < sizeof(((struct ext4_inode *)0)->i_block) && ei->blocks <= ea_sectors;
 }
 
-#define SCAN_CHUNK (1u << 20)
+#define SCAN_CHUNK (128u << 10)	/* a few hundred KiB more read ahead buys nothing */
 
 int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg)
 {

@@ -39,6 +39,14 @@ static int emit(struct walk *w, enum ek_map_kind kind, unsigned level, uint64_t 
 	return w->fn(w->arg, &m);
 }
 
+/* the node buffer of @level, allocated on first use (most files have no tree blocks) */
+static uint8_t *level_buf(struct walk *w, unsigned level)
+{
+	if (!w->buf[level])
+		w->buf[level] = ek_malloc(w->fs->blksz);
+	return w->buf[level];
+}
+
 /* read a tree block not seen before in this walk */
 static int read_tree_block(struct walk *w, ek_blk_t blk, uint8_t *buf, const char *what)
 {
@@ -112,12 +120,14 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 			const struct ext4_extent_idx *ix = (const void *)p;
 			uint32_t lblk = le32_to_cpu(ix->ei_block);
 			ek_blk_t child = ek_ext_idx_child(p);
-			uint8_t *cbuf = w->buf[d - 1];
+			uint8_t *cbuf = level_buf(w, d - 1);
 
 			if (i > 0 && lblk < next)
 				return ek_corrupt_ino(w->ei->ino, "extent index %u in block %llu out of order",
 						      i, (unsigned long long)blk);
 			next = (uint64_t)lblk + 1;
+			if (!cbuf)
+				return -ENOMEM;
 			err = emit(w, EK_MAP_INDEX, d, lblk, 0, child, false);
 			if (err)
 				return err;
@@ -168,9 +178,11 @@ static int ind_walk(struct walk *w, ek_blk_t blk, unsigned level, uint64_t lblk)
 {
 	uint32_t per = w->fs->blksz / 4;
 	uint64_t span = 1;
-	uint8_t *buf = w->buf[level];
+	uint8_t *buf = level_buf(w, level);
 	int err;
 
+	if (!buf)
+		return -ENOMEM;
 	for (unsigned i = 1; i < level; i++)
 		span *= per;
 	err = ind_flush(w);
@@ -239,13 +251,6 @@ int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void 
 
 	if (!has_block_map(fs, ei))
 		return 0;
-	for (int i = 0; i <= EXT4_EXT_MAX_DEPTH; i++) {
-		w.buf[i] = ek_malloc(fs->blksz);
-		if (!w.buf[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
 	if (ei->flags & EXT4_EXTENTS_FL)
 		err = ext_walk_node(&w, (const uint8_t *)ek_inode_i_block(ei),
 				    EXT4_N_BLOCKS * 4, 0, -1);
@@ -253,7 +258,6 @@ int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void 
 		err = ind_walk_inode(&w);
 	if (!err)
 		err = w.badcrc;
-out:
 	for (int i = 0; i <= EXT4_EXT_MAX_DEPTH; i++)
 		free(w.buf[i]);
 	ek_set_release(&w.seen);

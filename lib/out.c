@@ -313,3 +313,18 @@ const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len)
 		 u[12], u[13], u[14], u[15]);
 	return buf;
 }
+
+void ek_out_bar(FILE *f, const char *label, unsigned *last, uint64_t done, uint64_t total)
+{
+	unsigned pct = total ? (unsigned)((done < total ? done : total) * 100 / total) : 100;
+	char bar[41];
+
+	if (pct == *last)
+		return;
+	*last = pct;
+	memset(bar, '=', pct * 40 / 100);
+	memset(bar + pct * 40 / 100, ' ', 40 - pct * 40 / 100);
+	bar[40] = 0;
+	fprintf(f, "\r%s: |%s| %3u%%%s", label, bar, pct, pct == 100 ? "\n" : "");
+	fflush(f);
+}

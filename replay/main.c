@@ -648,18 +648,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 /* a bar on stderr while home blocks are written, when stderr is a terminal */
 static void apply_progress(void *arg, uint64_t done, uint64_t total)
 {
-	unsigned *last = arg;
-	unsigned pct = total ? (unsigned)(done * 100 / total) : 100;
-	char bar[41];
-
-	if (pct == *last)
-		return;
-	*last = pct;
-	memset(bar, '=', pct * 40 / 100);
-	memset(bar + pct * 40 / 100, ' ', 40 - pct * 40 / 100);
-	bar[40] = 0;
-	fprintf(stderr, "\rReplaying: |%s| %3u%%%s", bar, pct, done == total ? "\n" : "");
-	fflush(stderr);
+	ek_out_bar(stderr, "Replaying", arg, done, total);
 }
 
 static void discarded_text(struct rp *r, const struct ek_recovery *rec, FILE *f)
