@@ -484,8 +484,8 @@ static void entry_encode(const struct ek_dquot *dq, uint8_t *e)
 	put_le64(e + 0x30, dq->curspace);
 	put_le64(e + 0x38, dq->btime);
 	put_le64(e + 0x40, dq->itime);
-	if (entry_free(e))
-		put_le64(e + 0x40, 1);	/* not to read as a free entry */
+	/* no all-zero entry is written (ek_quota_encode leaves those out), so
+	 * the kernel's marker for one (inode grace end 1) is never needed */
 }
 
 /* as do_insert_tree() then find_free_dqentry() */
