@@ -412,6 +412,15 @@ static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncerta
 	return 0;
 }
 
+/* a quota file the superblock names: its mode is judged with its content */
+static bool quota_file_ino(const struct check *c, ek_ino_t ino)
+{
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+		if (c->quota_on[t] && ek_quota_inum(c->fs, t) == ino)
+			return true;
+	return false;
+}
+
 /* inodes 3 and 4 hold the user and group quota files, or nothing */
 static void check_quota_ino(struct check *c, const struct ek_inode *ei)
 {
@@ -427,6 +436,7 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
 	struct ek_fs *fs = c->fs;
+	bool qf = quota_file_ino(c, ei->ino);
 	uint64_t want;
 	int err;
 
@@ -452,7 +462,7 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->iflags[ei->ino] |= IN_USE;
 	c->mode[ei->ino] = ei->mode;
 	c->links[ei->ino] = ei->links_count;
-	if (ek_is_dir(ei->mode))
+	if (ek_is_dir(ei->mode) && !qf)
 		c->iflags[ei->ino] |= IS_DIR;
 	if (ei->flags & EXT4_EA_INODE_FL)
 		c->iflags[ei->ino] |= IS_EA;
@@ -460,7 +470,9 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
 	else if (derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
-	if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
+	if (qf)
+		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
+	else if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
 		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
@@ -499,7 +511,7 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		if (err == -EK_BADCRC)
 			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
 	}
-	if (ek_is_lnk(ei->mode)) {
+	if (ek_is_lnk(ei->mode) && !qf) {
 		err = check_symlink(c, ei);
 		if (err)
 			return err;

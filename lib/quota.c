@@ -99,7 +99,7 @@ static int dec_err(struct qdec *d, uint32_t blk, const char *why, unsigned long 
 	char msg[200];
 
 	snprintf(msg, sizeof(msg), why, a, b);
-	return ek_corrupt_ino(d->ino, "%s (inode %u), quota block %u: %s", d->what, d->ino, blk,
+	return ek_corrupt_ino(d->ino, "%s, quota block %u: %s", d->what, blk,
 			      msg);
 }
 
@@ -224,17 +224,17 @@ int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 		return -EINVAL;
 	snprintf(what, sizeof(what), "%s quota file", qname[type]);
 	if (len < 2 * QT_BLK)
-		return ek_corrupt_ino(ino, "%s (inode %u) has %zu bytes, less than its header and "
-				      "tree root", what, ino, len);
+		return ek_corrupt_ino(ino, "%s has %zu bytes, less than its header and "
+				      "tree root", what, len);
 	magic = get_le32(p);
 	if (magic != qmagic[type])
-		return ek_corrupt_ino(ino, "%s (inode %u): magic 0x%08x is not 0x%08x%s", what, ino,
+		return ek_corrupt_ino(ino, "%s: magic 0x%08x is not 0x%08x%s", what,
 				      magic, qmagic[type],
 				      get_be32(p) == qmagic[type] ? " (stored big-endian)" : "");
 	out->version = get_le32(p + 4);
 	if (out->version != 1)
-		return ek_err(-EK_UNSUPP, "%s (inode %u): version %u, only version 1 (vfsv1) is "
-			      "supported", what, ino, out->version);
+		return ek_err(-EK_UNSUPP, "%s: version %u, only version 1 (vfsv1) is supported",
+			      what, out->version);
 	out->bgrace = get_le32(p + 0x08);
 	out->igrace = get_le32(p + 0x0C);
 	out->flags = get_le32(p + 0x10);
@@ -243,15 +243,14 @@ int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 	out->free_entry = get_le32(p + 0x1C);
 	hblocks = len / QT_BLK;		/* whole quota blocks the file holds */
 	if (out->blocks < QT_TREEOFF + 1 || out->blocks > hblocks)
-		return ek_corrupt_ino(ino, "%s (inode %u): %u blocks, the file holds %u", what, ino,
+		return ek_corrupt_ino(ino, "%s: %u blocks, the file holds %u", what,
 				      out->blocks, hblocks);
 	/* as e2fsprogs' v2_init_io() */
 	if (out->free_blk >= out->blocks)
-		return ek_corrupt_ino(ino, "%s (inode %u): free block %u is past its %u blocks",
-				      what, ino, out->free_blk, out->blocks);
+		return ek_corrupt_ino(ino, "%s: free block %u is past its %u blocks", what, out->free_blk, out->blocks);
 	if (out->free_entry >= out->blocks)
-		return ek_corrupt_ino(ino, "%s (inode %u): free entry block %u is past its %u "
-				      "blocks", what, ino, out->free_entry, out->blocks);
+		return ek_corrupt_ino(ino, "%s: free entry block %u is past its %u blocks",
+				      what, out->free_entry, out->blocks);
 	d.nblocks = out->blocks;
 	d.kind = ek_calloc(d.nblocks, 1);
 	d.reached = ek_calloc(d.nblocks, sizeof(*d.reached));
@@ -341,8 +340,7 @@ int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota
 	/* e2fsprogs refuses more than 2 GiB; the file's bytes are read into
 	 * memory, so they must also fit in the image */
 	if (ei.size > (1ull << 31) || ei.size > ek_io_size(fs->io)) {
-		err = ek_corrupt_ino(ino, "%s quota file (inode %u): i_size %llu is too large",
-				     qname[type], ino, (unsigned long long)ei.size);
+		err = ek_corrupt_ino(ino, "%s quota file: i_size %llu is too large", qname[type], (unsigned long long)ei.size);
 		goto out;
 	}
 	r.len = ei.size;

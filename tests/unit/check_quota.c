@@ -72,7 +72,7 @@ START_TEST(test_quota_decode)
 	ek_quota_release(&q);
 	/* the same bytes are not a group quota file */
 	ck_assert_int_eq(ek_quota_decode(file, sizeof(file), EK_QUOTA_GRP, 4, &q), -EK_CORRUPT);
-	ck_assert_ptr_nonnull(strstr(ek_last_error()->msg, "group quota file (inode 4)"));
+	ck_assert_ptr_nonnull(strstr(ek_last_error()->msg, "inode 4: group quota file"));
 	ek_quota_release(&q);
 }
 END_TEST
