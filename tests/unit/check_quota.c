@@ -150,6 +150,33 @@ START_TEST(test_quota_round_trip)
 }
 END_TEST
 
+/* files e2fsck -fy wrote (the fuzz seeds): the writer gives back their bytes */
+START_TEST(test_quota_e2fsck_files)
+{
+	static const struct { const char *path; unsigned type; size_t ids; } f[] = {
+		{ "tests/fuzz/seeds/fuzz_quota/usr-mke2fs.bin", EK_QUOTA_USR, 1 },
+		{ "tests/fuzz/seeds/fuzz_quota/usr-41-ids.bin", EK_QUOTA_USR, 41 },
+		{ "tests/fuzz/seeds/fuzz_quota/prj-41-ids.bin", EK_QUOTA_PRJ, 41 },
+	};
+	static uint8_t buf[1 << 17];
+	FILE *fp = fopen(f[_i].path, "rb");
+	struct ek_quota q;
+	uint8_t *out;
+	size_t n, len;
+
+	ck_assert_msg(fp != NULL, "%s (run from the source tree)", f[_i].path);
+	n = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	ck_assert_int_eq(ek_quota_decode(buf, n, f[_i].type, 3, &q), 0);
+	ck_assert_uint_eq(q.count, f[_i].ids);
+	ck_assert_int_eq(ek_quota_encode(f[_i].type, q.dq, q.count, &out, &len), 0);
+	ck_assert_uint_eq(len, n);
+	ck_assert(!memcmp(out, buf, n));
+	free(out);
+	ek_quota_release(&q);
+}
+END_TEST
+
 /* every refusal of the decoder, each from the hand-built file */
 static void set32(unsigned b, unsigned off, uint32_t v) { put_le32(blk(b) + off, v); }
 
@@ -247,6 +274,7 @@ static Suite *quota_suite(void)
 	tcase_add_test(tc, test_quota_zero_marker);
 	tcase_add_test(tc, test_quota_encode_layout);
 	tcase_add_loop_test(tc, test_quota_round_trip, 0, EK_QUOTA_TYPES);
+	tcase_add_loop_test(tc, test_quota_e2fsck_files, 0, 3);
 	tcase_add_loop_test(tc, test_quota_refused, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_quota_unreached);
 	tcase_add_test(tc, test_quota_tally);
