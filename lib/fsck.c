@@ -405,6 +405,9 @@ static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncerta
 
 		if (!c->quota_on[t])
 			continue;
+		/* i_projid needs large inodes: e2fsck charges no project without */
+		if (t == EK_QUOTA_PRJ && fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+			continue;
 		err = ek_quota_tally_add(&c->quota[t], id[t], 1, space, uncertain);
 		if (err)
 			return err;
@@ -1202,7 +1205,6 @@ static void quota_setup(struct check *c)
 			       ek_quota_type_name(t));
 			continue;
 		}
-		/* i_projid needs large inodes: e2fsck counts nothing without */
 		c->quota_on[t] = true;
 	}
 }

@@ -314,9 +314,9 @@ static int qread_data(void *arg, uint64_t off, const void *buf, size_t len)
 {
 	struct qread *r = arg;
 
-	if (off > r->len || len > r->len - off)
-		return -EINVAL;		/* cannot happen: the reader stops at i_size */
-	memcpy(r->buf + off, buf, len);
+	if (off >= r->len)
+		return 1;	/* past the bytes wanted: stop the read */
+	memcpy(r->buf + off, buf, len < r->len - off ? len : r->len - off);
 	return 0;
 }
 
@@ -337,21 +337,27 @@ int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota
 	err = ek_inode_read(fs, ino, &ei);
 	if (err && err != -EK_BADCRC)
 		goto out;
-	/* e2fsprogs refuses more than 2 GiB; the file's bytes are read into
-	 * memory, so they must also fit in the image */
-	if (ei.size > (1ull << 31) || ei.size > ek_io_size(fs->io)) {
-		err = ek_corrupt_ino(ino, "%s quota file: i_size %llu is too large", qname[type], (unsigned long long)ei.size);
+	/* as e2fsprogs' v2_init_io() */
+	if (ei.size > (1ull << 31)) {
+		err = ek_corrupt_ino(ino, "%s quota file: i_size %llu is more than 2 GiB",
+				     qname[type], (unsigned long long)ei.size);
 		goto out;
 	}
+	/* the bytes are read into memory: no more than the blocks the inode
+	 * has (a block more for inline data), whatever i_size says; past
+	 * them, the info block's count of blocks names the shortfall */
 	r.len = ei.size;
+	if (r.len > (ei.blocks << 9) + fs->blksz)
+		r.len = (ei.blocks << 9) + fs->blksz;
 	r.buf = ek_calloc(r.len ? r.len : 1, 1);
 	if (!r.buf) {
 		err = -ENOMEM;
 		goto out;
 	}
 	err = ek_file_read(fs, &ei, 0, &cb);
-	if (err == -EK_BADCRC)
-		err = 0;	/* the map's checksum is fsck's finding; the content stands */
+	/* 1: the bytes wanted are read; a bad map checksum is fsck's finding */
+	if (err == 1 || err == -EK_BADCRC)
+		err = 0;
 	if (!err)
 		err = ek_quota_decode(r.buf, r.len, type, ino, out);
 out:
