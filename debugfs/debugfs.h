@@ -91,5 +91,7 @@ int do_frag(struct dbg *d, int argc, char **argv);
 int do_freefrag(struct dbg *d, int argc, char **argv);
 int do_ea_list(struct dbg *d, int argc, char **argv);
 int do_logdump(struct dbg *d, int argc, char **argv);
+int do_list_quota(struct dbg *d, int argc, char **argv);
+int do_get_quota(struct dbg *d, int argc, char **argv);
 
 #endif

@@ -2073,6 +2073,72 @@ struct ek_mmp {
  */
 int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out);
 
+/* ---- quota files (quota.c) --------------------------------------------- */
+
+enum { EK_QUOTA_USR, EK_QUOTA_GRP, EK_QUOTA_PRJ, EK_QUOTA_TYPES };
+#define EK_QUOTA_BLKSZ 1024	/* the quota file's own block size */
+
+struct ek_dquot {		/* one entry of a quota file (v2r1) */
+	uint32_t id;
+	uint64_t ihardlimit, isoftlimit, curinodes;
+	uint64_t bhardlimit, bsoftlimit, curspace;	/* space in bytes */
+	uint64_t btime, itime;	/* grace period ends, 0 when none */
+};
+
+struct ek_quota {		/* a decoded quota file */
+	unsigned type;		/* EK_QUOTA_* */
+	uint32_t version;
+	uint32_t bgrace, igrace, flags;
+	uint32_t blocks, free_blk, free_entry;	/* the info block's tree fields */
+	uint32_t tree_blocks, data_blocks;	/* what the tree walk reached */
+	struct ek_dquot *dq;	/* ascending ids; owned, ek_quota_release() */
+	size_t count;
+};
+
+/* "user", "group", "project" */
+const char *ek_quota_type_name(unsigned type);
+/* the superblock's s_{usr,grp,prj}_quota_inum for @type (0: none) */
+ek_ino_t ek_quota_inum(const struct ek_fs *fs, unsigned type);
+/*
+ * Decode and check the quota file @buf (@len bytes, its i_size) of @type;
+ * @ino names it in messages.  Every tree pointer lies inside the file, no
+ * tree block is reached twice, every data block header is checked (as the
+ * kernel's check_dquot_block_header) and every entry in use is reached from
+ * the tree by its own id.  -EK_CORRUPT naming the quota block, -EK_UNSUPP
+ * for a version other than 1, -ENOMEM.  Release @out whatever the result.
+ */
+int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
+		    struct ek_quota *out);
+/* read inode @ino's content through the read path and decode it as above */
+int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota *out);
+void ek_quota_release(struct ek_quota *q);
+/* the entry of @id, or NULL; points into @q */
+const struct ek_dquot *ek_quota_find(const struct ek_quota *q, uint32_t id);
+/*
+ * Lay out a quota file of @type holding @dq[0..n) (ids strictly ascending,
+ * else -EINVAL) as e2fsprogs' quota_write_inode() does: entries with no
+ * usage and no limit are left out, a week's grace times.  *out (*out_len
+ * bytes, a multiple of EK_QUOTA_BLKSZ) is the caller's to free().
+ */
+int ek_quota_encode(unsigned type, const struct ek_dquot *dq, size_t n, uint8_t **out,
+		    size_t *out_len);
+
+/* usage per id, counted from the inodes: memory grows with the ids seen */
+struct ek_quota_usage {
+	uint32_t id;
+	uint64_t inodes, space;	/* space in bytes */
+	bool uncertain;		/* an inode whose charge is not known was counted */
+};
+struct ek_quota_tally {
+	struct { struct ek_quota_usage u; bool used; } *slot;
+	size_t cap, count;
+};
+int ek_quota_tally_add(struct ek_quota_tally *t, uint32_t id, uint64_t inodes, uint64_t space,
+		       bool uncertain);
+/* the tally's ids ascending: *out holds t->count records, the caller's to free() */
+int ek_quota_tally_sorted(const struct ek_quota_tally *t, struct ek_quota_usage **out);
+void ek_quota_tally_release(struct ek_quota_tally *t);
+
 /* ---- output (out.c) ---------------------------------------------------- */
 
 enum ek_out_mode { EK_OUT_TEXT, EK_OUT_JSON, EK_OUT_JSONL };

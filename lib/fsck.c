@@ -14,15 +14,16 @@
  *   pass 3  every directory reaches the root through '..'
  *   pass 4  link counts against the references pass 2 counted
  *   pass 5  the block and inode bitmaps and every free count against what
- *           passes 1 and 2 computed
+ *           passes 1 and 2 computed; then, as e2fsck after pass 5, each
+ *           quota file's usage per id against what pass 1 counted
  *
  * Memory grows with what is in use, not with the size of the image: a
  * computed block bitmap only for groups where a block is claimed (the
  * metadata of the others is painted from a sorted list of ranges when
  * pass 5 compares them), 3 bytes per inode (flags and file type, link
  * count, references; counts past 254 in a small overflow table) only for
- * groups with inodes in use, up to the last one, and 12 bytes per
- * directory ('..' and the entry naming it).
+ * groups with inodes in use, up to the last one, 12 bytes per directory
+ * ('..' and the entry naming it), and per quota type a record per id seen.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -112,6 +113,9 @@ struct check {
 	size_t names_len, names_cap;
 	int err;		/* first operational error */
 	uint32_t p1_group;	/* pass 1: the group last reported to progress_units */
+	/* quota: the types whose usage is counted (feature on, inode named) */
+	bool quota_on[EK_QUOTA_TYPES];
+	struct ek_quota_tally quota[EK_QUOTA_TYPES];
 };
 
 static int report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
@@ -712,10 +716,65 @@ static bool special(uint16_t mode)
 	return t == 0020000 || t == 0060000 || t == 0010000 || t == 0140000 || t == 0120000;
 }
 
+/*
+ * Charge inode @ei to its user, group and project, as e2fsck's pass 1
+ * (check_blocks): the root and every inode from s_first_ino, but the
+ * project quota file, the orphan file and xattr value inodes; one inode
+ * and the clusters its map and xattr block claim.  @uncertain: the charge
+ * is not known (a damaged map, value inodes whose sharing e2fsck models,
+ * bigalloc's cluster counting), so its ids are not judged.
+ */
+static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncertain)
+{
+	struct ek_fs *fs = c->fs;
+	uint64_t space = c->claimed << (fs->log_blksz + fs->cluster_bits);
+	uint32_t id[EK_QUOTA_TYPES] = { ei->uid, ei->gid, ei->projid };
+
+	if (ei->ino == ek_quota_inum(fs, EK_QUOTA_PRJ) || ei->ino == fs->sb.orphan_file_inum ||
+	    (ei->ino != EXT4_ROOT_INO && ei->ino < fs->sb.first_ino) ||
+	    (ei->flags & EXT4_EA_INODE_FL))
+		return 0;
+	uncertain |= c->ea_shared || fs->cluster_bits;
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
+		int err;
+
+		if (!c->quota_on[t])
+			continue;
+		/* i_projid needs large inodes: e2fsck charges no project without */
+		if (t == EK_QUOTA_PRJ && fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+			continue;
+		err = ek_quota_tally_add(&c->quota[t], id[t], 1, space, uncertain);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* a quota file the superblock names: its mode is judged with its content */
+static bool quota_file_ino(const struct check *c, ek_ino_t ino)
+{
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+		if (c->quota_on[t] && ek_quota_inum(c->fs, t) == ino)
+			return true;
+	return false;
+}
+
+/* inodes 3 and 4 hold the user and group quota files, or nothing */
+static void check_quota_ino(struct check *c, const struct ek_inode *ei)
+{
+	unsigned t = ei->ino == EXT4_USR_QUOTA_INO ? EK_QUOTA_USR : EK_QUOTA_GRP;
+
+	if (c->quota_on[t] && ek_quota_inum(c->fs, t) == ei->ino)
+		return;		/* in use: judged with its file after pass 5 */
+	if (ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei)))
+		report(c, EK_PR_QUOTA_INODE_NOT_CLEAR, AT_INODE(ei->ino), ei->ino);
+}
+
 static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
 	struct ek_fs *fs = c->fs;
+	bool qf = quota_file_ino(c, ei->ino);
 	uint64_t want;
 	int err;
 
@@ -738,15 +797,17 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 					return err;
 				}
 	}
+	if (ei->ino == EXT4_USR_QUOTA_INO || ei->ino == EXT4_GRP_QUOTA_INO)
+		check_quota_ino(c, ei);
 	/* e2fsck: an inode is in use when linked; the reserved ones with a
 	 * mode, and the bad blocks inode (which has none) always */
 	if (!ei->links_count && !(reserved_ino(fs, ei->ino) && ei->mode) &&
 	    ei->ino != EXT4_BAD_INO)
 		return 0;
 	err = inode_in_use(c, ei->ino, ei->mode, ei->links_count);
-	if (!err && ek_is_dir(ei->mode))
+	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = iflags_or(c, ei->ino, IS_DIR);
-	if (!err && ek_is_dir(ei->mode))
+	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = dir_add(c, ei->ino);
 	if (!err && (ei->flags & EXT4_EA_INODE_FL))
 		err = iflags_or(c, ei->ino, IS_EA);
@@ -756,7 +817,9 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
 	else if (derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
-	if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
+	if (qf)
+		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
+	else if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
 		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
@@ -791,12 +854,13 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			return err;
 		if (err && err != -EK_BADCRC) {
 			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
-			return 0;	/* its counts are unknown: no i_blocks finding */
+			/* its counts are unknown: no i_blocks finding */
+			return charge_quota(c, ei, true);
 		}
 		if (err == -EK_BADCRC)
 			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
 	}
-	if (ek_is_lnk(ei->mode)) {
+	if (ek_is_lnk(ei->mode) && !qf) {
 		err = check_symlink(c, ei);
 		if (err)
 			return err;
@@ -811,7 +875,7 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO)
 		report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
 		       (unsigned long long)ei->blocks, (unsigned long long)want);
-	return 0;
+	return charge_quota(c, ei, false);
 }
 
 /* an internal journal's inode must be a regular file in use */
@@ -1577,6 +1641,115 @@ out:
 	return ret;
 }
 
+/* ---- quota, after pass 5 (e2fsck's quota_compare_and_update) ------------------- */
+
+/* inode numbers e2fsck's e2fsck_validate_quota_inodes() refuses */
+static bool quota_ino_invalid(const struct ek_fs *fs, ek_ino_t ino)
+{
+	return ino == EXT4_BAD_INO || ino == EXT4_ROOT_INO || ino == 5 /* boot loader */ ||
+	       ino == 6 /* undelete directory */ || ino == EXT4_RESIZE_INO ||
+	       ino == EXT4_JOURNAL_INO || ino == 9 /* exclude */ || ino == 10 /* replica */ ||
+	       ino > fs->sb.inodes_count;
+}
+
+/* the types whose usage pass 1 counts; a quota inode no inode can be is named */
+static void quota_setup(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_QUOTA))
+		return;
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
+		ek_ino_t ino = ek_quota_inum(fs, t);
+
+		if (!ino)
+			continue;
+		if (quota_ino_invalid(fs, ino)) {
+			report(c, EK_PR_QUOTA_INODE_INVALID, AT_INODE(ino), ino,
+			       ek_quota_type_name(t));
+			continue;
+		}
+		c->quota_on[t] = true;
+	}
+}
+
+static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct ek_quota *q)
+{
+	struct ek_quota_usage *u;
+	const char *name = ek_quota_type_name(t);
+	size_t n = c->quota[t].count, i = 0, j = 0;
+	int err = ek_quota_tally_sorted(&c->quota[t], &u);
+
+	if (err)
+		return err;
+	/* both lists ascend by id: merge them */
+	while (i < q->count || j < n) {
+		const struct ek_dquot *d = i < q->count ? &q->dq[i] : NULL;
+		const struct ek_quota_usage *cu = j < n ? &u[j] : NULL;
+
+		if (d && (!cu || d->id < cu->id)) {
+			/* nothing counted for this id */
+			if (d->curspace || d->curinodes)
+				report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
+				       (unsigned long long)d->curspace,
+				       (unsigned long long)d->curinodes, 0ull, 0ull);
+			i++;
+		} else if (!d || cu->id < d->id) {
+			if (!cu->uncertain && (cu->space || cu->inodes))
+				report(c, EK_PR_QUOTA_ENTRY_MISSING, AT_INODE(ino), name, cu->id,
+				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
+			j++;
+		} else {
+			if (!cu->uncertain && (d->curspace != cu->space || d->curinodes != cu->inodes))
+				report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
+				       (unsigned long long)d->curspace,
+				       (unsigned long long)d->curinodes,
+				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
+			i++;
+			j++;
+		}
+	}
+	free(u);
+	return 0;
+}
+
+static int check_quota(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
+		ek_ino_t ino = ek_quota_inum(fs, t);
+		const char *name = ek_quota_type_name(t);
+		struct ek_quota q;
+		int err;
+
+		if (!c->quota_on[t])
+			continue;
+		if (!(iflags(c, ino) & IN_USE)) {
+			report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino), name, ino, "not in use");
+			continue;
+		}
+		if (imode(c, ino) != 0100000) {
+			report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino), name, ino,
+			       "not a regular file");
+			continue;
+		}
+		if (iflags(c, ino) & IN_BAD_BLOCK)
+			continue;
+		err = ek_quota_read(fs, ino, t, &q);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			report(c, EK_PR_QUOTA_FILE_DAMAGED, AT_INODE(ino), ek_error_msg(err));
+		else
+			err = quota_compare(c, t, ino, &q);
+		ek_quota_release(&q);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return 0;
+}
+
 /* ---- the whole check ----------------------------------------------------------- */
 
 
@@ -1632,6 +1805,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (o->backup_sb)
 		report(&c, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1), o->backup_why ? o->backup_why : "",
 		       (unsigned long long)o->backup_sb);
+	quota_setup(&c);
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];
 		int bad = desc_check(fs, g, g + 1);
@@ -1678,6 +1852,10 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		o->progress(o->arg, 5);
 	if (!err)
 		err = pass5(&c);
+	if (!err)
+		err = check_quota(&c);
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+		ek_quota_tally_release(&c.quota[t]);
 	for (uint32_t g = 0; c.bmap && g < fs->group_count; g++)
 		free(c.bmap[g]);
 	free(c.bmap);
