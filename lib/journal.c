@@ -457,6 +457,29 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 	return 0;
 }
 
+/*
+ * e2fsck's rules for the journal superblock beyond what recovery needs
+ * (e2fsck_journal_load): the kernel replays such a journal, e2fsck refuses
+ * it until the fields are cleared.
+ */
+int ek_journal_check_sb(const struct ek_journal *j)
+{
+	const journal_superblock_t *r = (const void *)j->raw_sb;
+
+	if (j->sb.version == 1 && (r->s_feature_compat || r->s_feature_incompat ||
+				   r->s_feature_ro_compat || r->s_nr_users))
+		return jsb_bad("version 1 with version 2 fields set (features 0x%x/0x%x/0x%x, "
+			       "%u users)", be32_to_cpu(r->s_feature_compat),
+			       be32_to_cpu(r->s_feature_incompat),
+			       be32_to_cpu(r->s_feature_ro_compat), be32_to_cpu(r->s_nr_users));
+	if (j->sb.version == 2 && j->sb.nr_users > 1)
+		return jsb_bad("%u filesystems use the journal: only one is supported",
+			       j->sb.nr_users);
+	if (j->sb.ro_compat)	/* jbd2 knows no ro_compat feature */
+		return jsb_bad("unknown read-only compatible features 0x%x", j->sb.ro_compat);
+	return 0;
+}
+
 void ek_journal_close(struct ek_journal *j)
 {
 	if (!j)
