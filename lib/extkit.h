@@ -948,9 +948,8 @@ uint32_t ek_jsb_csum(const void *raw);
 void ek_jsb_encode(const struct ek_jsb *in, void *raw);
 /*
  * The journal superblock of @j against e2fsck's rules that recovery does
- * not need (the kernel replays such a journal): a version 1 superblock
- * with version 2 fields set, more than one user, unknown ro_compat
- * features.  0, or -EK_CORRUPT naming the first failure.
+ * not need (the kernel replays such a journal): more than one user,
+ * unknown ro_compat features.  0, or -EK_CORRUPT naming the first failure.
  */
 struct ek_journal;
 int ek_journal_check_sb(const struct ek_journal *j);

@@ -459,19 +459,13 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 
 /*
  * e2fsck's rules for the journal superblock beyond what recovery needs
- * (e2fsck_journal_load): the kernel replays such a journal, e2fsck refuses
- * it until the fields are cleared.
+ * (e2fsck_journal_load): the kernel replays such a journal, e2fsck will
+ * not use it (its exit status has 8 and 4) until the fields are cleared.
  */
 int ek_journal_check_sb(const struct ek_journal *j)
 {
-	const journal_superblock_t *r = (const void *)j->raw_sb;
-
-	if (j->sb.version == 1 && (r->s_feature_compat || r->s_feature_incompat ||
-				   r->s_feature_ro_compat || r->s_nr_users))
-		return jsb_bad("version 1 with version 2 fields set (features 0x%x/0x%x/0x%x, "
-			       "%u users)", be32_to_cpu(r->s_feature_compat),
-			       be32_to_cpu(r->s_feature_incompat),
-			       be32_to_cpu(r->s_feature_ro_compat), be32_to_cpu(r->s_nr_users));
+	/* a version 1 superblock's v2 fields are ignored (e2fsck -y clears
+	 * them; -n calls the filesystem clean) */
 	if (j->sb.version == 2 && j->sb.nr_users > 1)
 		return jsb_bad("%u filesystems use the journal: only one is supported",
 			       j->sb.nr_users);
