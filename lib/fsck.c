@@ -233,6 +233,11 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	return err;
 }
 
+static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
+{
+	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
+}
+
 /* does the inode have a block map to walk? */
 static bool has_map(const struct ek_fs *fs, const struct ek_inode *ei)
 {
@@ -242,14 +247,13 @@ static bool has_map(const struct ek_fs *fs, const struct ek_inode *ei)
 		return false;
 	if (fmt == 0020000 || fmt == 0060000 || fmt == 0010000 || fmt == 0140000)
 		return false;	/* devices, fifos and sockets keep no blocks */
+	/* nor an unknown type (e2fsck's ext2fs_inode_has_valid_blocks2);
+	 * the reserved inodes have theirs (the bad blocks inode: mode 0) */
+	if (fmt != 0100000 && fmt != 0040000 && fmt != 0120000 && !reserved_ino(fs, ei->ino))
+		return false;
 	if (fmt == 0120000 && ek_inode_is_fast_symlink(fs, ei))
 		return false;
 	return true;
-}
-
-static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
-{
-	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
 }
 
 /* named by the superblock, not a directory: the journal, orphan file, quota files */
@@ -484,6 +488,35 @@ static bool special(uint16_t mode)
 	return t == 0020000 || t == 0060000 || t == 0010000 || t == 0140000 || t == 0120000;
 }
 
+/*
+ * Devices, fifos and sockets keep no blocks: e2fsck calls one illegal
+ * with the extents, index or inline-data flag, with a size, or immutable
+ * (which a device cannot be made) with i_block words past the device
+ * numbers set (e2fsck_pass1_check_device_inode, check_size).  True when
+ * named.
+ */
+static bool check_device(struct check *c, const struct ek_inode *ei)
+{
+	const __le32 *ib = ek_inode_i_block(ei);
+	char why[64] = "";
+
+	if (!special(ei->mode) || ek_is_lnk(ei->mode))
+		return false;
+	if (ei->flags & (EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		snprintf(why, sizeof(why), "flags 0x%x: extents, index or inline data", ei->flags);
+	else if (ei->size)
+		snprintf(why, sizeof(why), "i_size %llu, should be zero", (unsigned long long)ei->size);
+	else if (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL))
+		for (int i = 4; i < EXT4_N_BLOCKS && !*why; i++)
+			if (ib[i])
+				snprintf(why, sizeof(why), "immutable, with i_block[%d] set", i);
+	if (!*why)
+		return false;
+	/* "an illegal block device": the type name past its article "a " */
+	report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino, type_name(ei->mode) + 2, why);
+	return true;
+}
+
 static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -521,9 +554,17 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
 	if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
+	else if (check_device(c, ei))
+		;	/* named there */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
 		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
 		       type_name(ei->mode));
+	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
+	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
+	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
+	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)))
+		report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
+		       get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)));
 	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO)
 		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
