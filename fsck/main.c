@@ -176,7 +176,8 @@ static void usage(FILE *f, const char *prog)
 		"  -t          time each pass (wall/user/system seconds) and the peak memory\n"
 		"  -C FD       progress: e2fsck's \"pass done total device\" lines to FD, or\n"
 		"              with 0 a bar on stderr when it is a terminal\n"
-		"  -b N        use the backup superblock at block N (-B its block size)\n"
+		"  -b N        use the backup superblock at block N (-B its block size, else\n"
+		"              each is tried; -B alone is ignored, as by e2fsck)\n"
 		"  -j DEV      the external journal device\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
@@ -234,6 +235,7 @@ int main(int argc, char **argv)
 	bool skipped = false;
 	ek_blk_t backup = 0;
 	int journal_err = 0;
+	char *journal_sb_bad = NULL;
 	char *backup_why = NULL;
 	int c, err, ret = FSCK_ERROR;
 	char *end;
@@ -335,6 +337,14 @@ int main(int argc, char **argv)
 			ek_fs_close(probe);
 			probe = NULL;
 			err = journal_step(&f, &rec);
+			if (!err && rec && rec->j) {
+				int bad = ek_journal_check_sb(rec->j);
+
+				if (bad && !(journal_sb_bad = strdup(ek_error_msg(bad)))) {
+					err = -ENOMEM;
+					goto out;
+				}
+			}
 			if (err == -ENODEV && !f.journal_dev)
 				fprintf(stderr, "%s: %s: %s: name it with -j\n", f.prog, f.image,
 					ek_error_msg(err));
@@ -437,6 +447,7 @@ int main(int argc, char **argv)
 							.arg = &f, .backup_sb = backup,
 							.backup_why = backup_why,
 							.journal_err = journal_err,
+							.journal_sb_bad = journal_sb_bad,
 							.journal_refused = rec && rec->refused ?
 									   rec->refused_msg : NULL,
 							.journal_refused_step = rec ? rec->refused_step : NULL },
@@ -507,5 +518,6 @@ out:
 	ek_fs_close(fs);
 	ek_recover_free(rec);
 	free(backup_why);
+	free(journal_sb_bad);
 	return ret;
 }

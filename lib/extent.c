@@ -60,6 +60,19 @@ int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size,
 	return 0;
 }
 
+int ek_ext_node_check_start(ek_ino_t ino, ek_blk_t blk, const void *node, uint32_t start)
+{
+	const struct ext4_extent_header *eh = node;
+	/* ee_block and ei_block are both the first field of an entry */
+	uint32_t first = get_le32((const uint8_t *)node + sizeof(*eh));
+
+	if (le16_to_cpu(eh->eh_entries) && first != start)
+		return ek_corrupt_ino(ino, "extent block %llu (level %u): logical start %u does not "
+				      "match logical start %u of its index entry",
+				      (unsigned long long)blk, le16_to_cpu(eh->eh_depth), first, start);
+	return 0;
+}
+
 /* by byte offsets: records in a fast-commit area are not aligned */
 struct ek_ext ek_ext_decode(const void *p)
 {
@@ -115,6 +128,7 @@ struct load {
 	struct ek_wset *ws;
 	ek_ino_t ino;
 	ek_blk_t blk;		/* the node being read, 0 for the root */
+	uint32_t start;		/* ...and where its parent's index entry says it starts */
 	struct ek_extlist *l;
 	struct ek_set seen;
 	size_t ecap, tcap;
@@ -161,6 +175,8 @@ static int load_node(struct load *ld, const uint8_t *node, uint32_t bytes, int d
 	uint8_t *child = NULL;
 	int err = ek_ext_node_check(ld->ino, ld->blk, node, bytes, depth_want);
 
+	if (!err && depth_want >= 0)
+		err = ek_ext_node_check_start(ld->ino, ld->blk, node, ld->start);
 	if (err)
 		return err;
 	for (uint16_t i = 0; i < entries && !err; i++) {
@@ -198,6 +214,7 @@ static int load_node(struct load *ld, const uint8_t *node, uint32_t bytes, int d
 				err = ek_wset_read(ld->ws, blk, child);
 			if (!err) {
 				ld->blk = blk;
+				ld->start = get_le32(p);	/* ei_block */
 				err = load_node(ld, child, ld->fs->blksz, depth - 1);
 				ld->blk = parent;
 			}

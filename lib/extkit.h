@@ -704,6 +704,29 @@ int ek_xattr_build(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 /* set h_checksum of xattr block @blk if metadata_csum, else leave it */
 void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block);
 
+/*
+ * The fscrypt context of an encrypted inode: xattr index 9, name "c"
+ * (fs/crypto/policy.c).  Version 1: 28 bytes (version, contents mode,
+ * filenames mode, flags, 8-byte key descriptor, 16-byte nonce); version
+ * 2: 40 bytes (the same four bytes, 4 reserved, 16-byte key identifier,
+ * nonce).  The policy is the context without its nonce: the inodes of one
+ * encrypted tree share it.
+ */
+struct ek_crypt_policy {
+	uint8_t version;	/* 1 or 2 */
+	uint8_t len;		/* bytes of @p that hold the policy: 12 or 24 */
+	uint8_t p[24];		/* the context's first @len bytes */
+};
+/* an encrypted name is at least one cipher block (FSCRYPT_FNAME_MIN_MSG_LEN) */
+#define EK_CRYPT_NAME_MIN 16
+/*
+ * Decode context @val (@len bytes) of inode @ino: 0 and *out set; 1 for a
+ * version this code does not know (it may be valid: not compared, as
+ * e2fsck); -EK_CORRUPT for version 0 or a size that does not match its
+ * version.  Modes and flags are not judged: new ones appear with kernels.
+ */
+int ek_crypt_ctx_decode(ek_ino_t ino, const void *val, size_t len, struct ek_crypt_policy *out);
+
 /* ---- directories (dir.c, dxhash.c) ------------------------------------- */
 
 struct ek_dirent {
@@ -926,6 +949,13 @@ uint32_t ek_jsb_csum(const void *raw);
  * are left as they are: zero @raw first for a new journal.
  */
 void ek_jsb_encode(const struct ek_jsb *in, void *raw);
+/*
+ * The journal superblock of @j against e2fsck's rules that recovery does
+ * not need (the kernel replays such a journal): more than one user,
+ * unknown ro_compat features.  0, or -EK_CORRUPT naming the first failure.
+ */
+struct ek_journal;
+int ek_journal_check_sb(const struct ek_journal *j);
 /* bytes of one descriptor tag for the incompat features (jbd2 journal_tag_bytes) */
 int ek_jbd2_tag_bytes(uint32_t incompat);
 
@@ -1614,6 +1644,7 @@ struct ek_fsck_opts {
 	int journal_err;	/* the journal could not be read for recovery */
 	const char *journal_refused;	/* why the kernel would refuse recovery, or NULL */
 	const char *journal_refused_step;	/* "journal", "filesystem"... */
+	const char *journal_sb_bad;	/* the journal superblock breaks e2fsck's rules, or NULL */
 };
 
 struct ek_fsck_summary {
@@ -1696,6 +1727,12 @@ struct ek_ext {
  * not empty.  @blk names the node (0: the root).  0 or -EK_CORRUPT.
  */
 int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth);
+/*
+ * ek_ext_node_check_start: the first entry of tree block @blk (checked by
+ * ek_ext_node_check) starts at logical block @start, as its parent's index
+ * entry says (the kernel's ext4_valid_extent_entries()).  0 or -EK_CORRUPT.
+ */
+int ek_ext_node_check_start(ek_ino_t ino, ek_blk_t blk, const void *node, uint32_t start);
 /* leaf entry @p (struct ext4_extent): ee_len > 32768 is unwritten */
 struct ek_ext ek_ext_decode(const void *p);
 /* index entry @p (struct ext4_extent_idx): the child block */

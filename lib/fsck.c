@@ -111,6 +111,14 @@ struct check {
 	size_t nslots, nnames;
 	char *names;
 	size_t names_len, names_cap;
+	/* encryption: per inode its policy, 0 none, 1 a version not known
+	 * (not compared, as e2fsck), 2 + an index into pol; allocated at
+	 * the first encrypted inode.  pol_slots: open hash of pol, index + 1 */
+	uint32_t *crypt;
+	struct ek_crypt_policy *pol;
+	size_t npol, pol_cap;
+	uint32_t *pol_slots;
+	size_t pol_nslots;
 	int err;		/* first operational error */
 	uint32_t p1_group;	/* pass 1: the group last reported to progress_units */
 	/* quota: the types whose usage is counted (feature on, inode named) */
@@ -564,6 +572,11 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	return err;
 }
 
+static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
+{
+	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
+}
+
 /* does the inode have a block map to walk? */
 static bool has_map(const struct ek_fs *fs, const struct ek_inode *ei)
 {
@@ -573,14 +586,13 @@ static bool has_map(const struct ek_fs *fs, const struct ek_inode *ei)
 		return false;
 	if (fmt == 0020000 || fmt == 0060000 || fmt == 0010000 || fmt == 0140000)
 		return false;	/* devices, fifos and sockets keep no blocks */
+	/* nor an unknown type (e2fsck's ext2fs_inode_has_valid_blocks2);
+	 * the reserved inodes have theirs (the bad blocks inode: mode 0) */
+	if (fmt != 0100000 && fmt != 0040000 && fmt != 0120000 && !reserved_ino(fs, ei->ino))
+		return false;
 	if (fmt == 0120000 && ek_inode_is_fast_symlink(fs, ei))
 		return false;
 	return true;
-}
-
-static bool reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
-{
-	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
 }
 
 /* named by the superblock, not a directory: the journal, orphan file, quota files */
@@ -618,14 +630,113 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 		report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi);
 		ei->file_acl &= 0xFFFFFFFFu;	/* what the kernel reads */
 	}
-	if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl))
+	/* as e2fsck: without ext_attr no block is an xattr block (the kernel
+	 * reads it all the same); not read, counted or marked in use */
+	if (ei->file_acl && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
+		ek_blk_t acl = ei->file_acl;
+
+		report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
+		       .blk = acl, .has_blk = true, .group = -1 },
+		       ei->ino, (unsigned long long)acl);
+		ei->file_acl = 0;	/* the in-inode xattrs only */
+		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+		ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
+	} else if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl)) {
 		return 0;	/* named below */
-	err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+	} else {
+		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+	}
 	if (err == -ENOMEM)
 		return err;
 	if (err)
 		report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
 	return 0;
+}
+
+static uint64_t name_hash(const char *p, size_t n);
+
+/* the id of policy @p (2 + its index), added when new */
+static int policy_id(struct check *c, const struct ek_crypt_policy *p, uint32_t *out)
+{
+	size_t i;
+
+	if ((c->npol + 1) * 2 > c->pol_nslots) {
+		size_t n = c->pol_nslots ? c->pol_nslots * 2 : 64;
+		uint32_t *v = ek_calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->npol; k++) {
+			for (i = name_hash((const char *)c->pol[k].p, c->pol[k].len) & (n - 1); v[i];
+			     i = (i + 1) & (n - 1))
+				;
+			v[i] = (uint32_t)k + 1;
+		}
+		free(c->pol_slots);
+		c->pol_slots = v;
+		c->pol_nslots = n;
+	}
+	for (i = name_hash((const char *)p->p, p->len) & (c->pol_nslots - 1); c->pol_slots[i];
+	     i = (i + 1) & (c->pol_nslots - 1)) {
+		const struct ek_crypt_policy *q = &c->pol[c->pol_slots[i] - 1];
+
+		if (q->len == p->len && !memcmp(q->p, p->p, p->len)) {
+			*out = c->pol_slots[i] + 1;
+			return 0;
+		}
+	}
+	if (c->npol == c->pol_cap) {
+		size_t cap = c->pol_cap ? c->pol_cap * 2 : 16;
+		struct ek_crypt_policy *v = realloc(c->pol, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->pol = v;
+		c->pol_cap = cap;
+	}
+	c->pol[c->npol++] = *p;
+	c->pol_slots[i] = (uint32_t)c->npol;
+	*out = (uint32_t)c->npol + 1;
+	return 0;
+}
+
+/*
+ * An encrypted inode's policy (e2fsck's rules): a context missing or
+ * corrupt is a finding and leaves the inode without a policy, so the
+ * entries naming it in an encrypted directory are findings too.
+ */
+static int check_crypt(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_crypt_policy p;
+	uint8_t *val;
+	size_t len;
+	int err;
+
+	if (!(ei->flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if (!c->crypt && !(c->crypt = ek_calloc((size_t)c->fs->sb.inodes_count + 1,
+						   sizeof(*c->crypt))))
+		return -ENOMEM;
+	err = ek_xattr_get(c->fs, ei, EXT4_XATTR_INDEX_ENCRYPTION, "c", 1, &val, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err == -ENODATA) {
+		report(c, EK_PR_ENCRYPT_NO_XATTR, AT_INODE(ei->ino), ei->ino);
+		return 0;
+	}
+	if (err)
+		return 0;	/* damaged xattrs: named by check_xattrs() */
+	err = ek_crypt_ctx_decode(ei->ino, val, len, &p);
+	free(val);
+	if (err < 0) {
+		report(c, EK_PR_ENCRYPT_XATTR_BAD, AT_INODE(ei->ino), ek_error_msg(err));
+		return 0;
+	}
+	if (err == 1) {
+		c->crypt[ei->ino] = 1;
+		return 0;
+	}
+	return policy_id(c, &p, &c->crypt[ei->ino]);
 }
 
 /* a symlink's target, read by the read path, then e2fsck's rules */
@@ -770,6 +881,35 @@ static void check_quota_ino(struct check *c, const struct ek_inode *ei)
 		report(c, EK_PR_QUOTA_INODE_NOT_CLEAR, AT_INODE(ei->ino), ei->ino);
 }
 
+/*
+ * Devices, fifos and sockets keep no blocks: e2fsck calls one illegal
+ * with the extents, index or inline-data flag, with a size, or immutable
+ * (which a device cannot be made) with i_block words past the device
+ * numbers set (e2fsck_pass1_check_device_inode, check_size).  True when
+ * named.
+ */
+static bool check_device(struct check *c, const struct ek_inode *ei)
+{
+	const __le32 *ib = ek_inode_i_block(ei);
+	char why[64] = "";
+
+	if (!special(ei->mode) || ek_is_lnk(ei->mode))
+		return false;
+	if (ei->flags & (EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		snprintf(why, sizeof(why), "flags 0x%x: extents, index or inline data", ei->flags);
+	else if (ei->size)
+		snprintf(why, sizeof(why), "i_size %llu, should be zero", (unsigned long long)ei->size);
+	else if (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL))
+		for (int i = 4; i < EXT4_N_BLOCKS && !*why; i++)
+			if (ib[i])
+				snprintf(why, sizeof(why), "immutable, with i_block[%d] set", i);
+	if (!*why)
+		return false;
+	/* "an illegal block device": the type name past its article "a " */
+	report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino, type_name(ei->mode) + 2, why);
+	return true;
+}
+
 static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -792,7 +932,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 				if (c->bad[i] == at) {
 					err = iflags_or(c, ei->ino, IN_USE | IN_BAD_BLOCK);
 					/* its xattr block is marked with the others' */
-					if (!err && ei->file_acl && ek_fs_block_valid(fs, ei->file_acl))
+					if (!err && ei->file_acl && ek_fs_block_valid(fs, ei->file_acl) &&
+					    ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR))
 						err = blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl);
 					return err;
 				}
@@ -821,9 +962,17 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
 	else if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
+	else if (check_device(c, ei))
+		;	/* named there */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
 		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
 		       type_name(ei->mode));
+	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
+	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
+	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
+	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)))
+		report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
+		       get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)));
 	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO)
 		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
@@ -838,7 +987,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	err = check_xattrs(c, ei);
 	if (err)
 		return err;
-	if (ei->file_acl) {
+	err = check_crypt(c, ei);
+	if (err)
+		return err;
+	if (ei->file_acl && ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		if (!ek_fs_block_valid(fs, ei->file_acl))
 			report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
 			       .blk = ei->file_acl, .has_blk = true, .group = -1 },
@@ -1166,6 +1318,7 @@ struct dirwalk {
 	ek_ino_t dir;
 	struct dinfo *di;	/* the directory's own entry */
 	bool encrypted;		/* names are ciphertext: any byte may appear */
+	uint32_t policy;	/* its encryption policy (struct check's crypt) */
 };
 
 static const char *type_name(uint16_t mode)
@@ -1290,6 +1443,22 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	}
 	if (ref_add(c, de->ino))
 		return -ENOMEM;
+	if (w->policy && !dot_or_dotdot(de)) {
+		uint32_t p = c->crypt[de->ino];
+		uint16_t t = imode(c, de->ino);
+
+		if (de->name_len < EK_CRYPT_NAME_MIN)
+			report(c, EK_PR_ENTRY_ENCRYPTED_SHORT, &at, name, w->dir, de->name_len,
+			       EK_CRYPT_NAME_MIN);
+		/* devices, fifos and sockets are not encrypted; the rest
+		 * share their directory's policy (fscrypt_has_permitted_context) */
+		if (p == w->policy)
+			;
+		else if (!p && (t == 0100000 || t == 0040000 || t == 0120000))
+			report(c, EK_PR_ENTRY_UNENCRYPTED, &at, name, w->dir, de->ino);
+		else if (p)
+			report(c, EK_PR_ENTRY_ENCRYPT_POLICY, &at, name, w->dir, de->ino);
+	}
 	/* a directory has one name: its parent in pass 3 */
 	if ((iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {
 		struct dinfo *d = dinfo_of(c, de->ino);
@@ -1361,6 +1530,7 @@ static int pass2(struct check *c)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+		w.policy = c->crypt ? c->crypt[ino] : 0;
 		if (!err || err == -EK_BADCRC)
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
 		ek_inode_release(&ei);
@@ -1802,6 +1972,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (o->journal_err)
 		report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
 		       ek_error_msg(o->journal_err));
+	if (o->journal_sb_bad)
+		report(&c, EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum), o->journal_sb_bad);
 	if (o->backup_sb)
 		report(&c, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1), o->backup_why ? o->backup_why : "",
 		       (unsigned long long)o->backup_sb);
@@ -1870,5 +2042,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.xblk);
 	free(c.name_slots);
 	free(c.names);
+	free(c.crypt);
+	free(c.pol);
+	free(c.pol_slots);
 	return err;
 }

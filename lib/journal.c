@@ -457,6 +457,23 @@ int ek_journal_open(struct ek_fs *fs, unsigned flags, struct ek_journal **out)
 	return 0;
 }
 
+/*
+ * e2fsck's rules for the journal superblock beyond what recovery needs
+ * (e2fsck_journal_load): the kernel replays such a journal, e2fsck will
+ * not use it (its exit status has 8 and 4) until the fields are cleared.
+ */
+int ek_journal_check_sb(const struct ek_journal *j)
+{
+	/* a version 1 superblock's v2 fields are ignored (e2fsck -y clears
+	 * them; -n calls the filesystem clean) */
+	if (j->sb.version == 2 && j->sb.nr_users > 1)
+		return jsb_bad("%u filesystems use the journal: only one is supported",
+			       j->sb.nr_users);
+	if (j->sb.ro_compat)	/* jbd2 knows no ro_compat feature */
+		return jsb_bad("unknown read-only compatible features 0x%x", j->sb.ro_compat);
+	return 0;
+}
+
 void ek_journal_close(struct ek_journal *j)
 {
 	if (!j)

@@ -82,8 +82,9 @@ static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf)
 	return 0;
 }
 
+/* @start: where the parent's index entry says the node starts (-1: the root) */
 static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_blk_t blk,
-			 int depth)
+			 int depth, int64_t start)
 {
 	const struct ext4_extent_header *eh = (const void *)node;
 	uint16_t entries;
@@ -92,6 +93,8 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 	int err;
 
 	err = ek_ext_node_check(w->ei->ino, blk, eh, size, depth);
+	if (!err && start >= 0)
+		err = ek_ext_node_check_start(w->ei->ino, blk, node, (uint32_t)start);
 	if (err)
 		return err;
 	entries = le16_to_cpu(eh->eh_entries);
@@ -138,7 +141,7 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 			if (err)
 				return err;
 			ext_verify_csum(w, child, cbuf);
-			err = ext_walk_node(w, cbuf, w->fs->blksz, child, d - 1);
+			err = ext_walk_node(w, cbuf, w->fs->blksz, child, d - 1, lblk);
 		}
 		if (err)
 			return err;
@@ -253,7 +256,7 @@ int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void 
 		return 0;
 	if (ei->flags & EXT4_EXTENTS_FL)
 		err = ext_walk_node(&w, (const uint8_t *)ek_inode_i_block(ei),
-				    EXT4_N_BLOCKS * 4, 0, -1);
+				    EXT4_N_BLOCKS * 4, 0, -1, -1);
 	else
 		err = ind_walk_inode(&w);
 	if (!err)
@@ -273,6 +276,7 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 	size_t size = EXT4_N_BLOCKS * 4;
 	ek_blk_t blk = 0;
 	int depth = -1, err;
+	int64_t start = -1;	/* the parent index entry's start (-1: the root) */
 
 	*pblk = 0;
 	for (;;) {
@@ -280,6 +284,8 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		unsigned lo = 0, hi, d;
 
 		err = ek_ext_node_check(ei->ino, blk, eh, size, depth);
+		if (!err && start >= 0)
+			err = ek_ext_node_check_start(ei->ino, blk, node, (uint32_t)start);
 		if (err)
 			break;
 		d = le16_to_cpu(eh->eh_depth);
@@ -334,6 +340,7 @@ static int ext_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		node = buf;
 		size = fs->blksz;
 		depth = d - 1;
+		start = le32_to_cpu(ix->ei_block);
 	}
 	free(buf);
 	return err;

@@ -970,3 +970,26 @@ void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *bloc
 		put_le32(block + offsetof(struct ext4_xattr_header, h_checksum),
 			 ek_xattr_block_csum(fs, blk, block));
 }
+
+/* ---- the fscrypt context (fs/crypto/policy.c fscrypt_policy_from_context) ---- */
+
+int ek_crypt_ctx_decode(ek_ino_t ino, const void *val, size_t len, struct ek_crypt_policy *out)
+{
+	const uint8_t *v = val;
+	size_t want;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 1 || v[0] == 0)
+		return ek_corrupt_ino(ino, "encryption xattr is corrupt: %s",
+				      len ? "version 0" : "empty");
+	if (v[0] > 2)
+		return 1;
+	want = v[0] == 1 ? 28 : 40;
+	if (len != want)
+		return ek_corrupt_ino(ino, "encryption xattr is corrupt: version %u in %zu bytes, "
+				      "not %zu", v[0], len, want);
+	out->version = v[0];
+	out->len = v[0] == 1 ? 12 : 24;	/* the nonce (16 bytes) ends the context */
+	memcpy(out->p, v, out->len);
+	return 0;
+}

@@ -131,6 +131,7 @@ static const struct unit_bad bad[] = {
 	{ "leaf of the wrong depth", -EK_CORRUPT, "parent expects 0" },
 	{ "bad magic in a leaf", -EK_CORRUPT, "bad magic" },
 	{ "empty index root", -EK_CORRUPT, "without entries" },
+	{ "leaf starts past its index entry", -EK_CORRUPT, "does not match logical start 0" },
 };
 
 static int nop(void *arg, const struct ek_mapping *m)
@@ -158,6 +159,7 @@ START_TEST(test_load_bad)
 	case 2: put_extent(leaf, 0, 0, 0, 120); break;
 	case 3: put_extent(leaf, 0, 0, 10, NBLK - 5); break;
 	case 4:
+		put_index(root, 0, 5, 100);
 		put_header(leaf, 2, PER, 0);
 		put_extent(leaf, 0, 5, 2, 120);
 		put_extent(leaf, 1, 6, 1, 130);
@@ -170,6 +172,7 @@ START_TEST(test_load_bad)
 	case 7: put_header(leaf, 1, PER, 1); break;
 	case 8: put_le16(leaf, 0xf30b); break;
 	case 9: put_header(root, 0, 4, 1); break;
+	case 10: put_extent(leaf, 0, 3, 2, 120); break;	/* the index says 0 */
 	}
 	unit_write(&u, 100, 0, leaf, BLK);
 	raw_inode(raw, root);
