@@ -896,17 +896,17 @@ static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_
 			last->max = hash;
 		return 0;
 	}
+	if (last && last->lblk > de->lblk)
+		c->dxl_unsorted = true;
 	if (c->ndxl == c->dxl_cap) {
 		size_t cap = c->dxl_cap ? c->dxl_cap * 2 : 64;
 		struct dxleaf *v = realloc(c->dxl, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		c->dxl = v;
+		c->dxl = v;	/* @last is stale from here */
 		c->dxl_cap = cap;
 	}
-	if (last && last->lblk > de->lblk)
-		c->dxl_unsorted = true;
 	c->dxl[c->ndxl++] = (struct dxleaf){ (uint32_t)de->lblk, hash, hash };
 	return 0;
 }
