@@ -4,10 +4,10 @@
  * from the one table (problems.def) through a callback.
  *
  *   pass 1  every inode in use: its checksum, dtime, block map (extent tree
- *           or indirect blocks, walked by map.c's checked walk) and xattr
- *           block; the blocks it claims, counted against i_blocks and
- *           marked in an in-memory block map, where a block marked twice
- *           is multiply claimed (metadata is marked first)
+ *           or indirect blocks, walked by map.c's checked walk), xattr
+ *           block and htree flag; the blocks it claims, counted against
+ *           i_blocks and marked in an in-memory block map, where a block
+ *           marked twice is multiply claimed (metadata is marked first)
  *   pass 2  every directory's entries (dir.c's checked iterator): inode
  *           numbers, entries to unused inodes, file types; references per
  *           inode and each directory's '..'; then each htree index, walked
