@@ -63,6 +63,11 @@ static bool dir_is_dx(const struct ek_fs *fs, const struct ek_inode *dir)
 	       ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX);
 }
 
+bool ek_dir_is_htree(const struct ek_fs *fs, const struct ek_inode *dir)
+{
+	return dir_is_dx(fs, dir);
+}
+
 /* ext4_hash_in_dirent(): casefolded and encrypted */
 static bool dir_hash_in_dirent(const struct ek_inode *dir)
 {
@@ -207,6 +212,13 @@ static uint16_t dx_limit_for(const struct ek_fs *fs, uint32_t count_offset)
 			  space / sizeof(struct dx_entry));
 }
 
+/* @err, the rule @n broke recorded as @fault */
+static int dx_fault(struct ek_dx_node *n, enum ek_dx_fault fault, int err)
+{
+	n->fault = fault;
+	return err;
+}
+
 /* countlimit, entries and checksum: common to root and nodes */
 static int dx_parse_entries(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
 			    const uint8_t *buf, struct ek_dx_node *n)
@@ -218,32 +230,40 @@ static int dx_parse_entries(struct ek_fs *fs, const struct ek_inode *dir, ek_blk
 	n->count = get_le16(buf + n->count_offset + 2);
 	n->expect_limit = dx_limit_for(fs, n->count_offset);
 	if (n->limit != n->expect_limit)
-		return ek_corrupt(pblk, "directory inode %u: %s limit %u, expected %u",
-				  dir->ino, what, n->limit, n->expect_limit);
+		return dx_fault(n, EK_DX_LIMIT,
+				ek_corrupt(pblk, "directory inode %u: %s limit %u, expected %u",
+					   dir->ino, what, n->limit, n->expect_limit));
 	if (n->count == 0 || n->count > n->limit)
-		return ek_corrupt(pblk, "directory inode %u: %s count %u out of range 1..%u",
-				  dir->ino, what, n->count, n->limit);
+		return dx_fault(n, EK_DX_COUNT,
+				ek_corrupt(pblk, "directory inode %u: %s count %u out of range 1..%u",
+					   dir->ino, what, n->count, n->limit));
 	n->entries = buf + n->count_offset;
 	for (unsigned i = 0; i < n->count; i++) {
 		uint32_t b = ek_dx_entry_block(n, i);
 
+		n->bad_entry = i;
 		if (b == 0 || b >= nblocks)
-			return ek_corrupt(pblk, "directory inode %u: %s entry %u points to block %u outside 1..%llu",
-					  dir->ino, what, i, b,
-					  (unsigned long long)(nblocks ? nblocks - 1 : 0));
-		if (i >= 2 && ek_dx_entry_hash(n, i) < ek_dx_entry_hash(n, i - 1))
-			return ek_corrupt(pblk, "directory inode %u: %s entry %u hash 0x%x below previous 0x%x",
-					  dir->ino, what, i, ek_dx_entry_hash(n, i),
-					  ek_dx_entry_hash(n, i - 1));
+			return dx_fault(n, EK_DX_BLOCK,
+					ek_corrupt(pblk, "directory inode %u: %s entry %u points to block %u outside 1..%llu",
+						   dir->ino, what, i, b,
+						   (unsigned long long)(nblocks ? nblocks - 1 : 0)));
+		/* without the continuation bit, as e2fsck's parse_int_node() */
+		if (i >= 2 && (ek_dx_entry_hash(n, i) & ~1u) < (ek_dx_entry_hash(n, i - 1) & ~1u))
+			return dx_fault(n, EK_DX_ORDER,
+					ek_corrupt(pblk, "directory inode %u: %s entry %u hash 0x%x below previous 0x%x",
+						   dir->ino, what, i, ek_dx_entry_hash(n, i),
+						   ek_dx_entry_hash(n, i - 1)));
 	}
 	if (!fs->has_csum)
 		return 0;
 	n->has_tail = true;
 	n->csum = get_le32(buf + n->count_offset + n->limit * 8 + 4);
 	n->expect_csum = ek_dx_csum(fs, dir, buf, n->count_offset, n->count, n->limit);
+	n->bad_entry = 0;
 	if (n->csum != n->expect_csum)
-		return ek_badcrc(pblk, "directory inode %u: %s checksum 0x%08x, expected 0x%08x",
-				 dir->ino, what, n->csum, n->expect_csum);
+		return dx_fault(n, EK_DX_CSUM,
+				ek_badcrc(pblk, "directory inode %u: %s checksum 0x%08x, expected 0x%08x",
+					  dir->ino, what, n->csum, n->expect_csum));
 	return 0;
 }
 
@@ -265,31 +285,40 @@ int ek_dx_root_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 	n->unused_flags = info[7];
 
 	if (dot_len != DIRENT_MIN || buf[6] != 1 || buf[8] != '.')
-		return ek_corrupt(pblk, "directory inode %u: dx root '.' entry malformed (rec_len %u name_len %u)",
-				  dir->ino, dot_len, buf[6]);
+		return dx_fault(n, EK_DX_ROOT,
+				ek_corrupt(pblk, "directory inode %u: dx root '.' entry malformed (rec_len %u name_len %u)",
+					   dir->ino, dot_len, buf[6]));
 	if (dotdot_len != fs->blksz - DIRENT_MIN || buf[12 + 6] != 2 ||
 	    buf[12 + 8] != '.' || buf[12 + 9] != '.')
-		return ek_corrupt(pblk, "directory inode %u: dx root '..' entry malformed (rec_len %u name_len %u)",
-				  dir->ino, dotdot_len, buf[12 + 6]);
+		return dx_fault(n, EK_DX_ROOT,
+				ek_corrupt(pblk, "directory inode %u: dx root '..' entry malformed (rec_len %u name_len %u)",
+					   dir->ino, dotdot_len, buf[12 + 6]));
 	if (get_le32(info) != 0)
-		return ek_corrupt(pblk, "directory inode %u: dx root reserved_zero is 0x%x",
-				  dir->ino, get_le32(info));
+		return dx_fault(n, EK_DX_ROOT,
+				ek_corrupt(pblk, "directory inode %u: dx root reserved_zero is 0x%x",
+					   dir->ino, get_le32(info)));
 	if (n->info_length != sizeof(struct dx_root_info))
-		return ek_corrupt(pblk, "directory inode %u: dx root info_length %u, expected 8",
-				  dir->ino, n->info_length);
+		return dx_fault(n, EK_DX_ROOT,
+				ek_corrupt(pblk, "directory inode %u: dx root info_length %u, expected 8",
+					   dir->ino, n->info_length));
 	if (n->hash_version != EXT4_HASH_LEGACY && n->hash_version != EXT4_HASH_HALF_MD4 &&
 	    n->hash_version != EXT4_HASH_TEA && n->hash_version != EXT4_HASH_SIPHASH)
-		return ek_corrupt(pblk, "directory inode %u: dx root hash version %u unknown",
-				  dir->ino, n->hash_version);
+		return dx_fault(n, EK_DX_HASH_VERSION,
+				ek_corrupt(pblk, "directory inode %u: dx root hash version %u unknown",
+					   dir->ino, n->hash_version));
 	if (hash_in_de != (n->hash_version == EXT4_HASH_SIPHASH))
-		return ek_corrupt(pblk, "directory inode %u: dx root hash version %u %s a casefolded encrypted directory",
-				  dir->ino, n->hash_version, hash_in_de ? "in" : "outside");
+		return dx_fault(n, EK_DX_HASH_VERSION,
+				ek_corrupt(pblk, "directory inode %u: dx root hash version %u %s a casefolded encrypted directory",
+					   dir->ino, n->hash_version, hash_in_de ? "in" : "outside"));
+	/* EXT2_HASH_FLAG_INCOMPAT: no kernel sets it, dx_probe() refuses it */
 	if (n->unused_flags & 1)
-		return ek_corrupt(pblk, "directory inode %u: dx root has unimplemented hash flags 0x%x",
-				  dir->ino, n->unused_flags);
+		return dx_fault(n, EK_DX_ROOT_FLAGS,
+				ek_corrupt(pblk, "directory inode %u: dx root has unimplemented hash flags 0x%x",
+					   dir->ino, n->unused_flags));
 	if (n->indirect_levels > ek_dx_max_levels(fs))
-		return ek_corrupt(pblk, "directory inode %u: dx root indirect_levels %u > %u",
-				  dir->ino, n->indirect_levels, ek_dx_max_levels(fs));
+		return dx_fault(n, EK_DX_LEVELS,
+				ek_corrupt(pblk, "directory inode %u: dx root indirect_levels %u > %u",
+					   dir->ino, n->indirect_levels, ek_dx_max_levels(fs)));
 	return dx_parse_entries(fs, dir, pblk, buf, n);
 }
 
@@ -302,8 +331,9 @@ int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 	memset(n, 0, sizeof(*n));
 	n->count_offset = EXT4_DX_NODE_ENTRIES_OFF;
 	if (get_le32(buf) != 0 || rlen != fs->blksz)
-		return ek_corrupt(pblk, "directory inode %u: dx node fake entry inode %u rec_len %u, expected 0 and %u",
-				  dir->ino, get_le32(buf), rlen, fs->blksz);
+		return dx_fault(n, EK_DX_NOT_NODE,
+				ek_corrupt(pblk, "directory inode %u: dx node fake entry inode %u rec_len %u, expected 0 and %u",
+					   dir->ino, get_le32(buf), rlen, fs->blksz));
 	return dx_parse_entries(fs, dir, pblk, buf, n);
 }
 
@@ -653,9 +683,8 @@ static int match_fn(void *arg, const struct ek_dirent *de)
 	return 1;
 }
 
-/* read logical block @lblk of @dir (htree walk); holes are corruption */
-static int read_dir_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
-			  void *buf, ek_blk_t *pblk)
+int ek_dir_read_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+		      void *buf, ek_blk_t *pblk)
 {
 	bool unwritten;
 	int err;
@@ -679,7 +708,7 @@ static int dx_scan_leaf(struct ek_fs *fs, const struct ek_inode *dir, uint32_t l
 	struct dirctx c = { .fs = fs, .dir = dir, .fn = match_fn, .arg = m, .buf = buf,
 			    .is_dx = true };
 	ek_blk_t pblk;
-	int err = read_dir_block(fs, dir, lblk, buf, &pblk);
+	int err = ek_dir_read_block(fs, dir, lblk, buf, &pblk);
 
 	if (err)
 		return err;
@@ -738,7 +767,7 @@ static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match 
 	}
 	if (!leaf)
 		goto out_nomem;
-	err = read_dir_block(fs, dir, 0, f[0].buf, &pblk);
+	err = ek_dir_read_block(fs, dir, 0, f[0].buf, &pblk);
 	if (!err)
 		err = ek_dx_root_parse(fs, dir, pblk, f[0].buf, &f[0].node);
 	if (err)
@@ -755,7 +784,7 @@ static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match 
 	for (depth = 1; depth <= levels; depth++) {
 		struct dx_frame *p = &f[depth - 1];
 
-		err = read_dir_block(fs, dir, ek_dx_entry_block(&p->node, p->at), f[depth].buf, &pblk);
+		err = ek_dir_read_block(fs, dir, ek_dx_entry_block(&p->node, p->at), f[depth].buf, &pblk);
 		if (!err)
 			err = ek_dx_node_parse(fs, dir, pblk, f[depth].buf, &f[depth].node);
 		if (err)
@@ -783,7 +812,7 @@ static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match 
 		for (lvl++; lvl <= (int)levels; lvl++) {
 			struct dx_frame *p = &f[lvl - 1];
 
-			err = read_dir_block(fs, dir, ek_dx_entry_block(&p->node, p->at), f[lvl].buf, &pblk);
+			err = ek_dir_read_block(fs, dir, ek_dx_entry_block(&p->node, p->at), f[lvl].buf, &pblk);
 			if (!err)
 				err = ek_dx_node_parse(fs, dir, pblk, f[lvl].buf, &f[lvl].node);
 			if (err)

@@ -753,6 +753,8 @@ typedef int (*ek_dir_fn)(void *arg, const struct ek_dirent *de);
  */
 int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
 		   ek_dir_fn fn, void *arg);
+/* @dir is read through its htree index: EXT4_INDEX_FL, dir_index, not inline */
+bool ek_dir_is_htree(const struct ek_fs *fs, const struct ek_inode *dir);
 /* look up one name in @dir; -ENOENT if absent */
 int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name,
 		  size_t len, ek_ino_t *out);
@@ -840,8 +842,25 @@ void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);
 
+/* the rule of an htree index block that ek_dx_*_parse found broken first */
+enum ek_dx_fault {
+	EK_DX_OK = 0,
+	EK_DX_ROOT,		/* root: '.', '..', reserved_zero or info_length */
+	EK_DX_HASH_VERSION,	/* root: unknown, or siphash on the wrong directory */
+	EK_DX_ROOT_FLAGS,	/* root: an incompatible flag in unused_flags */
+	EK_DX_LEVELS,		/* root: indirect_levels above ek_dx_max_levels() */
+	EK_DX_NOT_NODE,		/* node: the fake entry is not inode 0 spanning the block */
+	EK_DX_LIMIT,		/* limit is not what the block size gives */
+	EK_DX_COUNT,		/* count is 0 or above limit */
+	EK_DX_BLOCK,		/* an entry points to block 0 or past i_size */
+	EK_DX_ORDER,		/* entry hashes decrease */
+	EK_DX_CSUM,		/* metadata_csum: the dx_tail checksum */
+};
+
 /* one htree index block (root or interior node) as ek_dx_*_parse found it */
 struct ek_dx_node {
+	enum ek_dx_fault fault;		/* EK_DX_OK, or the rule the parse failed */
+	unsigned bad_entry;		/* EK_DX_BLOCK, EK_DX_ORDER: the entry */
 	bool is_root;
 	uint8_t hash_version;		/* root: as stored (0, 1, 2 or 6) */
 	uint8_t info_length;		/* root */
@@ -870,9 +889,11 @@ static inline uint32_t ek_dx_entry_block(const struct ek_dx_node *n, unsigned i)
 /*
  * Decode and check the htree root (logical block 0, @pblk for messages)
  * or an interior node held in @buf.  Returns 0, -EK_CORRUPT for the first
- * broken rule (fields decoded so far are filled; entries is set when
- * count and limit are sane), or -EK_BADCRC when only the checksum is
- * wrong (everything filled).
+ * broken rule (out->fault names it; fields decoded so far are filled;
+ * entries is set when count and limit are sane), or -EK_BADCRC when only
+ * the checksum is wrong (everything filled, fault EK_DX_CSUM).  Entry
+ * hashes must not decrease, compared without the continuation bit (as
+ * e2fsck); entry blocks must lie in 1..i_size/blksz-1.
  */
 int ek_dx_root_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk,
 		     const void *buf, struct ek_dx_node *out);
@@ -882,6 +903,14 @@ int ek_dx_node_parse(struct ek_fs *fs, const struct ek_inode *dir, ek_blk_t pblk
 unsigned ek_dx_search(const struct ek_dx_node *n, uint32_t hash);
 /* max indirect_levels of @fs (1, or 2 with large_dir) */
 unsigned ek_dx_max_levels(const struct ek_fs *fs);
+/*
+ * Read logical block @lblk of directory @dir into @buf (fs->blksz bytes)
+ * for an index walk, and its physical block into *pblk: -EK_CORRUPT when
+ * it lies past i_size or is not allocated (a hole or unwritten), else what
+ * the map and the read return.
+ */
+int ek_dir_read_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+		      void *buf, ek_blk_t *pblk);
 
 /* ---- building directories (dir.c) -------------------------------------- */
 

@@ -550,6 +550,35 @@ START_TEST(test_htree)
 }
 END_TEST
 
+/*
+ * Entry hashes are ordered without the continuation bit (e2fsck's rule):
+ * 0x80000001 (a run of 0x80000000 continued) then 0x80000000 passes,
+ * 0x80000002 then 0x80000000 does not.
+ */
+START_TEST(test_dx_order_continuation)
+{
+	uint8_t *b = calloc(1, 1024);
+	uint32_t h[3] = { 0, 0x80000001, 0x80000000 }, leaves[3] = { 1, 2, 2 };
+	uint32_t blks[3] = { DATA, DATA + 1, DATA + 2 };
+	struct ek_dx_node n;
+	struct ek_inode d;
+
+	fs_setup(1024, false, 0);
+	put_dir(11, EXT4_INDEX_FL, 3, blks);
+	d = read_ino(11);
+	dx_root(b, 11, 2, EXT4_HASH_HALF_MD4, 0, h, leaves, 3);
+	ck_assert_int_eq(ek_dx_root_parse(U.fs, &d, DATA, b, &n), 0);
+	ck_assert_int_eq(n.fault, EK_DX_OK);
+	h[1] = 0x80000002;
+	dx_root(b, 11, 2, EXT4_HASH_HALF_MD4, 0, h, leaves, 3);
+	ck_assert_int_eq(ek_dx_root_parse(U.fs, &d, DATA, b, &n), -EK_CORRUPT);
+	ck_assert_int_eq(n.fault, EK_DX_ORDER);
+	ek_inode_release(&d);
+	free(b);
+	unit_fs_done(&U);
+}
+END_TEST
+
 /* large_dir: indirect_levels 2 accepted */
 START_TEST(test_htree_largedir)
 {
@@ -1131,6 +1160,19 @@ START_TEST(test_bad)
 		d = read_ino(11);
 		err = ek_dx_root_parse(U.fs, &d, DATA, b, &n);
 		ek_inode_release(&d);
+		/* the rule, for fsck's finding IDs */
+		{
+			static const enum ek_dx_fault want[] = {
+				EK_DX_ROOT, EK_DX_ROOT, EK_DX_ROOT, EK_DX_ROOT,
+				EK_DX_HASH_VERSION, EK_DX_HASH_VERSION, EK_DX_ROOT_FLAGS,
+				EK_DX_LEVELS, EK_DX_LIMIT, EK_DX_COUNT, EK_DX_BLOCK, EK_DX_ORDER,
+				EK_DX_CSUM,
+			};
+
+			ck_assert_int_eq(n.fault, want[_i - 13]);
+		}
+		if (_i == 23 || _i == 24)
+			ck_assert_uint_eq(n.bad_entry, _i == 23 ? 1 : 2);
 		if (_i == 25) {
 			ck_assert_ptr_nonnull(n.entries);
 			ck_assert(n.has_tail);
@@ -1143,6 +1185,7 @@ START_TEST(test_bad)
 		d = read_ino(11);
 		err = ek_dx_node_parse(U.fs, &d, DATA + 1, k0.b, &n);
 		ek_inode_release(&d);
+		ck_assert_int_eq(n.fault, EK_DX_NOT_NODE);
 		break;
 	case 27: {
 		struct rawino r;
@@ -1271,6 +1314,7 @@ static Suite *dir_suite(void)
 	tcase_add_loop_test(tc, test_htree, 0, 4);
 	tcase_add_test(tc, test_htree_largedir);
 	tcase_add_loop_test(tc, test_htree_collision, 0, 2);
+	tcase_add_test(tc, test_dx_order_continuation);
 	tcase_add_loop_test(tc, test_inline, 0, 2);
 	tcase_add_loop_test(tc, test_namei, 0, sizeof(paths) / sizeof(paths[0]));
 	tcase_add_test(tc, test_namei_limits);
