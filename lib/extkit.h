@@ -1836,6 +1836,44 @@ const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
 /* one line for people: "data of inode 12, logical block 3"; returns @buf */
 const char *ek_blk_owner_describe(const struct ek_blk_owner *o, char *buf, size_t len);
 
+/* ---- profile files: mke2fs.conf (profile.c) ------------------------------ */
+
+/*
+ * The profile format of mke2fs.conf, read as e2fsprogs reads it (the
+ * format is described at the top of profile.c).  Parse errors are -EINVAL
+ * with "NAME line N: why" recorded; -ENOMEM.  *out: free with
+ * ek_profile_free(); it owns every string a lookup returns.
+ */
+struct ek_profile;
+int ek_profile_parse(const char *text, size_t len, const char *name, struct ek_profile **out);
+/* the file at @path: -ENOENT (recorded) when it does not exist */
+int ek_profile_load(const char *path, struct ek_profile **out);
+void ek_profile_free(struct ek_profile *p);
+/*
+ * The first value of relation @tag in top-level section @sec, or in its
+ * (first) subsection @sub when @sub is not NULL; NULL when there is none.
+ */
+const char *ek_profile_get(const struct ek_profile *p, const char *sec, const char *sub,
+			   const char *tag);
+/* does [@sec] have a subsection @sub holding at least one relation (as mke2fs asks)? */
+bool ek_profile_has_subsection(const struct ek_profile *p, const char *sec, const char *sub);
+/* was [@sec] (or its subsection @sub) marked final with "*"? */
+bool ek_profile_is_final(const struct ek_profile *p, const char *sec, const char *sub);
+/*
+ * Typed lookups with e2fsprogs' syntax (integers in C notation, booleans
+ * y/yes/true/t/1/on and n/no/false/nil/0/off in any case): 0 and *out set,
+ * 1 when the relation is absent (*out untouched), -EINVAL naming the
+ * relation and its value when it does not parse.
+ */
+int ek_profile_get_int(const struct ek_profile *p, const char *sec, const char *sub,
+		       const char *tag, int *out);
+int ek_profile_get_uint(const struct ek_profile *p, const char *sec, const char *sub,
+			const char *tag, unsigned *out);
+int ek_profile_get_double(const struct ek_profile *p, const char *sec, const char *sub,
+			  const char *tag, double *out);
+int ek_profile_get_bool(const struct ek_profile *p, const char *sec, const char *sub,
+			const char *tag, bool *out);
+
 /* ---- the shape of a new filesystem (geometry.c) ---------------------------- */
 
 enum ek_fs_type { EK_FS_EXT2 = 2, EK_FS_EXT3, EK_FS_EXT4 };
