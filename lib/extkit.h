@@ -293,6 +293,13 @@ struct ek_feature {
 const char *ek_feature_name(int type, uint32_t mask);
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
 const struct ek_feature *ek_feature_table(size_t *count);
+/*
+ * A default mount option's bits in s_default_mount_opts by its e2fsprogs
+ * name ("acl", "journal_data_writeback", "MNTOPT_12"); -EINVAL if unknown.
+ * The journal modes share bits 5-6 (EK_DEFM_JMODE).
+ */
+#define EK_DEFM_JMODE 0x0060
+int ek_mntopt_lookup(const char *name, uint32_t *mask);
 
 /* the superblock's split block counts: the hi half only with 64bit (super.c) */
 enum ek_sb_field { EK_SB_BLOCKS_COUNT, EK_SB_R_BLOCKS_COUNT, EK_SB_FREE_BLOCKS_COUNT };
@@ -1886,6 +1893,13 @@ struct ek_geometry_opts {
 	uint32_t inode_size;	/* 0: 256 */
 	/* -O: features added and removed after the type's set */
 	uint32_t compat_on, compat_off, incompat_on, incompat_off, ro_on, ro_off;
+	/*
+	 * features_given: the whole feature set is @compat, @incompat and
+	 * @ro_compat (as extkit-mkfs resolves mke2fs.conf and -O); @type's
+	 * built-in set and the _on/_off edits are not used
+	 */
+	bool features_given;
+	uint32_t compat, incompat, ro_compat;
 	uint64_t inodes;		/* -N: at least this many, 0: by the ratio */
 	uint32_t blocks_per_group;	/* -g, 0: 8 × block size */
 	bool reserved_given;		/* -m given: */
@@ -1933,6 +1947,12 @@ struct ek_newfs_opts {
 	bool zeroed;			/* the target reads as zeros (a new or punched file) */
 	bool lazy_itable_init;		/* leave unused inode tables unwritten */
 	uint16_t errors;		/* s_errors, 0: continue (1) */
+	bool mntopts_given;		/* s_default_mount_opts is: */
+	uint32_t default_mount_opts;	/* else acl,user_xattr */
+	bool hash_given;		/* s_def_hash_version is: */
+	uint8_t def_hash_version;	/* EXT4_HASH_LEGACY..TEA, else half_md4 */
+	bool periodic_fsck;		/* mke2fs.conf enable_periodic_fsck: 180 days, ~20 mounts */
+	bool lazy_journal_init;		/* leave the journal's blocks unwritten */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
 };
 

@@ -1154,6 +1154,15 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
 	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, o->now);
 	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
+	if (o->periodic_fsck) {
+		/* mke2fs: 180 days, and 20 mounts plus a jitter taken from the UUID */
+		unsigned sum = 0;
+
+		for (int i = 0; i < 16; i++)
+			sum += o->uuid[i];
+		sb->s_checkinterval = cpu_to_le32(86400u * 180u);
+		sb->s_max_mnt_count = cpu_to_le16((uint16_t)(20 + sum % 20));
+	}
 	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
@@ -1172,10 +1181,11 @@ static void build_super(struct ek_newfs *nf)
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
 	sb->s_reserved_gdt_blocks = cpu_to_le16((uint16_t)g->reserved_gdt);
 	memcpy(sb->s_hash_seed, o->hash_seed, 16);
-	sb->s_def_hash_version = 1;	/* half_md4 */
+	sb->s_def_hash_version = o->hash_given ? o->def_hash_version : EXT4_HASH_HALF_MD4;
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
 		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
-	sb->s_default_mount_opts = cpu_to_le32(0x0C);	/* user_xattr, acl */
+	/* user_xattr, acl unless mke2fs.conf says otherwise */
+	sb->s_default_mount_opts = cpu_to_le32(o->mntopts_given ? o->default_mount_opts : 0x0C);
 	ek_time_set(&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
 	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
 		sb->s_min_extra_isize = cpu_to_le16(32);
@@ -1325,7 +1335,7 @@ int ek_newfs_begin(struct ek_newfs *nf)
 			err = ek_io_pwrite(nf->fs.io, z, end - off < sizeof(z) ? end - off : sizeof(z),
 					   off);
 	}
-	for (size_t i = 0; i < nf->journal_next && !err; i++)
+	for (size_t i = 0; i < nf->journal_next && !err && !nf->o.lazy_journal_init; i++)
 		err = zero_blocks(nf, nf->journal_ext[i].pblk, nf->journal_ext[i].len);
 	if (!err)
 		err = ek_io_sync(nf->fs.io);
