@@ -1745,6 +1745,13 @@ struct ek_tree_sink {
  * full leaves and index levels from @sink.  Blocks gained: counted by the
  * sink.
  */
+/*
+ * After ek_extent_tree_write() of the extents @v[0..n) at depth 1: the
+ * root's slots past its index entries hold @v's entries there, as libext2fs
+ * leaves a root that was a full leaf before its first split (a file grown
+ * one extent at a time: mke2fs's journal).  Other roots are left alone.
+ */
+void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n);
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
 /*
@@ -1945,6 +1952,7 @@ struct ek_newfs_opts {
 	uint32_t root_uid, root_gid;
 	int64_t now;			/* every time mkfs sets itself */
 	bool zeroed;			/* the target reads as zeros (a new or punched file) */
+	bool discard_zeroed;		/* mke2fs's discard zeroed it: tables flagged ITABLE_ZEROED */
 	bool lazy_itable_init;		/* leave unused inode tables unwritten */
 	uint16_t errors;		/* s_errors, 0: continue (1) */
 	bool mntopts_given;		/* s_default_mount_opts is: */
@@ -1986,6 +1994,8 @@ struct ek_fs *ek_newfs_fs(struct ek_newfs *nf);
 const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf);
 /* the target (made with @io NULL, to check the layout before touching it) */
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed);
+/* mke2fs's discard zeroed the target (after ek_newfs_create, before ek_newfs_finish) */
+void ek_newfs_set_discard_zeroed(struct ek_newfs *nf, bool discard_zeroed);
 /* first block of the journal (0: none) */
 ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf);
 /*

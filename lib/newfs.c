@@ -995,7 +995,8 @@ static int make_resize_inode(struct ek_newfs *nf)
 	if (err)
 		goto out;
 	put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * EXT4_DIND_BLOCK, (uint32_t)dind);
-	inode_set_size(raw, ((uint64_t)a * a + a + EXT4_NDIR_BLOCKS) * bs);
+	/* over 2 GiB with 4 KiB blocks: large_file, as ext2fs_inode_size_set() */
+	ek_newfs_inode_set_size(nf, raw, ((uint64_t)a * a + a + EXT4_NDIR_BLOCKS) * bs);
 	/* each block counted as a whole cluster with bigalloc, as mke2fs does */
 	ek_inode_add_blocks(&nf->fs, raw, (1 + (int64_t)rsv * (1 + nbackups)) << nf->cshift);
 out:
@@ -1056,7 +1057,9 @@ static int make_journal(struct ek_newfs *nf)
 			   EK_NEWFS_TREE_BEFORE, &v, &nv);
 	if (err)
 		goto out;
-	inode_set_size(raw, jblocks * bs);
+	ek_newfs_inode_set_size(nf, raw, jblocks * bs);	/* 2 GiB and more: large_file */
+	if (extents)	/* mkjournal grows it an extent at a time: stale root slots */
+		ek_extent_root_grown(raw, v, nv);
 	nf->journal_start = v[0].pblk;
 	nf->journal_ext = v;
 	nf->journal_next = nv;
@@ -1124,6 +1127,11 @@ out:
 }
 
 /* ---- superblock, create, write ---------------------------------------------------- */
+
+void ek_newfs_set_discard_zeroed(struct ek_newfs *nf, bool discard_zeroed)
+{
+	nf->o.discard_zeroed = discard_zeroed;
+}
 
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed)
 {
@@ -1387,7 +1395,8 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 	struct ek_fs *fs = &nf->fs;
 	struct ext4_super_block *sb = (void *)nf->raw_sb;
 	bool uninit = uses_uninit(nf);
-	bool zeroed = nf->o.zeroed || !nf->o.lazy_itable_init;
+	/* as mke2fs: zeroed by its discard (not a new file), or every table written */
+	bool zeroed = nf->o.discard_zeroed || !nf->o.lazy_itable_init;
 	uint64_t free_blocks = 0, free_inodes = 0;
 
 	for (uint32_t g = 0; g < fs->group_count; g++) {

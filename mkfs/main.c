@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -374,8 +375,15 @@ static int ready_target(struct mk *m, uint64_t size)
 		return mk_fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
 	}
 	if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				     (off_t)m->offset, (off_t)size))
+				     (off_t)m->offset, (off_t)size)) {
 		m->o.zeroed = true;
+		/*
+		 * mke2fs discards only a device (file) of at least one block (of
+		 * -b, else 1 KiB): an empty file is extended, not discarded, and
+		 * its tables are not flagged zeroed
+		 */
+		m->o.discard_zeroed = m->file_size >= (m->cli_blocksize ? m->cli_blocksize : 1024);
+	}
 	close(fd);
 	return 0;
 }
@@ -536,7 +544,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:FnqvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:FnqvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -559,6 +567,7 @@ int main(int argc, char **argv)
 		case 'b':
 			if (parse_u32(optarg, &m.o.geo.blocksize))
 				return mk_fail(&m, "-b %s: not a block size", optarg);
+			m.cli_blocksize = m.o.geo.blocksize;
 			break;
 		case 'I':
 			if (parse_u32(optarg, &m.o.geo.inode_size))
@@ -627,6 +636,12 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "remount-ro")) m.o.errors = 2;
 			else if (!strcmp(optarg, "panic")) m.o.errors = 3;
 			else return mk_fail(&m, "-e %s: continue, remount-ro or panic", optarg);
+			break;
+		case 'o':
+			/* the creator OS: extkit writes Linux's layout only (the Hurd's differs) */
+			if (strcasecmp(optarg, "linux"))
+				return mk_fail(&m, "-o %s: extkit-mkfs writes filesystems for Linux only "
+					       "(-o Linux)", optarg);
 			break;
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
@@ -735,6 +750,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ek_newfs_set_target(nf, io, m.o.zeroed);
+	ek_newfs_set_discard_zeroed(nf, m.o.discard_zeroed);
 	if ((err = ek_newfs_begin(nf))) {
 		fail_write(&m, err);
 		goto out;

@@ -26,6 +26,7 @@ struct mk {
 	bool is_file;			/* a regular file (else a block device) */
 	uint64_t file_size;
 	bool lazy_given;
+	uint32_t cli_blocksize;		/* -b: mke2fs sizes the device in these units */
 	/* the command line, applied over mke2fs.conf by mk_conf_resolve() */
 	const char *type_arg;		/* -t */
 	const char *usage_arg;		/* -T */
