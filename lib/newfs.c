@@ -615,7 +615,7 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	uint8_t *raw, *b = ek_calloc(1, bs);
 	struct ek_ext run = { .lblk = 0 }, *v = NULL;
 	size_t nv;
-	ek_blk_t blk;
+	ek_blk_t blk, goal;
 	int err;
 
 	if (!b)
@@ -674,9 +674,16 @@ lost_found:
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
 	ek_inode_size_set(raw, (uint64_t)lpf_blocks * bs);
-	/* block by block where the free space is broken (mke2fs's first fit) */
+	/*
+	 * block by block where the free space is broken (mke2fs's first fit),
+	 * from the start of the group of inode 11 (of its flex group), as
+	 * ext2fs_find_inode_goal() has it: group 1 when a group has fewer than
+	 * 11 inodes and no flex_bg
+	 */
 	run.len = lpf_blocks;
-	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, 0, 0, &v, &nv)))
+	goal = ek_group_first_block(&nf->fs, (uint32_t)((EXT4_LPF_INO - 1) / nf->g.inodes_per_group) &
+				    ~((1u << nf->g.log_flex) - 1));
+	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, goal, 0, &v, &nv)))
 		goto out;
 	for (uint32_t i = 0, e = 0, k = 0; i < lpf_blocks && !err; i++, k++) {
 		if (k == v[e].len)

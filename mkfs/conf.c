@@ -316,7 +316,7 @@ static int type_list(struct conf *c, uint64_t size)
 	return 0;
 }
 
-static int features(struct conf *c, uint64_t size)
+static int features(struct conf *c)
 {
 	struct mk *m = c->m;
 	struct ek_geometry_opts *g = &m->o.geo;
@@ -347,12 +347,6 @@ static int features(struct conf *c, uint64_t size)
 	/* mke2fs drops uninit_bg when metadata_csum is on: it does the same and more */
 	if (f[EK_FEAT_RO_COMPAT] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		f[EK_FEAT_RO_COMPAT] &= ~EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
-	/* more blocks than 32 bits count: 64bit if the conf allows, never resize_inode */
-	if (size / (g->blocksize ? g->blocksize : 1024) > 0xFFFFFFFFull) {
-		if (!(f[EK_FEAT_INCOMPAT] & EXT4_FEATURE_INCOMPAT_64BIT) &&
-		    get_bool(c, "auto_64-bit_support", false))
-			f[EK_FEAT_INCOMPAT] |= EXT4_FEATURE_INCOMPAT_64BIT;
-	}
 	g->features_given = true;
 	g->compat = f[EK_FEAT_COMPAT];
 	g->incompat = f[EK_FEAT_INCOMPAT];
@@ -384,7 +378,7 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 	const char *v;
 	int rc = 1;
 
-	if (load(&c) || type_list(&c, size) || features(&c, size))
+	if (load(&c) || type_list(&c, size) || features(&c))
 		goto out;
 	g->type = !strcmp(m->type_name, "ext2") ? EK_FS_EXT2 : !strcmp(m->type_name, "ext3") ?
 		  EK_FS_EXT3 : EK_FS_EXT4;	/* the name printed; features are resolved */
@@ -401,6 +395,10 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 		}
 		g->blocksize = (uint32_t)bs;
 	}
+	/* more blocks than 32 bits count: 64bit if the conf allows (resize_inode goes) */
+	if (size / g->blocksize > 0xFFFFFFFFull && !(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) &&
+	    get_bool(&c, "auto_64-bit_support", false))
+		g->incompat |= EXT4_FEATURE_INCOMPAT_64BIT;
 	if (!g->reserved_given) {
 		double r = get_double(&c, "reserved_ratio", 5.0);
 

@@ -184,6 +184,10 @@ START_TEST(test_profile_limits)
 	ek_profile_free(p);
 	ck_assert_int_eq(ek_profile_load("/nonexistent/mke2fs.conf", &p), -ENOENT);
 	ck_assert_int_eq(ek_profile_load("/", &p), -EISDIR);
+	/* /dev/null: empty, as mke2fs takes it (its hard-coded fallbacks then) */
+	ck_assert_int_eq(ek_profile_load("/dev/null", &p), 0);
+	ck_assert_ptr_null(ek_profile_get(p, "defaults", NULL, "blocksize"));
+	ek_profile_free(p);
 }
 END_TEST
 
