@@ -277,8 +277,9 @@ static int type_list(struct conf *c, uint64_t size)
 	}
 	if (!t)
 		t = ek_profile_get(c->p, "devices", m->target, "fs_type");
-	if (!t)
-		t = ek_profile_get(c->p, "defaults", NULL, "fs_type");
+	if (!t && (t = ek_profile_get(c->p, "defaults", NULL, "fs_type")) &&
+	    !strcmp(t, "ext2") && m->journal_flag)
+		t = "ext3";	/* as mke2fs: the conf's ext2 with -j or -J is ext3 */
 	if (!t)
 		t = "ext4";	/* extkit's default where mke2fs's is ext2 */
 	if (!ek_profile_has_subsection(c->p, "fs_types", t) && strcmp(t, "ext2")) {
