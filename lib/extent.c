@@ -441,6 +441,18 @@ out:
 	return err;
 }
 
+void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n)
+{
+	uint8_t *root = raw + offsetof(struct ext4_inode, i_block);
+	uint16_t entries = get_le16(root + offsetof(struct ext4_extent_header, eh_entries));
+
+	if (get_le16(root + offsetof(struct ext4_extent_header, eh_depth)) != 1 || n <= ROOT_ENTRIES)
+		return;
+	/* the leaf it was: entry i stays until index entry i takes the slot */
+	for (size_t i = entries; i < ROOT_ENTRIES; i++)
+		put_extent(root + 12 + 12 * i, &v[i]);
+}
+
 /* ek_extlist_store's sink: old tree blocks first, then new ones near the data */
 struct store {
 	struct ek_wset *ws;

@@ -293,6 +293,13 @@ struct ek_feature {
 const char *ek_feature_name(int type, uint32_t mask);
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
 const struct ek_feature *ek_feature_table(size_t *count);
+/*
+ * A default mount option's bits in s_default_mount_opts by its e2fsprogs
+ * name ("acl", "journal_data_writeback", "MNTOPT_12"); -EINVAL if unknown.
+ * The journal modes share bits 5-6 (EK_DEFM_JMODE).
+ */
+#define EK_DEFM_JMODE 0x0060
+int ek_mntopt_lookup(const char *name, uint32_t *mask);
 
 /* the superblock's split block counts: the hi half only with 64bit (super.c) */
 enum ek_sb_field { EK_SB_BLOCKS_COUNT, EK_SB_R_BLOCKS_COUNT, EK_SB_FREE_BLOCKS_COUNT };
@@ -1810,6 +1817,13 @@ struct ek_tree_sink {
  * full leaves and index levels from @sink.  Blocks gained: counted by the
  * sink.
  */
+/*
+ * After ek_extent_tree_write() of the extents @v[0..n) at depth 1: the
+ * root's slots past its index entries hold @v's entries there, as libext2fs
+ * leaves a root that was a full leaf before its first split (a file grown
+ * one extent at a time: mke2fs's journal).  Other roots are left alone.
+ */
+void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n);
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
 /*
@@ -1908,6 +1922,44 @@ const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
 /* one line for people: "data of inode 12, logical block 3"; returns @buf */
 const char *ek_blk_owner_describe(const struct ek_blk_owner *o, char *buf, size_t len);
 
+/* ---- profile files: mke2fs.conf (profile.c) ------------------------------ */
+
+/*
+ * The profile format of mke2fs.conf, read as e2fsprogs reads it (the
+ * format is described at the top of profile.c).  Parse errors are -EINVAL
+ * with "NAME line N: why" recorded; -ENOMEM.  *out: free with
+ * ek_profile_free(); it owns every string a lookup returns.
+ */
+struct ek_profile;
+int ek_profile_parse(const char *text, size_t len, const char *name, struct ek_profile **out);
+/* the file at @path: -ENOENT (recorded) when it does not exist */
+int ek_profile_load(const char *path, struct ek_profile **out);
+void ek_profile_free(struct ek_profile *p);
+/*
+ * The first value of relation @tag in top-level section @sec, or in its
+ * (first) subsection @sub when @sub is not NULL; NULL when there is none.
+ */
+const char *ek_profile_get(const struct ek_profile *p, const char *sec, const char *sub,
+			   const char *tag);
+/* does [@sec] have a subsection @sub holding at least one relation (as mke2fs asks)? */
+bool ek_profile_has_subsection(const struct ek_profile *p, const char *sec, const char *sub);
+/* was [@sec] (or its subsection @sub) marked final with "*"? */
+bool ek_profile_is_final(const struct ek_profile *p, const char *sec, const char *sub);
+/*
+ * Typed lookups with e2fsprogs' syntax (integers in C notation, booleans
+ * y/yes/true/t/1/on and n/no/false/nil/0/off in any case): 0 and *out set,
+ * 1 when the relation is absent (*out untouched), -EINVAL naming the
+ * relation and its value when it does not parse.
+ */
+int ek_profile_get_int(const struct ek_profile *p, const char *sec, const char *sub,
+		       const char *tag, int *out);
+int ek_profile_get_uint(const struct ek_profile *p, const char *sec, const char *sub,
+			const char *tag, unsigned *out);
+int ek_profile_get_double(const struct ek_profile *p, const char *sec, const char *sub,
+			  const char *tag, double *out);
+int ek_profile_get_bool(const struct ek_profile *p, const char *sec, const char *sub,
+			const char *tag, bool *out);
+
 /* ---- the shape of a new filesystem (geometry.c) ---------------------------- */
 
 enum ek_fs_type { EK_FS_EXT2 = 2, EK_FS_EXT3, EK_FS_EXT4 };
@@ -1920,6 +1972,13 @@ struct ek_geometry_opts {
 	uint32_t inode_size;	/* 0: 256 */
 	/* -O: features added and removed after the type's set */
 	uint32_t compat_on, compat_off, incompat_on, incompat_off, ro_on, ro_off;
+	/*
+	 * features_given: the whole feature set is @compat, @incompat and
+	 * @ro_compat (as extkit-mkfs resolves mke2fs.conf and -O); @type's
+	 * built-in set and the _on/_off edits are not used
+	 */
+	bool features_given;
+	uint32_t compat, incompat, ro_compat;
 	uint64_t inodes;		/* -N: at least this many, 0: by the ratio */
 	uint32_t blocks_per_group;	/* -g, 0: 8 × block size */
 	bool reserved_given;		/* -m given: */
@@ -1965,8 +2024,15 @@ struct ek_newfs_opts {
 	uint32_t root_uid, root_gid;
 	int64_t now;			/* every time mkfs sets itself */
 	bool zeroed;			/* the target reads as zeros (a new or punched file) */
+	bool discard_zeroed;		/* mke2fs's discard zeroed it: tables flagged ITABLE_ZEROED */
 	bool lazy_itable_init;		/* leave unused inode tables unwritten */
 	uint16_t errors;		/* s_errors, 0: continue (1) */
+	bool mntopts_given;		/* s_default_mount_opts is: */
+	uint32_t default_mount_opts;	/* else acl,user_xattr */
+	bool hash_given;		/* s_def_hash_version is: */
+	uint8_t def_hash_version;	/* EXT4_HASH_LEGACY..TEA, else half_md4 */
+	bool periodic_fsck;		/* mke2fs.conf enable_periodic_fsck: 180 days, ~20 mounts */
+	bool lazy_journal_init;		/* leave the journal's blocks unwritten */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
 };
 
@@ -2000,6 +2066,8 @@ struct ek_fs *ek_newfs_fs(struct ek_newfs *nf);
 const struct ek_geometry *ek_newfs_geometry(const struct ek_newfs *nf);
 /* the target (made with @io NULL, to check the layout before touching it) */
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed);
+/* mke2fs's discard zeroed the target (after ek_newfs_create, before ek_newfs_finish) */
+void ek_newfs_set_discard_zeroed(struct ek_newfs *nf, bool discard_zeroed);
 /* first block of the journal (0: none) */
 ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf);
 /*

@@ -176,7 +176,8 @@ static int check_features(const struct ek_geometry *g)
 		return ek_err(-EINVAL, "64bit needs extent");
 	if (!(g->ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
 		return ek_err(-EK_UNSUPP, "extkit-mkfs writes superblock copies only as "
-			      "sparse_super places them: ^sparse_super is not supported");
+			      "sparse_super places them: a filesystem without sparse_super "
+			      "(-O ^sparse_super, -O none) is not supported; add -O sparse_super");
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_EXT_ATTR))
 		return ek_err(-EINVAL, "inline_data needs ext_attr");
@@ -254,6 +255,11 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	g->compat = (g->compat | o->compat_on) & ~o->compat_off;
 	g->incompat = (g->incompat | o->incompat_on) & ~o->incompat_off;
 	g->ro_compat = (g->ro_compat | o->ro_on) & ~o->ro_off;
+	if (o->features_given) {
+		g->compat = o->compat;
+		g->incompat = o->incompat;
+		g->ro_compat = o->ro_compat;
+	}
 	if ((err = check_features(g)))
 		return err;
 	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;

@@ -615,7 +615,7 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	uint8_t *raw, *b = ek_calloc(1, bs);
 	struct ek_ext run = { .lblk = 0 }, *v = NULL;
 	size_t nv;
-	ek_blk_t blk;
+	ek_blk_t blk, goal;
 	int err;
 
 	if (!b)
@@ -674,9 +674,16 @@ lost_found:
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
 	ek_inode_size_set(raw, (uint64_t)lpf_blocks * bs);
-	/* block by block where the free space is broken (mke2fs's first fit) */
+	/*
+	 * block by block where the free space is broken (mke2fs's first fit),
+	 * from the start of the group of inode 11 (of its flex group), as
+	 * ext2fs_find_inode_goal() has it: group 1 when a group has fewer than
+	 * 11 inodes and no flex_bg
+	 */
 	run.len = lpf_blocks;
-	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, 0, 0, &v, &nv)))
+	goal = ek_group_first_block(&nf->fs, (uint32_t)((EXT4_LPF_INO - 1) / nf->g.inodes_per_group) &
+				    ~((1u << nf->g.log_flex) - 1));
+	if ((err = ek_newfs_map(nf, EXT4_LPF_INO, raw, &run, 1, goal, 0, &v, &nv)))
 		goto out;
 	for (uint32_t i = 0, e = 0, k = 0; i < lpf_blocks && !err; i++, k++) {
 		if (k == v[e].len)
@@ -995,7 +1002,8 @@ static int make_resize_inode(struct ek_newfs *nf)
 	if (err)
 		goto out;
 	put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * EXT4_DIND_BLOCK, (uint32_t)dind);
-	inode_set_size(raw, ((uint64_t)a * a + a + EXT4_NDIR_BLOCKS) * bs);
+	/* over 2 GiB with 4 KiB blocks: large_file, as ext2fs_inode_size_set() */
+	ek_newfs_inode_set_size(nf, raw, ((uint64_t)a * a + a + EXT4_NDIR_BLOCKS) * bs);
 	/* each block counted as a whole cluster with bigalloc, as mke2fs does */
 	ek_inode_add_blocks(&nf->fs, raw, (1 + (int64_t)rsv * (1 + nbackups)) << nf->cshift);
 out:
@@ -1056,7 +1064,9 @@ static int make_journal(struct ek_newfs *nf)
 			   EK_NEWFS_TREE_BEFORE, &v, &nv);
 	if (err)
 		goto out;
-	inode_set_size(raw, jblocks * bs);
+	ek_newfs_inode_set_size(nf, raw, jblocks * bs);	/* 2 GiB and more: large_file */
+	if (extents)	/* mkjournal grows it an extent at a time: stale root slots */
+		ek_extent_root_grown(raw, v, nv);
 	nf->journal_start = v[0].pblk;
 	nf->journal_ext = v;
 	nf->journal_next = nv;
@@ -1125,6 +1135,11 @@ out:
 
 /* ---- superblock, create, write ---------------------------------------------------- */
 
+void ek_newfs_set_discard_zeroed(struct ek_newfs *nf, bool discard_zeroed)
+{
+	nf->o.discard_zeroed = discard_zeroed;
+}
+
 void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed)
 {
 	nf->fs.io = io;
@@ -1154,6 +1169,15 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
 	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, o->now);
 	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
+	if (o->periodic_fsck) {
+		/* mke2fs: 180 days, and 20 mounts plus a jitter taken from the UUID */
+		unsigned sum = 0;
+
+		for (int i = 0; i < 16; i++)
+			sum += o->uuid[i];
+		sb->s_checkinterval = cpu_to_le32(86400u * 180u);
+		sb->s_max_mnt_count = cpu_to_le16((uint16_t)(20 + sum % 20));
+	}
 	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
@@ -1172,10 +1196,11 @@ static void build_super(struct ek_newfs *nf)
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
 	sb->s_reserved_gdt_blocks = cpu_to_le16((uint16_t)g->reserved_gdt);
 	memcpy(sb->s_hash_seed, o->hash_seed, 16);
-	sb->s_def_hash_version = 1;	/* half_md4 */
+	sb->s_def_hash_version = o->hash_given ? o->def_hash_version : EXT4_HASH_HALF_MD4;
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
 		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
-	sb->s_default_mount_opts = cpu_to_le32(0x0C);	/* user_xattr, acl */
+	/* user_xattr, acl unless mke2fs.conf says otherwise */
+	sb->s_default_mount_opts = cpu_to_le32(o->mntopts_given ? o->default_mount_opts : 0x0C);
 	ek_time_set(&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
 	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
 		sb->s_min_extra_isize = cpu_to_le16(32);
@@ -1325,7 +1350,7 @@ int ek_newfs_begin(struct ek_newfs *nf)
 			err = ek_io_pwrite(nf->fs.io, z, end - off < sizeof(z) ? end - off : sizeof(z),
 					   off);
 	}
-	for (size_t i = 0; i < nf->journal_next && !err; i++)
+	for (size_t i = 0; i < nf->journal_next && !err && !nf->o.lazy_journal_init; i++)
 		err = zero_blocks(nf, nf->journal_ext[i].pblk, nf->journal_ext[i].len);
 	if (!err)
 		err = ek_io_sync(nf->fs.io);
@@ -1377,7 +1402,8 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 	struct ek_fs *fs = &nf->fs;
 	struct ext4_super_block *sb = (void *)nf->raw_sb;
 	bool uninit = uses_uninit(nf);
-	bool zeroed = nf->o.zeroed || !nf->o.lazy_itable_init;
+	/* as mke2fs: zeroed by its discard (not a new file), or every table written */
+	bool zeroed = nf->o.discard_zeroed || !nf->o.lazy_itable_init;
 	uint64_t free_blocks = 0, free_inodes = 0;
 
 	for (uint32_t g = 0; g < fs->group_count; g++) {

@@ -7,6 +7,7 @@
  * only then the geometry and cross-field rules.  Nothing computed from the
  * geometry is trusted before all of it passed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,4 +472,34 @@ uint64_t ek_field_get(const void *raw, const struct ek_field *f, unsigned idx)
 	if (f->hi_offset)
 		v |= get_le(p + f->hi_offset, f->hi_size) << (8 * f->size);
 	return v;
+}
+
+/* ---- default mount options (s_default_mount_opts) -------------------------------- */
+
+static const struct { const char *name; uint32_t mask; } mntopts[] = {
+	{ "debug", 0x0001 }, { "bsdgroups", 0x0002 }, { "user_xattr", 0x0004 },
+	{ "acl", 0x0008 }, { "uid16", 0x0010 }, { "journal_data", 0x0020 },
+	{ "journal_data_ordered", 0x0040 }, { "journal_data_writeback", 0x0060 },
+	{ "nobarrier", 0x0100 }, { "block_validity", 0x0200 }, { "discard", 0x0400 },
+	{ "nodelalloc", 0x0800 },
+};
+
+int ek_mntopt_lookup(const char *name, uint32_t *mask)
+{
+	char *end;
+	long bit;
+
+	for (size_t i = 0; i < sizeof(mntopts) / sizeof(mntopts[0]); i++)
+		if (!strcasecmp(name, mntopts[i].name)) {
+			*mask = mntopts[i].mask;
+			return 0;
+		}
+	/* "MNTOPT_12" for bits without a name, as e2fsprogs writes them */
+	if (strncasecmp(name, "MNTOPT_", 7) || !name[7])
+		return -EINVAL;
+	bit = strtol(name + 7, &end, 10);
+	if (*end || bit < 0 || bit > 31)
+		return -EINVAL;
+	*mask = 1u << bit;
+	return 0;
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/fs.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -27,36 +28,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
-#include "extkit.h"
+#include "mkfs.h"
 
-struct mk {
-	const char *prog;
-	const char *target;
-	const char *size_arg;
-	const char *src_dir;
-	const char *uuid_arg;
-	const char *hash_seed_arg;
-	char hash_seed_buf[64];		/* -E hash_seed=: outlives the option string */
-	uint64_t offset;
-	bool force, quiet, dry_run, json, discard, skip_unreadable;
-	bool have_sde;
-	int64_t sde;
-	struct ek_newfs_opts o;
-	bool created;			/* we made the file: remove it on failure */
-	bool missing;			/* the target does not exist yet */
-	bool is_file;			/* a regular file (else a block device) */
-	uint64_t file_size;
-	bool lazy_given;
-};
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 "usage: %s [options] device|image [size]\n"
-"  -t ext2|ext3|ext4   filesystem type (default ext4)\n"
-"  -O [^]feature,...   add or remove features\n"
-"  -b block-size       1024 to 65536 (default: by the size)\n"
-"  -I inode-size       bytes per inode (default 256)\n"
+"  -t fs-type          ext2, ext3, ext4 or another [fs_types] type (default ext4)\n"
+"  -T usage-type,...   mke2fs.conf usage types (default: by the size)\n"
+"  -O [^]feature,...   add or remove features (none: all off)\n"
+"  -b block-size       1024 to 65536 (default: mke2fs.conf, by the size)\n"
+"  -I inode-size       bytes per inode (default: mke2fs.conf, 256)\n"
 "  -i bytes-per-inode  inode ratio\n"
 "  -N inodes           at least this many inodes\n"
 "  -m percent          blocks reserved for root (default 5)\n"
@@ -66,25 +49,26 @@ static void usage(FILE *f, const char *prog)
 "  -M dir              last mounted directory\n"
 "  -U uuid|random|time|clear   filesystem UUID\n"
 "  -E opt,...          hash_seed=UUID, root_owner=UID:GID, lazy_itable_init=0|1,\n"
-"                      nodiscard, discard, offset=BYTES\n"
+"                      lazy_journal_init=0|1, nodiscard, discard, offset=BYTES\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
 "  -d dir              copy this directory tree into the filesystem\n"
 "  --skip-unreadable   warn about unreadable source files instead of failing\n"
+"  -o Linux            the creator OS (Linux only)\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
 "  -q                  quiet\n"
+"  -v                  print the mke2fs.conf types used\n"
 "  -e continue|remount-ro|panic   behaviour on errors\n"
-"  -T type, -v         accepted for mke2fs compatibility, ignored\n"
 "  -C cluster-size     bytes per cluster with -O bigalloc (default 16 blocks)\n"
 "  -V                  print the version\n"
 "  --json              the layout and result as JSON\n"
 "size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
+"MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in).\n"
 "SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
 		prog);
 }
 
-static int fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct mk *m, const char *fmt, ...)
+int mk_fail(struct mk *m, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -96,14 +80,25 @@ static int fail(struct mk *m, const char *fmt, ...)
 	return 1;
 }
 
+void mk_warn(struct mk *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", m->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 /* a library error while writing the target: named once, by lib or here */
 static int fail_write(struct mk *m, int err)
 {
 	const char *msg = ek_error_msg(err);
 
 	if (strstr(msg, m->target))
-		return fail(m, "%s", msg);
-	return fail(m, "cannot write '%s': %s", m->target, msg);
+		return mk_fail(m, "%s", msg);
+	return mk_fail(m, "cannot write '%s': %s", m->target, msg);
 }
 
 /* a size: digits and an optional k/M/G/T suffix; @unit for a bare number */
@@ -142,69 +137,6 @@ static int parse_u32(const char *s, uint32_t *out)
 	if (errno || end == s || *end || v > UINT32_MAX)
 		return -1;
 	*out = (uint32_t)v;
-	return 0;
-}
-
-/* ---- features ----------------------------------------------------------------- */
-
-/* the features extkit-mkfs can make, by word; their names are lib's one table */
-static const uint32_t mkfs_features[3] = {
-	[EK_FEAT_COMPAT] = EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_EXT_ATTR |
-			   EXT4_FEATURE_COMPAT_RESIZE_INODE | EXT4_FEATURE_COMPAT_DIR_INDEX |
-			   EXT4_FEATURE_COMPAT_FAST_COMMIT | EXT4_FEATURE_COMPAT_ORPHAN_FILE,
-	[EK_FEAT_INCOMPAT] = EXT4_FEATURE_INCOMPAT_FILETYPE | EXT4_FEATURE_INCOMPAT_META_BG |
-			     EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT |
-			     EXT4_FEATURE_INCOMPAT_MMP | EXT4_FEATURE_INCOMPAT_FLEX_BG |
-			     EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_CSUM_SEED |
-			     EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA |
-			     EXT4_FEATURE_INCOMPAT_ENCRYPT | EXT4_FEATURE_INCOMPAT_CASEFOLD,
-	[EK_FEAT_RO_COMPAT] = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT4_FEATURE_RO_COMPAT_LARGE_FILE |
-			      EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
-			      EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
-			      EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC |
-			      EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_PROJECT |
-			      EXT4_FEATURE_RO_COMPAT_VERITY,
-};
-
-static int parse_features(struct mk *m, const char *list)
-{
-	struct ek_geometry_opts *g = &m->o.geo;
-	char *copy = strdup(list), *save = NULL;
-
-	if (!copy)
-		return fail(m, "out of memory");
-	for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-		bool off = *t == '^' || *t == '-';
-		const char *name = (*t == '^' || *t == '-' || *t == '+') ? t + 1 : t;
-		uint32_t *on, *offw, mask;
-		int word;
-
-		if (!strcmp(name, "none")) {
-			g->compat_off = g->incompat_off = g->ro_off = ~0u;
-			g->compat_on = g->incompat_on = g->ro_on = 0;
-			continue;
-		}
-		if (ek_feature_lookup(name, &word, &mask)) {
-			fail(m, "unknown feature '%s'", name);
-			free(copy);
-			return 1;
-		}
-		if (!(mkfs_features[word] & mask)) {
-			fail(m, "feature '%s' is not supported", name);
-			free(copy);
-			return 1;
-		}
-		on = word == EK_FEAT_COMPAT ? &g->compat_on : word == EK_FEAT_INCOMPAT ? &g->incompat_on : &g->ro_on;
-		offw = word == EK_FEAT_COMPAT ? &g->compat_off : word == EK_FEAT_INCOMPAT ? &g->incompat_off : &g->ro_off;
-		if (off) {
-			*offw |= mask;
-			*on &= ~mask;
-		} else {
-			*on |= mask;
-			*offw &= ~mask;
-		}
-	}
-	free(copy);
 	return 0;
 }
 
@@ -250,7 +182,7 @@ static int pick_uuid(struct mk *m, const char *arg, const char *what, const char
 			char *s;
 
 			if (asprintf(&s, "extkit-mkfs %s\n%s", what, inputs) < 0)
-				return fail(m, "out of memory");
+				return mk_fail(m, "out of memory");
 			uuid_from_text(s, out);
 			free(s);
 			return 0;
@@ -261,23 +193,23 @@ static int pick_uuid(struct mk *m, const char *arg, const char *what, const char
 		memset(out, 0, 16);
 	else if (!strcmp(arg, "random")) {
 		if (random_uuid(out))
-			return fail(m, "no random bytes for the %s: %s", what, strerror(errno));
+			return mk_fail(m, "no random bytes for the %s: %s", what, strerror(errno));
 	} else if (!strcmp(arg, "time"))
 		uuid_generate_time(out);
 	else if (uuid_parse(arg, out))
-		return fail(m, "'%s' is not a UUID (nor clear, random, time)", arg);
+		return mk_fail(m, "'%s' is not a UUID (nor clear, random, time)", arg);
 	return 0;
 }
 
 /* ---- -E ----------------------------------------------------------------------- */
 
-static int parse_extended(struct mk *m, const char *list)
+int mk_parse_extended(struct mk *m, const char *list)
 {
 	char *copy = strdup(list), *save = NULL;
 	int rc = 0;
 
 	if (!copy)
-		return fail(m, "out of memory");
+		return mk_fail(m, "out of memory");
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(t, '=');
 
@@ -293,24 +225,26 @@ static int parse_extended(struct mk *m, const char *list)
 				m->o.root_uid = getuid();
 				m->o.root_gid = getgid();
 			} else if (!colon) {
-				rc = fail(m, "root_owner=%s: expected UID:GID", val);
+				rc = mk_fail(m, "root_owner=%s: expected UID:GID", val);
 			} else {
 				*colon = '\0';
 				if (parse_u32(val, &m->o.root_uid) || parse_u32(colon + 1, &m->o.root_gid))
-					rc = fail(m, "root_owner: '%s:%s' is not UID:GID", val, colon + 1);
+					rc = mk_fail(m, "root_owner: '%s:%s' is not UID:GID", val, colon + 1);
 			}
 		} else if (!strcmp(t, "lazy_itable_init")) {
 			m->o.lazy_itable_init = !val || strcmp(val, "0");
 			m->lazy_given = true;
+		} else if (!strcmp(t, "lazy_journal_init")) {
+			m->o.lazy_journal_init = !val || strcmp(val, "0");
 		} else if (!strcmp(t, "nodiscard")) {
 			m->discard = false;
 		} else if (!strcmp(t, "discard")) {
 			m->discard = true;
 		} else if (!strcmp(t, "offset") && val) {
 			if (parse_size(val, 1, &m->offset))
-				rc = fail(m, "offset=%s: not a size", val);
+				rc = mk_fail(m, "offset=%s: not a size", val);
 		} else {
-			rc = fail(m, "unknown or incomplete extended option '%s'", t);
+			rc = mk_fail(m, "unknown or incomplete extended option '%s'", t);
 		}
 	}
 	free(copy);
@@ -362,17 +296,17 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 
 	if (stat(m->target, &st)) {
 		if (errno != ENOENT)
-			return fail(m, "cannot stat '%s': %s", m->target, strerror(errno));
+			return mk_fail(m, "cannot stat '%s': %s", m->target, strerror(errno));
 		if (!want)
-			return fail(m, "'%s' does not exist: give a size to create it", m->target);
+			return mk_fail(m, "'%s' does not exist: give a size to create it", m->target);
 		m->missing = true;
 		*size = want;
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
-		return fail(m, "'%s' is neither a regular file nor a block device", m->target);
+		return mk_fail(m, "'%s' is neither a regular file nor a block device", m->target);
 	if (!m->dry_run && ek_target_mounted(m->target))
-		return fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
+		return mk_fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
 	if (S_ISREG(st.st_mode)) {
 		uint64_t have = (uint64_t)st.st_size > m->offset ? (uint64_t)st.st_size - m->offset : 0;
 
@@ -384,22 +318,22 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 		if (fd < 0 || ioctl(fd, BLKGETSIZE64, &dev)) {
 			if (fd >= 0)
 				close(fd);
-			return fail(m, "cannot size '%s': %s", m->target, strerror(errno));
+			return mk_fail(m, "cannot size '%s': %s", m->target, strerror(errno));
 		}
 		close(fd);
 		if (dev <= m->offset)
-			return fail(m, "-E offset=%" PRIu64 " is past the end of '%s'", m->offset,
+			return mk_fail(m, "-E offset=%" PRIu64 " is past the end of '%s'", m->offset,
 				    m->target);
 		dev -= m->offset;
 		if (want > dev)
-			return fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked "
+			return mk_fail(m, "'%s' holds %" PRIu64 " bytes, fewer than the %" PRIu64 " asked "
 				    "for: give a smaller size, or none for the whole device", m->target,
 				    dev, want);
 		*size = want ? want : dev & ~4095ull;
 	}
 	existing = probe_existing(m->target, m->offset, S_ISREG(st.st_mode) ? 0 : *size);
 	if (existing && !m->force && !m->dry_run) {	/* -n writes nothing */
-		fail(m, "'%s' holds %s%s: use -F to overwrite it", m->target,
+		mk_fail(m, "'%s' holds %s%s: use -F to overwrite it", m->target,
 		     !*existing ? "signatures of more than one kind (blkid: ambivalent)" :
 		     strcmp(existing, "dos") && strcmp(existing, "gpt") ? "a filesystem of type " :
 		     "a partition table of type ", existing);
@@ -423,11 +357,11 @@ static int ready_target(struct mk *m, uint64_t size)
 	if (m->missing) {
 		fd = open(m->target, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
-			return fail(m, "cannot create '%s': %s", m->target, strerror(errno));
+			return mk_fail(m, "cannot create '%s': %s", m->target, strerror(errno));
 		m->created = true;
 		if (ftruncate(fd, (off_t)(m->offset + size))) {
 			close(fd);
-			return fail(m, "cannot size '%s' to %" PRIu64 " bytes: %s", m->target,
+			return mk_fail(m, "cannot size '%s' to %" PRIu64 " bytes: %s", m->target,
 				    m->offset + size, strerror(errno));
 		}
 		close(fd);
@@ -438,14 +372,21 @@ static int ready_target(struct mk *m, uint64_t size)
 		return 0;
 	fd = open(m->target, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return fail(m, "cannot open '%s': %s", m->target, strerror(errno));
+		return mk_fail(m, "cannot open '%s': %s", m->target, strerror(errno));
 	if (m->file_size < m->offset + size && ftruncate(fd, (off_t)(m->offset + size))) {
 		close(fd);
-		return fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
+		return mk_fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
 	}
 	if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				     (off_t)m->offset, (off_t)size))
+				     (off_t)m->offset, (off_t)size)) {
 		m->o.zeroed = true;
+		/*
+		 * mke2fs discards only a device (file) of at least one block (of
+		 * -b, else 1 KiB): an empty file is extended, not discarded, and
+		 * its tables are not flagged zeroed
+		 */
+		m->o.discard_zeroed = m->file_size >= (m->cli_blocksize ? m->cli_blocksize : 1024);
+	}
 	close(fd);
 	return 0;
 }
@@ -461,8 +402,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 
 	uuid_unparse(m->o.uuid, uuid);
 	ek_out_text(o, "Creating an %s filesystem with %" PRIu64 " %uk blocks and %" PRIu64
-		    " inodes (%s size)\n", m->o.geo.type == EK_FS_EXT2 ? "ext2" :
-		    m->o.geo.type == EK_FS_EXT3 ? "ext3" : "ext4", g->blocks, g->blocksize / 1024,
+		    " inodes (%s size)\n", m->type_name, g->blocks, g->blocksize / 1024,
 		    g->inodes, g->size_type);
 	ek_out_text(o, "Filesystem UUID: %s\n", uuid);
 	ek_out_text(o, "%u block groups of %u blocks, %u inodes each\n", g->groups,
@@ -539,13 +479,13 @@ static int check_tree(struct mk *m, struct ek_newfs *nf)
 	int err = ek_populate_measure(nf, m->src_dir, &need);
 
 	if (err)
-		return fail(m, "%s", ek_error_msg(err));	/* it names the tree */
+		return mk_fail(m, "%s", ek_error_msg(err));	/* it names the tree */
 	if (need.inodes > ifree)
-		return fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
+		return mk_fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
 			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
 			    ifree, g->inodes - ifree + need.inodes);
 	if (need.blocks > bfree)
-		return fail(m, "-d '%s': the tree needs at least %" PRIu64 " KiB for its data, the "
+		return mk_fail(m, "-d '%s': the tree needs at least %" PRIu64 " KiB for its data, the "
 			    "filesystem has %" PRIu64 " KiB free; give a larger size", m->src_dir,
 			    need.blocks * g->blocksize >> 10, bfree * g->blocksize >> 10);
 	return 0;
@@ -558,6 +498,33 @@ static void warn_cb(void *arg, const char *msg)
 	fprintf(stderr, "%s: warning: %s\n", m->prog, msg);
 }
 
+/* @list, or @list "," @add: the -O and -E given so far */
+static int append_list(char **list, const char *add)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s%s", *list ? *list : "", *list ? "," : "", add) < 0)
+		return -1;
+	free(*list);
+	*list = s;
+	return 0;
+}
+
+/* a command line that cannot be read: one line, and where to look */
+static int usage_error(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(struct mk *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", m->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", m->prog);
+	mk_conf_release(m);
+	return 2;
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -568,41 +535,55 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct mk m = { .prog = "extkit-mkfs", .discard = true };
+	/* static: what an early return leaves allocated stays reachable (LeakSanitizer) */
+	static struct mk m = { .prog = "extkit-mkfs", .discard = true };
 	struct ek_newfs *nf = NULL;
 	struct ek_io *io = NULL;
 	struct ek_out *out = NULL;
-	uint64_t want = 0, size = 0, jsize = 0;
-	const char *type = "ext4", *sde;
+	uint64_t want = 0, size = 0;
+	const char *sde;
 	char *inputs = NULL;
-	bool journal_flag = false;
 	int c, rc = 1, err;
 
+	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
-	while ((c = getopt_long(argc, argv, "t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:FnqvVh", longopts,
-				NULL)) != -1) {
+	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:FnqvVh",
+				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
 
 		switch (c) {
-		case 't': type = optarg; break;
-		case 'T': break;	/* usage types: the size decides, as without -T */
-		case 'O': if (parse_features(&m, optarg)) return 1; break;
+		case 't':
+			if (m.type_arg)
+				return mk_fail(&m, "-t may be given once");
+			m.type_arg = optarg;
+			break;
+		case 'T':
+			if (m.usage_arg)
+				return mk_fail(&m, "-T may be given once");
+			m.usage_arg = optarg;
+			break;
+		case 'O':
+			if (append_list(&m.features_arg, optarg))
+				return mk_fail(&m, "out of memory");
+			break;
 		case 'b':
 			if (parse_u32(optarg, &m.o.geo.blocksize))
-				return fail(&m, "-b %s: not a block size", optarg);
+				return mk_fail(&m, "-b %s: not a block size", optarg);
+			m.cli_blocksize = m.o.geo.blocksize;
 			break;
 		case 'I':
 			if (parse_u32(optarg, &m.o.geo.inode_size))
-				return fail(&m, "-I %s: not an inode size", optarg);
+				return mk_fail(&m, "-I %s: not an inode size", optarg);
 			break;
 		case 'i':
 			if (parse_u32(optarg, &m.o.geo.inode_ratio) || m.o.geo.inode_ratio < 1024)
-				return fail(&m, "-i %s: bytes per inode must be at least 1024", optarg);
+				return mk_fail(&m, "-i %s: bytes per inode must be at least 1024", optarg);
 			break;
 		case 'N':
 			if (parse_u32(optarg, &v) || !v)
-				return fail(&m, "-N %s: not an inode count", optarg);
+				return mk_fail(&m, "-N %s: not an inode count", optarg);
 			m.o.geo.inodes = v;
 			break;
 		case 'm': {
@@ -610,83 +591,89 @@ int main(int argc, char **argv)
 			double pct = strtod(optarg, &end);
 
 			if (end == optarg || *end || pct < 0 || pct > 50)
-				return fail(&m, "-m %s: a percentage from 0 to 50", optarg);
+				return mk_fail(&m, "-m %s: a percentage from 0 to 50", optarg);
 			m.o.geo.reserved_given = true;
 			m.o.geo.reserved_percent = pct;
 			break;
 		}
 		case 'g':
 			if (parse_u32(optarg, &m.o.geo.blocks_per_group))
-				return fail(&m, "-g %s: not a block count", optarg);
+				return mk_fail(&m, "-g %s: not a block count", optarg);
 			break;
 		case 'G':
 			if (parse_u32(optarg, &m.o.geo.flex_size) || !m.o.geo.flex_size)
-				return fail(&m, "-G %s: not a group count", optarg);
+				return mk_fail(&m, "-G %s: not a group count", optarg);
 			break;
 		case 'L':
 			if (strlen(optarg) > sizeof(m.o.label))
-				return fail(&m, "label '%s' is longer than 16 bytes", optarg);
+				return mk_fail(&m, "label '%s' is longer than 16 bytes", optarg);
 			strncpy(m.o.label, optarg, sizeof(m.o.label));
 			break;
 		case 'M':
 			if (strlen(optarg) >= sizeof(m.o.last_mounted))
-				return fail(&m, "-M: '%s' is longer than 63 bytes", optarg);
+				return mk_fail(&m, "-M: '%s' is longer than 63 bytes", optarg);
 			strncpy(m.o.last_mounted, optarg, sizeof(m.o.last_mounted));
 			break;
 		case 'U': m.uuid_arg = optarg; break;
-		case 'E': if (parse_extended(&m, optarg)) return 1; break;
-		case 'J':
-			if (strncmp(optarg, "size=", 5) || parse_size(optarg + 5, 1ull << 20, &jsize) ||
-			    !jsize)
-				return fail(&m, "-J %s: expected size=MiB", optarg);
-			journal_flag = true;
+		case 'E':
+			/* now for offset= (the size depends on it), again after mke2fs.conf */
+			if (mk_parse_extended(&m, optarg))
+				return 1;
+			if (append_list(&m.extended_arg, optarg))
+				return mk_fail(&m, "out of memory");
 			break;
-		case 'j': journal_flag = true; break;
+		case 'J':
+			if (strncmp(optarg, "size=", 5) ||
+			    parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) || !m.journal_bytes)
+				return mk_fail(&m, "-J %s: expected size=MiB", optarg);
+			m.journal_flag = true;
+			break;
+		case 'j': m.journal_flag = true; break;
 		case 'd': m.src_dir = optarg; break;
 		case 'C':
 			if (parse_size(optarg, 1, &v64) || v64 > UINT32_MAX)
-				return fail(&m, "-C %s: not a cluster size", optarg);
+				return mk_fail(&m, "-C %s: not a cluster size", optarg);
 			m.o.geo.cluster_size = (uint32_t)v64;
 			break;
 		case 'e':
 			if (!strcmp(optarg, "continue")) m.o.errors = 1;
 			else if (!strcmp(optarg, "remount-ro")) m.o.errors = 2;
 			else if (!strcmp(optarg, "panic")) m.o.errors = 3;
-			else return fail(&m, "-e %s: continue, remount-ro or panic", optarg);
+			else return mk_fail(&m, "-e %s: continue, remount-ro or panic", optarg);
+			break;
+		case 'o':
+			/* the creator OS: extkit writes Linux's layout only (the Hurd's differs) */
+			if (strcasecmp(optarg, "linux"))
+				return mk_fail(&m, "-o %s: extkit-mkfs writes filesystems for Linux only "
+					       "(-o Linux)", optarg);
 			break;
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
 		case 'q': m.quiet = true; break;
-		case 'v': break;
+		case 'v': m.verbose = true; break;
 		case 'V': printf("extkit-mkfs %s\n", EK_VERSION); return 0;
 		case 'J' + 256: m.json = true; break;
 		case 'S' + 256: m.skip_unreadable = true; break;
 		case 'h': usage(stdout, m.prog); return 0;
-		default: usage(stderr, m.prog); return 2;
+		case ':':
+			return usage_error(&m, "option requires an argument -- '%c'", optopt);
+		default:
+			if (optopt)
+				return usage_error(&m, "invalid option -- '%c'", optopt);
+			return usage_error(&m, "unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc || argc - optind > 2) {
-		usage(stderr, m.prog);
-		return 2;
-	}
+	if (optind >= argc)
+		return usage_error(&m, "no device or image given");
+	if (argc - optind > 2)
+		return usage_error(&m, "'%s': one device or image and one size at most",
+				   argv[optind + 2]);
 	m.target = argv[optind];
 	m.size_arg = optind + 1 < argc ? argv[optind + 1] : NULL;
 
-	if (!strcmp(type, "ext2"))
-		m.o.geo.type = EK_FS_EXT2;
-	else if (!strcmp(type, "ext3"))
-		m.o.geo.type = EK_FS_EXT3;
-	else if (!strcmp(type, "ext4"))
-		m.o.geo.type = EK_FS_EXT4;
-	else
-		return fail(&m, "-t %s: ext2, ext3 or ext4", type);
-	if (journal_flag) {
-		m.o.geo.compat_on |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
-		m.o.geo.compat_off &= ~EXT4_FEATURE_COMPAT_HAS_JOURNAL;
-	}
-	m.o.geo.journal_bytes = jsize;
+	m.o.geo.journal_bytes = m.journal_bytes;
 	if (m.size_arg && parse_size(m.size_arg, m.o.geo.blocksize ? m.o.geo.blocksize : 1024, &want))
-		return fail(&m, "'%s' is not a size", m.size_arg);
+		return mk_fail(&m, "'%s' is not a size", m.size_arg);
 
 	sde = getenv("SOURCE_DATE_EPOCH");
 	if (sde && *sde) {
@@ -694,7 +681,7 @@ int main(int argc, char **argv)
 		long long v = strtoll(sde, &end, 10);
 
 		if (*end || v < 0)
-			return fail(&m, "SOURCE_DATE_EPOCH=%s is not a number of seconds", sde);
+			return mk_fail(&m, "SOURCE_DATE_EPOCH=%s is not a number of seconds", sde);
 		m.have_sde = true;
 		m.sde = v;
 		m.o.now = v;
@@ -708,27 +695,29 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (stat(m.src_dir, &st))
-			return fail(&m, "-d '%s': %s", m.src_dir, strerror(errno));
+			return mk_fail(&m, "-d '%s': %s", m.src_dir, strerror(errno));
 		if (!S_ISDIR(st.st_mode))
-			return fail(&m, "-d '%s': not a directory", m.src_dir);
+			return mk_fail(&m, "-d '%s': not a directory", m.src_dir);
 	}
 	if ((rc = check_target(&m, want, &size)))
+		goto out;
+	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
 	m.o.geo.size = size;
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
-		     "g=%u G=%u m=%g/%d feat=%x/%x/%x/%x/%x/%x journal=%llu label=%.16s "
+		     "g=%u G=%u m=%g/%d feat=%x/%x/%x mnt=%x hash=%u fsck=%d journal=%llu label=%.16s "
 		     "mounted=%.64s root=%u:%u src=%s errors=%u lazy=%d cluster=%u", (long long)m.sde,
-		     (unsigned long long)size, type, m.o.geo.blocksize, m.o.geo.inode_size,
+		     (unsigned long long)size, m.type_name, m.o.geo.blocksize, m.o.geo.inode_size,
 		     m.o.geo.inode_ratio, (unsigned long long)m.o.geo.inodes,
 		     m.o.geo.blocks_per_group, m.o.geo.flex_size, m.o.geo.reserved_percent,
-		     m.o.geo.reserved_given, m.o.geo.compat_on, m.o.geo.compat_off,
-		     m.o.geo.incompat_on, m.o.geo.incompat_off, m.o.geo.ro_on, m.o.geo.ro_off,
-		     (unsigned long long)jsize, m.o.label, m.o.last_mounted, m.o.root_uid,
+		     m.o.geo.reserved_given, m.o.geo.compat, m.o.geo.incompat,
+		     m.o.geo.ro_compat, m.o.default_mount_opts, m.o.def_hash_version,
+		     m.o.periodic_fsck, (unsigned long long)m.journal_bytes, m.o.label, m.o.last_mounted, m.o.root_uid,
 		     m.o.root_gid, m.src_dir ? "yes" : "no", m.o.errors, m.o.lazy_itable_init,
 		     m.o.geo.cluster_size) < 0) {
-		fail(&m, "out of memory");
+		mk_fail(&m, "out of memory");
 		goto out;
 	}
 	if (pick_uuid(&m, m.uuid_arg, "uuid", inputs, m.o.uuid) ||
@@ -738,7 +727,7 @@ int main(int argc, char **argv)
 	/* the whole layout first: a request that cannot work touches nothing */
 	m.o.defer_root = m.src_dir != NULL;
 	if ((err = ek_newfs_create(NULL, &m.o, &nf))) {
-		fail(&m, "%s", ek_error_msg(err));
+		mk_fail(&m, "%s", ek_error_msg(err));
 		goto out;
 	}
 	if (m.src_dir && (rc = check_tree(&m, nf)))
@@ -746,7 +735,7 @@ int main(int argc, char **argv)
 	rc = 1;
 	out = ek_out_new(stdout, m.json ? EK_OUT_JSON : EK_OUT_TEXT);
 	if (!out) {
-		fail(&m, "out of memory");
+		mk_fail(&m, "out of memory");
 		goto out;
 	}
 	ek_out_obj_begin(out, NULL);
@@ -761,10 +750,11 @@ int main(int argc, char **argv)
 		goto out;
 	rc = 1;
 	if ((err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
-		fail(&m, "%s", ek_error_msg(err));
+		mk_fail(&m, "%s", ek_error_msg(err));
 		goto out;
 	}
 	ek_newfs_set_target(nf, io, m.o.zeroed);
+	ek_newfs_set_discard_zeroed(nf, m.o.discard_zeroed);
 	if ((err = ek_newfs_begin(nf))) {
 		fail_write(&m, err);
 		goto out;
@@ -780,7 +770,7 @@ int main(int argc, char **argv)
 		struct ek_populate_stats ps = { 0 };
 
 		if ((err = ek_populate(nf, m.src_dir, &po, &ps))) {
-			fail(&m, "%s", ek_error_msg(err));
+			mk_fail(&m, "%s", ek_error_msg(err));
 			goto out;
 		}
 		if (!m.quiet)
@@ -807,6 +797,7 @@ out:
 	ek_newfs_free(nf);
 	ek_io_close(io);
 	free(inputs);
+	mk_conf_release(&m);
 	if (rc && m.created && !m.dry_run)
 		unlink(m.target);	/* nothing half-made is left behind */
 	return rc;

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+/*
+ * conf.c - mke2fs.conf, read as mke2fs 1.47 reads it.
+ *
+ * The file: $MKE2FS_CONFIG, else /etc/mke2fs.conf; when that does not
+ * exist, the defaults mke2fs has built in (the same as the file Debian's
+ * e2fsprogs 1.47.0 installs).  An empty file is taken as it is: mke2fs's
+ * hard-coded fallbacks then apply (ext2 features, 4 KiB blocks, 128-byte
+ * inodes, no [fs_types] ext4).
+ *
+ * The type list: the filesystem type (-t, else mkfs.TYPE as the program
+ * name, else [devices] TARGET fs_type, else [defaults] fs_type, else ext4,
+ * extkit's own default), then the usage types of -T (or [devices] TARGET
+ * usage_types), comma-separated, else the size type: floppy below 3 MiB,
+ * small below 512 MiB, default below 4 TiB, big below 16 TiB, else huge.
+ * Usage types without a subsection in [fs_types] are left out with a
+ * warning ("default" silently).
+ *
+ * A relation is looked up in [defaults] first, then in each listed
+ * type's subsection in turn, the last one found winning (strings:
+ * the last listed type that has it, else [defaults]).  Features:
+ * base_features, then each type's "features" in list order, then -O or,
+ * without -O, default_features; "^name" clears, "none" clears all.  Then
+ * each type's "options" and -E, as -E options.  The command line wins
+ * over every relation.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "mkfs.h"
+
+/* mke2fs's built-in profile, as Debian's e2fsprogs 1.47.0 ships /etc/mke2fs.conf */
+static const char builtin_conf[] =
+	"[defaults]\n"
+	"\tbase_features = sparse_super,large_file,filetype,resize_inode,dir_index,ext_attr\n"
+	"\tdefault_mntopts = acl,user_xattr\n"
+	"\tenable_periodic_fsck = 0\n"
+	"\tblocksize = 4096\n"
+	"\tinode_size = 256\n"
+	"\tinode_ratio = 16384\n"
+	"\n"
+	"[fs_types]\n"
+	"\text3 = {\n"
+	"\t\tfeatures = has_journal\n"
+	"\t}\n"
+	"\text4 = {\n"
+	"\t\tfeatures = has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,"
+	"extra_isize\n"
+	"\t}\n"
+	"\tsmall = {\n"
+	"\t\tblocksize = 1024\n"
+	"\t\tinode_ratio = 4096\n"
+	"\t}\n"
+	"\tfloppy = {\n"
+	"\t\tblocksize = 1024\n"
+	"\t\tinode_ratio = 8192\n"
+	"\t}\n"
+	"\tbig = {\n"
+	"\t\tinode_ratio = 32768\n"
+	"\t}\n"
+	"\thuge = {\n"
+	"\t\tinode_ratio = 65536\n"
+	"\t}\n"
+	"\tnews = {\n"
+	"\t\tinode_ratio = 4096\n"
+	"\t}\n"
+	"\tlargefile = {\n"
+	"\t\tinode_ratio = 1048576\n"
+	"\t\tblocksize = -1\n"
+	"\t}\n"
+	"\tlargefile4 = {\n"
+	"\t\tinode_ratio = 4194304\n"
+	"\t\tblocksize = -1\n"
+	"\t}\n"
+	"\thurd = {\n"
+	"\t     blocksize = 4096\n"
+	"\t     inode_size = 128\n"
+	"\t     warn_y2038_dates = 0\n"
+	"\t}\n";
+
+#define MAX_TYPES 16
+
+struct conf {
+	struct mk *m;
+	struct ek_profile *p;
+	const char *types[MAX_TYPES + 1];
+	char *usage_copy;
+	int err;			/* a bad value was met (its message printed) */
+};
+
+static int conf_fail(struct conf *c, int err)
+{
+	c->err = 1;
+	return mk_fail(c->m, "%s: %s", c->m->conf_path, ek_error_msg(err));
+}
+
+/* string: the last listed type that has it, else [defaults], else @def */
+static const char *get_str(struct conf *c, const char *tag, const char *def)
+{
+	const char *v;
+	int n = 0;
+
+	while (c->types[n])
+		n++;
+	while (n--)
+		if ((v = ek_profile_get(c->p, "fs_types", c->types[n], tag)))
+			return v;
+	v = ek_profile_get(c->p, "defaults", NULL, tag);
+	return v ? v : def;
+}
+
+/* numbers and booleans: [defaults], then each type in turn overrides */
+static int get_int(struct conf *c, const char *tag, int def)
+{
+	int v = def, err = ek_profile_get_int(c->p, "defaults", NULL, tag, &v);
+
+	for (int i = 0; err >= 0 && c->types[i]; i++)
+		err = ek_profile_get_int(c->p, "fs_types", c->types[i], tag, &v);
+	if (err < 0)
+		conf_fail(c, err);
+	return v;
+}
+
+static unsigned get_uint(struct conf *c, const char *tag, unsigned def)
+{
+	unsigned v = def;
+	int err = ek_profile_get_uint(c->p, "defaults", NULL, tag, &v);
+
+	for (int i = 0; err >= 0 && c->types[i]; i++)
+		err = ek_profile_get_uint(c->p, "fs_types", c->types[i], tag, &v);
+	if (err < 0)
+		conf_fail(c, err);
+	return v;
+}
+
+static double get_double(struct conf *c, const char *tag, double def)
+{
+	double v = def;
+	int err = ek_profile_get_double(c->p, "defaults", NULL, tag, &v);
+
+	for (int i = 0; err >= 0 && c->types[i]; i++)
+		err = ek_profile_get_double(c->p, "fs_types", c->types[i], tag, &v);
+	if (err < 0)
+		conf_fail(c, err);
+	return v;
+}
+
+static bool get_bool(struct conf *c, const char *tag, bool def)
+{
+	bool v = def;
+	int err = ek_profile_get_bool(c->p, "defaults", NULL, tag, &v);
+
+	for (int i = 0; err >= 0 && c->types[i]; i++)
+		err = ek_profile_get_bool(c->p, "fs_types", c->types[i], tag, &v);
+	if (err < 0)
+		conf_fail(c, err);
+	return v;
+}
+
+/*
+ * Edit the feature words @f by @list ("a,^b,-c,+d", "none" or "clear"
+ * for no features at all), as mke2fs's -O; @what names the list's origin.
+ */
+static int edit_features(struct conf *c, const char *list, uint32_t f[3], const char *what)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return mk_fail(c->m, "out of memory");
+	for (char *t = strtok_r(copy, ", \t", &save); t && !rc; t = strtok_r(NULL, ", \t", &save)) {
+		bool off = *t == '^' || *t == '-';
+		const char *name = (*t == '^' || *t == '-' || *t == '+') ? t + 1 : t;
+		uint32_t mask;
+		int word;
+
+		if (!strcasecmp(name, "none") || !strcasecmp(name, "clear")) {
+			f[0] = f[1] = f[2] = 0;
+			continue;
+		}
+		if (ek_feature_lookup(name, &word, &mask)) {
+			rc = mk_fail(c->m, "%s: unknown feature '%s'", what, name);
+			break;
+		}
+		if (off)
+			f[word] &= ~mask;
+		else
+			f[word] |= mask;
+	}
+	free(copy);
+	return rc;
+}
+
+/* default_mntopts: "acl,^user_xattr,journal_data" over @opts */
+static int edit_mntopts(struct conf *c, const char *list, uint32_t *opts)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return mk_fail(c->m, "out of memory");
+	for (char *t = strtok_r(copy, ", \t", &save); t && !rc; t = strtok_r(NULL, ", \t", &save)) {
+		bool off = *t == '^';
+		uint32_t mask;
+
+		if (ek_mntopt_lookup(off ? t + 1 : t, &mask)) {
+			rc = mk_fail(c->m, "%s: default_mntopts: unknown mount option '%s'",
+				     c->m->conf_path, off ? t + 1 : t);
+			break;
+		}
+		if (mask & EK_DEFM_JMODE)
+			*opts &= ~EK_DEFM_JMODE;	/* one journal mode */
+		if (off)
+			*opts &= ~mask;
+		else
+			*opts |= mask;
+	}
+	free(copy);
+	return rc;
+}
+
+static int load(struct conf *c)
+{
+	struct mk *m = c->m;
+	const char *path = getenv("MKE2FS_CONFIG");
+	int err;
+
+	if (!path)
+		path = "/etc/mke2fs.conf";
+	err = ek_profile_load(path, &c->p);
+	if (err == -ENOENT) {
+		/* as mke2fs: a file that does not exist leaves the built-in defaults */
+		m->conf_path = strdup("mke2fs.conf (built in)");
+		err = ek_profile_parse(builtin_conf, sizeof(builtin_conf) - 1, m->conf_path, &c->p);
+	} else {
+		m->conf_path = strdup(path);
+	}
+	if (!m->conf_path)
+		return mk_fail(m, "out of memory");
+	if (err)
+		return mk_fail(m, "%s", ek_error_msg(err));
+	return 0;
+}
+
+static int push_type(struct conf *c, const char *t)
+{
+	int n = 0;
+
+	while (c->types[n])
+		n++;
+	if (n == MAX_TYPES)
+		return mk_fail(c->m, "-T: more than %d usage types", MAX_TYPES - 1);
+	c->types[n] = t;
+	return 0;
+}
+
+/* the type list, as mke2fs's parse_fs_type() builds it */
+static int type_list(struct conf *c, uint64_t size)
+{
+	struct mk *m = c->m;
+	const char *t = m->type_arg, *usage = m->usage_arg, *base;
+	uint64_t bs = m->o.geo.blocksize ? m->o.geo.blocksize : 1024;
+	uint64_t blocks = size / bs, meg = (1u << 20) / bs;
+	const char *size_type = blocks < 3 * meg ? "floppy" : blocks < 512 * meg ? "small" :
+				blocks < (4ull << 20) * meg ? "default" :
+				blocks < (16ull << 20) * meg ? "big" : "huge";
+
+	if (!t && m->argv0) {
+		base = strrchr(m->argv0, '/');
+		base = base ? base + 1 : m->argv0;
+		if (!strncmp(base, "mkfs.", 5) && base[5])
+			t = base + 5;
+	}
+	if (!t)
+		t = ek_profile_get(c->p, "devices", m->target, "fs_type");
+	if (!t && (t = ek_profile_get(c->p, "defaults", NULL, "fs_type")) &&
+	    !strcmp(t, "ext2") && m->journal_flag)
+		t = "ext3";	/* as mke2fs: the conf's ext2 with -j or -J is ext3 */
+	if (!t)
+		t = "ext4";	/* extkit's default where mke2fs's is ext2 */
+	if (!ek_profile_has_subsection(c->p, "fs_types", t) && strcmp(t, "ext2")) {
+		if (!m->force)
+			return mk_fail(m, "%s does not define the %s filesystem type: give another -t, "
+				       "or -F to make it with [defaults] only", m->conf_path, t);
+		mk_warn(m, "%s does not define the %s filesystem type: made with [defaults] only",
+			m->conf_path, t);
+	}
+	if (!(m->type_name = strdup(t)))
+		return mk_fail(m, "out of memory");
+	c->types[0] = m->type_name;
+	if (!usage)
+		usage = ek_profile_get(c->p, "devices", m->target, "usage_types");
+	if (!(c->usage_copy = strdup(usage ? usage : size_type)))
+		return mk_fail(m, "out of memory");
+	for (char *u = c->usage_copy, *comma; u; u = comma) {
+		if ((comma = strchr(u, ',')))
+			*comma++ = '\0';
+		if (!*u)
+			continue;
+		if (ek_profile_has_subsection(c->p, "fs_types", u)) {
+			if (push_type(c, u))
+				return 1;
+		} else if (strcmp(u, "default")) {
+			mk_warn(m, "the usage type %s is not defined in %s: left out", u, m->conf_path);
+		}
+	}
+	if (m->verbose) {
+		fprintf(stderr, "%s: types for %s:", m->prog, m->conf_path);
+		for (int i = 0; c->types[i]; i++)
+			fprintf(stderr, " %s", c->types[i]);
+		fputc('\n', stderr);
+	}
+	return 0;
+}
+
+static int features(struct conf *c)
+{
+	struct mk *m = c->m;
+	struct ek_geometry_opts *g = &m->o.geo;
+	uint32_t f[3] = { 0 };
+	const char *v;
+	char what[96];
+
+	v = get_str(c, "base_features", "sparse_super,large_file,filetype,resize_inode,dir_index");
+	snprintf(what, sizeof(what), "%s: base_features", m->conf_path);
+	if (edit_features(c, v, f, what))
+		return 1;
+	for (int i = 0; c->types[i]; i++) {
+		v = ek_profile_get(c->p, "fs_types", c->types[i], "features");
+		snprintf(what, sizeof(what), "%s: [fs_types] %s features", m->conf_path, c->types[i]);
+		if (v && *v && edit_features(c, v, f, what))
+			return 1;
+	}
+	if (m->features_arg) {
+		if (edit_features(c, m->features_arg, f, "-O"))
+			return 1;
+	} else {
+		snprintf(what, sizeof(what), "%s: default_features", m->conf_path);
+		if (edit_features(c, get_str(c, "default_features", ""), f, what))
+			return 1;
+	}
+	if (m->journal_flag)
+		f[EK_FEAT_COMPAT] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	/* mke2fs drops uninit_bg when metadata_csum is on: it does the same and more */
+	if (f[EK_FEAT_RO_COMPAT] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		f[EK_FEAT_RO_COMPAT] &= ~EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
+	g->features_given = true;
+	g->compat = f[EK_FEAT_COMPAT];
+	g->incompat = f[EK_FEAT_INCOMPAT];
+	g->ro_compat = f[EK_FEAT_RO_COMPAT];
+	return c->err;
+}
+
+/* s_def_hash_version by name; unknown names give half_md4, as in mke2fs */
+static int hash_alg(struct conf *c)
+{
+	static const char *const names[] = { "legacy", "half_md4", "tea" };
+	const char *v = get_str(c, "hash_alg", "half_md4");
+
+	c->m->o.hash_given = true;
+	c->m->o.def_hash_version = EXT4_HASH_HALF_MD4;
+	for (uint8_t i = 0; i < 3; i++)
+		if (!strcasecmp(v, names[i]))
+			c->m->o.def_hash_version = i;
+	if (!strcasecmp(v, "siphash") || strstr(v, "_unsigned"))
+		return mk_fail(c->m, "%s: hash_alg = %s: extkit-mkfs writes legacy, half_md4 or tea",
+			       c->m->conf_path, v);
+	return 0;
+}
+
+int mk_conf_resolve(struct mk *m, uint64_t size)
+{
+	struct conf c = { .m = m };
+	struct ek_geometry_opts *g = &m->o.geo;
+	const char *v;
+	int rc = 1;
+
+	if (load(&c) || type_list(&c, size) || features(&c))
+		goto out;
+	g->type = !strcmp(m->type_name, "ext2") ? EK_FS_EXT2 : !strcmp(m->type_name, "ext3") ?
+		  EK_FS_EXT3 : EK_FS_EXT4;	/* the name printed; features are resolved */
+
+	if (!g->blocksize) {
+		int bs = get_int(&c, "blocksize", 4096);
+
+		if (bs == -1)
+			bs = (int)sysconf(_SC_PAGESIZE);	/* as the profile's -1 means */
+		if (bs < 1024 || bs > 65536 || (bs & (bs - 1))) {
+			mk_fail(m, "%s: blocksize = %d: a power of two from 1024 to 65536",
+				m->conf_path, bs);
+			goto out;
+		}
+		g->blocksize = (uint32_t)bs;
+	}
+	/* more blocks than 32 bits count: 64bit if the conf allows (resize_inode goes) */
+	if (size / g->blocksize > 0xFFFFFFFFull && !(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) &&
+	    get_bool(&c, "auto_64-bit_support", false))
+		g->incompat |= EXT4_FEATURE_INCOMPAT_64BIT;
+	if (!g->reserved_given) {
+		double r = get_double(&c, "reserved_ratio", 5.0);
+
+		if (!(r >= 0 && r <= 50)) {
+			mk_fail(m, "%s: reserved_ratio = %g: a percentage from 0 to 50", m->conf_path, r);
+			goto out;
+		}
+		g->reserved_given = true;
+		g->reserved_percent = r;
+	}
+	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) && !g->cluster_size) {
+		int cs = get_int(&c, "cluster_size", (int)g->blocksize * 16);
+
+		if (cs <= 0) {
+			mk_fail(m, "%s: cluster_size = %d: not a size", m->conf_path, cs);
+			goto out;
+		}
+		g->cluster_size = (uint32_t)cs;
+	}
+	if (!g->inode_ratio) {
+		int r = get_int(&c, "inode_ratio", 8192);
+		uint32_t floor = g->blocksize;
+
+		if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) && g->cluster_size > floor)
+			floor = g->cluster_size;
+		/* a profile's ratio is at least a block (a cluster) */
+		g->inode_ratio = r < 0 || (uint32_t)r < floor ? floor : (uint32_t)r;
+	}
+	if (!g->inode_size) {
+		int is = get_int(&c, "inode_size", 0);
+
+		/* none: ext2fs_initialize's 128 */
+		g->inode_size = is > 0 ? (uint32_t)is : EXT4_GOOD_OLD_INODE_SIZE;
+	}
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) {
+		if (!g->flex_size) {
+			unsigned fs = get_uint(&c, "flex_bg_size", 16);
+
+			if (!fs || (fs & (fs - 1))) {
+				mk_fail(m, "%s: flex_bg_size = %u: a power of two", m->conf_path, fs);
+				goto out;
+			}
+			g->flex_size = fs;
+		}
+	} else if (g->flex_size) {
+		mk_fail(m, "-G: flex_bg is off, so there is no flex group size to set");
+		goto out;
+	}
+	if (!m->lazy_given)
+		m->o.lazy_itable_init = get_bool(&c, "lazy_itable_init", true);
+	m->discard = get_bool(&c, "discard", m->discard);
+	m->o.lazy_journal_init = get_bool(&c, "lazy_journal_init", false);
+	m->o.periodic_fsck = get_bool(&c, "enable_periodic_fsck", false);
+	if (c.err)
+		goto out;
+	m->o.mntopts_given = true;
+	m->o.default_mount_opts = 0;
+	if (edit_mntopts(&c, get_str(&c, "default_mntopts", "acl,user_xattr"),
+			 &m->o.default_mount_opts) || hash_alg(&c))
+		goto out;
+	if (!m->o.errors && (v = get_str(&c, "errors", NULL))) {
+		if (!strcmp(v, "continue"))
+			m->o.errors = 1;
+		else if (!strcmp(v, "remount-ro"))
+			m->o.errors = 2;
+		else if (!strcmp(v, "panic"))
+			m->o.errors = 3;
+		else {
+			mk_fail(m, "%s: errors = %s: continue, remount-ro or panic", m->conf_path, v);
+			goto out;
+		}
+	}
+	/* what extkit-mkfs does not do yet: refused by name, never ignored */
+	if ((v = get_str(&c, "journal_location", "")) && *v) {
+		mk_fail(m, "%s: journal_location = %s: extkit-mkfs places the journal only where "
+			"mke2fs does by default", m->conf_path, v);
+		goto out;
+	}
+	if (get_bool(&c, "packed_meta_blocks", false) || c.err) {
+		if (!c.err)
+			mk_fail(m, "%s: packed_meta_blocks: extkit-mkfs does not pack the group tables "
+				"yet", m->conf_path);
+		goto out;
+	}
+	if (get_bool(&c, "make_hugefiles", false) || c.err) {
+		if (!c.err)
+			mk_fail(m, "%s: make_hugefiles: extkit-mkfs does not make huge files; turn it "
+				"off or use mke2fs", m->conf_path);
+		goto out;
+	}
+	if (get_int(&c, "force_undo", 0) || c.err) {
+		if (!c.err)
+			mk_fail(m, "%s: force_undo: extkit-mkfs writes no undo file yet", m->conf_path);
+		goto out;
+	}
+	/* each type's "options", then the command line's -E */
+	for (int i = 0; c.types[i]; i++) {
+		v = ek_profile_get(c.p, "fs_types", c.types[i], "options");
+		if (v && *v && mk_parse_extended(m, v))
+			goto out;
+	}
+	if (m->extended_arg && mk_parse_extended(m, m->extended_arg))
+		goto out;
+	rc = 0;
+out:
+	free(c.usage_copy);
+	ek_profile_free(c.p);
+	return rc;
+}
+
+void mk_conf_release(struct mk *m)
+{
+	free(m->type_name);
+	free(m->conf_path);
+	free(m->features_arg);
+	free(m->extended_arg);
+}

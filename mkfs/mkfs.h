@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* mkfs.h - what extkit-mkfs's files share: the run's state, the option helpers */
+#ifndef EK_MKFS_H
+#define EK_MKFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "extkit.h"
+
+struct mk {
+	const char *prog;
+	const char *argv0;		/* mkfs.ext4 and friends name the type */
+	const char *target;
+	const char *size_arg;
+	const char *src_dir;
+	const char *uuid_arg;
+	const char *hash_seed_arg;
+	char hash_seed_buf[64];		/* -E hash_seed=: outlives the option string */
+	uint64_t offset;
+	bool force, quiet, dry_run, json, discard, skip_unreadable, verbose;
+	bool have_sde;
+	int64_t sde;
+	struct ek_newfs_opts o;
+	bool created;			/* we made the file: remove it on failure */
+	bool missing;			/* the target does not exist yet */
+	bool is_file;			/* a regular file (else a block device) */
+	uint64_t file_size;
+	bool lazy_given;
+	uint32_t cli_blocksize;		/* -b: mke2fs sizes the device in these units */
+	/* the command line, applied over mke2fs.conf by mk_conf_resolve() */
+	const char *type_arg;		/* -t */
+	const char *usage_arg;		/* -T */
+	char *features_arg;		/* every -O, joined with commas */
+	char *extended_arg;		/* every -E, joined with commas */
+	bool journal_flag;		/* -j or -J */
+	uint64_t journal_bytes;		/* -J size= */
+	/* what mk_conf_resolve() decided */
+	char *type_name;		/* ext2, ext3, ext4 or another [fs_types] name */
+	char *conf_path;		/* the mke2fs.conf read, or "built-in defaults" */
+};
+
+int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mk_warn(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* one -E list (mke2fs.conf "options" too): 0, or 1 after a message */
+int mk_parse_extended(struct mk *m, const char *list);
+
+/*
+ * conf.c: read mke2fs.conf (MKE2FS_CONFIG, /etc/mke2fs.conf, or the
+ * defaults built in) and settle every choice mke2fs takes from it for a
+ * filesystem of @size bytes, the command line winning: m->o is then ready
+ * for ek_newfs_create().  0, or 1 after a message.
+ */
+int mk_conf_resolve(struct mk *m, uint64_t size);
+void mk_conf_release(struct mk *m);
+
+#endif
