@@ -750,6 +750,56 @@ static int check_crypt(struct check *c, const struct ek_inode *ei)
 }
 
 /* a symlink's target, read by the read path, then e2fsck's rules */
+/*
+ * e2fsck's rule for where a target ends: in its buffer (i_block's 60 bytes,
+ * or the first block), a NUL right at i_size and none before; encrypted,
+ * the ciphertext's length word and its 2 bytes make i_size.  The kernel
+ * reads i_size bytes and does not look; e2fsck clears the rest.
+ */
+static int symlink_end(struct check *c, const struct ek_inode *ei, char *why, size_t n)
+{
+	struct ek_fs *fs = c->fs;
+	const uint8_t *buf = (const uint8_t *)ek_inode_i_block(ei);
+	uint32_t buflen = EXT4_N_BLOCKS * 4;
+	uint8_t *blk = NULL;
+	uint64_t len;
+	int err = 0;
+
+	if (!ek_inode_is_fast_symlink(fs, ei)) {
+		ek_blk_t pblk = 0;
+
+		if (ei->size >= fs->blksz) {
+			snprintf(why, n, "i_size %llu does not fit in a block",
+				 (unsigned long long)ei->size);
+			return 0;
+		}
+		err = ek_map_bmap(fs, ei, 0, &pblk, NULL);
+		if (err || !pblk)
+			return err == -ENOMEM ? err : 0;	/* named by the map check */
+		blk = ek_malloc(fs->blksz);
+		if (!blk)
+			return -ENOMEM;
+		err = ek_fs_read_blocks(fs, pblk, 1, blk);
+		if (err) {
+			free(blk);
+			return err == -ENOMEM ? err : 0;
+		}
+		buf = blk;
+		buflen = fs->blksz;
+	}
+	if (ei->flags & EXT4_ENCRYPT_FL)
+		len = (uint64_t)get_le16(buf) + 2;
+	else
+		len = strnlen((const char *)buf, buflen);
+	if (len >= buflen)
+		snprintf(why, n, "the target fills its %u bytes without an end", buflen);
+	else if (len != ei->size)
+		snprintf(why, n, "i_size %llu, the target ends after %llu bytes",
+			 (unsigned long long)ei->size, (unsigned long long)len);
+	free(blk);
+	return 0;
+}
+
 static int check_symlink(struct check *c, const struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
@@ -764,6 +814,11 @@ static int check_symlink(struct check *c, const struct ek_inode *ei)
 		snprintf(why, sizeof(why), "a fast symlink with the extents flag");
 	else if (!ek_inode_has_inline(ei) && !ek_inode_is_fast_symlink(fs, ei) && c->last_lblk > 0)
 		snprintf(why, sizeof(why), "its target spans %lld blocks", (long long)c->last_lblk + 1);
+	if (*why)
+		goto bad;
+	err = symlink_end(c, ei, why, sizeof(why));
+	if (err)
+		return err;
 	if (*why)
 		goto bad;
 	/* an encrypted target is ciphertext: NUL bytes and all */
@@ -950,11 +1005,19 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	}
 	if (ei->ino == EXT4_USR_QUOTA_INO || ei->ino == EXT4_GRP_QUOTA_INO)
 		check_quota_ino(c, ei);
+	/* e2fsck: a dtime below the inode count is an orphan list's link left
+	 * behind (the list was never processed: recovery processes it first) */
+	if (ei->dtime && ei->dtime < fs->sb.inodes_count)
+		report(c, EK_PR_INODE_ORPHAN_LEFTOVER, AT_INODE(ei->ino), ei->ino, ei->dtime);
 	/* e2fsck: an inode is in use when linked; the reserved ones with a
 	 * mode, and the bad blocks inode (which has none) always */
 	if (!ei->links_count && !(reserved_ino(fs, ei->ino) && ei->mode) &&
-	    ei->ino != EXT4_BAD_INO)
+	    ei->ino != EXT4_BAD_INO) {
+		/* a deleted inode records when: the kernel sets dtime */
+		if (ei->ino >= fs->sb.first_ino && ei->mode && !ei->dtime && !qf)
+			report(c, EK_PR_INODE_ZERO_DTIME, AT_INODE(ei->ino), ei->ino);
 		return 0;
+	}
 	err = inode_in_use(c, ei->ino, ei->mode, ei->links_count);
 	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = iflags_or(c, ei->ino, IS_DIR);
@@ -1691,6 +1754,9 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		report(c, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino);
 		return 0;
 	}
+	/* its inode cannot be read: e2fsck would clear the entry */
+	if (iflags(c, de->ino) & IN_BAD_BLOCK)
+		report(c, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino);
 	if (ref_add(c, de->ino))
 		return -ENOMEM;
 	if (w->policy && !dot_or_dotdot(de)) {
