@@ -1608,6 +1608,14 @@ struct ek_fsck_opts {
 	int journal_err;	/* the journal could not be read for recovery */
 	const char *journal_refused;	/* why the kernel would refuse recovery, or NULL */
 	const char *journal_refused_step;	/* "journal", "filesystem"... */
+	/*
+	 * Pass 5, for tests (tests/diff/e2diff.c) or NULL: the bitmaps the
+	 * check computed for group @g, 1 = in use.  @blocks holds the group's
+	 * @nclusters clusters (NULL when none is in use), @inodes its
+	 * @ninodes inodes (the reserved ones set).  Valid during the call.
+	 */
+	void (*bitmaps)(void *arg, uint32_t g, const uint8_t *blocks, uint64_t nclusters,
+			const uint8_t *inodes, uint32_t ninodes);
 };
 
 struct ek_fsck_summary {

@@ -1081,6 +1081,8 @@ static int pass5(struct check *c)
 			dirs += (c->iflags[ino] & (IN_USE | IS_DIR)) == (IN_USE | IS_DIR);
 		}
 		free_inodes += ifree;
+		if (c->o->bitmaps)
+			c->o->bitmaps(c->o->arg, g, c->bmap[g], nclusters, want_i, ipg);
 		err = ek_inode_bitmap_get(fs, g, &have);
 		if (err) {
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
