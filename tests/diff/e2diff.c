@@ -193,6 +193,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* qsort() of @v; an empty vector may have no array at all */
+static void vec_sort(struct dx_vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->n)
+		qsort(v->v, v->n, v->sz, cmp);
+}
+
 /* sort by logical block and merge runs contiguous in both spaces */
 static void normalize(struct dx_vec *v)
 {
@@ -201,7 +208,7 @@ static void normalize(struct dx_vec *v)
 
 	if (!v->n)
 		return;
-	qsort(r, v->n, sizeof(*r), cmp_run);
+	vec_sort(v, cmp_run);
 	for (size_t i = 1; i < v->n; i++) {
 		struct dx_run *p = &r[n];
 
@@ -274,8 +281,8 @@ static void cmp_map(struct ctx *c, const char *w, const struct ek_inode *ei)
 		}
 		c->blocks += x->len;
 	}
-	qsort(om.tree.v, om.tree.n, sizeof(uint64_t), cmp_u64);
-	qsort(ttree.v, ttree.n, sizeof(uint64_t), cmp_u64);
+	vec_sort(&om.tree, cmp_u64);
+	vec_sort(&ttree, cmp_u64);
 	for (size_t i = 0;; i++) {
 		const uint64_t *x = (uint64_t *)om.tree.v + i, *y = (uint64_t *)ttree.v + i;
 
@@ -372,8 +379,8 @@ static void cmp_dir(struct ctx *c, const char *w, const struct ek_inode *ei)
 		if (!e->ftype && e->name_len <= 2 && !memcmp(e->name, "..", e->name_len))
 			e->ftype = EXT4_FT_DIR;
 	}
-	qsort(o.v, o.n, o.sz, cmp_ent);
-	qsort(t.v, t.n, t.sz, cmp_ent);
+	vec_sort(&o, cmp_ent);
+	vec_sort(&t, cmp_ent);
 	while (i < o.n || j < t.n) {
 		const struct dx_ent *x = (struct dx_ent *)o.v + i, *y = (struct dx_ent *)t.v + j;
 		int r = i >= o.n ? 1 : j >= t.n ? -1 : cmp_ent(x, y);
@@ -453,8 +460,8 @@ static void cmp_xattrs(struct ctx *c, const char *w, const struct ek_inode *ei)
 			diff(c, w, "xattr", a, terr);
 		goto out;
 	}
-	qsort(o.v, o.n, o.sz, cmp_xattr);
-	qsort(t.v, t.n, t.sz, cmp_xattr);
+	vec_sort(&o, cmp_xattr);
+	vec_sort(&t, cmp_xattr);
 	while (i < o.n || j < t.n) {
 		const struct dx_xattr *x = (struct dx_xattr *)o.v + i, *y = (struct dx_xattr *)t.v + j;
 		int r = i >= o.n ? 1 : j >= t.n ? -1 : cmp_xattr(x, y);

@@ -325,7 +325,8 @@ static int xattr_fn(char *name, char *value, size_t value_len, void *priv)
 		return XATTR_ABORT;
 	}
 	snprintf(x->name, sizeof(x->name), "%s", name);
-	memcpy(x->value, value, value_len);
+	if (value_len)
+		memcpy(x->value, value, value_len);
 	x->len = value_len;
 	return 0;
 }
