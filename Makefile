@@ -2,6 +2,7 @@
 #
 #   make                 library and tools
 #   make check           unit, image and fuzz-seed tests (SANITIZE=1 for ASan+UBSan)
+#   make e2diff          the differential test program against libext2fs (tests/diff)
 #   make demo            build, make a sample image, inspect it
 #   make fuzz            libFuzzer targets (clang)
 #   make install PREFIX=/usr/local DESTDIR=
@@ -55,7 +56,7 @@ $(call BINDIR_OF,$(1))/extkit-$(1): $$($(1)_OBJS) $$(LIBA)
 endef
 BINS     := $(foreach t,$(TOOLS),$(call BINDIR_OF,$(t))/extkit-$(t))
 
-.PHONY: all check unit imgtest fuzz fuzz-seeds demo install clean sparse deps
+.PHONY: all check unit imgtest e2diff fuzz fuzz-seeds demo install clean sparse deps
 all: deps $(LIBA) $(BINS)
 $(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
 
@@ -89,17 +90,33 @@ $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIBA)
 
 FUZZ_REPLAY := $(FUZZ_SRCS:%.c=$(BUILD)/%)
 
-check: all $(UNIT_BINS) $(FUZZ_REPLAY)
+# the differential test against libext2fs (tests/diff): only this test
+# program links libext2fs, never a tool.  theirs.c alone includes its headers.
+E2DIFF   := $(BUILD)/tests/diff/e2diff
+E2FS_CFLAGS = $(shell pkg-config --cflags ext2fs com_err 2>/dev/null)
+E2FS_LIBS   = $(shell pkg-config --libs ext2fs com_err 2>/dev/null || echo -lext2fs -lcom_err)
+$(BUILD)/tests/diff/theirs.o: tests/diff/theirs.c tests/diff/e2diff.h
+	@mkdir -p $(dir $@)
+	@test -f /usr/include/ext2fs/ext2fs.h || pkg-config --exists ext2fs || { \
+	  echo "tests/diff/theirs.c needs libext2fs's headers: install libext2fs-dev" \
+	       "(scripts/install-deps does)" >&2; exit 1; }
+	$(CC) $(ALL_CFLAGS) $(E2FS_CFLAGS) -c -o $@ $<
+$(E2DIFF): $(BUILD)/tests/diff/e2diff.o $(BUILD)/tests/diff/theirs.o $(LIBA)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(E2FS_LIBS) $(LIBS)
+
+check: all $(UNIT_BINS) $(FUZZ_REPLAY) $(E2DIFF)
 	@mandoc -T lint -W warning man/*.8 && echo "man pages: lint clean"
 	@tests/run-unit.sh $(UNIT_BINS)
 	@tests/run-fuzz-seeds.sh $(FUZZ_REPLAY)
-	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs EK_REPLAY=$(abspath $(call BINDIR_OF,replay))/extkit-replay tests/run-img.sh
+	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs EK_REPLAY=$(abspath $(call BINDIR_OF,replay))/extkit-replay EK_E2DIFF=$(abspath $(E2DIFF)) tests/run-img.sh
 
 unit: all $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
-imgtest: all
-	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs EK_REPLAY=$(abspath $(call BINDIR_OF,replay))/extkit-replay tests/run-img.sh
+imgtest: all $(E2DIFF)
+	@EK_DEBUGFS=$(abspath $(call BINDIR_OF,debugfs))/extkit-debugfs EK_REPLAY=$(abspath $(call BINDIR_OF,replay))/extkit-replay EK_E2DIFF=$(abspath $(E2DIFF)) tests/run-img.sh
+
+e2diff: all $(E2DIFF)
 
 fuzz: $(LIB_SRCS)
 	@mkdir -p build-fuzz

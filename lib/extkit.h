@@ -1681,6 +1681,14 @@ struct ek_fsck_opts {
 	const char *journal_refused;	/* why the kernel would refuse recovery, or NULL */
 	const char *journal_refused_step;	/* "journal", "filesystem"... */
 	const char *journal_sb_bad;	/* the journal superblock breaks e2fsck's rules, or NULL */
+	/*
+	 * Pass 5, for tests (tests/diff/e2diff.c) or NULL: the bitmaps the
+	 * check computed for group @g, 1 = in use.  @blocks holds the group's
+	 * @nclusters clusters (metadata included), @inodes its
+	 * @ninodes inodes (the reserved ones set).  Valid during the call.
+	 */
+	void (*bitmaps)(void *arg, uint32_t g, const uint8_t *blocks, uint64_t nclusters,
+			const uint8_t *inodes, uint32_t ninodes);
 };
 
 struct ek_fsck_summary {

@@ -2182,6 +2182,8 @@ static int pass5(struct check *c)
 		}
 		ifree += nino - nscan;
 		free_inodes += ifree;
+		if (c->o->bitmaps)
+			c->o->bitmaps(c->o->arg, g, want, nclusters, want_i, ipg);
 		err = ek_bitmap_read(fs, g, true, have_i);
 		if (err) {
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));

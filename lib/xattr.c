@@ -127,6 +127,44 @@ static int ea_value_data(void *arg, uint64_t off, const void *buf, size_t len)
 	return 0;
 }
 
+static uint32_t xattr_hash_unsigned(const char *name, uint32_t name_len, const uint8_t *value,
+				    uint32_t value_len);
+
+/*
+ * The hashes that tie an ea_inode to its value and its entry, as the
+ * kernel's ext4_xattr_inode_verify_hashes(): the crc32c of the value
+ * (seeded with the checksum seed) is what the ea_inode keeps in i_atime;
+ * an in-inode entry's e_hash is the entry hash of its name and that value
+ * hash (the unsigned-char form, or the signed one older kernels wrote).
+ * Old Lustre ea_inodes (i_mtime naming the parent, its generation) carry
+ * no hash: the kernel skips them.  Block entries are not checked here, as
+ * the kernel leaves them to the block's own hash.
+ */
+static int ea_inode_hashes(struct xwalk *w, const struct xregion *r, uint32_t eoff,
+			   const struct ek_inode *vi, const uint8_t *val, uint32_t size)
+{
+	const uint8_t *e = r->base + eoff;
+	uint32_t want = (uint32_t)vi->atime.sec;	/* its low 32 bits */
+	uint32_t hash = ek_crc32c(w->fs->csum_seed, val, size);
+	uint32_t e_hash = get_le32(e + offsetof(struct ext4_xattr_entry, e_hash));
+	uint8_t le[4];
+
+	if ((uint32_t)vi->mtime.sec == w->ei->ino &&
+	    vi->generation == w->ei->generation)
+		return 0;
+	if (hash != want)
+		return xa_corrupt(r, "entry at offset %u: ea_inode %u holds a value of hash 0x%08x, "
+				  "it records 0x%08x", eoff, vi->ino, hash, want);
+	if (r->in_block)
+		return 0;
+	put_le32(le, hash);
+	if (e_hash != xattr_hash_unsigned((const char *)e + ENTRY_SZ, e[0], le, 4) &&
+	    e_hash != ek_xattr_hash((const char *)e + ENTRY_SZ, e[0], le, 4))
+		return xa_corrupt(r, "entry at offset %u: e_hash 0x%08x does not match ea_inode %u",
+				  eoff, e_hash, vi->ino);
+	return 0;
+}
+
 /*
  * Read the value of entry @eoff held in ea_inode @inum into *out (owned
  * by the caller, freed with free()).
@@ -180,6 +218,8 @@ static int ea_inode_value(struct xwalk *w, const struct xregion *r, uint32_t eof
 			w->bad_ea_ino = inum;
 		err = 0;
 	}
+	if (!err)
+		err = ea_inode_hashes(w, r, eoff, &vi, v.buf, size);
 	if (err)
 		free(v.buf);
 	else

@@ -125,6 +125,8 @@ static void fx_ea_inode(uint32_t len, uint8_t fill, uint32_t flags)
 	memset(data, 0, sizeof(data));
 	memset(data, fill, len);
 	unit_write(&u, VBLK, 0, data, BSZ);
+	/* the value's hash, which the kernel keeps in i_atime */
+	put_le32(raw + offsetof(struct ext4_inode, i_atime), ek_crc32c(u.fs->csum_seed, data, len));
 	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100600);
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
 	put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), EXTRA);
@@ -426,6 +428,8 @@ static const struct bad_case {
 	{ "ea_inode too large", -EK_CORRUPT, "value size 65537 exceeds" },
 	{ "ea_inode bad csum", -EK_BADCRC, "checksum mismatch in ea_inode" },
 	{ "block bad csum", -EK_BADCRC, "checksum 0x" },
+	{ "ea_inode value hash", -EK_CORRUPT, "holds a value of hash" },
+	{ "ea_inode entry hash", -EK_CORRUPT, "e_hash 0x00001000 does not match ea_inode 13" },
 };
 
 static void bad_setup(int i)
@@ -435,7 +439,7 @@ static void bad_setup(int i)
 	uint32_t incompat = 0, ro = 0;
 	char name[100];
 
-	if (i >= 15 && i <= 20)
+	if ((i >= 15 && i <= 20) || i >= 22)
 		incompat = EXT4_FEATURE_INCOMPAT_EA_INODE;
 	if (i == 20 || i == 21)
 		ro = EXT4_FEATURE_RO_COMPAT_METADATA_CSUM;
@@ -541,6 +545,20 @@ static void bad_setup(int i)
 	}
 	case 21:
 		fx_block(one, 1);
+		break;
+	case 22: {	/* i_atime does not hold the value's hash */
+		uint8_t raw[ISZ];
+
+		fx_ea_inode(700, 1, EXT4_EA_INODE_FL);
+		ck_assert_int_eq(pread(u.fd, raw, ISZ, UNIT_IT * BSZ + (EAINO - 1) * ISZ), ISZ);
+		raw[offsetof(struct ext4_inode, i_atime)] ^= 1;
+		put_raw_inode(EAINO, raw);
+		fx_block(ea, 1);
+		break;
+	}
+	case 23:	/* an in-inode entry's e_hash must cover the value hash */
+		fx_ea_inode(700, 1, EXT4_EA_INODE_FL);
+		fx_ibody(ea, 1);
 		break;
 	}
 	fx_write();
