@@ -109,6 +109,8 @@ struct check {
 	int64_t last_lblk;	/* its last mapped block, -1 for none */
 	int64_t last_init;	/* its last written (not unwritten) block */
 	bool ea_shared;		/* it has xattr value inodes: i_blocks not judged */
+	uint32_t xnum[8];	/* extents: entries in the nodes at each depth (0: leaves) */
+	uint32_t xnodes[8];	/* and tree blocks at each depth */
 	uint64_t last_cluster;	/* bigalloc: the cluster it claimed last */
 	bool have_cluster;
 	/* pass 2: names seen in the directory being read */
@@ -566,6 +568,12 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	struct check *c = arg;
 	int err = 0;
 
+	if (m->level < 8) {
+		if (m->kind == EK_MAP_TREE)
+			c->xnodes[m->level]++;
+		else
+			c->xnum[m->level]++;
+	}
 	if (m->kind == EK_MAP_INDEX)
 		return 0;	/* its child node follows as EK_MAP_TREE */
 	if (m->kind == EK_MAP_DATA) {
@@ -800,6 +808,38 @@ static int symlink_end(struct check *c, const struct ek_inode *ei, char *why, si
 	return 0;
 }
 
+/*
+ * e2fsck's hint that an extent tree could be rebuilt smaller (counted by
+ * the walk: entries and blocks per depth): a level whose entries would fit
+ * in one block fewer is "narrower", a level whose entries would fit in the
+ * nodes above it "shorter".  The kernel never shrinks a tree; a warning.
+ */
+static void check_extent_shape(struct check *c, const struct ek_inode *ei)
+{
+	const uint8_t *root = (const uint8_t *)ek_inode_i_block(ei);
+	uint32_t depth = get_le16(root + 6);
+	uint64_t per_block = (c->fs->blksz - 12) / 12;
+
+	if (!(ei->flags & EXT4_EXTENTS_FL) || ek_inode_has_inline(ei) || depth == 0 || depth >= 8)
+		return;
+	/* from the root down, as e2fsck counts levels (0: the root) */
+	for (uint32_t d = depth; d-- > 0;) {
+		uint64_t max = (uint64_t)c->xnodes[d] * per_block;
+		uint64_t above = d + 1 == depth ? 4 : (uint64_t)c->xnodes[d + 1] * per_block;
+		const char *how = NULL;
+
+		if (c->xnum[d] + per_block < max)
+			how = "narrower";
+		else if (c->xnum[d] <= above)
+			how = "shorter";
+		if (how) {
+			report(c, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino), ei->ino,
+			       depth - d, how);
+			return;
+		}
+	}
+}
+
 static int check_symlink(struct check *c, const struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
@@ -810,7 +850,10 @@ static int check_symlink(struct check *c, const struct ek_inode *ei)
 	 * (a NUL inside the target); not judged yet */
 	if (ek_inode_has_inline(ei))
 		return 0;
-	if (ek_inode_is_fast_symlink(fs, ei) && (ei->flags & EXT4_EXTENTS_FL))
+	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
+		snprintf(why, sizeof(why), "i_size_high is %u",
+			 get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
+	else if (ek_inode_is_fast_symlink(fs, ei) && (ei->flags & EXT4_EXTENTS_FL))
 		snprintf(why, sizeof(why), "a fast symlink with the extents flag");
 	else if (!ek_inode_has_inline(ei) && !ek_inode_is_fast_symlink(fs, ei) && c->last_lblk > 0)
 		snprintf(why, sizeof(why), "its target spans %lld blocks", (long long)c->last_lblk + 1);
@@ -1049,6 +1092,16 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO)
 		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
+	/* fields no kernel writes any more (e2fsck's pass 2 bad-inode checks) */
+	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)))
+		report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
+		       get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)));
+	if (ek_is_dir(ei->mode) && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
+	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
+		report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
+		       get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
+	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES))
+		report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino);
 	/* as e2fsck's handle_htree(); the kernel reads such an inode without its index */
 	if ((ei->flags & EXT4_INDEX_FL) && !ek_is_dir(ei->mode))
 		report(c, EK_PR_HTREE_NOT_DIR, AT_INODE(ei->ino), ei->ino);
@@ -1062,6 +1115,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->last_lblk = c->last_init = -1;
 	c->ea_shared = false;
 	c->have_cluster = false;
+	memset(c->xnum, 0, sizeof(c->xnum));
+	memset(c->xnodes, 0, sizeof(c->xnodes));
 	err = check_xattrs(c, ei);
 	if (err)
 		return err;
@@ -1089,6 +1144,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		}
 		if (err == -EK_BADCRC)
 			report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+		else
+			check_extent_shape(c, ei);
 	}
 	if (ek_is_lnk(ei->mode) && !qf) {
 		err = check_symlink(c, ei);
@@ -1740,6 +1797,9 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	}
 	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)))
 		report(c, EK_PR_ENTRY_BAD_NAME, &at, name, w->dir);
+	/* e2fsck: the byte after '.' or '..' is a NUL (a record holds it) */
+	if (dot_or_dotdot(de) && de->rec_len >= 12 && de->name[de->name_len])
+		report(c, EK_PR_ENTRY_DOT_UNTERMINATED, &at, name, w->dir);
 	seen = name_seen(c, de->name, de->name_len);
 	if (seen < 0)
 		return seen;

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""overlap.py E2FSCK_OUTPUT OURS_JSON: the inodes each checker names.
+
+Prints "E O BOTH" (how many inodes e2fsck -fn's findings name, how many
+extkit-fsck -fn --json's findings name, how many both name) and then the
+inodes only one names.  e2fsck's: "inode N", "inode #N", "inode (N)" and
+the directory of an "Entry '...' in PATH (N)"; ours: each finding's inode
+and directory, and the inodes its message names (pass 1B's other owners).
+Bitmap differences are left out on both sides: they list ranges of inode
+numbers, not findings about inodes.
+"""
+import json
+import re
+import sys
+
+INODE = re.compile(r'[Ii]node #?\(?(\d+)')
+
+
+def e2fsck_inodes(text):
+    found = set()
+    for line in text.splitlines():
+        if 'bitmap differences' in line or line.startswith(('Pass ', 'e2fsck ')):
+            continue
+        found.update(int(m.group(1)) for m in INODE.finditer(line))
+        m = re.search(r"Entry '.*' in .* \((\d+)\)", line)
+        if m:
+            found.add(int(m.group(1)))
+    return found
+
+
+def our_inodes(doc):
+    found = set()
+    for f in doc.get('findings', []):
+        for key in ('inode', 'directory'):
+            if f.get(key):
+                found.add(int(f[key]))
+        if 'bitmap differences' not in f.get('message', ''):
+            found.update(int(m.group(1)) for m in INODE.finditer(f.get('message', '')))
+    return found
+
+
+e2 = e2fsck_inodes(open(sys.argv[1], errors='replace').read())
+try:
+    ours = our_inodes(json.load(open(sys.argv[2])))
+except ValueError:
+    ours = set()
+print(len(e2), len(ours), len(e2 & ours),
+      'e2fsck-only:', ' '.join(map(str, sorted(e2 - ours))) or '-',
+      'ours-only:', ' '.join(map(str, sorted(ours - e2))) or '-')
