@@ -16,6 +16,12 @@
  *   pass 5  the block and inode bitmaps and every free count against what
  *           passes 1 and 2 computed
  *
+ * Repair (opts.repair): a finding with a fix is reported fixable; when the
+ * tool answers EK_FSCK_FIX, report() returns true and the site applies the
+ * fix into c->ws (lib/repair.c) and says how it went (fix_done); the set
+ * is committed at the end of each pass (commit()), so the next pass reads
+ * the repaired image, and the checker's own state is updated by the site.
+ *
  * Memory grows with what is in use, not with the size of the image: a
  * computed block bitmap only for groups where a block is claimed (the
  * metadata of the others is painted from a sorted list of ranges when
@@ -31,7 +37,7 @@
 #include "extkit.h"
 
 static const struct ek_problem problems[] = {
-#define EK_PROBLEM(name, pass, sev, preen, msg) { #name, pass, sev, preen, msg },
+#define EK_PROBLEM(name, pass, sev, preen, msg, fix) { #name, pass, sev, preen, msg, fix },
 #include "problems.def"
 #undef EK_PROBLEM
 };
@@ -112,20 +118,113 @@ struct check {
 	size_t names_len, names_cap;
 	int err;		/* first operational error */
 	uint32_t p1_group;	/* pass 1: the group last reported to progress_units */
+	/* repair */
+	struct ek_wset *ws;	/* this pass's fixes (NULL: not repairing) */
+	struct ek_finding pending;	/* the finding whose fix the site is applying */
+	bool have_pending;
+	bool stop;		/* the tool stopped the check, or cancel was raised */
+	bool told_no_journal;
 };
 
-static int report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
+/* the site applied the pending fix (@err 0) or could not: the tool is told */
+static void fix_done(struct check *c, int err)
+{
+	struct ek_finding f = c->pending;
+
+	if (!c->have_pending)
+		return;
+	c->have_pending = false;
+	f.fixed = !err;
+	if (!err)
+		c->sum->fixed[problems[f.id].severity]++;
+	else if ((err == -ENOMEM || err == -EIO) && !c->err)
+		c->err = err;	/* not the image's fault: the check stops */
+	if (c->o->fixed)
+		c->o->fixed(c->o->arg, &f);
+}
+
+static bool cancelled(struct check *c)
+{
+	if (c->o->cancel && *c->o->cancel)
+		c->stop = true;
+	return c->stop;
+}
+
+/*
+ * Report finding @id at @where; true when the site is to apply its fix
+ * (repairing, the finding has one, @can_fix, and the tool said
+ * EK_FSCK_FIX), then followed by fix_done().
+ */
+static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
+		    const struct ek_finding *where, va_list ap)
 {
 	struct ek_finding f = *where;
 	const struct ek_problem *p = &problems[id];
-	va_list ap;
+	int answer;
 
+	fix_done(c, -EINVAL);	/* a site that did not say: not fixed */
 	f.id = id;
-	va_start(ap, where);
 	vsnprintf(f.message, sizeof(f.message), p->message, ap);
-	va_end(ap);
 	c->sum->findings[p->severity]++;
-	return c->o->report ? c->o->report(c->o->arg, &f) : 0;
+	f.fixable = c->ws && p->fix && can_fix && !cancelled(c) && !c->err;
+	f.fixed = false;
+	answer = c->o->report ? c->o->report(c->o->arg, &f) : 0;
+	if (answer < 0)
+		c->stop = true;
+	if (!f.fixable || answer != EK_FSCK_FIX)
+		return false;
+	c->pending = f;
+	c->have_pending = true;
+	return true;
+}
+
+static bool report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
+{
+	va_list ap;
+	bool fix;
+
+	va_start(ap, where);
+	fix = vreport(c, true, id, where, ap);
+	va_end(ap);
+	return fix;
+}
+
+/* the same where this occurrence has no fix (@can_fix false) */
+static bool report_if(struct check *c, bool can_fix, enum ek_problem_id id,
+		      const struct ek_finding *where, ...)
+{
+	va_list ap;
+	bool fix;
+
+	va_start(ap, where);
+	fix = vreport(c, can_fix, id, where, ap);
+	va_end(ap);
+	return fix;
+}
+
+/* the end of a pass: its fixes committed (lib/repair.c), a new set begun */
+static int commit(struct check *c)
+{
+	size_t n;
+	unsigned ntx = 0;
+	int err;
+
+	fix_done(c, -EINVAL);
+	if (c->err)
+		return c->err;
+	n = c->ws ? ek_wset_count(c->ws) : 0;
+	if (n) {
+		if (!c->o->journal && !c->told_no_journal && c->o->no_journal) {
+			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
+			c->told_no_journal = true;
+		}
+		err = ek_repair_commit(&c->ws, c->o->journal, c->o->now, &ntx);
+		if (err)
+			return err;
+		c->sum->commits += ntx ? ntx : 1;
+		c->sum->blocks_written += n;
+	}
+	return cancelled(c) ? -ECANCELED : 0;
 }
 
 /* progress within a pass, when the tool asked for it */
@@ -611,7 +710,8 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	int err;
 
 	if (acl_hi && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT)) {
-		report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi);
+		if (report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi))
+			fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_ACL_HI, 0));
 		ei->file_acl &= 0xFFFFFFFFu;	/* what the kernel reads */
 	}
 	if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl))
@@ -687,9 +787,9 @@ static void check_size(struct check *c, const struct ek_inode *ei)
 		bad = true;
 		want = (uint64_t)(c->last_init + 1) * bs;
 	}
-	if (bad)
-		report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
-		       (unsigned long long)ei->size, (unsigned long long)want);
+	if (bad && report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
+			  (unsigned long long)ei->size, (unsigned long long)want))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want));
 }
 
 static const char *type_name(uint16_t mode);
@@ -752,18 +852,20 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		err = iflags_or(c, ei->ino, IS_EA);
 	if (err)
 		return err;
-	if (derr == -EK_BADCRC)
-		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
+	if (derr == -EK_BADCRC && report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
 	else if (derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
 	if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
-	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
-		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
-		       type_name(ei->mode));
+	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
+		 report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
+			type_name(ei->mode)))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
 	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
-	    ei->ino != EXT4_ROOT_INO)
-		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
+	    ei->ino != EXT4_ROOT_INO && report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
 
 	c->ei = ei;
 	c->claimed = 0;
@@ -808,9 +910,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
 	want = (c->claimed << fs->log_blksz) >> 9;
-	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO)
-		report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
-		       (unsigned long long)ei->blocks, (unsigned long long)want);
+	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	    report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
+		   (unsigned long long)ei->blocks, (unsigned long long)want))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));
 	return 0;
 }
 
@@ -1087,10 +1190,11 @@ static int check_xattr_refs(struct check *c)
 		err = ek_xattr_block_refcount(c->fs, c->xblk[i], 0, &refs);
 		if (err == -ENOMEM)
 			return err;
-		if (!err && refs != j - i)
-			report(c, EK_PR_XATTR_REFCOUNT, &(struct ek_finding){ .blk = c->xblk[i],
-			       .has_blk = true, .group = -1 }, (unsigned long long)c->xblk[i],
-			       refs, (unsigned)(j - i));
+		if (!err && refs != j - i &&
+		    report(c, EK_PR_XATTR_REFCOUNT, &(struct ek_finding){ .blk = c->xblk[i],
+			   .has_blk = true, .group = -1 }, (unsigned long long)c->xblk[i],
+			   refs, (unsigned)(j - i)))
+			fix_done(c, ek_fix_xattr_refcount(c->ws, c->xblk[i], (uint32_t)(j - i)));
 	}
 	return 0;
 }
@@ -1102,6 +1206,7 @@ struct dirwalk {
 	ek_ino_t dir;
 	struct dinfo *di;	/* the directory's own entry */
 	bool encrypted;		/* names are ciphertext: any byte may appear */
+	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
 };
 
 static const char *type_name(uint16_t mode)
@@ -1200,7 +1305,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
-
+	bool clearable;
 	int seen;
 
 	memcpy(name, de->name, de->name_len);
@@ -1215,13 +1320,17 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return seen;
 	if (seen)
 		report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
+	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
+	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		report(c, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino);
+		if (report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
+			fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
 	if (!(iflags(c, de->ino) & IN_USE)) {
-		report(c, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino);
+		if (report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
+			fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
 	if (ref_add(c, de->ino))
@@ -1238,9 +1347,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
-	    !(iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != mode_ftype(imode(c, de->ino)))
-		report(c, EK_PR_ENTRY_FILETYPE, &at, name, w->dir, de->file_type, de->ino,
-		       type_name(imode(c, de->ino)));
+	    !(iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != mode_ftype(imode(c, de->ino)) &&
+	    report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
+		      name, w->dir, de->file_type, de->ino, type_name(imode(c, de->ino))))
+		fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, mode_ftype(imode(c, de->ino))));
 	return 0;
 }
 
@@ -1297,6 +1407,7 @@ static int pass2(struct check *c)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+		w.ei = &ei;
 		if (!err || err == -EK_BADCRC)
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
 		ek_inode_release(&ei);
@@ -1352,9 +1463,15 @@ static void pass3(struct check *c)
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
 
-		if ((iflags(c, ino) & REACHED) && c->dirs[d].parent != c->dirs[d].named_in)
-			report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
-			       c->dirs[d].named_in);
+		if ((iflags(c, ino) & REACHED) && c->dirs[d].parent != c->dirs[d].named_in &&
+		    report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
+			   c->dirs[d].named_in)) {
+			int err = ek_fix_dotdot(c->ws, ino, c->dirs[d].named_in);
+
+			if (!err)
+				c->dirs[d].parent = c->dirs[d].named_in;
+			fix_done(c, err);
+		}
 	}
 	units(c, 3, c->ndirs, c->ndirs);
 }
@@ -1376,8 +1493,8 @@ static void pass4_inode(struct check *c, ek_ino_t ino)
 	if ((iflags(c, ino) & IS_DIR) && links == 1 && want > 65000 &&
 	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
 		want = 1;
-	if (links != want)
-		report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, links, want);
+	if (links != want && report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, links, want))
+		fix_done(c, ek_fix_inode(c->ws, ino, EK_IFIX_LINKS, want));
 }
 
 static int pass4(struct check *c)
@@ -1502,17 +1619,19 @@ static int pass5(struct check *c)
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, false) &&
-			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum)
-				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block");
+			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum &&
+			    report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block"))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, false, have_b, 0));
 			bitmap_diff(have_b, want, nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
-			if (ndiff)
-				report(c, EK_PR_BLOCK_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
+			if (ndiff && report(c, EK_PR_BLOCK_BITMAP_DIFFERS, AT_GROUP(g), g, diff))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, false, want, nclusters));
 		}
 		desc_free_blocks += (uint64_t)grp->free_blocks << fs->cluster_bits;
 		desc_free_inodes += grp->free_inodes;
-		if (grp->free_blocks != gfree)
-			report(c, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g, grp->free_blocks, gfree);
+		if (grp->free_blocks != gfree &&
+		    report(c, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g, grp->free_blocks, gfree))
+			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_BLOCKS, gfree));
 
 		/* the group's inodes (the last group may hold fewer); only those
 		 * with state, or reserved, are looked at one by one */
@@ -1545,17 +1664,20 @@ static int pass5(struct check *c)
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, true) &&
-			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum)
-				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode");
+			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum &&
+			    report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode"))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, true, have_i, 0));
 			bitmap_diff(have_i, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
 				    &ndiff);
-			if (ndiff)
-				report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
+			if (ndiff && report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, true, want_i, ipg));
 		}
-		if (grp->free_inodes != ifree)
-			report(c, EK_PR_GROUP_FREE_INODES, AT_GROUP(g), g, grp->free_inodes, ifree);
-		if (grp->used_dirs != dirs)
-			report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs);
+		if (grp->free_inodes != ifree &&
+		    report(c, EK_PR_GROUP_FREE_INODES, AT_GROUP(g), g, grp->free_inodes, ifree))
+			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_INODES, ifree));
+		if (grp->used_dirs != dirs &&
+		    report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs))
+			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_USED_DIRS, dirs));
 	}
 	units(c, 5, fs->group_count, fs->group_count);
 	c->sum->blocks_used = fs->sb.blocks_count - free_blocks;
@@ -1564,11 +1686,18 @@ static int pass5(struct check *c)
 	 * them: like e2fsck, take them as the sum of the group counts, and
 	 * report the totals only where those are wrong.
 	 */
-	if (desc_free_blocks != free_blocks)
-		report(c, EK_PR_FREE_BLOCKS, AT_GROUP(-1), (unsigned long long)desc_free_blocks,
-		       (unsigned long long)free_blocks);
-	if (desc_free_inodes != free_inodes)
-		report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes);
+	if (desc_free_blocks != free_blocks &&
+	    report(c, EK_PR_FREE_BLOCKS, AT_GROUP(-1), (unsigned long long)desc_free_blocks,
+		   (unsigned long long)free_blocks))
+		fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
+	if (desc_free_inodes != free_inodes &&
+	    report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes))
+		fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
+	/* a repaired image gets the superblock's totals right too, as e2fsck
+	 * sets them (they are the sum of the groups' when the kernel reads them) */
+	if (c->ws && (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING]) &&
+	    (fs->sb.free_blocks_count != free_blocks || fs->sb.free_inodes_count != free_inodes))
+		ret = ek_fix_super_counts(c->ws, free_blocks, free_inodes);
 out:
 	free(want_i);
 	free(want_b);
@@ -1623,6 +1752,15 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.bmap = ek_calloc(fs->group_count, sizeof(*c.bmap));
 	c.ig = ek_calloc(fs->group_count, sizeof(*c.ig));
 	err = c.bmap && c.ig ? 0 : -ENOMEM;
+	if (!err && o->repair) {
+		/* every write of the repair (journal, homes) is saved in the undo file first */
+		if (!(fs->flags & EK_OPEN_RW))
+			err = ek_err(-EINVAL, "repair needs the filesystem opened read-write");
+		if (!err && o->undo)
+			err = ek_io_set_undo(fs->io, o->undo);
+		if (!err)
+			err = ek_wset_init(fs, &c.ws);
+	}
 	if (o->journal_refused)
 		report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
 		       o->journal_refused);
@@ -1638,10 +1776,16 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 
 		if (bad)
 			report(&c, EK_PR_GROUP_DESC_DAMAGED, AT_GROUP(g), ek_error_msg(bad));
-		if (grp->csum_bad)
-			report(&c, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
-			       ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size));
+		if (grp->csum_bad &&
+		    report(&c, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
+			   ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
+			uint8_t *d;
+
+			fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
+		}
 	}
+	if (!err)
+		err = commit(&c);	/* pass 0's fixes */
 	if (!err)
 		err = mark_metadata(&c);
 	if (!err && o->progress)
@@ -1662,22 +1806,36 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = check_xattr_refs(&c);
 	if (!err)
 		units(&c, 1, fs->group_count, fs->group_count);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 2);
 	if (!err)
 		err = pass2(&c);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 3);
 	if (!err)
 		pass3(&c);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 4);
 	if (!err)
 		err = pass4(&c);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 5);
 	if (!err)
 		err = pass5(&c);
+	if (!err)
+		err = commit(&c);
+	fix_done(&c, -EINVAL);
+	ek_wset_free(c.ws);
+	if (o->repair && o->undo)
+		ek_io_set_undo(fs->io, NULL);
 	for (uint32_t g = 0; c.bmap && g < fs->group_count; g++)
 		free(c.bmap[g]);
 	free(c.bmap);

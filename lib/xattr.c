@@ -970,3 +970,15 @@ void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *bloc
 		put_le32(block + offsetof(struct ext4_xattr_header, h_checksum),
 			 ek_xattr_block_csum(fs, blk, block));
 }
+
+void ek_xattr_block_refcount_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block,
+				 uint32_t refs)
+{
+	bool ok = !fs->has_csum ||
+		  get_le32(block + offsetof(struct ext4_xattr_header, h_checksum)) ==
+		  ek_xattr_block_csum(fs, blk, block);
+
+	put_le32(block + offsetof(struct ext4_xattr_header, h_refcount), refs);
+	if (ok)
+		ek_xattr_block_csum_set(fs, blk, block);
+}
