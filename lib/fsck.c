@@ -124,6 +124,9 @@ struct check {
 	bool have_pending;
 	bool stop;		/* the tool stopped the check, or cancel was raised */
 	bool told_no_journal;
+	/* a finding left unfixed means some blocks in use were not claimed (a
+	 * damaged map, inode or xattr block): pass 5 then frees nothing */
+	bool claims_incomplete;
 };
 
 /* the site applied the pending fix (@err 0) or could not: the tool is told */
@@ -171,8 +174,14 @@ static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
 	answer = c->o->report ? c->o->report(c->o->arg, &f) : 0;
 	if (answer < 0)
 		c->stop = true;
-	if (!f.fixable || answer != EK_FSCK_FIX)
+	if (!f.fixable || answer != EK_FSCK_FIX) {
+		if (id == EK_PR_INODE_DAMAGED || id == EK_PR_BLOCK_MAP_DAMAGED ||
+		    id == EK_PR_XATTR_BLOCK_BAD || id == EK_PR_XATTR_DAMAGED ||
+		    id == EK_PR_BLOCK_CLAIMED_TWICE || id == EK_PR_BITMAP_UNREADABLE ||
+		    id == EK_PR_GROUP_DESC_DAMAGED || id == EK_PR_JOURNAL_INODE_BAD)
+			c->claims_incomplete = true;
 		return false;
+	}
 	c->pending = f;
 	c->have_pending = true;
 	return true;
@@ -1624,13 +1633,15 @@ static int pass5(struct check *c)
 				fix_done(c, ek_fix_group_bitmap(c->ws, g, false, have_b, 0));
 			bitmap_diff(have_b, want, nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
-			if (ndiff && report(c, EK_PR_BLOCK_BITMAP_DIFFERS, AT_GROUP(g), g, diff))
+			if (ndiff && report_if(c, !c->claims_incomplete, EK_PR_BLOCK_BITMAP_DIFFERS,
+					       AT_GROUP(g), g, diff))
 				fix_done(c, ek_fix_group_bitmap(c->ws, g, false, want, nclusters));
 		}
 		desc_free_blocks += (uint64_t)grp->free_blocks << fs->cluster_bits;
 		desc_free_inodes += grp->free_inodes;
 		if (grp->free_blocks != gfree &&
-		    report(c, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g, grp->free_blocks, gfree))
+		    report_if(c, !c->claims_incomplete, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g,
+			      grp->free_blocks, gfree))
 			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_BLOCKS, gfree));
 
 		/* the group's inodes (the last group may hold fewer); only those
@@ -1687,15 +1698,17 @@ static int pass5(struct check *c)
 	 * report the totals only where those are wrong.
 	 */
 	if (desc_free_blocks != free_blocks &&
-	    report(c, EK_PR_FREE_BLOCKS, AT_GROUP(-1), (unsigned long long)desc_free_blocks,
-		   (unsigned long long)free_blocks))
+	    report_if(c, !c->claims_incomplete, EK_PR_FREE_BLOCKS, AT_GROUP(-1),
+		      (unsigned long long)desc_free_blocks, (unsigned long long)free_blocks))
 		fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
 	if (desc_free_inodes != free_inodes &&
 	    report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes))
-		fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
+		fix_done(c, ek_fix_super_counts(c->ws, c->claims_incomplete ?
+						fs->sb.free_blocks_count : free_blocks, free_inodes));
 	/* a repaired image gets the superblock's totals right too, as e2fsck
 	 * sets them (they are the sum of the groups' when the kernel reads them) */
-	if (c->ws && (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING]) &&
+	if (c->ws && !c->claims_incomplete &&
+	    (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING]) &&
 	    (fs->sb.free_blocks_count != free_blocks || fs->sb.free_inodes_count != free_inodes))
 		ret = ek_fix_super_counts(c->ws, free_blocks, free_inodes);
 out:
