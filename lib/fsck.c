@@ -432,6 +432,23 @@ static int ref_add(struct check *c, ek_ino_t ino)
 	return 0;
 }
 
+/* a repair took away an entry that named @ino (counted by ref_add) */
+static void ref_drop(struct check *c, ek_ino_t ino)
+{
+	uint8_t *p = ist_make(c, ino);
+	struct ovf *o;
+
+	if (!p || !p[ST_REFS])
+		return;
+	if (p[ST_REFS] != COUNT_OVF) {
+		p[ST_REFS]--;
+		return;
+	}
+	o = ovf_get(c, ino, false);	/* the count is the overflow entry's */
+	if (o && o->refs)
+		o->refs--;
+}
+
 static int dinfo_cmp(const void *key, const void *elt)
 {
 	ek_ino_t k = *(const ek_ino_t *)key, e = ((const struct dinfo *)elt)->ino;
@@ -1475,8 +1492,14 @@ static void pass3(struct check *c)
 		if ((iflags(c, ino) & REACHED) && c->dirs[d].parent != c->dirs[d].named_in &&
 		    report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
 			   c->dirs[d].named_in)) {
+			ek_ino_t old = c->dirs[d].parent;
 			int err = ek_fix_dotdot(c->ws, ino, c->dirs[d].named_in);
 
+			/* pass 4 counts the new '..' and not the old one */
+			if (!err && (iflags(c, old) & IN_USE))
+				ref_drop(c, old);
+			if (!err)
+				err = ref_add(c, c->dirs[d].named_in);
 			if (!err)
 				c->dirs[d].parent = c->dirs[d].named_in;
 			fix_done(c, err);
