@@ -878,9 +878,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		err = iflags_or(c, ei->ino, IS_EA);
 	if (err)
 		return err;
-	if (derr == -EK_BADCRC && report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
-		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
-	else if (derr)
+	if (derr == -EK_BADCRC) {
+		if (report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
+			fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
+	} else if (derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
 	if (!type_known(ei->mode) && !reserved_ino(fs, ei->ino))
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
