@@ -251,6 +251,14 @@ static size_t tx_capacity(const struct ek_journal *j)
 
 	ek_jfmt_init(&f, &j->sb);
 	per = ek_jdesc_capacity(&f);
+	/* test hook: EK_TEST_JOURNAL_LOG=N takes the log as N blocks long, so a
+	 * small image's set is split into several transactions */
+	if (getenv("EK_TEST_JOURNAL_LOG")) {
+		uint64_t n = strtoull(getenv("EK_TEST_JOURNAL_LOG"), NULL, 10);
+
+		if (n && n < log)
+			log = n;
+	}
 	/* ceil(n / per) descriptors + n blocks + a commit block <= log */
 	if (!per || log < 3)
 		return 0;
