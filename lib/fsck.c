@@ -1813,9 +1813,11 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 
 		if (bad)
 			report(&c, EK_PR_GROUP_DESC_DAMAGED, AT_GROUP(g), ek_error_msg(bad));
+		/* a descriptor naming blocks outside the filesystem keeps its bad
+		 * checksum: relocating its tables is not built yet */
 		if (grp->csum_bad &&
-		    report(&c, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
-			   ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
+		    report_if(&c, !bad, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
+			      ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
 			uint8_t *d;
 
 			fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
