@@ -7,8 +7,14 @@
  * (ek_recover_overlay); otherwise the journal is replayed and the orphans
  * processed, as e2fsck does before it checks.  Then lib's checker
  * (fsck.c) runs the passes; this file holds the options, the output and
- * the exit codes of fsck(8).  Repairs (-p, -y, -z) are not built yet.
+ * the exit codes of fsck(8).
+ *
+ * Repairs (-p, -y, or asked per finding on a terminal) are the library's
+ * (lib/repair.c): this file answers its questions as e2fsck's modes do,
+ * and prints what was fixed.  -z keeps an undo file of every write, the
+ * journal recovery's included.
  */
+#include <signal.h>
 #include <getopt.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -22,11 +28,19 @@
 enum { FSCK_OK = 0, FSCK_NONDESTRUCT = 1, FSCK_UNCORRECTED = 4, FSCK_ERROR = 8,
        FSCK_USAGE = 16, FSCK_CANCELED = 32 };
 
+enum mode { MODE_ASK, MODE_NO, MODE_PREEN, MODE_YES };
+
 struct fk {
 	const char *prog;
 	const char *image;
 	const char *journal_dev;
 	bool no_change, force, verbose;
+	enum mode fix_mode;
+	bool yes_all;		/* interactive: answered 'a' */
+	bool preen_halt;	/* -p met a finding preen does not fix */
+	bool pending_json;	/* a finding being fixed: its record waits for the outcome */
+	struct ek_finding pending;
+	const char *undo_path;	/* -z */
 	enum ek_out_mode mode;
 	struct ek_out *out;
 	struct ek_out *lines;	/* --jsonl: the findings, one per line (else NULL) */
@@ -129,15 +143,22 @@ static void progress_units(void *arg, unsigned pass, uint64_t done, uint64_t tot
 	}
 }
 
-static int finding(void *arg, const struct ek_finding *fd)
+static volatile int cancel_flag;
+
+static void on_sigint(int sig)
 {
-	struct fk *f = arg;
+	(void)sig;
+	cancel_flag = 1;
+}
+
+/* one finding's JSON record, "fixed" as it ended */
+static void finding_json(struct fk *f, const struct ek_finding *fd)
+{
 	struct ek_out *o = f->lines ? f->lines : f->out;
 	const struct ek_problem *p = ek_problem_get(fd->id);
 	char id[64];
 
 	lower(id, p->name, sizeof(id));
-	ek_out_text(o, "%s%s\n", fd->message, f->no_change ? ".  Not fixed (-n)" : ".  Not fixed");
 	ek_out_obj_begin(o, NULL);
 	ek_out_str(o, "id", id);
 	ek_out_u64(o, "pass", p->pass);
@@ -159,18 +180,123 @@ static int finding(void *arg, const struct ek_finding *fd)
 		ek_out_u64(o, "group", (uint64_t)fd->group);
 	else
 		ek_out_null(o, "group");
-	ek_out_bool(o, "fixed", false);
+	ek_out_bool(o, "fixable", fd->fixable);
+	ek_out_bool(o, "fixed", fd->fixed);
 	ek_out_obj_end(o);
-	return 0;
+}
+
+/* interactive: e2fsck's "Fix<y>? " with y, n, or a (yes to all) */
+static int ask(struct fk *f, FILE *pf)
+{
+	char line[64];
+
+	for (;;) {
+		fputs("Fix<y>? ", pf);
+		fflush(pf);
+		if (!fgets(line, sizeof(line), stdin))
+			return -1;	/* end of input: stop, as a cancel */
+		switch (line[0]) {
+		case '\n': case 'y': case 'Y': return EK_FSCK_FIX;
+		case 'n': case 'N': return EK_FSCK_LEAVE;
+		case 'a': case 'A': f->yes_all = true; return EK_FSCK_FIX;
+		}
+	}
+}
+
+/* a finding: printed, and under repair the answer to "fix it?" */
+static int finding(void *arg, const struct ek_finding *fd)
+{
+	struct fk *f = arg;
+	struct ek_out *o = f->lines ? f->lines : f->out;
+	const struct ek_problem *p = ek_problem_get(fd->id);
+	int answer = EK_FSCK_LEAVE;
+
+	if (f->preen_halt)
+		return -1;
+	if (!fd->fixable) {
+		if (f->fix_mode == MODE_NO)
+			ek_out_text(o, "%s.  %s\n", fd->message, p->fix ? "Fix? no" : "Not fixed (-n)");
+		else
+			ek_out_text(o, "%s.  Not fixed%s\n", fd->message,
+				    p->fix ? "" : " (no repair for it yet)");
+		finding_json(f, fd);
+		/* preen stops at damage it may not fix (warnings are left) */
+		if (f->fix_mode == MODE_PREEN && p->severity == EK_SEV_ERROR) {
+			f->preen_halt = true;
+			return -1;
+		}
+		return 0;
+	}
+	switch (f->fix_mode) {
+	case MODE_PREEN:
+		if (!p->preen) {
+			ek_out_text(o, "%s.\n", fd->message);
+			finding_json(f, fd);
+			f->preen_halt = true;
+			return -1;
+		}
+		/* e2fsck -p prints "IMAGE: message.  FIXED." */
+		ek_out_text(o, "%s: %s.  FIXED.\n", f->image, fd->message);
+		answer = EK_FSCK_FIX;
+		break;
+	case MODE_YES:
+		ek_out_text(o, "%s.  Fix? yes\n", fd->message);
+		answer = EK_FSCK_FIX;
+		break;
+	default:
+		if (f->yes_all) {
+			ek_out_text(o, "%s.  Fix? yes\n", fd->message);
+			answer = EK_FSCK_FIX;
+		} else {
+			FILE *pf = f->mode == EK_OUT_TEXT ? stdout : stderr;
+
+			fflush(stdout);
+			fprintf(pf, "%s.  ", fd->message);
+			answer = ask(f, pf);
+		}
+		break;
+	}
+	if (answer == EK_FSCK_FIX) {
+		f->pending = *fd;
+		f->pending_json = true;
+	} else {
+		finding_json(f, fd);
+	}
+	return answer;
+}
+
+/* the outcome of a fix the tool asked for */
+static void fixed(void *arg, const struct ek_finding *fd)
+{
+	struct fk *f = arg;
+
+	if (!fd->fixed)
+		ek_out_text(f->lines ? f->lines : f->out, "  (not fixed: the repair could not be "
+			    "applied here)\n");
+	f->pending_json = false;
+	finding_json(f, fd);
+}
+
+static void no_journal(void *arg, const char *why)
+{
+	struct fk *f = arg;
+
+	ek_out_text(f->out, "%s: %s\n", f->image, why);
 }
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-n] [-f] [-v] [-t] [-C fd] [-b superblock] [-B blocksize]\n"
-		"       [-j journal] [--json | --jsonl] IMAGE\n"
-		"Check an ext2/ext3/ext4 image with e2fsck's passes.\n"
+	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd]\n"
+		"       [-b superblock] [-B blocksize] [-j journal] [--json | --jsonl] IMAGE\n"
+		"Check and repair an ext2/ext3/ext4 image with e2fsck's passes.\n"
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
 		"              the check reads the image as its recovery would leave it\n"
+		"  -p, -a      preen: replay the journal, fix what e2fsck -p fixes without\n"
+		"              asking, stop at anything else (exit 4)\n"
+		"  -y          fix every finding that has a repair\n"
+		"              (none of -n, -p, -y: ask per finding; needs a terminal)\n"
+		"  -z FILE     save every block overwritten in the new undo file FILE\n"
+		"              (e2undo's format: e2undo FILE IMAGE restores the image)\n"
 		"  -f          check even when the filesystem is marked clean\n"
 		"  -v          more detail\n"
 		"  -t          time each pass (wall/user/system seconds) and the peak memory\n"
@@ -181,9 +307,10 @@ static void usage(FILE *f, const char *prog)
 		"  -j DEV      the external journal device\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
-		"  -p, -a, -y, -z   repairs: not implemented yet (use -n)\n"
-		"Exit status (fsck(8)): 0 clean, 4 errors left uncorrected, 8 operational\n"
-		"error, 16 usage error.\n", prog);
+		"Repairs go through the journal (one transaction per pass); without one\n"
+		"they are written in place.\n"
+		"Exit status (fsck(8), or-ed): 0 clean, 1 errors corrected, 4 errors left\n"
+		"uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n", prog);
 }
 
 static int64_t now_time(void)
@@ -193,12 +320,17 @@ static int64_t now_time(void)
 	return sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
 }
 
-/* the journal step: recovery planned (and under -n only viewed) */
-static int journal_step(struct fk *f, struct ek_recovery **rec)
+/*
+ * The journal step: recovery planned; under -n only viewed, else applied
+ * (log, fast commits, orphans) by the library's recovery driver, with
+ * the undo file (*@undo, made here on first need).  *@applied: written.
+ */
+static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo **undo,
+			bool *applied)
 {
 	struct ek_recover_opts o = {
 		.image = f->image, .journal_dev = f->journal_dev, .offset = f->offset,
-		.flags = 0,	/* -n only, for now: the plan is only viewed */
+		.flags = f->no_change ? 0 : EK_OPEN_RW,
 		/* the view checks a logged copy's data checksum when it reads it */
 		.no_data_csum = true, .now = now_time(),
 	};
@@ -211,10 +343,65 @@ static int journal_step(struct fk *f, struct ek_recovery **rec)
 		return 0;	/* a finding; the image is checked as it is */
 	if ((*rec)->clean && !(*rec)->finish_only && !(*rec)->norphans)
 		return 0;
-	/* -n: nothing written, the check reads through the plan (part 2 applies it) */
-	ek_out_text(f->out, "%s: %s (not written, -n): checking the image as recovery would "
-		    "leave it\n", f->image, !(*rec)->clean ? "recovering journal" :
-		    (*rec)->norphans ? "processing orphan inodes" : "clearing needs_recovery");
+	if (f->no_change) {
+		/* -n: nothing written, the check reads through the plan */
+		ek_out_text(f->out, "%s: %s (not written, -n): checking the image as recovery "
+			    "would leave it\n", f->image, !(*rec)->clean ? "recovering journal" :
+			    (*rec)->norphans ? "processing orphan inodes" : "clearing needs_recovery");
+		return 0;
+	}
+	{
+		struct ek_recover_apply_opts a = { .now = o.now };
+		struct ek_recover_result res;
+
+		if (f->undo_path && !*undo) {
+			err = ek_undo_create(f->undo_path, (*rec)->fs->io, (*rec)->fs->blksz, undo);
+			if (err)
+				return err;
+		}
+		a.undo = *undo;
+		if (!(*rec)->clean)
+			ek_out_text(f->out, "%s: recovering journal\n", f->image);
+		if ((*rec)->norphans)
+			ek_out_text(f->out, "%s: processing %zu orphan inodes\n", f->image,
+				    (*rec)->norphans);
+		err = ek_recover_apply(*rec, &a, &res);
+		if (err)
+			return err;
+		*applied = true;
+	}
+	return 0;
+}
+
+/*
+ * Before repairing @fs (opened RW): its journal, through which the repairs
+ * are committed (NULL, written in place, when it has none or it cannot be
+ * opened), and the undo file.
+ */
+static int repair_setup(struct fk *f, struct ek_fs *fs, struct ek_journal **jnl,
+			struct ek_undo **undo)
+{
+	int err;
+
+	if (f->undo_path && !*undo) {
+		err = ek_undo_create(f->undo_path, fs->io, fs->blksz, undo);
+		if (err)
+			return err;
+	}
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return 0;
+	if (f->journal_dev || fs->sb.journal_inum == 0) {
+		ek_out_text(f->out, "%s: an external journal is not used for repairs yet\n",
+			    f->image);
+		return 0;
+	}
+	err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
+	if (err == -ENOMEM)
+		return err;
+	if (!err && (*jnl)->sb.start) {
+		ek_journal_close(*jnl);
+		*jnl = NULL;	/* not recovered (refused): the caller turned repair off */
+	}
 	return 0;
 }
 
@@ -232,17 +419,28 @@ int main(int argc, char **argv)
 	struct ek_recovery *rec = NULL;
 	struct ek_fsck_summary sum;
 	struct ek_fs *fs = NULL;
-	bool skipped = false;
+	struct ek_journal *jnl = NULL;
+	struct ek_undo *undo = NULL;
+	bool skipped = false, recovered = false, repair = false;
+	int nmodes = 0;
 	ek_blk_t backup = 0;
 	int journal_err = 0;
 	char *journal_sb_bad = NULL;
 	char *backup_why = NULL;
 	int c, err, ret = FSCK_ERROR;
+	bool modified = false;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "nfvb:B:j:payzC:tV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': f.no_change = true; break;
+		case 'n': f.no_change = true; f.fix_mode = MODE_NO; nmodes++; break;
+		case 'p': case 'a':
+			if (f.fix_mode != MODE_PREEN)
+				nmodes++;
+			f.fix_mode = MODE_PREEN;
+			break;
+		case 'y': f.fix_mode = MODE_YES; nmodes++; break;
+		case 'z': f.undo_path = optarg; break;
 		case 'f': f.force = true; break;
 		case 'v': f.verbose = true; break;
 		case 't': f.timing = true; break;	/* -tt as -t */
@@ -268,10 +466,6 @@ int main(int argc, char **argv)
 				return FSCK_USAGE;
 			}
 			break;
-		case 'p': case 'a': case 'y': case 'z':
-			fprintf(stderr, "%s: -%c: repairs are not implemented yet; use -n to check "
-				"(e2fsck -%c repairs)\n", f.prog, c, c);
-			return FSCK_USAGE;
 		case 'o':
 			f.offset = strtoull(optarg, &end, 0);
 			if (*end || !*optarg || *optarg == '-') {
@@ -291,14 +485,31 @@ int main(int argc, char **argv)
 		return FSCK_USAGE;
 	}
 	f.image = argv[optind];
-	if (ek_target_mounted(f.image))
-		fprintf(stderr, "%s: warning: '%s' is mounted: the check reads a filesystem in use, "
-			"and what the kernel has not written yet reads as damage\n", f.prog, f.image);
-	if (!f.no_change) {
-		fprintf(stderr, "%s: only checking is implemented yet: run with -n "
-			"(nothing is written)\n", f.prog);
+	if (nmodes > 1) {
+		/* e2fsck's words */
+		fprintf(stderr, "%s: Only one of the options -p/-a, -n or -y may be specified.\n",
+			f.prog);
 		return FSCK_USAGE;
 	}
+	if (f.no_change && f.undo_path) {
+		fprintf(stderr, "%s: -z: -n writes nothing to undo\n", f.prog);
+		return FSCK_USAGE;
+	}
+	if (f.fix_mode == MODE_ASK && !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "%s: need terminal for interactive repairs\n", f.prog);
+		return FSCK_ERROR;
+	}
+	if (ek_target_mounted(f.image)) {
+		if (!f.no_change) {
+			fprintf(stderr, "%s: '%s' is mounted: refusing to repair it (unmount it, or "
+				"check it with -n)\n", f.prog, f.image);
+			return FSCK_ERROR;
+		}
+		fprintf(stderr, "%s: warning: '%s' is mounted: the check reads a filesystem in use, "
+			"and what the kernel has not written yet reads as damage\n", f.prog, f.image);
+	}
+	repair = !f.no_change;
+	signal(SIGINT, on_sigint);
 	if (f.mode == EK_OUT_JSONL) {
 		/* the findings stream; the document itself goes nowhere */
 		f.devnull = fopen("/dev/null", "w");
@@ -336,7 +547,7 @@ int main(int argc, char **argv)
 		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 			ek_fs_close(probe);
 			probe = NULL;
-			err = journal_step(&f, &rec);
+			err = journal_step(&f, &rec, &undo, &recovered);
 			if (!err && rec && rec->j) {
 				int bad = ek_journal_check_sb(rec->j);
 
@@ -359,14 +570,22 @@ int main(int argc, char **argv)
 					ek_error_msg(err));
 				goto out;
 			}
+			if (repair && (journal_err || (rec && rec->refused))) {
+				/* a log left unreplayed would be replayed over the repairs later */
+				fprintf(stderr, "%s: %s: the journal cannot be recovered: nothing is "
+					"repaired (clearing a journal is not built yet)\n", f.prog,
+					f.image);
+				repair = false;
+			}
 		}
 		ek_fs_close(probe);
 	}
 	ek_out_obj_begin(f.out, "journal");
 	ek_out_bool(f.out, "recovery_needed", rec &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
-	ek_out_bool(f.out, "recovered_in_view", rec && !rec->refused &&
+	ek_out_bool(f.out, "recovered_in_view", !recovered && rec && !rec->refused &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
+	ek_out_bool(f.out, "recovered", recovered);
 	if (rec && rec->refused)
 		ek_out_str(f.out, "refused", rec->refused_msg);
 	else
@@ -379,11 +598,22 @@ int main(int argc, char **argv)
 		goto out_summary_skipped;
 	}
 
+	if (rec && !f.no_change) {
+		/* applied (or refused): the check opens the image itself */
+		ek_recover_free(rec);
+		rec = NULL;
+	}
+	if (repair && f.superblock) {
+		fprintf(stderr, "%s: %s: repairs from a backup superblock are not built yet: "
+			"checking only\n", f.prog, f.image);
+		repair = false;
+	}
 	{
 		bool view = rec && !rec->refused;
 
 		err = ek_fs_open(f.image, &(struct ek_open_opts){
-					.flags = EK_OPEN_IGNORE_CSUM, .superblock = f.superblock,
+					.flags = EK_OPEN_IGNORE_CSUM | (repair ? EK_OPEN_RW : 0),
+					.superblock = f.superblock,
 					.offset = f.offset,
 					.blocksize = f.blocksize,
 					.overlay = view ? ek_recover_overlay : NULL,
@@ -416,10 +646,16 @@ int main(int argc, char **argv)
 			backup_why = strdup(why);
 			fprintf(stderr, "%s: %s: %s; trying backup blocks: superblock %llu\n",
 				f.prog, f.image, why, (unsigned long long)backup);
+			if (repair)
+				fprintf(stderr, "%s: %s: repairs from a backup superblock are not "
+					"built yet: checking only\n", f.prog, f.image);
+			repair = false;
 		} else {
 			/* no backup: the primary as it is, its damage reported */
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
-						.flags = EK_OPEN_IGNORE_CSUM, .offset = f.offset,
+						.flags = EK_OPEN_IGNORE_CSUM |
+							 (repair ? EK_OPEN_RW : 0),
+						.offset = f.offset,
 						.overlay = rec && !rec->refused ? ek_recover_overlay : NULL,
 						.overlay_arg = rec && !rec->refused ? rec : NULL }, &fs);
 			if (err)
@@ -436,6 +672,8 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; f.verbose && i < fs->nwarnings; i++)
 		fprintf(stderr, "%s: warning: %s\n", f.prog, fs->warnings[i]);
+	if (repair && (err = repair_setup(&f, fs, &jnl, &undo)))
+		goto out;
 	ek_out_arr_begin(f.out, "findings");
 	/* a bar only where someone watches it, and not under the JSON */
 	f.bar = f.progress_fd == 0 && isatty(STDERR_FILENO) && f.mode == EK_OUT_TEXT;
@@ -450,18 +688,43 @@ int main(int argc, char **argv)
 							.journal_sb_bad = journal_sb_bad,
 							.journal_refused = rec && rec->refused ?
 									   rec->refused_msg : NULL,
-							.journal_refused_step = rec ? rec->refused_step : NULL },
+							.journal_refused_step = rec ? rec->refused_step : NULL,
+							.repair = repair, .now = now_time(),
+							.journal = jnl, .undo = undo,
+							.fixed = fixed, .no_journal = no_journal,
+							.cancel = &cancel_flag },
 			    &sum);
+	if (f.pending_json) {
+		f.pending.fixed = false;
+		finding_json(&f, &f.pending);
+	}
 	ek_out_arr_end(f.out);
 	if (f.timing && f.pass && !err)
 		pass_done(&f, f.pass);
+	modified = recovered || sum.commits;
+	if (err == -ECANCELED && f.preen_halt) {
+		/* e2fsck's words, after what was fixed was committed */
+		ek_out_text(f.out, "\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
+			    "\t(i.e., without -a or -p options)\n", f.image);
+		ret = FSCK_UNCORRECTED;
+		goto out_summary_halted;
+	}
+	if (err == -ECANCELED) {
+		ek_out_text(f.out, "\n%s: cancelled: the repairs made so far are committed\n", f.image);
+		ret = FSCK_CANCELED | (modified ? FSCK_NONDESTRUCT : 0);
+		goto out_summary_halted;
+	}
 	if (err) {
 		fprintf(stderr, "%s: %s: check stopped: %s\n", f.prog, f.image, ek_error_msg(err));
 		goto out;
 	}
-	/* warnings (e2fsck's "IGNORED") leave the verdict clean */
-	ret = sum.findings[EK_SEV_ERROR] ? FSCK_UNCORRECTED : FSCK_OK;
-	if (ret)
+	/* warnings (e2fsck's "IGNORED") leave the verdict clean; or-ed as e2fsck */
+	ret = sum.findings[EK_SEV_ERROR] > sum.fixed[EK_SEV_ERROR] ? FSCK_UNCORRECTED : FSCK_OK;
+	if (modified)
+		ret |= FSCK_NONDESTRUCT;
+	if (modified)
+		ek_out_text(f.out, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", f.image);
+	if (ret & FSCK_UNCORRECTED)
 		ek_out_text(f.out, "\n%s: ********** WARNING: Filesystem still has errors **********\n\n",
 			    f.image);
 	ek_out_text(f.out, "%s: %llu/%llu files (%.1f%% non-contiguous), %llu/%llu blocks\n",
@@ -477,6 +740,11 @@ int main(int argc, char **argv)
 	ek_out_u64(f.out, "non_contiguous", sum.fragmented);
 	ek_out_u64(f.out, "errors", sum.findings[EK_SEV_ERROR]);
 	ek_out_u64(f.out, "warnings", sum.findings[EK_SEV_WARNING]);
+	ek_out_u64(f.out, "fixed_errors", sum.fixed[EK_SEV_ERROR]);
+	ek_out_u64(f.out, "fixed_warnings", sum.fixed[EK_SEV_WARNING]);
+	ek_out_u64(f.out, "fixed", sum.fixed[EK_SEV_ERROR] + sum.fixed[EK_SEV_WARNING]);
+	ek_out_bool(f.out, "modified", modified);
+	ek_out_u64(f.out, "commits", sum.commits);
 	ek_out_u64(f.out, "exit_code", ret);
 	if (f.timing) {
 		/* only with -t: the default document stays the same run to run */
@@ -497,6 +765,14 @@ int main(int argc, char **argv)
 	}
 	ek_out_obj_end(f.out);
 	goto out;
+out_summary_halted:
+	ek_out_obj_begin(f.out, "summary");
+	ek_out_bool(f.out, f.preen_halt ? "preen_halted" : "cancelled", true);
+	ek_out_u64(f.out, "fixed", sum.fixed[EK_SEV_ERROR] + sum.fixed[EK_SEV_WARNING]);
+	ek_out_bool(f.out, "modified", modified);
+	ek_out_u64(f.out, "exit_code", ret);
+	ek_out_obj_end(f.out);
+	goto out;
 out_summary_skipped:
 	ek_out_obj_begin(f.out, "summary");
 	ek_out_bool(f.out, "skipped_clean", true);
@@ -515,6 +791,12 @@ out:
 	ek_out_free(f.lines);
 	if (f.devnull)
 		fclose(f.devnull);
+	ek_journal_close(jnl);
+	if (undo && ek_undo_close(undo) && ret != FSCK_ERROR) {
+		fprintf(stderr, "%s: %s: undo file '%s': %s\n", f.prog, f.image, f.undo_path,
+			ek_error_msg(-EIO));
+		ret = FSCK_ERROR;
+	}
 	ek_fs_close(fs);
 	ek_recover_free(rec);
 	free(backup_why);

@@ -1468,3 +1468,60 @@ int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek
 	*xlen = need;
 	return 0;
 }
+
+/* ---- editing entries in place (fsck repairs) ------------------------------------ */
+
+void ek_dirent_set_ino(uint8_t *b, uint32_t off, ek_ino_t ino)
+{
+	put_le32(b + off, (uint32_t)ino);
+}
+
+void ek_dirent_set_type(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint8_t file_type)
+{
+	b[off + 7] = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) ? file_type : 0;
+}
+
+void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint32_t rec_len)
+{
+	put_le16(b + off + 4, ek_rec_len_to_disk(rec_len, fs->blksz));
+}
+
+/* where block @b (logical @lblk of @dir) keeps its checksum: leaf tail or dx tail */
+static bool block_csum_at(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			  const uint8_t *b, uint32_t *at, uint32_t *want)
+{
+	struct ek_dx_node n;
+	int err;
+
+	if (!fs->has_csum)
+		return false;
+	if (leaf_has_tail(fs, b)) {
+		*at = fs->blksz - 4;
+		*want = ek_dir_leaf_csum(fs, dir, b);
+		return true;
+	}
+	if (!(dir->flags & EXT4_INDEX_FL))
+		return false;
+	err = lblk ? ek_dx_node_parse(fs, dir, 0, b, &n) : ek_dx_root_parse(fs, dir, 0, b, &n);
+	if ((err && err != -EK_BADCRC) || !n.has_tail)
+		return false;
+	*at = n.count_offset + n.limit * 8 + 4;
+	*want = n.expect_csum;
+	return true;
+}
+
+bool ek_dir_block_csum_ok(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			  const uint8_t *b)
+{
+	uint32_t at, want;
+
+	return !block_csum_at(fs, dir, lblk, b, &at, &want) || get_le32(b + at) == want;
+}
+
+void ek_dir_block_reseal(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk, uint8_t *b)
+{
+	uint32_t at, want;
+
+	if (block_csum_at(fs, dir, lblk, b, &at, &want))
+		put_le32(b + at, want);
+}

@@ -440,6 +440,12 @@ int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs *
 void ek_fs_close(struct ek_fs *fs);
 /* fill the derived fields of @fs from fs->sb (ek_fs_open does it; mkfs too) */
 void ek_fs_derive(struct ek_fs *fs);
+/*
+ * Read the superblock and descriptors of @fs again after a write (same
+ * geometry: -EK_CORRUPT if it changed) and drop the cached bitmaps and
+ * inode-table chunks.  0 or <0.
+ */
+int ek_fs_refresh(struct ek_fs *fs);
 /* Record a non-fatal finding (bad bitmap checksum...) for the tool to print. */
 void ek_fs_warn(struct ek_fs *fs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -708,6 +714,10 @@ int ek_acl_from_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out
  */
 int ek_xattr_build(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 		   const struct ek_xattr_new *x, size_t n, uint8_t **block);
+/* h_refcount of the xattr block @block (@blk) = @refs, its checksum
+ * resealed when it matched before */
+void ek_xattr_block_refcount_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block,
+				 uint32_t refs);
 /* set h_checksum of xattr block @blk if metadata_csum, else leave it */
 void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block);
 
@@ -843,6 +853,18 @@ uint32_t ek_dir_leaf_csum(const struct ek_fs *fs, const struct ek_inode *dir, co
  */
 void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t ino,
 		   uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type);
+/* edit the entry at @off of a leaf or inline area @b in place */
+void ek_dirent_set_ino(uint8_t *b, uint32_t off, ek_ino_t ino);
+void ek_dirent_set_type(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint8_t file_type);
+void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint32_t rec_len);
+/*
+ * Block @b (logical @lblk) of directory @dir: does its checksum (leaf tail,
+ * or htree root/node tail) match (true too when it has none)?  Reseal:
+ * set it after an edit.
+ */
+bool ek_dir_block_csum_ok(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			  const uint8_t *b);
+void ek_dir_block_reseal(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk, uint8_t *b);
 /* under metadata_csum: the checksum tail of leaf @b of directory @dir, and its checksum */
 void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
@@ -1640,7 +1662,7 @@ int ek_recover_copy(const char *src, const char *dst);
 enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
 
 enum ek_problem_id {
-#define EK_PROBLEM(name, pass, sev, preen, msg) EK_PR_##name,
+#define EK_PROBLEM(name, pass, sev, preen, msg, fix) EK_PR_##name,
 #include "problems.def"
 #undef EK_PROBLEM
 	EK_PR_COUNT
@@ -1652,6 +1674,7 @@ struct ek_problem {		/* one line of problems.def */
 	enum ek_severity severity;
 	bool preen;		/* e2fsck -p fixes it without asking */
 	const char *message;	/* printf template */
+	const char *fix;	/* what a repair does, or NULL: no fix yet */
 };
 /* the table entry of @id, or NULL */
 const struct ek_problem *ek_problem_get(enum ek_problem_id id);
@@ -1663,8 +1686,15 @@ struct ek_finding {
 	ek_blk_t blk;
 	bool has_blk;
 	int64_t group;		/* or -1 */
+	bool fixable;		/* repair is on and the finding has a fix here: the
+				 * report callback's answer decides (EK_FSCK_FIX) */
+	bool fixed;		/* set on the copy given to ->fixed */
 	char message[400];	/* the template filled in */
 };
+
+/* the report callback's answers under repair: fix it, leave it; <0 stops */
+#define EK_FSCK_FIX	1
+#define EK_FSCK_LEAVE	0
 
 struct ek_fsck_opts {
 	/* each finding as it is found; nonzero stops the check (returned) */
@@ -1689,6 +1719,25 @@ struct ek_fsck_opts {
 	 */
 	void (*bitmaps)(void *arg, uint32_t g, const uint8_t *blocks, uint64_t nclusters,
 			const uint8_t *inodes, uint32_t ninodes);
+	/*
+	 * Repair (lib/repair.c).  Off: read-only, @fs may be a read-only view.
+	 * On (@fs opened EK_OPEN_RW): a finding with a fix is reported with
+	 * ->fixable, and when the callback answers EK_FSCK_FIX the fix goes
+	 * into a write set that is committed at the end of its pass (and
+	 * after the descriptor step): through @journal when given (internal,
+	 * opened RW on @fs, empty), else written in place in block order.
+	 */
+	bool repair;
+	int64_t now;			/* commit times */
+	struct ek_journal *journal;	/* or NULL */
+	struct ek_undo *undo;		/* attached to @fs's io while repairing, or NULL */
+	/* told once per applied fix (->fixed true), after its report; or NULL */
+	void (*fixed)(void *arg, const struct ek_finding *f);
+	/* told once, before the first commit without a journal; or NULL */
+	void (*no_journal)(void *arg, const char *why);
+	/* polled between passes and findings: nonzero stops the check after
+	 * the commit of what was fixed (-ECANCELED); or NULL */
+	const volatile int *cancel;
 };
 
 struct ek_fsck_summary {
@@ -1696,6 +1745,9 @@ struct ek_fsck_summary {
 	uint64_t blocks_used, blocks_count;	/* blocks_used: counted in pass 5 */
 	uint64_t dirs, fragmented;		/* fragmented: data in more than one run */
 	uint64_t findings[EK_SEV_COUNT];
+	uint64_t fixed[EK_SEV_COUNT];		/* of those, fixed */
+	uint64_t commits;			/* write sets committed */
+	uint64_t blocks_written;		/* blocks in them */
 };
 
 /*
@@ -1715,6 +1767,8 @@ int ek_fsck_desc_check(const struct ek_fs *fs);
  * set; marking blocks and inodes counts only bits that change.
  */
 int ek_wset_init(struct ek_fs *fs, struct ek_wset **out);
+/* the filesystem the set belongs to */
+struct ek_fs *ek_wset_fs(const struct ek_wset *ws);
 void ek_wset_free(struct ek_wset *ws);
 /* the set's copy of @blk, read from the image on first use */
 int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out);
@@ -1733,6 +1787,16 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir);
 int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out);
 /* bitmap, descriptor and superblock checksums and counters, once at the end */
 int ek_wset_seal(struct ek_wset *ws);
+/*
+ * Group @g's block (@inode false) or inode bitmap in the set, taken from
+ * the library's view on first use (bytes past the group's bits set, the
+ * group's UNINIT flag cleared): seal sets its checksum.  Group @g's raw
+ * descriptor in the set: seal sets its checksum.
+ */
+int ek_wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out);
+int ek_wset_desc(struct ek_wset *ws, uint32_t g, uint8_t **out);
+/* put @buf (a block) in the set as @blk's contents */
+int ek_wset_put(struct ek_wset *ws, ek_blk_t blk, const void *buf);
 size_t ek_wset_count(const struct ek_wset *ws);
 void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint8_t **buf);
 /* order the entries by block number (ek_wset_entry follows it) */
@@ -1753,6 +1817,50 @@ void ek_wset_recount(struct ek_wset *ws);
 int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now);
 /* set the checksum of raw inode @ino (metadata_csum) */
 void ek_inode_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw);
+
+/* ---- repairs (repair.c) ----------------------------------------------------
+ *
+ * The fixes extkit-fsck applies, each into a write set through the
+ * object's codec (inode.c, dir.c, xattr.c, group.c), and the commit of a
+ * set.  Nothing is written until ek_repair_commit().
+ */
+enum ek_inode_fix {
+	EK_IFIX_CSUM,		/* only the checksum (every fix sets it too) */
+	EK_IFIX_DTIME,		/* i_dtime = 0 */
+	EK_IFIX_DTIME_SET,	/* i_dtime = v (a deletion time) */
+	EK_IFIX_FLAGS_CLEAR,	/* i_flags &= ~v */
+	EK_IFIX_SIZE,		/* i_size = v */
+	EK_IFIX_IBLOCKS,	/* i_blocks = v 512-byte sectors (huge_file: in blocks) */
+	EK_IFIX_ACL_HI,		/* i_file_acl_hi = 0 */
+	EK_IFIX_LINKS,		/* i_links_count = v */
+};
+int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint64_t v);
+/* h_refcount of xattr block @blk = @refs, checksum resealed */
+int ek_fix_xattr_refcount(struct ek_wset *ws, ek_blk_t blk, uint32_t refs);
+/* entry @de of directory @dir: its file type; cleared (merged into the entry
+ * before it, or inode 0 when first in its block); -EK_UNSUPP for inline dirs */
+int ek_fix_dirent_type(struct ek_wset *ws, const struct ek_inode *dir,
+		       const struct ek_dirent *de, uint8_t type);
+int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
+			const struct ek_dirent *de);
+/* '..' of directory @dir = @parent */
+int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
+/* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */
+int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_t *map,
+			uint64_t nbits);
+/* group @g's descriptor field @f = @v; the superblock's free counts */
+int ek_fix_group_count(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, uint32_t v);
+int ek_fix_super_counts(struct ek_wset *ws, uint64_t free_blocks, uint32_t free_inodes);
+/*
+ * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
+ * jbd2 transactions, one when the set fits the log, else split into
+ * several (each whole blocks, committed and checkpointed in turn: a cut
+ * between them leaves each earlier one complete); without @j in place,
+ * in block order.  Then ek_fs_refresh().  The set is emptied for reuse
+ * by freeing and making it again: *ws is replaced.  *ntx counts the
+ * transactions (0 when written in place).
+ */
+int ek_repair_commit(struct ek_wset **ws, struct ek_journal *j, int64_t now, unsigned *ntx);
 
 /* ---- changing block maps (extent.c) -------------------------------------- */
 

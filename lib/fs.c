@@ -218,6 +218,43 @@ out_close:
 	return err;
 }
 
+int ek_fs_refresh(struct ek_fs *fs)
+{
+	uint32_t nblocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+	ek_blk_t sb_blk = fs->sb_block ? fs->sb_block : fs->sb.first_data_block;
+	struct ek_super old = fs->sb;
+	uint64_t at = fs->sb_block ? fs->sb_block << fs->log_blksz : EXT4_SUPERBLOCK_OFFSET;
+	int err;
+
+	ek_inode_cache_drop(fs);
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		free(fs->block_bitmaps[g]);
+		free(fs->inode_bitmaps[g]);
+		fs->block_bitmaps[g] = fs->inode_bitmaps[g] = NULL;
+	}
+	err = ek_io_pread(fs->io, fs->raw_sb, EXT4_SUPERBLOCK_SIZE, at);
+	if (!err)
+		err = ek_super_decode(fs->raw_sb, true, &fs->sb);
+	if (err)
+		return err;
+	/* a repair never changes the geometry the derived fields hold */
+	if (fs->sb.blocks_count != old.blocks_count || fs->sb.inodes_count != old.inodes_count ||
+	    fs->sb.log_block_size != old.log_block_size || fs->sb.desc_size != old.desc_size ||
+	    fs->sb.blocks_per_group != old.blocks_per_group ||
+	    fs->sb.inodes_per_group != old.inodes_per_group || fs->sb.inode_size != old.inode_size) {
+		fs->sb = old;
+		return ek_corrupt_fs("superblock: the geometry changed under a write");
+	}
+	fs->sb.first_meta_bg = old.first_meta_bg;	/* as ek_fs_derive() clamped it */
+	for (uint32_t i = 0; i < nblocks; i++) {
+		err = ek_fs_read_blocks(fs, ek_gdt_block(fs, sb_blk, i), 1,
+					fs->gd_raw + (size_t)i * fs->blksz);
+		if (err)
+			return err;
+	}
+	return ek_groups_load(fs);
+}
+
 void ek_fs_close(struct ek_fs *fs)
 {
 	if (!fs)

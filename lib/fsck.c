@@ -22,6 +22,12 @@
  *           passes 1 and 2 computed; then, as e2fsck after pass 5, each
  *           quota file's usage per id against what pass 1 counted
  *
+ * Repair (opts.repair): a finding with a fix is reported fixable; when the
+ * tool answers EK_FSCK_FIX, report() returns true and the site applies the
+ * fix into c->ws (lib/repair.c) and says how it went (fix_done); the set
+ * is committed at the end of each pass (commit()), so the next pass reads
+ * the repaired image, and the checker's own state is updated by the site.
+ *
  * Memory grows with what is in use, not with the size of the image: a
  * computed block bitmap only for groups where a block is claimed (the
  * metadata of the others is painted from a sorted list of ranges when
@@ -37,7 +43,7 @@
 #include "extkit.h"
 
 static const struct ek_problem problems[] = {
-#define EK_PROBLEM(name, pass, sev, preen, msg) { #name, pass, sev, preen, msg },
+#define EK_PROBLEM(name, pass, sev, preen, msg, fix) { #name, pass, sev, preen, msg, fix },
 #include "problems.def"
 #undef EK_PROBLEM
 };
@@ -136,20 +142,122 @@ struct check {
 	/* quota: the types whose usage is counted (feature on, inode named) */
 	bool quota_on[EK_QUOTA_TYPES];
 	struct ek_quota_tally quota[EK_QUOTA_TYPES];
+	/* repair */
+	struct ek_wset *ws;	/* this pass's fixes (NULL: not repairing) */
+	struct ek_finding pending;	/* the finding whose fix the site is applying */
+	bool have_pending;
+	bool stop;		/* the tool stopped the check, or cancel was raised */
+	bool told_no_journal;
+	/* a finding left unfixed means some blocks in use were not claimed (a
+	 * damaged map, inode or xattr block): pass 5 then frees nothing */
+	bool claims_incomplete;
 };
 
-static int report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
+/* the site applied the pending fix (@err 0) or could not: the tool is told */
+static void fix_done(struct check *c, int err)
+{
+	struct ek_finding f = c->pending;
+
+	if (!c->have_pending)
+		return;
+	c->have_pending = false;
+	f.fixed = !err;
+	if (!err)
+		c->sum->fixed[problems[f.id].severity]++;
+	else if ((err == -ENOMEM || err == -EIO) && !c->err)
+		c->err = err;	/* not the image's fault: the check stops */
+	if (c->o->fixed)
+		c->o->fixed(c->o->arg, &f);
+}
+
+static bool cancelled(struct check *c)
+{
+	if (c->o->cancel && *c->o->cancel)
+		c->stop = true;
+	return c->stop;
+}
+
+/*
+ * Report finding @id at @where; true when the site is to apply its fix
+ * (repairing, the finding has one, @can_fix, and the tool said
+ * EK_FSCK_FIX), then followed by fix_done().
+ */
+static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
+		    const struct ek_finding *where, va_list ap)
 {
 	struct ek_finding f = *where;
 	const struct ek_problem *p = &problems[id];
-	va_list ap;
+	int answer;
 
+	fix_done(c, -EINVAL);	/* a site that did not say: not fixed */
 	f.id = id;
-	va_start(ap, where);
 	vsnprintf(f.message, sizeof(f.message), p->message, ap);
-	va_end(ap);
 	c->sum->findings[p->severity]++;
-	return c->o->report ? c->o->report(c->o->arg, &f) : 0;
+	f.fixable = c->ws && p->fix && can_fix && !cancelled(c) && !c->err;
+	f.fixed = false;
+	answer = c->o->report ? c->o->report(c->o->arg, &f) : 0;
+	if (answer < 0)
+		c->stop = true;
+	if (!f.fixable || answer != EK_FSCK_FIX) {
+		if (id == EK_PR_INODE_DAMAGED || id == EK_PR_BLOCK_MAP_DAMAGED ||
+		    id == EK_PR_XATTR_BLOCK_BAD || id == EK_PR_XATTR_DAMAGED ||
+		    id == EK_PR_BLOCK_CLAIMED_TWICE || id == EK_PR_BITMAP_UNREADABLE ||
+		    id == EK_PR_GROUP_DESC_DAMAGED || id == EK_PR_JOURNAL_INODE_BAD)
+			c->claims_incomplete = true;
+		return false;
+	}
+	c->pending = f;
+	c->have_pending = true;
+	return true;
+}
+
+static bool report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...)
+{
+	va_list ap;
+	bool fix;
+
+	va_start(ap, where);
+	fix = vreport(c, true, id, where, ap);
+	va_end(ap);
+	return fix;
+}
+
+/* the same where this occurrence has no fix (@can_fix false) */
+static bool report_if(struct check *c, bool can_fix, enum ek_problem_id id,
+		      const struct ek_finding *where, ...)
+{
+	va_list ap;
+	bool fix;
+
+	va_start(ap, where);
+	fix = vreport(c, can_fix, id, where, ap);
+	va_end(ap);
+	return fix;
+}
+
+/* the end of a pass: its fixes committed (lib/repair.c), a new set begun */
+static int commit(struct check *c)
+{
+	size_t n;
+	unsigned ntx = 0;
+	int err;
+
+	fix_done(c, -EINVAL);
+	if (c->err)
+		return c->err;
+	n = c->ws ? ek_wset_count(c->ws) : 0;
+	if (n) {
+		if (!c->o->journal && !c->told_no_journal && c->o->no_journal) {
+			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
+			c->told_no_journal = true;
+		}
+		err = ek_repair_commit(&c->ws, c->o->journal, c->o->now, &ntx);
+		if (err)
+			return err;
+		c->sum->commits += ntx ? ntx : 1;
+		c->sum->blocks_written += n;
+	}
+	return cancelled(c) ? -ECANCELED : 0;
 }
 
 /* progress within a pass, when the tool asked for it */
@@ -346,6 +454,23 @@ static int ref_add(struct check *c, ek_ino_t ino)
 	o->refs = p[ST_REFS] == COUNT_OVF ? o->refs + 1 : COUNT_OVF;
 	p[ST_REFS] = COUNT_OVF;
 	return 0;
+}
+
+/* a repair took away an entry that named @ino (counted by ref_add) */
+static void ref_drop(struct check *c, ek_ino_t ino)
+{
+	uint8_t *p = ist_make(c, ino);
+	struct ovf *o;
+
+	if (!p || !p[ST_REFS])
+		return;
+	if (p[ST_REFS] != COUNT_OVF) {
+		p[ST_REFS]--;
+		return;
+	}
+	o = ovf_get(c, ino, false);	/* the count is the overflow entry's */
+	if (o && o->refs)
+		o->refs--;
 }
 
 static int dinfo_cmp(const void *key, const void *elt)
@@ -645,7 +770,8 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	int err;
 
 	if (acl_hi && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT)) {
-		report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi);
+		if (report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi))
+			fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_ACL_HI, 0));
 		ei->file_acl &= 0xFFFFFFFFu;	/* what the kernel reads */
 	}
 	/* as e2fsck: without ext_attr no block is an xattr block (the kernel
@@ -910,9 +1036,9 @@ static void check_size(struct check *c, const struct ek_inode *ei)
 		bad = true;
 		want = (uint64_t)(c->last_init + 1) * bs;
 	}
-	if (bad)
-		report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
-		       (unsigned long long)ei->size, (unsigned long long)want);
+	if (bad && report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
+			  (unsigned long long)ei->size, (unsigned long long)want))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want));
 }
 
 static const char *type_name(uint16_t mode);
@@ -1050,15 +1176,23 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		check_quota_ino(c, ei);
 	/* e2fsck: a dtime below the inode count is an orphan list's link left
 	 * behind (the list was never processed: recovery processes it first) */
-	if (ei->dtime && ei->dtime < fs->sb.inodes_count)
-		report(c, EK_PR_INODE_ORPHAN_LEFTOVER, AT_INODE(ei->ino), ei->ino, ei->dtime);
+	if (ei->dtime && ei->dtime < fs->sb.inodes_count &&
+	    report(c, EK_PR_INODE_ORPHAN_LEFTOVER, AT_INODE(ei->ino), ei->ino, ei->dtime)) {
+		/* as e2fsck: linked, no dtime; deleted, deleted now */
+		uint64_t now = ei->links_count ? 0 : (uint64_t)c->o->now;
+
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, now ? EK_IFIX_DTIME_SET : EK_IFIX_DTIME, now));
+		ei->dtime = (uint32_t)now;	/* what the later checks see */
+	}
 	/* e2fsck: an inode is in use when linked; the reserved ones with a
 	 * mode, and the bad blocks inode (which has none) always */
 	if (!ei->links_count && !(reserved_ino(fs, ei->ino) && ei->mode) &&
 	    ei->ino != EXT4_BAD_INO) {
 		/* a deleted inode records when: the kernel sets dtime */
-		if (ei->ino >= fs->sb.first_ino && ei->mode && !ei->dtime && !qf)
-			report(c, EK_PR_INODE_ZERO_DTIME, AT_INODE(ei->ino), ei->ino);
+		if (ei->ino >= fs->sb.first_ino && ei->mode && !ei->dtime && !qf &&
+		    report(c, EK_PR_INODE_ZERO_DTIME, AT_INODE(ei->ino), ei->ino))
+			fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME_SET,
+						 (uint64_t)c->o->now));
 		return 0;
 	}
 	err = inode_in_use(c, ei->ino, ei->mode, ei->links_count);
@@ -1070,9 +1204,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		err = iflags_or(c, ei->ino, IS_EA);
 	if (err)
 		return err;
-	if (derr == -EK_BADCRC)
-		report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino);
-	else if (derr)
+	if (derr == -EK_BADCRC) {
+		if (report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
+			fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
+	} else if (derr)
 		report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
 	if (qf)
 		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
@@ -1080,9 +1215,11 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
 	else if (check_device(c, ei))
 		;	/* named there */
-	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)))
-		report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
-		       type_name(ei->mode));
+	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
+		 report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
+			type_name(ei->mode)))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
 	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
 	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
@@ -1090,8 +1227,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
 		       get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)));
 	if (ei->dtime && ei->links_count && !reserved_ino(fs, ei->ino) &&
-	    ei->ino != EXT4_ROOT_INO)
-		report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino);
+	    ei->ino != EXT4_ROOT_INO && report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
 	/* fields no kernel writes any more (e2fsck's pass 2 bad-inode checks) */
 	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)))
 		report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
@@ -1159,9 +1296,10 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
 	want = (c->claimed << fs->log_blksz) >> 9;
-	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO)
-		report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
-		       (unsigned long long)ei->blocks, (unsigned long long)want);
+	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	    report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
+		   (unsigned long long)ei->blocks, (unsigned long long)want))
+		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));
 	return charge_quota(c, ei, false);
 }
 
@@ -1438,10 +1576,11 @@ static int check_xattr_refs(struct check *c)
 		err = ek_xattr_block_refcount(c->fs, c->xblk[i], 0, &refs);
 		if (err == -ENOMEM)
 			return err;
-		if (!err && refs != j - i)
-			report(c, EK_PR_XATTR_REFCOUNT, &(struct ek_finding){ .blk = c->xblk[i],
-			       .has_blk = true, .group = -1 }, (unsigned long long)c->xblk[i],
-			       refs, (unsigned)(j - i));
+		if (!err && refs != j - i &&
+		    report(c, EK_PR_XATTR_REFCOUNT, &(struct ek_finding){ .blk = c->xblk[i],
+			   .has_blk = true, .group = -1 }, (unsigned long long)c->xblk[i],
+			   refs, (unsigned)(j - i)))
+			fix_done(c, ek_fix_xattr_refcount(c->ws, c->xblk[i], (uint32_t)(j - i)));
 	}
 	return 0;
 }
@@ -1455,6 +1594,7 @@ struct dirwalk {
 	bool encrypted;		/* names are ciphertext: any byte may appear */
 	uint32_t policy;	/* its encryption policy (struct check's crypt) */
 	int dx_version;		/* htree: the hash of its names (ek_dx_hash), or -1 */
+	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
 };
 
 /* one leaf of an htree directory: the lowest and highest hash of its names */
@@ -1784,7 +1924,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
-
+	bool clearable;
 	int seen;
 
 	memcpy(name, de->name, de->name_len);
@@ -1805,13 +1945,17 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return seen;
 	if (seen)
 		report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
+	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
+	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		report(c, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino);
+		if (report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
+			fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
 	if (!(iflags(c, de->ino) & IN_USE)) {
-		report(c, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino);
+		if (report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
+			fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */
@@ -1847,9 +1991,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
-	    !(iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != mode_ftype(imode(c, de->ino)))
-		report(c, EK_PR_ENTRY_FILETYPE, &at, name, w->dir, de->file_type, de->ino,
-		       type_name(imode(c, de->ino)));
+	    !(iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != mode_ftype(imode(c, de->ino)) &&
+	    report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
+		      name, w->dir, de->file_type, de->ino, type_name(imode(c, de->ino))))
+		fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, mode_ftype(imode(c, de->ino))));
 	return 0;
 }
 
@@ -1989,6 +2134,7 @@ static int pass2(struct check *c)
 		c->dxl_unsorted = false;
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+		w.ei = &ei;
 		w.policy = c->crypt ? c->crypt[ino] : 0;
 		if ((!err || err == -EK_BADCRC) && ek_dir_is_htree(fs, &ei))
 			dx = htree_root(c, &w, &ei, &root);
@@ -2054,9 +2200,21 @@ static void pass3(struct check *c)
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
 
-		if ((iflags(c, ino) & REACHED) && c->dirs[d].parent != c->dirs[d].named_in)
-			report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
-			       c->dirs[d].named_in);
+		if ((iflags(c, ino) & REACHED) && c->dirs[d].parent != c->dirs[d].named_in &&
+		    report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
+			   c->dirs[d].named_in)) {
+			ek_ino_t old = c->dirs[d].parent;
+			int err = ek_fix_dotdot(c->ws, ino, c->dirs[d].named_in);
+
+			/* pass 4 counts the new '..' and not the old one */
+			if (!err && (iflags(c, old) & IN_USE))
+				ref_drop(c, old);
+			if (!err)
+				err = ref_add(c, c->dirs[d].named_in);
+			if (!err)
+				c->dirs[d].parent = c->dirs[d].named_in;
+			fix_done(c, err);
+		}
 	}
 	units(c, 3, c->ndirs, c->ndirs);
 }
@@ -2078,8 +2236,8 @@ static void pass4_inode(struct check *c, ek_ino_t ino)
 	if ((iflags(c, ino) & IS_DIR) && links == 1 && want > 65000 &&
 	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
 		want = 1;
-	if (links != want)
-		report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, links, want);
+	if (links != want && report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, links, want))
+		fix_done(c, ek_fix_inode(c->ws, ino, EK_IFIX_LINKS, want));
 }
 
 static int pass4(struct check *c)
@@ -2204,17 +2362,21 @@ static int pass5(struct check *c)
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, false) &&
-			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum)
-				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block");
+			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum &&
+			    report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block"))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, false, have_b, 0));
 			bitmap_diff(have_b, want, nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
-			if (ndiff)
-				report(c, EK_PR_BLOCK_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
+			if (ndiff && report_if(c, !c->claims_incomplete, EK_PR_BLOCK_BITMAP_DIFFERS,
+					       AT_GROUP(g), g, diff))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, false, want, nclusters));
 		}
 		desc_free_blocks += (uint64_t)grp->free_blocks << fs->cluster_bits;
 		desc_free_inodes += grp->free_inodes;
-		if (grp->free_blocks != gfree)
-			report(c, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g, grp->free_blocks, gfree);
+		if (grp->free_blocks != gfree &&
+		    report_if(c, !c->claims_incomplete, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g,
+			      grp->free_blocks, gfree))
+			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_BLOCKS, gfree));
 
 		/* the group's inodes (the last group may hold fewer); only those
 		 * with state, or reserved, are looked at one by one */
@@ -2249,17 +2411,20 @@ static int pass5(struct check *c)
 			report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
 		} else {
 			if (csum_checked(fs, grp, true) &&
-			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum)
-				report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode");
+			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum &&
+			    report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode"))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, true, have_i, 0));
 			bitmap_diff(have_i, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
 				    &ndiff);
-			if (ndiff)
-				report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff);
+			if (ndiff && report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff))
+				fix_done(c, ek_fix_group_bitmap(c->ws, g, true, want_i, ipg));
 		}
-		if (grp->free_inodes != ifree)
-			report(c, EK_PR_GROUP_FREE_INODES, AT_GROUP(g), g, grp->free_inodes, ifree);
-		if (grp->used_dirs != dirs)
-			report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs);
+		if (grp->free_inodes != ifree &&
+		    report(c, EK_PR_GROUP_FREE_INODES, AT_GROUP(g), g, grp->free_inodes, ifree))
+			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_INODES, ifree));
+		if (grp->used_dirs != dirs &&
+		    report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs))
+			fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_USED_DIRS, dirs));
 	}
 	units(c, 5, fs->group_count, fs->group_count);
 	c->sum->blocks_used = fs->sb.blocks_count - free_blocks;
@@ -2268,11 +2433,20 @@ static int pass5(struct check *c)
 	 * them: like e2fsck, take them as the sum of the group counts, and
 	 * report the totals only where those are wrong.
 	 */
-	if (desc_free_blocks != free_blocks)
-		report(c, EK_PR_FREE_BLOCKS, AT_GROUP(-1), (unsigned long long)desc_free_blocks,
-		       (unsigned long long)free_blocks);
-	if (desc_free_inodes != free_inodes)
-		report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes);
+	if (desc_free_blocks != free_blocks &&
+	    report_if(c, !c->claims_incomplete, EK_PR_FREE_BLOCKS, AT_GROUP(-1),
+		      (unsigned long long)desc_free_blocks, (unsigned long long)free_blocks))
+		fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
+	if (desc_free_inodes != free_inodes &&
+	    report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes))
+		fix_done(c, ek_fix_super_counts(c->ws, c->claims_incomplete ?
+						fs->sb.free_blocks_count : free_blocks, free_inodes));
+	/* a repaired image gets the superblock's totals right too, as e2fsck
+	 * sets them (they are the sum of the groups' when the kernel reads them) */
+	if (c->ws && !c->claims_incomplete &&
+	    (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING]) &&
+	    (fs->sb.free_blocks_count != free_blocks || fs->sb.free_inodes_count != free_inodes))
+		ret = ek_fix_super_counts(c->ws, free_blocks, free_inodes);
 out:
 	free(want_i);
 	free(want_b);
@@ -2436,6 +2610,15 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	c.bmap = ek_calloc(fs->group_count, sizeof(*c.bmap));
 	c.ig = ek_calloc(fs->group_count, sizeof(*c.ig));
 	err = c.bmap && c.ig ? 0 : -ENOMEM;
+	if (!err && o->repair) {
+		/* every write of the repair (journal, homes) is saved in the undo file first */
+		if (!(fs->flags & EK_OPEN_RW))
+			err = ek_err(-EINVAL, "repair needs the filesystem opened read-write");
+		if (!err && o->undo)
+			err = ek_io_set_undo(fs->io, o->undo);
+		if (!err)
+			err = ek_wset_init(fs, &c.ws);
+	}
 	if (o->journal_refused)
 		report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
 		       o->journal_refused);
@@ -2454,10 +2637,18 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 
 		if (bad)
 			report(&c, EK_PR_GROUP_DESC_DAMAGED, AT_GROUP(g), ek_error_msg(bad));
-		if (grp->csum_bad)
-			report(&c, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
-			       ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size));
+		/* a descriptor naming blocks outside the filesystem keeps its bad
+		 * checksum: relocating its tables is not built yet */
+		if (grp->csum_bad &&
+		    report_if(&c, !bad, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
+			      ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
+			uint8_t *d;
+
+			fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
+		}
 	}
+	if (!err)
+		err = commit(&c);	/* pass 0's fixes */
 	if (!err)
 		err = mark_metadata(&c);
 	if (!err && o->progress)
@@ -2478,18 +2669,26 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = check_xattr_refs(&c);
 	if (!err)
 		units(&c, 1, fs->group_count, fs->group_count);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 2);
 	if (!err)
 		err = pass2(&c);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 3);
 	if (!err)
 		pass3(&c);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 4);
 	if (!err)
 		err = pass4(&c);
+	if (!err)
+		err = commit(&c);
 	if (!err && o->progress)
 		o->progress(o->arg, 5);
 	if (!err)
@@ -2498,6 +2697,12 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = check_quota(&c);
 	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
 		ek_quota_tally_release(&c.quota[t]);
+	if (!err)
+		err = commit(&c);
+	fix_done(&c, -EINVAL);
+	ek_wset_free(c.ws);
+	if (o->repair && o->undo)
+		ek_io_set_undo(fs->io, NULL);
 	for (uint32_t g = 0; c.bmap && g < fs->group_count; g++)
 		free(c.bmap[g]);
 	free(c.bmap);

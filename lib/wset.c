@@ -83,6 +83,11 @@ int ek_wset_init(struct ek_fs *fs, struct ek_wset **out)
 	return 0;
 }
 
+struct ek_fs *ek_wset_fs(const struct ek_wset *ws)
+{
+	return ws->fs;
+}
+
 void ek_wset_free(struct ek_wset *ws)
 {
 	if (!ws)
@@ -164,6 +169,17 @@ int ek_wset_block(struct ek_wset *ws, ek_blk_t blk, uint8_t **out)
 	return wset_add(ws, blk, NULL, out);
 }
 
+int ek_wset_put(struct ek_wset *ws, ek_blk_t blk, const void *buf)
+{
+	uint8_t *b = ek_wset_find(ws, blk);
+
+	if (b) {
+		memcpy(b, buf, ws->fs->blksz);
+		return 0;
+	}
+	return wset_add(ws, blk, buf, &b);
+}
+
 int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf)
 {
 	const uint8_t *b = ek_wset_find(ws, blk);
@@ -187,7 +203,7 @@ struct ext4_super_block *ek_wset_super(struct ek_wset *ws)
 }
 
 /* the descriptor of group @g inside the set */
-static int wset_desc(struct ek_wset *ws, uint32_t g, uint8_t **out)
+int ek_wset_desc(struct ek_wset *ws, uint32_t g, uint8_t **out)
 {
 	struct ek_fs *fs = ws->fs;
 	ek_blk_t blk = ek_gdt_block(fs, fs->sb_block ? fs->sb_block : fs->sb.first_data_block,
@@ -246,7 +262,7 @@ static void desc_clear_flag(uint8_t *d, uint16_t flag)
  * the library's view (an uninitialised group's computed bitmap), with the
  * bytes past the group's bits set as the kernel and e2fsck write them.
  */
-static int wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out)
+int ek_wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out)
 {
 	struct ek_fs *fs = ws->fs;
 	const struct ek_group *grp = &fs->groups[g];
@@ -264,7 +280,7 @@ static int wset_bitmap(struct ek_wset *ws, uint32_t g, bool inode, uint8_t **out
 	if (!err)
 		err = wset_add(ws, blk, map, &b);
 	if (!err)
-		err = wset_desc(ws, g, &d);
+		err = ek_wset_desc(ws, g, &d);
 	if (err)
 		return err;
 	if (!inode && g == fs->group_count - 1)	/* past the end of the filesystem */
@@ -295,9 +311,9 @@ int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used)
 		return ek_corrupt(blk, "block out of range");
 	g = ek_group_of_block(fs, blk);
 	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
-	err = wset_bitmap(ws, g, false, &map);
+	err = ek_wset_bitmap(ws, g, false, &map);
 	if (!err)
-		err = wset_desc(ws, g, &d);
+		err = ek_wset_desc(ws, g, &d);
 	if (err)
 		return err;
 	if (ek_bit_test(map, bit) == used)
@@ -322,9 +338,9 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 		return ek_corrupt_ino(ino, "inode out of range");
 	g = ek_group_of_ino(fs, ino);
 	bit = (ino - 1) % fs->sb.inodes_per_group;
-	err = wset_bitmap(ws, g, true, &map);
+	err = ek_wset_bitmap(ws, g, true, &map);
 	if (!err)
-		err = wset_desc(ws, g, &d);
+		err = ek_wset_desc(ws, g, &d);
 	if (err)
 		return err;
 	if (ek_bit_test(map, bit) == used)
@@ -452,7 +468,7 @@ int ek_wset_seal(struct ek_wset *ws)
 
 		if (!ws->touched[g])
 			continue;
-		if ((err = wset_desc(ws, g, &d)))
+		if ((err = ek_wset_desc(ws, g, &d)))
 			return err;
 		if (ws->recount)
 			recount_group(ws, g, d);
@@ -484,7 +500,7 @@ int ek_wset_seal(struct ek_wset *ws)
 		for (uint32_t g = 0; g < fs->group_count; g++) {
 			uint8_t *d = NULL;
 
-			if (ws->touched[g] && wset_desc(ws, g, &d))
+			if (ws->touched[g] && ek_wset_desc(ws, g, &d))
 				return -ENOMEM;
 			fb += d ? ek_gd_get(fs, d, EK_GD_FREE_BLOCKS) : fs->groups[g].free_blocks;
 			fi += d ? ek_gd_get(fs, d, EK_GD_FREE_INODES) : fs->groups[g].free_inodes;

@@ -1033,3 +1033,15 @@ int ek_crypt_ctx_decode(ek_ino_t ino, const void *val, size_t len, struct ek_cry
 	memcpy(out->p, v, out->len);
 	return 0;
 }
+
+void ek_xattr_block_refcount_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block,
+				 uint32_t refs)
+{
+	bool ok = !fs->has_csum ||
+		  get_le32(block + offsetof(struct ext4_xattr_header, h_checksum)) ==
+		  ek_xattr_block_csum(fs, blk, block);
+
+	put_le32(block + offsetof(struct ext4_xattr_header, h_refcount), refs);
+	if (ok)
+		ek_xattr_block_csum_set(fs, blk, block);
+}

@@ -2,8 +2,10 @@
 /*
  * fuzz_fsck.c - the whole check on arbitrary image bytes: the recovery
  * plan read-only, then extkit-fsck -n's passes over the image as recovery
- * would leave it, and over the image as it is.  Findings are counted, never
- * printed; a hostile image may only give findings or an error.
+ * would leave it, and over the image as it is; then the repair (-y, no
+ * journal: written in place into the memfd) and the check once more.
+ * Findings are counted, never printed; a hostile image may only give
+ * findings or an error.
  */
 #include <stdio.h>
 #include "fuzz.h"
@@ -28,6 +30,27 @@ static void check(const char *path, ek_block_overlay overlay, void *arg)
 	ek_fs_close(fs);
 }
 
+static int fix_all(void *arg, const struct ek_finding *f)
+{
+	(*(uint64_t *)arg) += f->id;
+	return f->fixable ? EK_FSCK_FIX : EK_FSCK_LEAVE;
+}
+
+static void repair(const char *path)
+{
+	struct ek_fsck_summary sum;
+	struct ek_fs *fs;
+	uint64_t n = 0;
+
+	if (ek_fs_open(path, &(struct ek_open_opts){ .flags = EK_OPEN_IGNORE_CSUM | EK_OPEN_RW },
+		       &fs))
+		return;
+	if (!ek_fsck_desc_check(fs))
+		ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = fix_all, .arg = &n,
+							  .repair = true, .now = 1700000000 }, &sum);
+	ek_fs_close(fs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ek_recovery *rec = NULL;
@@ -39,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ek_recover_plan(&(struct ek_recover_opts){ .image = path }, &rec) == 0 && !rec->refused)
 		check(path, ek_recover_overlay, rec);
 	ek_recover_free(rec);
+	check(path, NULL, NULL);
+	repair(path);
 	check(path, NULL, NULL);
 	close(fd);
 	return 0;
