@@ -32,8 +32,8 @@
 # EK_REPLAY, EK_CORPUS (the corpus; default: ../shared/corpus beside the
 # git tree), EK_REQUIRE (above), TMPDIR, EK_TREE_SCALE (entries in the
 # matrix tree's big directory; default 10000, 2000 for a sanitizer build),
-# EK_JOBS (tests run at a time; default: the CPUs; lines still print in
-# test order), EK_VERBOSE=1 shows the log of passing script tests too (their real
+# EK_JOBS (tests run at a time; default: the CPUs and one more; lines
+# still print in test order), EK_VERBOSE=1 shows the log of passing script tests too (their real
 # counts), EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
 # `expect` of failing golden tests (review the diff!).
 set -u
@@ -214,7 +214,7 @@ run_one() {
 	[ -f "$R/log" ] || : >"$R/log"
 	echo $(($(now) - start)) >"$R/secs"
 	printf '%s\n' "$why" >"$R/why"
-	echo $status >"$R/status"	# last: report_one waits for it
+	echo $status >"$R/status.new" && mv "$R/status.new" "$R/status"	# last: flush waits for it
 }
 
 # report_one NAME: print the line of a finished test and count it
@@ -249,29 +249,39 @@ report_one() {
 	rm -rf "$T" "$R"
 }
 
-# EK_JOBS tests at a time (default: the CPUs); lines print in test order
-jobs=${EK_JOBS:-$(nproc 2>/dev/null || echo 1)}
+# EK_JOBS tests at a time (default: the CPUs and one more, as tests wait
+# on e2fsprogs, I/O and sync); a test starts as soon as any slot is free,
+# and the lines print in test order
+jobs=${EK_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
-queue=		# "name:pid" of the running tests, oldest first
-running=0
-for dir in $tests; do
-	name=${dir##*/}
-	run_one "$dir" &
-	queue="$queue $name:$!"
-	running=$((running + 1))
-	while [ $running -ge $jobs ]; do
-		set -- $queue
-		wait "${1#*:}"
-		report_one "${1%:*}"
-		shift
-		queue="$*"
-		running=$((running - 1))
+order=		# names started and not yet reported, in test order
+running() {	# tests started whose status is not written yet
+	n=0
+	for name in $order; do
+		[ -f "$work/$name.res/status" ] || n=$((n + 1))
 	done
+	echo $n
+}
+flush() {	# report the finished tests at the head of the order
+	while [ -n "$order" ]; do
+		set -- $order
+		[ -f "$work/$1.res/status" ] || break
+		report_one "$1"
+		shift
+		order="$*"
+	done
+}
+for dir in $tests; do
+	while [ "$(running)" -ge $jobs ]; do
+		flush
+		sleep 0.2
+	done
+	run_one "$dir" &
+	order="$order ${dir##*/}"
+	flush
 done
-for job in $queue; do
-	wait "${job#*:}"
-	report_one "${job%:*}"
-done
+wait
+flush
 notes=$(wc -l <"$work/notes")
 if [ "$notes" -gt 0 ]; then
 	echo "img: $notes sub-checks not done by passing tests (their note: lines):"
