@@ -1198,7 +1198,8 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 
 /* ---- pass 0: the resize inode and the MMP block ------------------------------ */
 
-/* as e2fsck's check_resize_inode(): i_block holds only the double-indirect
+/* as e2fsck's check_resize_inode() (a warning: only online resize reads
+ * the inode, and e2fsck -n exits 0 on it): i_block holds only the double-indirect
  * block, whose slot (desc_blocks + i) % per-block names reserved GDT block
  * i of the primary copy, and that block names the same block of each
  * backup copy in group order; without the feature, inode 7 is all zero
