@@ -468,6 +468,9 @@ uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g);
 bool ek_group_has_super(const struct ek_fs *fs, uint32_t g);
 /* blocks used by the superblock copy and GDT (+reserved GDT) in group g */
 uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
+/* without meta_bg: reserved GDT block @i of the copy in group @g (one with a
+ * superblock), where mke2fs puts it and the resize inode maps it */
+ek_blk_t ek_group_reserved_gdt_block(const struct ek_fs *fs, uint32_t g, uint32_t i);
 /* block number of GDT block @i (primary copy), meta_bg aware */
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
 uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
@@ -2312,6 +2315,7 @@ struct ek_mmp {
 	char nodename[65], bdevname[33];	/* NUL-terminated copies */
 	uint32_t check_interval;
 	uint32_t checksum;
+	uint32_t csum_want;		/* metadata_csum: the checksum the block should have */
 	bool csum_bad;			/* metadata_csum and the checksum does not match */
 };
 
@@ -2322,6 +2326,17 @@ struct ek_mmp {
  * @out->csum_bad, not as an error, so inspection can show the block.
  */
 int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out);
+/*
+ * Is s_mmp_block a block the MMP block may be: after first_data_block,
+ * inside the filesystem and none of the superblock copies, descriptors,
+ * reserved GDT, bitmaps or inode tables (e2fsck: "Superblock has invalid
+ * MMP block")?  0, or -EK_CORRUPT with the reason recorded.
+ */
+int ek_mmp_block_check(const struct ek_fs *fs, ek_blk_t blk);
+/* the sequence's meaning: clean, e2fsck running, a live mount's, unknown */
+enum ek_mmp_seq_state { EK_MMP_CLEAN, EK_MMP_FSCK, EK_MMP_LIVE, EK_MMP_UNKNOWN };
+enum ek_mmp_seq_state ek_mmp_seq_state(uint32_t seq);
+#define EK_MMP_MAX_UPDATE_INTERVAL 300	/* seconds, kernel EXT4_MMP_MAX_UPDATE_INTERVAL */
 
 /* ---- quota files (quota.c) --------------------------------------------- */
 

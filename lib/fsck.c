@@ -119,6 +119,8 @@ struct check {
 	uint32_t xnodes[8];	/* and tree blocks at each depth */
 	uint64_t last_cluster;	/* bigalloc: the cluster it claimed last */
 	bool have_cluster;
+	uint64_t prev_lblk, prev_pblk;	/* bigalloc: its previous data block */
+	bool have_prev;
 	/* pass 2: names seen in the directory being read */
 	uint32_t *name_slots;	/* open hash: offset + 1 into names, 0 empty */
 	size_t nslots, nnames;
@@ -688,6 +690,30 @@ static int claim(struct check *c, ek_blk_t blk)
 	return 0;
 }
 
+/* bigalloc, as e2fsck's pass 1: a block's offset in its logical cluster is
+ * its offset in its physical cluster, and the blocks of one logical
+ * cluster lie in one physical cluster (e2fsck then names the blocks as
+ * shared in pass 1B: ours counts them by cluster as claimed twice or not) */
+static void check_clusters(struct check *c, const struct ek_mapping *m)
+{
+	uint64_t mask = ek_cluster_ratio(c->fs) - 1;
+	unsigned bits = c->fs->cluster_bits;
+
+	for (uint64_t i = 0; i < m->len; i++) {
+		uint64_t l = m->lblk + i, p = m->pblk + i;
+
+		if ((l & mask) != (p & mask) ||
+		    (c->have_prev && (l & mask) && l >> bits == c->prev_lblk >> bits &&
+		     p >> bits != c->prev_pblk >> bits))
+			report(c, EK_PR_CLUSTER_MISALIGNED, &(struct ek_finding){ .ino = c->ei->ino,
+			       .blk = p, .has_blk = true, .group = -1 }, c->ei->ino,
+			       (unsigned long long)l, (unsigned long long)p);
+		c->have_prev = true;
+		c->prev_lblk = l;
+		c->prev_pblk = p;
+	}
+}
+
 static int claim_mapping(void *arg, const struct ek_mapping *m)
 {
 	struct check *c = arg;
@@ -701,6 +727,10 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	}
 	if (m->kind == EK_MAP_INDEX)
 		return 0;	/* its child node follows as EK_MAP_TREE */
+	/* the resize inode maps reserved GDT blocks, not clusters of data */
+	if (m->kind == EK_MAP_DATA && c->fs->cluster_bits && c->ei->ino != EXT4_RESIZE_INO &&
+	    c->ei->ino != EXT4_BAD_INO)
+		check_clusters(c, m);
 	if (m->kind == EK_MAP_DATA) {
 		if (c->next_pblk && m->pblk != c->next_pblk)
 			c->fragmented = true;
@@ -1252,6 +1282,7 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->last_lblk = c->last_init = -1;
 	c->ea_shared = false;
 	c->have_cluster = false;
+	c->have_prev = false;
 	memset(c->xnum, 0, sizeof(c->xnum));
 	memset(c->xnodes, 0, sizeof(c->xnodes));
 	err = check_xattrs(c, ei);
@@ -1301,6 +1332,159 @@ static int pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		   (unsigned long long)ei->blocks, (unsigned long long)want))
 		fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));
 	return charge_quota(c, ei, false);
+}
+
+/* ---- pass 0: the resize inode and the MMP block ------------------------------ */
+
+/* as e2fsck's check_resize_inode() (a warning: only online resize reads
+ * the inode, and e2fsck -n exits 0 on it): i_block holds only the double-indirect
+ * block, whose slot (desc_blocks + i) % per-block names reserved GDT block
+ * i of the primary copy, and that block names the same block of each
+ * backup copy in group order; without the feature, inode 7 is all zero
+ * in i_block.  Returns an operational error only */
+static int check_resize_inode(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	struct ek_finding at = { .ino = EXT4_RESIZE_INO, .group = -1 };
+	struct ek_inode ei;
+	const __le32 *ib;
+	uint32_t apb = fs->blksz / 4, nres = fs->sb.reserved_gdt_blocks, gdt;
+	__le32 *dind = NULL, *ind = NULL;
+	ek_blk_t blk;
+	char why[160] = "";
+	int err;
+
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && nres)
+		report(c, EK_PR_RESERVED_GDT_NO_RESIZE, AT_GROUP(-1), nres);
+	err = ek_inode_read(fs, EXT4_RESIZE_INO, &ei);
+	if (err) {
+		ek_inode_release(&ei);
+		/* the inode table is unreadable: pass 1 names it */
+		return err == -ENOMEM ? err : 0;
+	}
+	ib = ek_inode_i_block(&ei);
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE)) {
+		for (unsigned i = 0; i < EXT4_N_BLOCKS; i++)
+			if (ib[i]) {
+				report(c, EK_PR_RESIZE_INODE_NOT_CLEAR, &at);
+				break;
+			}
+		goto out;
+	}
+	/* meta_bg places no reserved GDT blocks: the inode is e2fsck's to clear */
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG))
+		goto out;
+	blk = le32_to_cpu(ib[EXT4_DIND_BLOCK]);
+	for (unsigned i = 0; i < EXT4_N_BLOCKS; i++)
+		if (i != EXT4_DIND_BLOCK && ib[i]) {
+			snprintf(why, sizeof(why), "i_block[%u] is %u, should be zero", i,
+				 le32_to_cpu(ib[i]));
+			goto bad;
+		}
+	/* no reserved GDT blocks and no block: nothing to map */
+	if (!blk && !nres)
+		goto out;
+	if (!blk || !ei.links_count || !ek_is_reg(ei.mode) || blk <= fs->sb.first_data_block ||
+	    blk >= fs->sb.blocks_count) {
+		snprintf(why, sizeof(why), !blk ? "no double-indirect block" :
+			 !ei.links_count ? "its link count is zero" :
+			 !ek_is_reg(ei.mode) ? "it is not a regular file" :
+			 "its double-indirect block %llu is outside the filesystem",
+			 (unsigned long long)blk);
+		goto bad;
+	}
+	at.blk = blk;
+	at.has_blk = true;
+	dind = ek_malloc(fs->blksz);
+	ind = ek_malloc(fs->blksz);
+	if (!dind || !ind) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (ek_fs_read_blocks(fs, blk, 1, dind)) {
+		snprintf(why, sizeof(why), "its double-indirect block %llu cannot be read",
+			 (unsigned long long)blk);
+		goto bad;
+	}
+	gdt = ek_group_sb_gdt_blocks(fs, 0) - 1 - nres;	/* the descriptor blocks */
+	for (uint32_t i = 0; i < nres && i < apb; i++) {
+		ek_blk_t want = ek_group_reserved_gdt_block(fs, 0, i);
+		uint32_t slot = (gdt + i) % apb, n = 0;
+
+		if (le32_to_cpu(dind[slot]) != want) {
+			snprintf(why, sizeof(why), "double-indirect block %llu entry %u is %u, "
+				 "should be reserved GDT block %llu", (unsigned long long)blk,
+				 slot, le32_to_cpu(dind[slot]), (unsigned long long)want);
+			goto bad;
+		}
+		if (ek_fs_read_blocks(fs, want, 1, ind)) {
+			snprintf(why, sizeof(why), "reserved GDT block %llu cannot be read",
+				 (unsigned long long)want);
+			goto bad;
+		}
+		for (uint32_t g = 1; g < fs->group_count && n < apb; g++) {
+			ek_blk_t copy;
+
+			if (!ek_group_has_super(fs, g))
+				continue;
+			copy = ek_group_reserved_gdt_block(fs, g, i);
+			if (le32_to_cpu(ind[n]) != copy) {
+				snprintf(why, sizeof(why), "block %llu entry %u is %u, should be "
+					 "group %u's reserved GDT block %llu",
+					 (unsigned long long)want, n, le32_to_cpu(ind[n]), g,
+					 (unsigned long long)copy);
+				goto bad;
+			}
+			n++;
+		}
+	}
+	goto out;
+bad:
+	report(c, EK_PR_RESIZE_INODE_INVALID, &at, why);
+out:
+	free(dind);
+	free(ind);
+	ek_inode_release(&ei);
+	return err == -ENOMEM ? err : 0;
+}
+
+/* the MMP block, as e2fsck: where it is, its magic and checksum, the update
+ * interval; under -n e2fsck neither waits nor refuses a filesystem in use,
+ * so a live or e2fsck sequence is a warning */
+static void check_mmp(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	ek_blk_t blk = le64_to_cpu(fs->raw_sb->s_mmp_block);
+	unsigned interval = le16_to_cpu(fs->raw_sb->s_mmp_update_interval);
+	static const char *const state[] = {
+		[EK_MMP_FSCK] = "e2fsck is checking it", [EK_MMP_LIVE] = "a mount updates it",
+		[EK_MMP_UNKNOWN] = "an unknown sequence",
+	};
+	struct ek_mmp m;
+	int err;
+
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP))
+		return;
+	if (interval > EK_MMP_MAX_UPDATE_INTERVAL)
+		report(c, EK_PR_MMP_INTERVAL, AT_GROUP(-1), interval, EK_MMP_MAX_UPDATE_INTERVAL);
+	err = ek_mmp_block_check(fs, blk);
+	if (err) {
+		report(c, EK_PR_MMP_BLOCK_INVALID, AT_GROUP(-1), ek_error_msg(err));
+		return;
+	}
+	err = ek_mmp_read(fs, &m);
+	if (err) {
+		report(c, EK_PR_MMP_DAMAGED, &(struct ek_finding){ .blk = blk, .has_blk = true,
+		       .group = -1 }, ek_error_msg(err));
+		return;
+	}
+	if (m.csum_bad)
+		report(c, EK_PR_MMP_CHECKSUM, &(struct ek_finding){ .blk = blk, .has_blk = true,
+		       .group = -1 }, (unsigned long long)blk, m.checksum, m.csum_want);
+	else if (ek_mmp_seq_state(m.seq) != EK_MMP_CLEAN)
+		report(c, EK_PR_MMP_IN_USE, &(struct ek_finding){ .blk = blk, .has_blk = true,
+		       .group = -1 }, (unsigned long long)blk, state[ek_mmp_seq_state(m.seq)],
+		       m.seq, m.nodename, m.bdevname);
 }
 
 /* an internal journal's inode must be a regular file in use */
@@ -2647,6 +2831,10 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 			fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
 		}
 	}
+	if (!err)
+		err = check_resize_inode(&c);
+	if (!err)
+		check_mmp(&c);
 	if (!err)
 		err = commit(&c);	/* pass 0's fixes */
 	if (!err)

@@ -88,6 +88,16 @@ uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g)
 	return n;
 }
 
+ek_blk_t ek_group_reserved_gdt_block(const struct ek_fs *fs, uint32_t g, uint32_t i)
+{
+	ek_blk_t first = ek_group_first_block(fs, g);
+
+	/* 1 KiB blocks from block 0 (bigalloc): the superblock is block 1 */
+	if (fs->sb.first_data_block == 0 && fs->blksz == 1024)
+		first++;
+	return first + 1 + gdt_blocks(fs) + i;
+}
+
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i)
 {
 	uint32_t bg;

@@ -11,6 +11,37 @@
 #include <string.h>
 #include "extkit.h"
 
+int ek_mmp_block_check(const struct ek_fs *fs, ek_blk_t blk)
+{
+	/* as libext2fs' MMP read: block first_data_block is the superblock */
+	if (blk <= fs->sb.first_data_block || blk >= fs->sb.blocks_count)
+		return ek_corrupt_fs("MMP block %llu is outside the filesystem",
+				     (unsigned long long)blk);
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		ek_blk_t first = ek_group_first_block(fs, g);
+		uint32_t meta = ek_group_sb_gdt_blocks(fs, g);
+
+		if (first == 0 && fs->blksz == 1024)
+			first = 1;
+		if ((meta && blk >= first && blk - first < meta) || blk == grp->block_bitmap ||
+		    blk == grp->inode_bitmap ||
+		    (blk >= grp->inode_table && blk - grp->inode_table < fs->itable_blocks))
+			return ek_corrupt(blk, "MMP block %llu is group %u's metadata",
+					  (unsigned long long)blk, g);
+	}
+	return 0;
+}
+
+enum ek_mmp_seq_state ek_mmp_seq_state(uint32_t seq)
+{
+	if (seq == EXT4_MMP_SEQ_CLEAN)
+		return EK_MMP_CLEAN;
+	if (seq == EXT4_MMP_SEQ_FSCK)
+		return EK_MMP_FSCK;
+	return seq <= EXT4_MMP_SEQ_MAX ? EK_MMP_LIVE : EK_MMP_UNKNOWN;
+}
+
 int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out)
 {
 	const struct ext4_mmp_block *m;
@@ -22,9 +53,9 @@ int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out)
 	out->block = blk;
 	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP))
 		return -EINVAL;
-	if (blk < fs->sb.first_data_block || blk >= fs->sb.blocks_count)
-		return ek_corrupt_fs("MMP block %llu is outside the filesystem",
-				     (unsigned long long)blk);
+	err = ek_mmp_block_check(fs, blk);
+	if (err)
+		return err;
 	buf = ek_malloc(fs->blksz);
 	if (!buf)
 		return -ENOMEM;
@@ -44,10 +75,11 @@ int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out)
 	memcpy(out->bdevname, m->mmp_bdevname, sizeof(m->mmp_bdevname));
 	out->check_interval = le16_to_cpu(m->mmp_check_interval);
 	out->checksum = le32_to_cpu(m->mmp_checksum);
-	if (fs->has_csum)
-		out->csum_bad = ek_crc32c(fs->csum_seed, buf,
-					  offsetof(struct ext4_mmp_block, mmp_checksum)) !=
-				out->checksum;
+	if (fs->has_csum) {
+		out->csum_want = ek_crc32c(fs->csum_seed, buf,
+					   offsetof(struct ext4_mmp_block, mmp_checksum));
+		out->csum_bad = out->csum_want != out->checksum;
+	}
 out:
 	free(buf);
 	return err;

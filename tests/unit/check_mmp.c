@@ -56,6 +56,7 @@ START_TEST(test_mmp_bad_csum)
 	unit_write(&u, MMP_BLK, 16, &b, 1);	/* the node name changes behind the checksum */
 	ck_assert_int_eq(ek_mmp_read(u.fs, &m), 0);
 	ck_assert(m.csum_bad);
+	ck_assert_uint_ne(m.csum_want, m.checksum);
 	ck_assert_str_eq(m.nodename, "Xost-with-a-name");
 	unit_fs_done(&u);
 }
@@ -71,6 +72,8 @@ static const struct {
 	{ EXT4_MMP_MAGIC, NBLK, "outside" },
 	{ EXT4_MMP_MAGIC, 0, "outside" },
 	{ EXT4_MMP_MAGIC, UINT64_MAX, "outside" },
+	{ EXT4_MMP_MAGIC, 1, "outside" },	/* first_data_block: the superblock */
+	{ EXT4_MMP_MAGIC, 2, "metadata" },	/* the descriptors */
 };
 
 START_TEST(test_mmp_refused)
@@ -81,6 +84,17 @@ START_TEST(test_mmp_refused)
 	ck_assert_int_eq(ek_mmp_read(u.fs, &m), -EK_CORRUPT);
 	ck_assert_msg(strstr(ek_last_error()->msg, bad[_i].msg), "%s", ek_last_error()->msg);
 	unit_fs_done(&u);
+}
+END_TEST
+
+/* the sequence's meaning, at each boundary */
+START_TEST(test_mmp_seq_state)
+{
+	ck_assert_int_eq(ek_mmp_seq_state(EXT4_MMP_SEQ_CLEAN), EK_MMP_CLEAN);
+	ck_assert_int_eq(ek_mmp_seq_state(EXT4_MMP_SEQ_FSCK), EK_MMP_FSCK);
+	ck_assert_int_eq(ek_mmp_seq_state(EXT4_MMP_SEQ_MAX), EK_MMP_LIVE);
+	ck_assert_int_eq(ek_mmp_seq_state(1), EK_MMP_LIVE);
+	ck_assert_int_eq(ek_mmp_seq_state(EXT4_MMP_SEQ_FSCK + 1), EK_MMP_UNKNOWN);
 }
 END_TEST
 
@@ -103,6 +117,7 @@ static Suite *mmp_suite(void)
 	tcase_add_loop_test(tc, test_mmp_good, 0, 2);
 	tcase_add_test(tc, test_mmp_bad_csum);
 	tcase_add_loop_test(tc, test_mmp_refused, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_mmp_seq_state);
 	tcase_add_test(tc, test_mmp_no_feature);
 	suite_add_tcase(s, tc);
 	return s;
