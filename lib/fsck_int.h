@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+/* fsck_int.h - the checker's state, shared by its passes (lib/fsck*.c); not installed */
+#ifndef EK_FSCK_INT_H
+#define EK_FSCK_INT_H
+
+#include "extkit.h"
+
+
+/* per-inode state: a byte of flags, with the file type of i_mode in bits 5-7 */
+#define IN_USE	0x1
+#define IS_DIR	0x2
+#define REACHED	0x4	/* pass 3: connected to the root */
+#define IN_BAD_BLOCK 0x10	/* its inode table block is a bad block */
+#define IS_EA	0x8	/* an xattr value inode (ea_inode): xattrs, not entries, name it */
+#define FT_SHIFT 5	/* EXT4_FT_* of i_mode (0: no known type) */
+
+/* the inodes of one group: 3 bytes each (flags, links, refs), up to the last in use */
+struct igrp {
+	uint32_t n, cap;
+	uint8_t *st;
+};
+#define ST_FLAGS 0
+#define ST_LINKS 1	/* i_links_count; COUNT_OVF: in the overflow table */
+#define ST_REFS	2	/* directory entries naming it; COUNT_OVF likewise */
+#define COUNT_OVF 255
+
+/* an inode whose link count or references do not fit a byte */
+struct ovf {
+	ek_ino_t ino;		/* 0: empty slot */
+	uint16_t links;
+	uint32_t refs;
+};
+
+/* a directory in use: its '..' and the directory whose entry names it */
+struct dinfo {
+	ek_ino_t ino, parent, named_in;
+};
+
+/* a metadata extent (superblocks, descriptors, bitmaps, inode tables, MMP) */
+struct range {
+	ek_blk_t blk;
+	uint64_t len;
+};
+
+struct check {
+	struct ek_fs *fs;
+	const struct ek_fsck_opts *o;
+	struct ek_fsck_summary *sum;
+	uint8_t **bmap;		/* per group: computed block (cluster) bitmap, or NULL */
+	struct range *meta;	/* metadata extents, sorted, merged */
+	size_t nmeta, meta_cap;
+	struct igrp *ig;	/* per group: its inodes' state (see struct igrp) */
+	struct ovf *ovf;	/* open hash by inode, ovf_cap slots (a power of 2) */
+	size_t novf, ovf_cap;
+	struct dinfo *dirs;	/* the directories in use, by inode number */
+	size_t ndirs, dirs_cap;
+	ek_blk_t *dups;		/* blocks claimed a second time (pass 1B names the owners) */
+	size_t ndups, dups_cap;
+	ek_blk_t *xblk;		/* the xattr block of each inode in use that has one */
+	size_t nx, x_cap;
+	ek_blk_t *bad;		/* the bad blocks inode's blocks, in its map order */
+	size_t nbad, bad_cap;
+	/* pass 1, the inode being walked */
+	const struct ek_inode *ei;
+	uint64_t claimed;	/* blocks its map and xattr block claim */
+	ek_blk_t next_pblk;	/* contiguity of its data */
+	bool fragmented;
+	int64_t last_lblk;	/* its last mapped block, -1 for none */
+	int64_t last_init;	/* its last written (not unwritten) block */
+	bool ea_shared;		/* it has xattr value inodes: i_blocks not judged */
+	uint32_t xnum[8];	/* extents: entries in the nodes at each depth (0: leaves) */
+	uint32_t xnodes[8];	/* and tree blocks at each depth */
+	uint64_t last_cluster;	/* bigalloc: the cluster it claimed last */
+	bool have_cluster;
+	uint64_t prev_lblk, prev_pblk;	/* bigalloc: its previous data block */
+	bool have_prev;
+	/* pass 2: names seen in the directory being read */
+	uint32_t *name_slots;	/* open hash: offset + 1 into names, 0 empty */
+	size_t nslots, nnames;
+	char *names;
+	size_t names_len, names_cap;
+	/* encryption: per inode its policy, 0 none, 1 a version not known
+	 * (not compared, as e2fsck), 2 + an index into pol; allocated at
+	 * the first encrypted inode.  pol_slots: open hash of pol, index + 1 */
+	uint32_t *crypt;
+	struct ek_crypt_policy *pol;
+	size_t npol, pol_cap;
+	uint32_t *pol_slots;
+	size_t pol_nslots;
+	/* pass 2, an htree directory: the hashes of each leaf's names */
+	struct dxleaf *dxl;
+	size_t ndxl, dxl_cap;
+	bool dxl_unsorted;
+	uint8_t *dxbuf;		/* root and interior nodes: 3 blocks */
+	int err;		/* first operational error */
+	uint32_t p1_group;	/* pass 1: the group last reported to progress_units */
+	/* quota: the types whose usage is counted (feature on, inode named) */
+	bool quota_on[EK_QUOTA_TYPES];
+	struct ek_quota_tally quota[EK_QUOTA_TYPES];
+	/* repair */
+	struct ek_wset *ws;	/* this pass's fixes (NULL: not repairing) */
+	struct ek_finding pending;	/* the finding whose fix the site is applying */
+	bool have_pending;
+	bool stop;		/* the tool stopped the check, or cancel was raised */
+	bool told_no_journal;
+	/* a finding left unfixed means some blocks in use were not claimed (a
+	 * damaged map, inode or xattr block): pass 5 then frees nothing */
+	bool claims_incomplete;
+};
+
+
+/* where a finding is */
+#define AT_INODE(i)	(&(struct ek_finding){ .ino = (i), .group = -1 })
+#define AT_GROUP(g)	(&(struct ek_finding){ .group = (int64_t)(g) })
+
+/* ---- shared by the passes ---- */
+
+/* fsck.c */
+int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b);
+struct dinfo *fsck_dinfo_of(const struct check *c, ek_ino_t ino);
+int fsck_dir_add(struct check *c, ek_ino_t ino);
+void fsck_fix_done(struct check *c, int err);
+uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
+int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
+uint16_t fsck_imode(const struct check *c, ek_ino_t ino);
+int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t links);
+uint32_t fsck_links_of(const struct check *c, ek_ino_t ino);
+int fsck_mark(struct check *c, ek_blk_t blk, bool *was);
+ek_ino_t fsck_named_in_of(const struct check *c, ek_ino_t ino);
+void fsck_paint_meta(const struct check *c, uint32_t g, uint8_t *map);
+int fsck_ref_add(struct check *c, ek_ino_t ino);
+void fsck_ref_drop(struct check *c, ek_ino_t ino);
+uint32_t fsck_refs_of(const struct check *c, ek_ino_t ino);
+bool fsck_report(struct check *c, enum ek_problem_id id, const struct ek_finding *where, ...);
+bool fsck_report_if(struct check *c, bool can_fix, enum ek_problem_id id,
+		      const struct ek_finding *where, ...);
+void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total);
+
+/* fsck_pass0.c */
+void fsck_check_journal_inode(struct check *c);
+void fsck_check_mmp(struct check *c);
+int fsck_check_resize_inode(struct check *c);
+int fsck_mark_bad_itable(struct check *c);
+
+/* fsck_pass1.c */
+int fsck_check_xattr_refs(struct check *c);
+bool fsck_has_map(const struct ek_fs *fs, const struct ek_inode *ei);
+int fsck_mark_xattr(struct check *c);
+int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr);
+bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino);
+bool fsck_sb_ino(const struct ek_fs *fs, ek_ino_t ino);
+
+/* fsck_pass1b.c */
+int fsck_pass1b(struct check *c);
+
+/* fsck_pass2.c */
+uint8_t fsck_mode_ftype(uint16_t mode);
+uint64_t fsck_name_hash(const char *p, size_t n);
+int fsck_pass2(struct check *c);
+const char *fsck_type_name(uint16_t mode);
+
+/* fsck_pass34.c */
+void fsck_pass3(struct check *c);
+int fsck_pass4(struct check *c);
+
+/* fsck_pass5.c */
+int fsck_check_quota(struct check *c);
+int fsck_pass5(struct check *c);
+void fsck_quota_setup(struct check *c);
+
+#endif

@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: MIT
+/* fsck_pass1.c - the checker's pass 1: every inode in use, the blocks it claims, xattr references */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fsck_int.h"
+
+/* ---- pass 1 ------------------------------------------------------------------ */
+
+static int claim(struct check *c, ek_blk_t blk)
+{
+	uint64_t cluster = blk >> c->fs->cluster_bits;
+	bool was;
+	int err = fsck_mark(c, blk, &was);
+
+	if (err)
+		return err;
+	/* bigalloc: i_blocks and sharing are per cluster */
+	if (c->fs->cluster_bits && c->have_cluster && cluster == c->last_cluster)
+		return 0;
+	c->have_cluster = true;
+	c->last_cluster = cluster;
+	c->claimed++;
+	if (c->ei->ino == EXT4_BAD_INO) {
+		/* a bad block may lie in metadata (e2fsck relocates it) */
+		return fsck_blk_push(&c->bad, &c->nbad, &c->bad_cap, blk);
+	}
+	/* the resize inode maps the reserved GDT blocks, marked as metadata;
+	 * shared_blocks allows blocks to be shared */
+	if (was && c->ei->ino != EXT4_RESIZE_INO &&
+	    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS)) {
+		return fsck_blk_push(&c->dups, &c->ndups, &c->dups_cap, blk);
+	}
+	return 0;
+}
+
+/* bigalloc, as e2fsck's pass 1: a block's offset in its logical cluster is
+ * its offset in its physical cluster, and the blocks of one logical
+ * cluster lie in one physical cluster (e2fsck then names the blocks as
+ * shared in pass 1B: ours counts them by cluster as claimed twice or not) */
+static void check_clusters(struct check *c, const struct ek_mapping *m)
+{
+	uint64_t mask = ek_cluster_ratio(c->fs) - 1;
+	unsigned bits = c->fs->cluster_bits;
+
+	for (uint64_t i = 0; i < m->len; i++) {
+		uint64_t l = m->lblk + i, p = m->pblk + i;
+
+		if ((l & mask) != (p & mask) ||
+		    (c->have_prev && (l & mask) && l >> bits == c->prev_lblk >> bits &&
+		     p >> bits != c->prev_pblk >> bits))
+			fsck_report(c, EK_PR_CLUSTER_MISALIGNED, &(struct ek_finding){ .ino = c->ei->ino,
+			       .blk = p, .has_blk = true, .group = -1 }, c->ei->ino,
+			       (unsigned long long)l, (unsigned long long)p);
+		c->have_prev = true;
+		c->prev_lblk = l;
+		c->prev_pblk = p;
+	}
+}
+
+static int claim_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct check *c = arg;
+	int err = 0;
+
+	if (m->level < 8) {
+		if (m->kind == EK_MAP_TREE)
+			c->xnodes[m->level]++;
+		else
+			c->xnum[m->level]++;
+	}
+	if (m->kind == EK_MAP_INDEX)
+		return 0;	/* its child node follows as EK_MAP_TREE */
+	/* the resize inode maps reserved GDT blocks, not clusters of data */
+	if (m->kind == EK_MAP_DATA && c->fs->cluster_bits && c->ei->ino != EXT4_RESIZE_INO &&
+	    c->ei->ino != EXT4_BAD_INO)
+		check_clusters(c, m);
+	if (m->kind == EK_MAP_DATA) {
+		if (c->next_pblk && m->pblk != c->next_pblk)
+			c->fragmented = true;
+		c->next_pblk = m->pblk + m->len;
+		c->last_lblk = (int64_t)(m->lblk + m->len - 1);
+		if (!m->unwritten)
+			c->last_init = c->last_lblk;
+	}
+	/* the walk checked the range lies in the filesystem */
+	for (uint64_t i = 0; i < m->len && !err; i++)
+		err = claim(c, m->pblk + i);
+	return err;
+}
+
+bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
+{
+	return ino < fs->sb.first_ino && ino != EXT4_ROOT_INO;
+}
+
+/* does the inode have a block map to walk? */
+bool fsck_has_map(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	uint16_t fmt = ei->mode & 0170000;
+
+	if (ek_inode_has_inline(ei))
+		return false;
+	if (fmt == 0020000 || fmt == 0060000 || fmt == 0010000 || fmt == 0140000)
+		return false;	/* devices, fifos and sockets keep no blocks */
+	/* nor an unknown type (e2fsck's ext2fs_inode_has_valid_blocks2);
+	 * the reserved inodes have theirs (the bad blocks inode: mode 0) */
+	if (fmt != 0100000 && fmt != 0040000 && fmt != 0120000 && !fsck_reserved_ino(fs, ei->ino))
+		return false;
+	if (fmt == 0120000 && ek_inode_is_fast_symlink(fs, ei))
+		return false;
+	return true;
+}
+
+/* named by the superblock, not a directory: the journal, orphan file, quota files */
+bool fsck_sb_ino(const struct ek_fs *fs, ek_ino_t ino)
+{
+	const struct ext4_super_block *sb = fs->raw_sb;
+
+	return ino == fs->sb.journal_inum || ino == fs->sb.orphan_file_inum ||
+	       ino == le32_to_cpu(sb->s_usr_quota_inum) || ino == le32_to_cpu(sb->s_grp_quota_inum) ||
+	       ino == le32_to_cpu(sb->s_prj_quota_inum);
+}
+
+static int note_ea_inode(void *arg, const struct ek_xattr *xa)
+{
+	struct check *c = arg;
+
+	/*
+	 * Which value inodes the kernel charged to this inode's i_blocks
+	 * depends on how they were shared (e2fsck matches entry hashes):
+	 * not modelled yet, so such an inode's i_blocks is not judged.
+	 */
+	if (xa->value_inum)
+		c->ea_shared = true;
+	return 0;
+}
+
+/* the xattrs of @ei through xattr.c's checked walk */
+static int check_xattrs(struct check *c, struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	uint16_t acl_hi = get_le16(ei->raw + offsetof(struct ext4_inode, l_i_file_acl_high));
+	int err;
+
+	if (acl_hi && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT)) {
+		if (fsck_report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi))
+			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_ACL_HI, 0));
+		ei->file_acl &= 0xFFFFFFFFu;	/* what the kernel reads */
+	}
+	/* as e2fsck: without ext_attr no block is an xattr block (the kernel
+	 * reads it all the same); not read, counted or marked in use */
+	if (ei->file_acl && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
+		ek_blk_t acl = ei->file_acl;
+
+		fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
+		       .blk = acl, .has_blk = true, .group = -1 },
+		       ei->ino, (unsigned long long)acl);
+		ei->file_acl = 0;	/* the in-inode xattrs only */
+		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+		ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
+	} else if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl)) {
+		return 0;	/* named below */
+	} else {
+		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+	}
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		fsck_report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+	return 0;
+}
+
+
+/* the id of policy @p (2 + its index), added when new */
+static int policy_id(struct check *c, const struct ek_crypt_policy *p, uint32_t *out)
+{
+	size_t i;
+
+	if ((c->npol + 1) * 2 > c->pol_nslots) {
+		size_t n = c->pol_nslots ? c->pol_nslots * 2 : 64;
+		uint32_t *v = ek_calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->npol; k++) {
+			for (i = fsck_name_hash((const char *)c->pol[k].p, c->pol[k].len) & (n - 1); v[i];
+			     i = (i + 1) & (n - 1))
+				;
+			v[i] = (uint32_t)k + 1;
+		}
+		free(c->pol_slots);
+		c->pol_slots = v;
+		c->pol_nslots = n;
+	}
+	for (i = fsck_name_hash((const char *)p->p, p->len) & (c->pol_nslots - 1); c->pol_slots[i];
+	     i = (i + 1) & (c->pol_nslots - 1)) {
+		const struct ek_crypt_policy *q = &c->pol[c->pol_slots[i] - 1];
+
+		if (q->len == p->len && !memcmp(q->p, p->p, p->len)) {
+			*out = c->pol_slots[i] + 1;
+			return 0;
+		}
+	}
+	if (c->npol == c->pol_cap) {
+		size_t cap = c->pol_cap ? c->pol_cap * 2 : 16;
+		struct ek_crypt_policy *v = realloc(c->pol, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->pol = v;
+		c->pol_cap = cap;
+	}
+	c->pol[c->npol++] = *p;
+	c->pol_slots[i] = (uint32_t)c->npol;
+	*out = (uint32_t)c->npol + 1;
+	return 0;
+}
+
+/*
+ * An encrypted inode's policy (e2fsck's rules): a context missing or
+ * corrupt is a finding and leaves the inode without a policy, so the
+ * entries naming it in an encrypted directory are findings too.
+ */
+static int check_crypt(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_crypt_policy p;
+	uint8_t *val;
+	size_t len;
+	int err;
+
+	if (!(ei->flags & EXT4_ENCRYPT_FL))
+		return 0;
+	if (!c->crypt && !(c->crypt = ek_calloc((size_t)c->fs->sb.inodes_count + 1,
+						   sizeof(*c->crypt))))
+		return -ENOMEM;
+	err = ek_xattr_get(c->fs, ei, EXT4_XATTR_INDEX_ENCRYPTION, "c", 1, &val, &len);
+	if (err == -ENOMEM)
+		return err;
+	if (err == -ENODATA) {
+		fsck_report(c, EK_PR_ENCRYPT_NO_XATTR, AT_INODE(ei->ino), ei->ino);
+		return 0;
+	}
+	if (err)
+		return 0;	/* damaged xattrs: named by check_xattrs() */
+	err = ek_crypt_ctx_decode(ei->ino, val, len, &p);
+	free(val);
+	if (err < 0) {
+		fsck_report(c, EK_PR_ENCRYPT_XATTR_BAD, AT_INODE(ei->ino), ek_error_msg(err));
+		return 0;
+	}
+	if (err == 1) {
+		c->crypt[ei->ino] = 1;
+		return 0;
+	}
+	return policy_id(c, &p, &c->crypt[ei->ino]);
+}
+
+/* a symlink's target, read by the read path, then e2fsck's rules */
+/*
+ * e2fsck's rule for where a target ends: in its buffer (i_block's 60 bytes,
+ * or the first block), a NUL right at i_size and none before; encrypted,
+ * the ciphertext's length word and its 2 bytes make i_size.  The kernel
+ * reads i_size bytes and does not look; e2fsck clears the rest.
+ */
+static int symlink_end(struct check *c, const struct ek_inode *ei, char *why, size_t n)
+{
+	struct ek_fs *fs = c->fs;
+	const uint8_t *buf = (const uint8_t *)ek_inode_i_block(ei);
+	uint32_t buflen = EXT4_N_BLOCKS * 4;
+	uint8_t *blk = NULL;
+	uint64_t len;
+	int err = 0;
+
+	if (!ek_inode_is_fast_symlink(fs, ei)) {
+		ek_blk_t pblk = 0;
+
+		if (ei->size >= fs->blksz) {
+			snprintf(why, n, "i_size %llu does not fit in a block",
+				 (unsigned long long)ei->size);
+			return 0;
+		}
+		err = ek_map_bmap(fs, ei, 0, &pblk, NULL);
+		if (err || !pblk)
+			return err == -ENOMEM ? err : 0;	/* named by the map check */
+		blk = ek_malloc(fs->blksz);
+		if (!blk)
+			return -ENOMEM;
+		err = ek_fs_read_blocks(fs, pblk, 1, blk);
+		if (err) {
+			free(blk);
+			return err == -ENOMEM ? err : 0;
+		}
+		buf = blk;
+		buflen = fs->blksz;
+	}
+	if (ei->flags & EXT4_ENCRYPT_FL)
+		len = (uint64_t)get_le16(buf) + 2;
+	else
+		len = strnlen((const char *)buf, buflen);
+	if (len >= buflen)
+		snprintf(why, n, "the target fills its %u bytes without an end", buflen);
+	else if (len != ei->size)
+		snprintf(why, n, "i_size %llu, the target ends after %llu bytes",
+			 (unsigned long long)ei->size, (unsigned long long)len);
+	free(blk);
+	return 0;
+}
+
+/*
+ * e2fsck's hint that an extent tree could be rebuilt smaller (counted by
+ * the walk: entries and blocks per depth): a level whose entries would fit
+ * in one block fewer is "narrower", a level whose entries would fit in the
+ * nodes above it "shorter".  The kernel never shrinks a tree; a warning.
+ */
+static void check_extent_shape(struct check *c, const struct ek_inode *ei)
+{
+	const uint8_t *root = (const uint8_t *)ek_inode_i_block(ei);
+	uint32_t depth = get_le16(root + 6);
+	uint64_t per_block = (c->fs->blksz - 12) / 12;
+
+	if (!(ei->flags & EXT4_EXTENTS_FL) || ek_inode_has_inline(ei) || depth == 0 || depth >= 8)
+		return;
+	/* from the root down, as e2fsck counts levels (0: the root) */
+	for (uint32_t d = depth; d-- > 0;) {
+		uint64_t max = (uint64_t)c->xnodes[d] * per_block;
+		uint64_t above = d + 1 == depth ? 4 : (uint64_t)c->xnodes[d + 1] * per_block;
+		const char *how = NULL;
+
+		if (c->xnum[d] + per_block < max)
+			how = "narrower";
+		else if (c->xnum[d] <= above)
+			how = "shorter";
+		if (how) {
+			fsck_report(c, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino), ei->ino,
+			       depth - d, how);
+			return;
+		}
+	}
+}
+
+static int check_symlink(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	char *buf, why[200] = "";
+	int err;
+
+	/* inline symlinks: e2fsck accepts what the read path would refuse
+	 * (a NUL inside the target); not judged yet */
+	if (ek_inode_has_inline(ei))
+		return 0;
+	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
+		snprintf(why, sizeof(why), "i_size_high is %u",
+			 get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
+	else if (ek_inode_is_fast_symlink(fs, ei) && (ei->flags & EXT4_EXTENTS_FL))
+		snprintf(why, sizeof(why), "a fast symlink with the extents flag");
+	else if (!ek_inode_has_inline(ei) && !ek_inode_is_fast_symlink(fs, ei) && c->last_lblk > 0)
+		snprintf(why, sizeof(why), "its target spans %lld blocks", (long long)c->last_lblk + 1);
+	if (*why)
+		goto bad;
+	err = symlink_end(c, ei, why, sizeof(why));
+	if (err)
+		return err;
+	if (*why)
+		goto bad;
+	/* an encrypted target is ciphertext: NUL bytes and all */
+	if (ei->flags & EXT4_ENCRYPT_FL)
+		return 0;
+	buf = ek_malloc(fs->blksz + 1);
+	if (!buf)
+		return -ENOMEM;
+	err = ek_readlink(fs, ei, buf, fs->blksz + 1);
+	if (err == -ENOMEM) {
+		free(buf);
+		return err;
+	}
+	if (err)
+		snprintf(why, sizeof(why), "%s", ek_error_msg(err));
+	else if (strnlen(buf, ei->size) != ei->size)
+		snprintf(why, sizeof(why), "i_size %llu, the target has %zu bytes",
+			 (unsigned long long)ei->size, strnlen(buf, ei->size));
+	free(buf);
+	if (!*why)
+		return 0;
+bad:
+	fsck_report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why);
+	return 0;
+}
+
+/* i_size against the blocks the map holds, by e2fsck's rules */
+static void check_size(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	uint64_t bs = fs->blksz, want = 0;
+	bool bad = false;
+
+	if (ek_is_dir(ei->mode)) {
+		uint64_t nblock = ei->size / bs, have = (uint64_t)(c->last_lblk + 1);
+
+		if (ei->size & (bs - 1))
+			bad = true;
+		else if (nblock > have)
+			bad = true;
+		else if (nblock < have && have - nblock > fs->raw_sb->s_prealloc_dir_blocks)
+			bad = true;
+		want = have * bs;
+	} else if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs) {
+		/* written blocks past i_size; unwritten ones may lie past it */
+		bad = true;
+		want = (uint64_t)(c->last_init + 1) * bs;
+	}
+	if (bad && fsck_report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
+			  (unsigned long long)ei->size, (unsigned long long)want))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want));
+}
+
+
+static bool type_known(uint16_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: case 0040000: case 0020000: case 0060000:
+	case 0010000: case 0140000: case 0120000:
+		return true;
+	}
+	return false;
+}
+
+/* devices, fifos, sockets and symlinks: e2fsck's "special" files */
+static bool special(uint16_t mode)
+{
+	uint16_t t = mode & 0170000;
+
+	return t == 0020000 || t == 0060000 || t == 0010000 || t == 0140000 || t == 0120000;
+}
+
+/*
+ * Charge inode @ei to its user, group and project, as e2fsck's pass 1
+ * (check_blocks): the root and every inode from s_first_ino, but the
+ * project quota file, the orphan file and xattr value inodes; one inode
+ * and the clusters its map and xattr block claim.  @uncertain: the charge
+ * is not known (a damaged map, value inodes whose sharing e2fsck models,
+ * bigalloc's cluster counting), so its ids are not judged.
+ */
+static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncertain)
+{
+	struct ek_fs *fs = c->fs;
+	uint64_t space = c->claimed << (fs->log_blksz + fs->cluster_bits);
+	uint32_t id[EK_QUOTA_TYPES] = { ei->uid, ei->gid, ei->projid };
+
+	if (ei->ino == ek_quota_inum(fs, EK_QUOTA_PRJ) || ei->ino == fs->sb.orphan_file_inum ||
+	    (ei->ino != EXT4_ROOT_INO && ei->ino < fs->sb.first_ino) ||
+	    (ei->flags & EXT4_EA_INODE_FL))
+		return 0;
+	uncertain |= c->ea_shared || fs->cluster_bits;
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
+		int err;
+
+		if (!c->quota_on[t])
+			continue;
+		/* i_projid needs large inodes: e2fsck charges no project without */
+		if (t == EK_QUOTA_PRJ && fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+			continue;
+		err = ek_quota_tally_add(&c->quota[t], id[t], 1, space, uncertain);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* a quota file the superblock names: its mode is judged with its content */
+static bool quota_file_ino(const struct check *c, ek_ino_t ino)
+{
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+		if (c->quota_on[t] && ek_quota_inum(c->fs, t) == ino)
+			return true;
+	return false;
+}
+
+/* inodes 3 and 4 hold the user and group quota files, or nothing */
+static void check_quota_ino(struct check *c, const struct ek_inode *ei)
+{
+	unsigned t = ei->ino == EXT4_USR_QUOTA_INO ? EK_QUOTA_USR : EK_QUOTA_GRP;
+
+	if (c->quota_on[t] && ek_quota_inum(c->fs, t) == ei->ino)
+		return;		/* in use: judged with its file after pass 5 */
+	if (ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei)))
+		fsck_report(c, EK_PR_QUOTA_INODE_NOT_CLEAR, AT_INODE(ei->ino), ei->ino);
+}
+
+/*
+ * Devices, fifos and sockets keep no blocks: e2fsck calls one illegal
+ * with the extents, index or inline-data flag, with a size, or immutable
+ * (which a device cannot be made) with i_block words past the device
+ * numbers set (e2fsck_pass1_check_device_inode, check_size).  True when
+ * named.
+ */
+static bool check_device(struct check *c, const struct ek_inode *ei)
+{
+	const __le32 *ib = ek_inode_i_block(ei);
+	char why[64] = "";
+
+	if (!special(ei->mode) || ek_is_lnk(ei->mode))
+		return false;
+	if (ei->flags & (EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		snprintf(why, sizeof(why), "flags 0x%x: extents, index or inline data", ei->flags);
+	else if (ei->size)
+		snprintf(why, sizeof(why), "i_size %llu, should be zero", (unsigned long long)ei->size);
+	else if (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL))
+		for (int i = 4; i < EXT4_N_BLOCKS && !*why; i++)
+			if (ib[i])
+				snprintf(why, sizeof(why), "immutable, with i_block[%d] set", i);
+	if (!*why)
+		return false;
+	/* "an illegal block device": the type name past its article "a " */
+	fsck_report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino, fsck_type_name(ei->mode) + 2, why);
+	return true;
+}
+
+int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
+{
+	struct check *c = arg;
+	struct ek_fs *fs = c->fs;
+	bool qf = quota_file_ino(c, ei->ino);
+	uint64_t want;
+	int err;
+
+	if (ek_group_of_ino(fs, ei->ino) != c->p1_group) {
+		c->p1_group = ek_group_of_ino(fs, ei->ino);
+		fsck_units(c, 1, c->p1_group, fs->group_count);
+	}
+	/* an inode in a bad block of the inode table is unreadable: left alone */
+	if (c->nbad && ei->ino != EXT4_BAD_INO) {
+		ek_blk_t at;
+		uint32_t off;
+
+		if (ek_inode_loc(fs, ei->ino, &at, &off) == 0)
+			for (size_t i = 0; i < c->nbad; i++)
+				if (c->bad[i] == at) {
+					err = fsck_iflags_or(c, ei->ino, IN_USE | IN_BAD_BLOCK);
+					/* its xattr block is marked with the others' */
+					if (!err && ei->file_acl && ek_fs_block_valid(fs, ei->file_acl) &&
+					    ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR))
+						err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl);
+					return err;
+				}
+	}
+	if (ei->ino == EXT4_USR_QUOTA_INO || ei->ino == EXT4_GRP_QUOTA_INO)
+		check_quota_ino(c, ei);
+	/* e2fsck: a dtime below the inode count is an orphan list's link left
+	 * behind (the list was never processed: recovery processes it first) */
+	if (ei->dtime && ei->dtime < fs->sb.inodes_count &&
+	    fsck_report(c, EK_PR_INODE_ORPHAN_LEFTOVER, AT_INODE(ei->ino), ei->ino, ei->dtime)) {
+		/* as e2fsck: linked, no dtime; deleted, deleted now */
+		uint64_t now = ei->links_count ? 0 : (uint64_t)c->o->now;
+
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, now ? EK_IFIX_DTIME_SET : EK_IFIX_DTIME, now));
+		ei->dtime = (uint32_t)now;	/* what the later checks see */
+	}
+	/* e2fsck: an inode is in use when linked; the reserved ones with a
+	 * mode, and the bad blocks inode (which has none) always */
+	if (!ei->links_count && !(fsck_reserved_ino(fs, ei->ino) && ei->mode) &&
+	    ei->ino != EXT4_BAD_INO) {
+		/* a deleted inode records when: the kernel sets dtime */
+		if (ei->ino >= fs->sb.first_ino && ei->mode && !ei->dtime && !qf &&
+		    fsck_report(c, EK_PR_INODE_ZERO_DTIME, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME_SET,
+						 (uint64_t)c->o->now));
+		return 0;
+	}
+	err = fsck_inode_in_use(c, ei->ino, ei->mode, ei->links_count);
+	if (!err && ek_is_dir(ei->mode) && !qf)
+		err = fsck_iflags_or(c, ei->ino, IS_DIR);
+	if (!err && ek_is_dir(ei->mode) && !qf)
+		err = fsck_dir_add(c, ei->ino);
+	if (!err && (ei->flags & EXT4_EA_INODE_FL))
+		err = fsck_iflags_or(c, ei->ino, IS_EA);
+	if (err)
+		return err;
+	if (derr == -EK_BADCRC) {
+		if (fsck_report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
+	} else if (derr)
+		fsck_report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
+	if (qf)
+		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
+	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino))
+		fsck_report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
+	else if (check_device(c, ei))
+		;	/* named there */
+	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
+		 fsck_report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
+			fsck_type_name(ei->mode)))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
+	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
+	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
+	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
+	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)))
+		fsck_report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
+		       get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)));
+	if (ei->dtime && ei->links_count && !fsck_reserved_ino(fs, ei->ino) &&
+	    ei->ino != EXT4_ROOT_INO && fsck_report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
+	/* fields no kernel writes any more (e2fsck's pass 2 bad-inode checks) */
+	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)))
+		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
+		       get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)));
+	if (ek_is_dir(ei->mode) && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
+	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
+		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
+		       get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
+	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES))
+		fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino);
+	/* as e2fsck's handle_htree(); the kernel reads such an inode without its index */
+	if ((ei->flags & EXT4_INDEX_FL) && !ek_is_dir(ei->mode))
+		fsck_report(c, EK_PR_HTREE_NOT_DIR, AT_INODE(ei->ino), ei->ino);
+	else if ((ei->flags & EXT4_INDEX_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX))
+		fsck_report(c, EK_PR_HTREE_NO_DIR_INDEX, AT_INODE(ei->ino), ei->ino);
+
+	c->ei = ei;
+	c->claimed = 0;
+	c->next_pblk = 0;
+	c->fragmented = false;
+	c->last_lblk = c->last_init = -1;
+	c->ea_shared = false;
+	c->have_cluster = false;
+	c->have_prev = false;
+	memset(c->xnum, 0, sizeof(c->xnum));
+	memset(c->xnodes, 0, sizeof(c->xnodes));
+	err = check_xattrs(c, ei);
+	if (err)
+		return err;
+	err = check_crypt(c, ei);
+	if (err)
+		return err;
+	if (ei->file_acl && ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
+		if (!ek_fs_block_valid(fs, ei->file_acl))
+			fsck_report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
+			       .blk = ei->file_acl, .has_blk = true, .group = -1 },
+			       ei->ino, (unsigned long long)ei->file_acl);
+		else if ((err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))
+			return err;
+		else
+			c->claimed++;	/* counted here, marked once for all its users */
+	}
+	if (fsck_has_map(fs, ei)) {
+		err = ek_map_walk(fs, ei, claim_mapping, c);
+		if (err == -ENOMEM)
+			return err;
+		if (err && err != -EK_BADCRC) {
+			fsck_report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+			/* its counts are unknown: no i_blocks finding */
+			return charge_quota(c, ei, true);
+		}
+		if (err == -EK_BADCRC)
+			fsck_report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+		else
+			check_extent_shape(c, ei);
+	}
+	if (ek_is_lnk(ei->mode) && !qf) {
+		err = check_symlink(c, ei);
+		if (err)
+			return err;
+	} else if (fsck_has_map(fs, ei)) {
+		check_size(c, ei);
+	}
+	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
+		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
+	/* i_blocks counts 512-byte sectors of whole clusters */
+	/* and the blocks of its xattr value inodes, as the kernel charges them */
+	want = (c->claimed << fs->log_blksz) >> 9;
+	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	    fsck_report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
+		   (unsigned long long)ei->blocks, (unsigned long long)want))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));
+	return charge_quota(c, ei, false);
+}
+
+int fsck_mark_xattr(struct check *c)
+{
+	bool was;
+
+	for (size_t i = 0; i < c->nx; i++) {
+		int err = fsck_mark(c, c->xblk[i], &was);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	ek_blk_t x = *(const ek_blk_t *)a, y = *(const ek_blk_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* each xattr block's h_refcount against the inodes that name it */
+int fsck_check_xattr_refs(struct check *c)
+{
+	if (!c->nx)
+		return 0;
+	qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
+	for (size_t i = 0, j; i < c->nx; i = j) {
+		uint32_t refs;
+		int err;
+
+		for (j = i; j < c->nx && c->xblk[j] == c->xblk[i]; j++)
+			;
+		err = ek_xattr_block_refcount(c->fs, c->xblk[i], 0, &refs);
+		if (err == -ENOMEM)
+			return err;
+		if (!err && refs != j - i &&
+		    fsck_report(c, EK_PR_XATTR_REFCOUNT, &(struct ek_finding){ .blk = c->xblk[i],
+			   .has_blk = true, .group = -1 }, (unsigned long long)c->xblk[i],
+			   refs, (unsigned)(j - i)))
+			fsck_fix_done(c, ek_fix_xattr_refcount(c->ws, c->xblk[i], (uint32_t)(j - i)));
+	}
+	return 0;
+}

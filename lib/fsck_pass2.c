@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: MIT
+/* fsck_pass2.c - the checker's pass 2: directory entries and htree indexes */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fsck_int.h"
+
+/* ---- pass 2 ------------------------------------------------------------------ */
+
+struct dirwalk {
+	struct check *c;
+	ek_ino_t dir;
+	struct dinfo *di;	/* the directory's own entry */
+	bool encrypted;		/* names are ciphertext: any byte may appear */
+	uint32_t policy;	/* its encryption policy (struct check's crypt) */
+	int dx_version;		/* htree: the hash of its names (ek_dx_hash), or -1 */
+	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
+};
+
+/* one leaf of an htree directory: the lowest and highest hash of its names */
+struct dxleaf {
+	uint32_t lblk, min, max;
+};
+
+const char *fsck_type_name(uint16_t mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return "a regular file";
+	case 0040000: return "a directory";
+	case 0020000: return "a character device";
+	case 0060000: return "a block device";
+	case 0010000: return "a fifo";
+	case 0140000: return "a socket";
+	case 0120000: return "a symlink";
+	}
+	return "of no known type";
+}
+
+uint8_t fsck_mode_ftype(uint16_t mode)
+{
+	static const uint8_t ft[16] = {
+		[001] = EXT4_FT_FIFO, [002] = EXT4_FT_CHRDEV, [004] = EXT4_FT_DIR,
+		[006] = EXT4_FT_BLKDEV, [010] = EXT4_FT_REG_FILE, [012] = EXT4_FT_SYMLINK,
+		[014] = EXT4_FT_SOCK,
+	};
+
+	return ft[(mode >> 12) & 017];
+}
+
+uint64_t fsck_name_hash(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ (uint8_t)*p++) * 0x100000001b3ull;
+	return h;
+}
+
+/* remember @name in the directory being read; 1 if seen there already */
+static int name_seen(struct check *c, const char *name, size_t len)
+{
+	size_t i;
+
+	if ((c->nnames + 1) * 2 > c->nslots) {
+		size_t n = c->nslots ? c->nslots * 2 : 256;
+		uint32_t *v = ek_calloc(n, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t k = 0; k < c->nslots; k++) {
+			uint32_t at = c->name_slots[k];
+
+			if (!at)
+				continue;
+			for (i = fsck_name_hash(c->names + at, (uint8_t)c->names[at - 1]) & (n - 1); v[i];
+			     i = (i + 1) & (n - 1))
+				;
+			v[i] = at;
+		}
+		free(c->name_slots);
+		c->name_slots = v;
+		c->nslots = n;
+	}
+	for (i = fsck_name_hash(name, len) & (c->nslots - 1); c->name_slots[i]; i = (i + 1) & (c->nslots - 1)) {
+		uint32_t at = c->name_slots[i];
+
+		if ((uint8_t)c->names[at - 1] == len && !memcmp(c->names + at, name, len))
+			return 1;
+	}
+	/* stored as a length byte then the name; offsets fit: a directory is < 4 GiB */
+	if (c->names_len + len + 1 > c->names_cap) {
+		size_t cap = (c->names_cap + len + 1) * 2;
+		char *v = realloc(c->names, cap);
+
+		if (!v)
+			return -ENOMEM;
+		c->names = v;
+		c->names_cap = cap;
+	}
+	c->names[c->names_len] = (char)len;
+	memcpy(c->names + c->names_len + 1, name, len);
+	c->name_slots[i] = (uint32_t)(c->names_len + 1);
+	c->names_len += len + 1;
+	c->nnames++;
+	return 0;
+}
+
+static bool dot_or_dotdot(const struct ek_dirent *de)
+{
+	return (de->name_len == 1 && de->name[0] == '.') ||
+	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
+}
+
+/* ---- pass 2: htree indexes ----------------------------------------------------- */
+
+/*
+ * The hash of entry @de of the htree directory being walked, folded into
+ * the range of its leaf: casefolded and encrypted directories store it
+ * after the name (siphash needs the key), the others hash the name as
+ * stored (an encrypted name is hashed as its ciphertext, as the kernel
+ * does).  -ENOMEM, else 0.
+ */
+static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_dirent *de)
+{
+	struct dxleaf *last = c->ndxl ? &c->dxl[c->ndxl - 1] : NULL;
+	uint32_t hash, minor;
+
+	if (w->dx_version == EXT4_HASH_SIPHASH) {
+		if (dot_or_dotdot(de))
+			return 0;	/* no hash stored: ek_dirent_check() allowed none */
+		hash = get_le32((const uint8_t *)de->name + de->name_len);
+	} else if (ek_dx_hash(w->dx_version, de->name, de->name_len, c->fs->sb.hash_seed,
+			      &hash, &minor)) {
+		return 0;
+	}
+	hash &= ~1u;
+	if (last && last->lblk == de->lblk) {
+		if (hash < last->min)
+			last->min = hash;
+		if (hash > last->max)
+			last->max = hash;
+		return 0;
+	}
+	if (last && last->lblk > de->lblk)
+		c->dxl_unsorted = true;
+	if (c->ndxl == c->dxl_cap) {
+		size_t cap = c->dxl_cap ? c->dxl_cap * 2 : 64;
+		struct dxleaf *v = realloc(c->dxl, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->dxl = v;	/* @last is stale from here */
+		c->dxl_cap = cap;
+	}
+	c->dxl[c->ndxl++] = (struct dxleaf){ (uint32_t)de->lblk, hash, hash };
+	return 0;
+}
+
+static int cmp_dxleaf(const void *a, const void *b)
+{
+	const struct dxleaf *x = a, *y = b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+/* a run of the directory's mapped blocks, and the index of its first among all */
+struct dxrun {
+	uint64_t lblk, len, rank;
+	ek_blk_t pblk;
+};
+
+struct dxcheck {
+	struct check *c;
+	const struct ek_inode *dir;
+	unsigned levels;	/* the root's indirect_levels */
+	uint64_t nblocks;	/* i_size in blocks */
+	struct dxrun *runs;
+	size_t nruns, runs_cap;
+	uint64_t nmapped;
+	uint8_t *named;		/* per mapped block (by rank): an index entry names it */
+};
+
+static int dx_run_cb(void *arg, const struct ek_mapping *m)
+{
+	struct dxcheck *x = arg;
+	uint64_t len = m->len;
+
+	/* unwritten blocks and holes read as holes: dir.c names them */
+	if (m->kind != EK_MAP_DATA || m->unwritten || m->lblk >= x->nblocks)
+		return 0;
+	if (len > x->nblocks - m->lblk)
+		len = x->nblocks - m->lblk;
+	if (x->nruns == x->runs_cap) {
+		size_t cap = x->runs_cap ? x->runs_cap * 2 : 16;
+		struct dxrun *v = realloc(x->runs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		x->runs = v;
+		x->runs_cap = cap;
+	}
+	x->runs[x->nruns++] = (struct dxrun){ m->lblk, len, 0, m->pblk };
+	return 0;
+}
+
+static int cmp_dxrun(const void *a, const void *b)
+{
+	const struct dxrun *x = a, *y = b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+/* the run holding logical block @lblk, or NULL for a hole */
+static const struct dxrun *dx_run_of(const struct dxcheck *x, uint64_t lblk)
+{
+	size_t lo = 0, hi = x->nruns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->runs[mid].lblk + x->runs[mid].len <= lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nruns && x->runs[lo].lblk <= lblk ? &x->runs[lo] : NULL;
+}
+
+static const struct dxleaf *dx_leaf_of(const struct check *c, uint32_t lblk)
+{
+	size_t lo = 0, hi = c->ndxl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->dxl[mid].lblk < lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ndxl && c->dxl[lo].lblk == lblk ? &c->dxl[lo] : NULL;
+}
+
+/* an index block the dx codec refused (@err, the rule in @n->fault) */
+static void dx_report_fault(struct check *c, ek_ino_t dir, ek_blk_t pblk,
+			    const struct ek_dx_node *n, int err)
+{
+	static const enum ek_problem_id id[] = {
+		[EK_DX_ROOT] = EK_PR_HTREE_ROOT_BAD,
+		[EK_DX_HASH_VERSION] = EK_PR_HTREE_HASH_VERSION,
+		[EK_DX_ROOT_FLAGS] = EK_PR_HTREE_ROOT_FLAGS,
+		[EK_DX_LEVELS] = EK_PR_HTREE_TOO_DEEP,
+		[EK_DX_NOT_NODE] = EK_PR_HTREE_NOT_NODE,
+		[EK_DX_LIMIT] = EK_PR_HTREE_LIMIT,
+		[EK_DX_COUNT] = EK_PR_HTREE_COUNT,
+		[EK_DX_BLOCK] = EK_PR_HTREE_BAD_BLOCK,
+		[EK_DX_ORDER] = EK_PR_HTREE_ORDER,
+	};
+	struct ek_finding at = { .ino = dir, .blk = pblk, .has_blk = true, .group = -1 };
+
+	/* a bad checksum alone: the entry walk named it (DIR_DAMAGED) */
+	if (n->fault == EK_DX_OK || n->fault == EK_DX_CSUM ||
+	    n->fault >= sizeof(id) / sizeof(id[0]))
+		return;
+	fsck_report(c, id[n->fault], &at, ek_error_msg(err));
+}
+
+/*
+ * The entries of index block @n (logical block @lblk) at @depth (root: 0),
+ * whose names must hash into [@lo, @hi]: each child named once, read as
+ * an interior node above the leaves, its leaf's hashes checked at the
+ * bottom.  Each block is visited once (a second name is a finding), so a
+ * hostile index costs at most a read per directory block.  Returns 0, 1
+ * when an index block is unusable (named; the index is then given up, as
+ * a repair rebuilds it: the blocks below it are not named unreferenced),
+ * or -ENOMEM.
+ */
+static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk, unsigned depth,
+		   uint32_t lo, uint32_t hi)
+{
+	struct check *c = x->c;
+	struct ek_fs *fs = c->fs;
+
+	for (unsigned i = 0; i < n->count; i++) {
+		uint32_t b = ek_dx_entry_block(n, i), elo = lo, ehi = hi;
+		const struct dxrun *r = dx_run_of(x, b);
+		struct ek_finding at = { .ino = x->dir->ino, .group = -1 };
+		uint64_t k;
+		ek_blk_t pb;
+
+		/* entry i covers [hash i, hash i+1], without the continuation bit */
+		if (i && (ek_dx_entry_hash(n, i) & ~1u) > elo)
+			elo = ek_dx_entry_hash(n, i) & ~1u;
+		if (i + 1 < n->count && (ek_dx_entry_hash(n, i + 1) & ~1u) < ehi)
+			ehi = ek_dx_entry_hash(n, i + 1) & ~1u;
+		if (!r) {
+			ek_corrupt_ino(x->dir->ino, "htree directory: entry %u of index block %u points to block %u, which is not allocated",
+				       i, lblk, b);
+			fsck_report(c, EK_PR_HTREE_BAD_BLOCK, &at, ek_error_msg(-EK_CORRUPT));
+			return 1;
+		}
+		k = r->rank + (b - r->lblk);
+		pb = r->pblk + (b - r->lblk);
+		at.blk = pb;
+		at.has_blk = true;
+		if (ek_bit_test(x->named, k)) {
+			fsck_report(c, EK_PR_HTREE_REFERENCED_TWICE, &at, x->dir->ino, b,
+			       (unsigned long long)pb);
+			continue;
+		}
+		x->named[k >> 3] |= 1u << (k & 7);
+		if (depth < x->levels) {
+			uint8_t *buf = c->dxbuf + (size_t)(depth + 1) * fs->blksz;
+			struct ek_dx_node child;
+			int err = ek_fs_read_blocks(fs, pb, 1, buf);
+
+			if (err == -ENOMEM)
+				return err;
+			if (err)
+				continue;	/* the entry walk read it too and named it */
+			err = ek_dx_node_parse(fs, x->dir, pb, buf, &child);
+			if (err && err != -EK_BADCRC) {
+				dx_report_fault(c, x->dir->ino, pb, &child, err);
+				return 1;
+			}
+			err = dx_walk(x, &child, b, depth + 1, elo, ehi);
+			if (err)
+				return err;
+		} else {
+			const struct dxleaf *l = dx_leaf_of(c, b);
+
+			if (l && (l->min < elo || l->max > ehi))
+				fsck_report(c, EK_PR_HTREE_HASH_RANGE, &at, x->dir->ino, b,
+				       (unsigned long long)pb, l->min, l->max, elo, ehi);
+		}
+	}
+	return 0;
+}
+
+static int pass2_entry(void *arg, const struct ek_dirent *de)
+{
+	struct dirwalk *w = arg;
+	struct check *c = w->c;
+	struct ek_fs *fs = c->fs;
+	char name[256];
+	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
+	bool clearable;
+	int seen;
+
+	memcpy(name, de->name, de->name_len);
+	name[de->name_len] = 0;
+	/* block 0 is the htree root: its '.' and '..' are no leaf's */
+	if (w->dx_version >= 0 && de->lblk && htree_note(c, w, de))
+		return -ENOMEM;
+	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
+		w->di->parent = de->ino;
+	}
+	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)))
+		fsck_report(c, EK_PR_ENTRY_BAD_NAME, &at, name, w->dir);
+	/* e2fsck: the byte after '.' or '..' is a NUL (a record holds it) */
+	if (dot_or_dotdot(de) && de->rec_len >= 12 && de->name[de->name_len])
+		fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, &at, name, w->dir);
+	seen = name_seen(c, de->name, de->name_len);
+	if (seen < 0)
+		return seen;
+	if (seen)
+		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
+	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
+	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
+	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
+					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
+		if (fsck_report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
+			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
+		return 0;
+	}
+	if (!(fsck_iflags(c, de->ino) & IN_USE)) {
+		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
+			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
+		return 0;
+	}
+	/* its inode cannot be read: e2fsck would clear the entry */
+	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
+		fsck_report(c, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino);
+	if (fsck_ref_add(c, de->ino))
+		return -ENOMEM;
+	if (w->policy && !dot_or_dotdot(de)) {
+		uint32_t p = c->crypt[de->ino];
+		uint16_t t = fsck_imode(c, de->ino);
+
+		if (de->name_len < EK_CRYPT_NAME_MIN)
+			fsck_report(c, EK_PR_ENTRY_ENCRYPTED_SHORT, &at, name, w->dir, de->name_len,
+			       EK_CRYPT_NAME_MIN);
+		/* devices, fifos and sockets are not encrypted; the rest
+		 * share their directory's policy (fscrypt_has_permitted_context) */
+		if (p == w->policy)
+			;
+		else if (!p && (t == 0100000 || t == 0040000 || t == 0120000))
+			fsck_report(c, EK_PR_ENTRY_UNENCRYPTED, &at, name, w->dir, de->ino);
+		else if (p)
+			fsck_report(c, EK_PR_ENTRY_ENCRYPT_POLICY, &at, name, w->dir, de->ino);
+	}
+	/* a directory has one name: its parent in pass 3 */
+	if ((fsck_iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {
+		struct dinfo *d = fsck_dinfo_of(c, de->ino);
+
+		if (!d || d->named_in || de->ino == EXT4_ROOT_INO)
+			fsck_report(c, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir, de->ino);
+		else
+			d->named_in = w->dir;
+	}
+	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
+	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
+	    !(fsck_iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != fsck_mode_ftype(fsck_imode(c, de->ino)) &&
+	    fsck_report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
+		      name, w->dir, de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))))
+		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
+	return 0;
+}
+
+/*
+ * Directory inode @ino into @out (ek_inode_decode: freed by
+ * ek_inode_release), its inode table block kept in @blk (@at, @have):
+ * directories come in inode order, often several to a block, and one block
+ * costs less memory than the chunk cache of ek_inode_read().
+ */
+static int dir_inode_read(struct ek_fs *fs, ek_ino_t ino, uint8_t *blk, ek_blk_t *at, bool *have,
+			  struct ek_inode *out)
+{
+	ek_blk_t b;
+	uint32_t off;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = ek_inode_loc(fs, ino, &b, &off);
+	if (err)
+		return err;
+	if (!*have || *at != b) {
+		*have = false;
+		err = ek_fs_read_blocks(fs, b, 1, blk);
+		if (err)
+			return err;
+		*have = true;
+		*at = b;
+	}
+	return ek_inode_decode(fs, ino, blk + off, out);
+}
+
+/*
+ * The root of htree directory @dir, read into c->dxbuf and checked before
+ * the entry walk, which then hashes the names by its hash version:
+ * 1 when the index is usable (*root filled), 0 when not (a finding made,
+ * or an unreadable block 0 the entry walk names), -ENOMEM.
+ */
+static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode *dir,
+		      struct ek_dx_node *root)
+{
+	struct ek_fs *fs = c->fs;
+	ek_blk_t pblk;
+	int err, v;
+
+	if (!c->dxbuf && !(c->dxbuf = ek_calloc(3, fs->blksz)))
+		return -ENOMEM;
+	err = ek_dir_read_block(fs, dir, 0, c->dxbuf, &pblk);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	err = ek_dx_root_parse(fs, dir, pblk, c->dxbuf, root);
+	if (err && err != -EK_BADCRC) {
+		dx_report_fault(c, dir->ino, pblk, root, err);
+		return 0;
+	}
+	/* casefolded names hash after Unicode folding: their ranges are not checked */
+	v = ek_dx_hash_version(fs, root->hash_version);
+	if (v == EXT4_HASH_SIPHASH || !(dir->flags & EXT4_CASEFOLD_FL))
+		w->dx_version = v;
+	return 1;
+}
+
+/*
+ * After the entry walk of htree directory @dir noted its leaves' hashes:
+ * walk the index from @root (in c->dxbuf), then name the blocks in use
+ * that no entry named.
+ */
+static int htree_check(struct check *c, const struct ek_inode *dir, const struct ek_dx_node *root)
+{
+	struct ek_fs *fs = c->fs;
+	struct dxcheck x = { .c = c, .dir = dir, .levels = root->indirect_levels,
+			     .nblocks = (dir->size + fs->blksz - 1) >> fs->log_blksz };
+	int err;
+
+	if (c->dxl_unsorted)
+		qsort(c->dxl, c->ndxl, sizeof(*c->dxl), cmp_dxleaf);
+	err = ek_map_walk(fs, dir, dx_run_cb, &x);
+	if (err == -ENOMEM)
+		goto out;
+	err = 0;	/* a damaged map: the runs read so far (pass 1 named it) */
+	if (x.nruns > 1)
+		qsort(x.runs, x.nruns, sizeof(*x.runs), cmp_dxrun);
+	for (size_t i = 0; i < x.nruns; i++) {
+		x.runs[i].rank = x.nmapped;
+		x.nmapped += x.runs[i].len;
+	}
+	/* mapped blocks lie in the filesystem: the bitmap is bounded by its size */
+	x.named = ek_calloc((x.nmapped + 7) / 8, 1);
+	if (!x.named) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (x.nruns && x.runs[0].lblk == 0)
+		x.named[0] |= 1;	/* the root */
+	err = dx_walk(&x, root, 0, 0, 0, UINT32_MAX);
+	for (size_t i = 0; i < x.nruns && err == 0; i++)
+		for (uint64_t k = 0; k < x.runs[i].len; k++) {
+			uint64_t rank = x.runs[i].rank + k;
+
+			if (ek_bit_test(x.named, rank))
+				continue;
+			fsck_report(c, EK_PR_HTREE_UNREFERENCED, &(struct ek_finding){ .ino = dir->ino,
+			       .blk = x.runs[i].pblk + k, .has_blk = true, .group = -1 },
+			       dir->ino, (unsigned)(x.runs[i].lblk + k),
+			       (unsigned long long)(x.runs[i].pblk + k));
+		}
+out:
+	free(x.runs);
+	free(x.named);
+	return err < 0 ? err : 0;
+}
+
+int fsck_pass2(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	uint8_t *iblk = ek_malloc(fs->blksz);
+	ek_blk_t iblk_at = 0;
+	bool iblk_have = false;
+
+	if (!iblk)
+		return -ENOMEM;
+
+	for (size_t d = 0; d < c->ndirs; d++) {
+		ek_ino_t ino = c->dirs[d].ino;
+		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1 };
+		struct ek_dx_node root;
+		struct ek_inode ei;
+		int err, dx = 0;
+
+		fsck_units(c, 2, d, c->ndirs);
+		if ((fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
+			continue;
+		c->sum->dirs++;
+		c->nnames = c->names_len = 0;
+		if (c->name_slots)
+			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
+		c->ndxl = 0;
+		c->dxl_unsorted = false;
+		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
+		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+		w.ei = &ei;
+		w.policy = c->crypt ? c->crypt[ino] : 0;
+		if ((!err || err == -EK_BADCRC) && ek_dir_is_htree(fs, &ei))
+			dx = htree_root(c, &w, &ei, &root);
+		if (dx < 0) {
+			ek_inode_release(&ei);
+			free(iblk);
+			return dx;
+		}
+		if (!err || err == -EK_BADCRC)
+			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
+		if (err && err != -ENOMEM)
+			fsck_report(c, EK_PR_DIR_DAMAGED, AT_INODE(ino), ek_error_msg(err));
+		if (dx && err != -ENOMEM)
+			err = htree_check(c, &ei, &root);
+		ek_inode_release(&ei);
+		if (err == -ENOMEM) {
+			free(iblk);
+			return err;
+		}
+	}
+	free(iblk);
+	fsck_units(c, 2, c->ndirs, c->ndirs);
+	return 0;
+}

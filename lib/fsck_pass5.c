@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/* fsck_pass5.c - the checker's pass 5 (bitmaps and counts) and the quota usage */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fsck_int.h"
+
+/* ---- pass 5 ------------------------------------------------------------------- */
+
+/* "+5 -(7--9)": bits set in @want and not in @have are "+", the reverse "-" */
+static void bitmap_diff(const uint8_t *have, const uint8_t *want, uint64_t nbits, uint64_t base,
+			uint64_t scale, char *out, size_t outlen, uint64_t *ndiff)
+{
+	size_t used = 0;
+
+	*ndiff = 0;
+	out[0] = 0;
+	for (uint64_t b = 0; b < nbits;) {
+		bool h, w;
+		uint64_t e = b + 1, hw, ww = 0;
+
+		/* 64 equal bits at a time */
+		if (!(b & 63) && b + 64 <= nbits) {
+			memcpy(&hw, have + (b >> 3), 8);
+			if (want)
+				memcpy(&ww, want + (b >> 3), 8);
+			if (hw == ww) {
+				b += 64;
+				continue;
+			}
+		}
+		h = ek_bit_test(have, b);
+		w = want && ek_bit_test(want, b);
+		if (h == w) {
+			b++;
+			continue;
+		}
+		while (e < nbits && ek_bit_test(have, e) == h && (want && ek_bit_test(want, e)) == w)
+			e++;
+		*ndiff += e - b;
+		if (used + 48 < outlen) {
+			unsigned long long s = base + b * scale, l = base + (e - 1) * scale;
+
+			used += s == l ? snprintf(out + used, outlen - used, " %c%llu", w ? '+' : '-', s) :
+					 snprintf(out + used, outlen - used, " %c(%llu--%llu)",
+						  w ? '+' : '-', s, l);
+		} else if (used + 5 < outlen && out[used - 1] != '.') {
+			used += snprintf(out + used, outlen - used, " ...");
+		}
+		b = e;
+	}
+}
+
+/* is the bitmap on disk and checksummed (an uninit group's is computed)? */
+static bool csum_checked(const struct ek_fs *fs, const struct ek_group *grp, bool inode)
+{
+	return fs->has_csum &&
+	       !(grp->flags & (inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT));
+}
+
+/* the clusters set in the first @nbits bits of @map */
+static uint64_t bits_set(const uint8_t *map, uint64_t nbits)
+{
+	uint64_t n = 0, b = 0;
+
+	for (; b + 64 <= nbits; b += 64) {
+		uint64_t w;
+
+		memcpy(&w, map + (b >> 3), 8);
+		n += (uint64_t)__builtin_popcountll(w);
+	}
+	for (; b < nbits; b++)
+		n += ek_bit_test(map, b);
+	return n;
+}
+
+int fsck_pass5(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t ipg = fs->sb.inodes_per_group;
+	uint64_t free_blocks = 0, desc_free_blocks = 0;
+	uint32_t free_inodes = 0, desc_free_inodes = 0;
+	/* one group at a time: what we computed, and what the image holds */
+	uint8_t *want_i = ek_calloc(1, fs->blksz), *want_b = ek_calloc(1, fs->blksz);
+	uint8_t *have_i = ek_malloc(fs->blksz), *have_b = ek_malloc(fs->blksz);
+	char diff[512];
+	int ret = 0;
+
+	if (!want_i || !want_b || !have_i || !have_b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		uint64_t nclusters = ((uint64_t)ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >>
+				     fs->cluster_bits;
+		uint32_t gfree, ifree = 0, dirs = 0, nino, nscan;
+		const uint8_t *want = c->bmap[g];
+		uint64_t ndiff;
+		int err = ek_bitmap_read(fs, g, false, have_b);
+
+		fsck_units(c, 5, g, fs->group_count);
+		if (!want) {
+			/* nothing claimed here: its metadata only */
+			memset(want_b, 0, fs->blksz);
+			fsck_paint_meta(c, g, want_b);
+			want = want_b;
+		}
+		gfree = (uint32_t)(nclusters - bits_set(want, nclusters));
+		free_blocks += (uint64_t)gfree << fs->cluster_bits;
+		if (err) {
+			fsck_report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
+		} else {
+			if (csum_checked(fs, grp, false) &&
+			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum &&
+			    fsck_report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block"))
+				fsck_fix_done(c, ek_fix_group_bitmap(c->ws, g, false, have_b, 0));
+			bitmap_diff(have_b, want, nclusters, ek_group_first_block(fs, g),
+				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
+			if (ndiff && fsck_report_if(c, !c->claims_incomplete, EK_PR_BLOCK_BITMAP_DIFFERS,
+					       AT_GROUP(g), g, diff))
+				fsck_fix_done(c, ek_fix_group_bitmap(c->ws, g, false, want, nclusters));
+		}
+		desc_free_blocks += (uint64_t)grp->free_blocks << fs->cluster_bits;
+		desc_free_inodes += grp->free_inodes;
+		if (grp->free_blocks != gfree &&
+		    fsck_report_if(c, !c->claims_incomplete, EK_PR_GROUP_FREE_BLOCKS, AT_GROUP(g), g,
+			      grp->free_blocks, gfree))
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_BLOCKS, gfree));
+
+		/* the group's inodes (the last group may hold fewer); only those
+		 * with state, or reserved, are looked at one by one */
+		nino = (uint64_t)g * ipg >= fs->sb.inodes_count ? 0 :
+		       fs->sb.inodes_count - (uint64_t)g * ipg < ipg ?
+		       (uint32_t)(fs->sb.inodes_count - (uint64_t)g * ipg) : ipg;
+		nscan = c->ig[g].n < nino ? c->ig[g].n : nino;
+		if ((uint64_t)g * ipg + 1 < fs->sb.first_ino &&
+		    fs->sb.first_ino - 1 - (uint64_t)g * ipg > nscan)
+			nscan = fs->sb.first_ino - 1 - (uint64_t)g * ipg < nino ?
+				(uint32_t)(fs->sb.first_ino - 1 - (uint64_t)g * ipg) : nino;
+		memset(want_i, 0, fs->blksz);
+		for (uint32_t i = 0; i < nscan; i++) {
+			ek_ino_t ino = (ek_ino_t)g * ipg + i + 1;
+			uint8_t fl = fsck_iflags(c, ino);
+
+			/* the reserved inodes are always in use */
+			if ((fl & IN_USE) || ino < fs->sb.first_ino) {
+				want_i[i >> 3] |= 1u << (i & 7);
+				c->sum->inodes_used++;
+			} else {
+				ifree++;
+			}
+			dirs += (fl & (IN_USE | IS_DIR)) == (IN_USE | IS_DIR);
+		}
+		ifree += nino - nscan;
+		free_inodes += ifree;
+		if (c->o->bitmaps)
+			c->o->bitmaps(c->o->arg, g, want, nclusters, want_i, ipg);
+		err = ek_bitmap_read(fs, g, true, have_i);
+		if (err) {
+			fsck_report(c, EK_PR_BITMAP_UNREADABLE, AT_GROUP(g), g, ek_error_msg(err));
+		} else {
+			if (csum_checked(fs, grp, true) &&
+			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum &&
+			    fsck_report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode"))
+				fsck_fix_done(c, ek_fix_group_bitmap(c->ws, g, true, have_i, 0));
+			bitmap_diff(have_i, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
+				    &ndiff);
+			if (ndiff && fsck_report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff))
+				fsck_fix_done(c, ek_fix_group_bitmap(c->ws, g, true, want_i, ipg));
+		}
+		if (grp->free_inodes != ifree &&
+		    fsck_report(c, EK_PR_GROUP_FREE_INODES, AT_GROUP(g), g, grp->free_inodes, ifree))
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FREE_INODES, ifree));
+		if (grp->used_dirs != dirs &&
+		    fsck_report(c, EK_PR_GROUP_DIRS, AT_GROUP(g), g, grp->used_dirs, dirs))
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_USED_DIRS, dirs));
+	}
+	fsck_units(c, 5, fs->group_count, fs->group_count);
+	c->sum->blocks_used = fs->sb.blocks_count - free_blocks;
+	/*
+	 * The kernel keeps the superblock's totals in memory and seldom writes
+	 * them: like e2fsck, take them as the sum of the group counts, and
+	 * fsck_report the totals only where those are wrong.
+	 */
+	if (desc_free_blocks != free_blocks &&
+	    fsck_report_if(c, !c->claims_incomplete, EK_PR_FREE_BLOCKS, AT_GROUP(-1),
+		      (unsigned long long)desc_free_blocks, (unsigned long long)free_blocks))
+		fsck_fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
+	if (desc_free_inodes != free_inodes &&
+	    fsck_report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes))
+		fsck_fix_done(c, ek_fix_super_counts(c->ws, c->claims_incomplete ?
+						fs->sb.free_blocks_count : free_blocks, free_inodes));
+	/* a repaired image gets the superblock's totals right too, as e2fsck
+	 * sets them (they are the sum of the groups' when the kernel reads them) */
+	if (c->ws && !c->claims_incomplete &&
+	    (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING]) &&
+	    (fs->sb.free_blocks_count != free_blocks || fs->sb.free_inodes_count != free_inodes))
+		ret = ek_fix_super_counts(c->ws, free_blocks, free_inodes);
+out:
+	free(want_i);
+	free(want_b);
+	free(have_i);
+	free(have_b);
+	return ret;
+}
+
+/* ---- quota, after pass 5 (e2fsck's quota_compare_and_update) ------------------- */
+
+/* inode numbers e2fsck's e2fsck_validate_quota_inodes() refuses */
+static bool quota_ino_invalid(const struct ek_fs *fs, ek_ino_t ino)
+{
+	return ino == EXT4_BAD_INO || ino == EXT4_ROOT_INO || ino == 5 /* boot loader */ ||
+	       ino == 6 /* undelete directory */ || ino == EXT4_RESIZE_INO ||
+	       ino == EXT4_JOURNAL_INO || ino == 9 /* exclude */ || ino == 10 /* replica */ ||
+	       ino > fs->sb.inodes_count;
+}
+
+/* the types whose usage pass 1 counts; a quota inode no inode can be is named */
+void fsck_quota_setup(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_QUOTA))
+		return;
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
+		ek_ino_t ino = ek_quota_inum(fs, t);
+
+		if (!ino)
+			continue;
+		if (quota_ino_invalid(fs, ino)) {
+			fsck_report(c, EK_PR_QUOTA_INODE_INVALID, AT_INODE(ino), ino,
+			       ek_quota_type_name(t));
+			continue;
+		}
+		c->quota_on[t] = true;
+	}
+}
+
+static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct ek_quota *q)
+{
+	struct ek_quota_usage *u;
+	const char *name = ek_quota_type_name(t);
+	size_t n = c->quota[t].count, i = 0, j = 0;
+	int err = ek_quota_tally_sorted(&c->quota[t], &u);
+
+	if (err)
+		return err;
+	/* both lists ascend by id: merge them */
+	while (i < q->count || j < n) {
+		const struct ek_dquot *d = i < q->count ? &q->dq[i] : NULL;
+		const struct ek_quota_usage *cu = j < n ? &u[j] : NULL;
+
+		if (d && (!cu || d->id < cu->id)) {
+			/* nothing counted for this id */
+			if (d->curspace || d->curinodes)
+				fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
+				       (unsigned long long)d->curspace,
+				       (unsigned long long)d->curinodes, 0ull, 0ull);
+			i++;
+		} else if (!d || cu->id < d->id) {
+			if (!cu->uncertain && (cu->space || cu->inodes))
+				fsck_report(c, EK_PR_QUOTA_ENTRY_MISSING, AT_INODE(ino), name, cu->id,
+				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
+			j++;
+		} else {
+			if (!cu->uncertain && (d->curspace != cu->space || d->curinodes != cu->inodes))
+				fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
+				       (unsigned long long)d->curspace,
+				       (unsigned long long)d->curinodes,
+				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
+			i++;
+			j++;
+		}
+	}
+	free(u);
+	return 0;
+}
+
+int fsck_check_quota(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
+		ek_ino_t ino = ek_quota_inum(fs, t);
+		const char *name = ek_quota_type_name(t);
+		struct ek_quota q;
+		int err;
+
+		if (!c->quota_on[t])
+			continue;
+		if (!(fsck_iflags(c, ino) & IN_USE)) {
+			fsck_report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino), name, ino, "not in use");
+			continue;
+		}
+		if (fsck_imode(c, ino) != 0100000) {
+			fsck_report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino), name, ino,
+			       "not a regular file");
+			continue;
+		}
+		if (fsck_iflags(c, ino) & IN_BAD_BLOCK)
+			continue;
+		err = ek_quota_read(fs, ino, t, &q);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			fsck_report(c, EK_PR_QUOTA_FILE_DAMAGED, AT_INODE(ino), ek_error_msg(err));
+		else
+			err = quota_compare(c, t, ino, &q);
+		ek_quota_release(&q);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return 0;
+}
