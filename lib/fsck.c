@@ -398,8 +398,14 @@ ek_ino_t fsck_named_in_of(const struct check *c, ek_ino_t ino)
 /* pass 1 meets directories in inode order: the table stays sorted */
 int fsck_dir_add(struct check *c, ek_ino_t ino)
 {
-	if (c->ndirs && c->dirs[c->ndirs - 1].ino >= ino)
-		return c->dirs[c->ndirs - 1].ino == ino ? 0 : -EINVAL;
+	size_t at = c->ndirs;
+
+	/* pass 1 adds them in order; a repair's new directory goes in its place */
+	while (at && c->dirs[at - 1].ino >= ino) {
+		if (c->dirs[at - 1].ino == ino)
+			return 0;
+		at--;
+	}
 	if (c->ndirs == c->dirs_cap) {
 		size_t cap = c->dirs_cap ? c->dirs_cap * 2 : 64;
 		struct dinfo *v = realloc(c->dirs, cap * sizeof(*v));
@@ -409,7 +415,9 @@ int fsck_dir_add(struct check *c, ek_ino_t ino)
 		c->dirs = v;
 		c->dirs_cap = cap;
 	}
-	c->dirs[c->ndirs++] = (struct dinfo){ .ino = ino };
+	memmove(&c->dirs[at + 1], &c->dirs[at], (c->ndirs - at) * sizeof(*c->dirs));
+	c->dirs[at] = (struct dinfo){ .ino = ino };
+	c->ndirs++;
 	return 0;
 }
 
@@ -559,6 +567,113 @@ static int mark_metadata(struct check *c)
 	}
 	c->nmeta = n + 1;
 	return 0;
+}
+
+/* ---- allocation by repairs ----------------------------------------------------- */
+
+/* group @g's bitmap as this pass's set will leave it (NULL: unreadable) */
+static const uint8_t *disk_bitmap(struct check *c, uint32_t g, bool inode)
+{
+	struct ek_fs *fs = c->fs;
+	const uint8_t *map = ek_wset_find(c->ws, inode ? fs->groups[g].inode_bitmap
+							 : fs->groups[g].block_bitmap);
+	int err;
+
+	if (map)
+		return map;
+	err = inode ? ek_inode_bitmap_get(fs, g, &map) : ek_block_bitmap_get(fs, g, &map);
+	return err ? NULL : map;
+}
+
+/*
+ * A block (bigalloc: the first of a cluster) for a repair, at or after
+ * @goal, wrapping: free both in the computed map (nothing claims it) and
+ * in the on-disk bitmap (a block claimed by a map the check could not
+ * read is not handed out).  Marked in both, the bitmap and the counts
+ * through c->ws, so pass 5 finds them equal.
+ */
+int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g0;
+
+	if (!c->ws)
+		return -EINVAL;
+	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
+		goal = fs->sb.first_data_block;
+	g0 = ek_group_of_block(fs, goal);
+	for (uint32_t k = 0; k <= fs->group_count; k++) {
+		uint32_t g = (g0 + k) % fs->group_count;
+		ek_blk_t first = ek_group_first_block(fs, g);
+		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		uint64_t bit = k || goal < first ? 0 : (goal - first) >> fs->cluster_bits;
+		const uint8_t *disk = disk_bitmap(c, g, false);
+		uint8_t *map = group_map(c, g);
+
+		if (!map)
+			return -ENOMEM;
+		if (!disk)
+			continue;
+		for (; bit < nbits; bit++) {
+			ek_blk_t blk = first + (bit << fs->cluster_bits);
+			int err;
+
+			if (ek_bit_test(map, bit) || ek_bit_test(disk, bit) || !ek_fs_block_valid(fs, blk))
+				continue;
+			err = ek_wset_mark_block(c->ws, blk, true);
+			if (err)
+				return err;
+			map[bit >> 3] |= 1u << (bit & 7);
+			*out = blk;
+			return 0;
+		}
+	}
+	return ek_err(-ENOSPC, "no free block left for the repair");
+}
+
+/*
+ * An inode for a repair, in group @goal_group or the next with one free
+ * (computed state and on-disk bitmap both free, past the reserved
+ * inodes): marked in use with @mode and @links in both (a directory also
+ * counted in its group and known to pass 3); the caller writes it whole.
+ */
+int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
+		     ek_ino_t *out)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t ipg = fs->sb.inodes_per_group;
+	bool dir = (mode & 0170000) == 0040000;
+
+	if (!c->ws)
+		return -EINVAL;
+	for (uint32_t k = 0; k < fs->group_count; k++) {
+		uint32_t g = (goal_group + k) % fs->group_count;
+		const uint8_t *disk = disk_bitmap(c, g, true);
+
+		if (!disk)
+			continue;
+		for (uint32_t bit = 0; bit < ipg; bit++) {
+			ek_ino_t ino = (ek_ino_t)g * ipg + bit + 1;
+			int err;
+
+			if (ino < fs->sb.first_ino || ino > fs->sb.inodes_count)
+				continue;
+			if (ek_bit_test(disk, bit) || (fsck_iflags(c, ino) & (IN_USE | IN_BAD_BLOCK)))
+				continue;
+			err = ek_wset_mark_inode(c->ws, ino, true, dir);
+			if (!err)
+				err = fsck_inode_in_use(c, ino, mode, links);
+			if (!err && dir)
+				err = fsck_iflags_or(c, ino, IS_DIR);
+			if (!err && dir)
+				err = fsck_dir_add(c, ino);
+			if (err)
+				return err;
+			*out = ino;
+			return 0;
+		}
+	}
+	return ek_err(-ENOSPC, "no free inode left for the repair");
 }
 
 /* ---- the whole check ----------------------------------------------------------- */
