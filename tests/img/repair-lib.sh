@@ -1,0 +1,100 @@
+# Shared by the repair tests (tests/img/52x-fsck-repair*): sourced by a
+# test script, with $EK_DEBUGFS, $SRC and $T set as run-img.sh sets them.
+#   mkbase IMG OPTS   a small mke2fs image with a few files and xattrs
+#   files IMG         the files' contents, one md5 line each
+#   ids IMG ARGS      extkit-fsck ARGS --json: exit code, IDs, IDs not fixed
+#   e2 IMG            e2fsck -fn's exit code
+#   run_cases         damage cases on stdin (see the comment at run_cases)
+# It counts $cases and $fails (fail MSG); the test ends with its own summary.
+FSCK=${EK_FSCK:-$(dirname "$EK_DEBUGFS")/../fsck/extkit-fsck}
+export E2FSPROGS_FAKE_TIME=1700000000 SOURCE_DATE_EPOCH=1700000000
+fails=0 cases=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+command -v debugfs >/dev/null 2>&1 || { echo "SKIP: e2fsprogs' debugfs is not installed"; exit 77; }
+
+# mkbase IMG MKE2FS-OPTIONS: a small image with a few files
+mkbase() {
+	mke2fs -q -F -b 1024 -U 6b33f3a4-0d5c-4f7e-9a51-1c0ffee00520 \
+		-E hash_seed=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 $2 "$1" 16M
+	debugfs -w "$1" -f - > /dev/null 2>&1 <<EOS
+write $T/small file1
+write $T/five file2
+mkdir dir
+mkdir dir/sub
+write $T/small dir/inner
+symlink fast /etc/passwd
+mknod cdev c 1 3
+ea_set -f $T/val300 file1 user.big
+ea_set -f $T/val300 file2 user.big
+EOS
+}
+printf 'hello world\n' > "$T/small"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 20)' > "$T/five"
+python3 -c 'print("v" * 300, end="")' > "$T/val300"
+printf 'hello world\n' > "$T/small"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 20)' > "$T/five"
+python3 -c 'print("v" * 300, end="")' > "$T/val300"
+
+# the files' contents, one line each
+files() { for p in file1 file2 dir/inner; do printf '%s ' "$p"; debugfs -R "cat $p" "$1" 2>/dev/null | md5sum; done; }
+# ids IMG ARGS: the exit code, the sorted IDs, and the IDs not fixed
+ids() {
+	img=$1; shift
+	"$FSCK" "$@" --json "$img" 2> "$T/err" > "$T/json"
+	echo "$?"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d.get("findings", [])
+print(" ".join(sorted(set(x["id"] for x in f))) or "-")
+print(" ".join(sorted(set(x["id"] for x in f if not x["fixed"]))) or "-")' "$T/json"
+}
+e2() { e2fsck -fn "$1" > /dev/null 2>&1; echo $?; }
+
+fblk() { debugfs -R "bmap $2 0" "$1" 2>/dev/null; }
+trim() { printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
+
+# run_cases: one case a line, '@' between the fields:
+#   base image in $T | damage | expected IDs (sorted) | preen fixes them (1) or halts (0)
+# the damage: "f:CMD;CMD" (debugfs -w -f), "py:CODE" (python3 on the image,
+# with SUB, I12 and BB replaced by $subblk, $i12 and $bb), else one debugfs
+# -w request ($f2 and $acl replaced).  Each case under -fy and -fp: fixed
+# (exit 1, every finding fixed), e2fsck -fn and extkit-fsck -fn clean after,
+# and on "base" the files as $T/files.base; or, for preen 0, -p halts.
+run_cases() {
+	while IFS='@' read -r base how want preen; do
+		base=$(trim "$base") how=$(trim "$how") want=$(trim "$want") preen=$(trim "$preen")
+		[ -n "$how" ] || continue
+		for mode in -fy -fp; do
+			cp "$T/$base" "$T/img"
+			case $how in
+			f:*)	printf '%s\n' "${how#f:}" | tr ';' '\n' | debugfs -w -f - "$T/img" > /dev/null 2>&1 ;;
+			py:*)	python3 -c "$(printf '%s' "${how#py:}" | sed "s/SUB/$subblk/g; s/I12/$i12/g; s/BB/$bb/g")" "$T/img" ;;
+			*)	debugfs -w -R "$(printf '%s' "$how" | sed "s/\$f2/$f2/; s/\$acl/$acl/")" "$T/img" > /dev/null 2>&1 ;;
+			esac
+			cp "$T/img" "$T/damaged"
+			[ "$(e2 "$T/img")" -ge 4 ] || fail "$base $how: e2fsck -fn finds no damage"
+			out=$(ids "$T/img" $mode | tr '\n' '|')
+			cases=$((cases + 1))
+			if [ $mode = -fp ] && [ "$preen" = 0 ]; then
+				grep -q "UNEXPECTED INCONSISTENCY" "$T/json" 2>/dev/null ||
+					"$FSCK" -fp "$T/damaged" 2>&1 | grep -q "UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY" ||
+					fail "$base $how: -p does not say UNEXPECTED INCONSISTENCY"
+				[ "${out%%|*}" = 4 ] || fail "$base $how: -p exits ${out%%|*}, not 4"
+				echo "$base $how: -p halts (4)"
+				continue
+			fi
+			if [ "$out" != "1|$want|-|" ]; then
+				fail "$base $how $mode: got [$out], expected [1|$want|-|]"; head -3 "$T/err"
+				continue
+			fi
+			[ "$(e2 "$T/img")" = 0 ] || { fail "$base $how $mode: e2fsck -fn after the repair: $(e2fsck -fn "$T/img" 2>&1 | sed -n 2,6p | tr '\n' ' ')"; continue; }
+			again=$(ids "$T/img" -fn | tr '\n' ' ')
+			[ "$again" = "0 - - " ] || fail "$base $how $mode: extkit-fsck -fn after the repair: $again"
+			if [ "$base" = base ]; then
+				files "$T/img" | cmp -s - "$T/files.base" || fail "$base $how $mode: file contents changed"
+			fi
+			echo "$base $how $mode: fixed $want"
+		done
+	done
+}
