@@ -338,6 +338,41 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 	return 0;
 }
 
+/*
+ * An entry naming an inode pass 1 did not read because its group's
+ * descriptor says the inode table is unused there (INODE_UNINIT, or past
+ * bg_itable_unused): as e2fsck, the descriptor is believed less than the
+ * entry.  Fixed by marking the table in use and running the passes again.
+ */
+static bool unscanned(struct check *c, const struct dirwalk *w, const struct ek_dirent *de,
+		      const struct ek_finding *at, const char *name)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g = ek_group_of_ino(fs, de->ino);
+	uint32_t bit = (de->ino - 1) % fs->sb.inodes_per_group;
+	const struct ek_group *grp = &fs->groups[g];
+
+	if (!(fs->has_csum || fs->has_gdt_csum) || grp->csum_bad)
+		return false;	/* pass 1 read the whole table */
+	if (grp->flags & EXT4_BG_INODE_UNINIT) {
+		if (fsck_report(c, EK_PR_ENTRY_INODE_UNINIT_GROUP, at, name, w->dir, de->ino, g)) {
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FLAGS,
+							    grp->flags & ~EXT4_BG_INODE_UNINIT));
+			c->restart = true;
+		}
+		return true;
+	}
+	if (grp->itable_unused <= fs->sb.inodes_per_group &&
+	    bit >= fs->sb.inodes_per_group - grp->itable_unused) {
+		if (fsck_report(c, EK_PR_ENTRY_INODE_IN_UNUSED_AREA, at, name, w->dir, de->ino, g)) {
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_ITABLE_UNUSED, 0));
+			c->restart = true;
+		}
+		return true;
+	}
+	return false;
+}
+
 static int pass2_entry(void *arg, const struct ek_dirent *de)
 {
 	struct dirwalk *w = arg;
@@ -374,7 +409,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
-	if (!(fsck_iflags(c, de->ino) & IN_USE)) {
+	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name))
+		return 0;
+	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
+	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
 		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
 			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
