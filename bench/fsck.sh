@@ -82,7 +82,8 @@ best_fresh() {
 		/usr/bin/time -f '%e %M' -o "$fast/t" "$@" "$fast/run.img" > /dev/null 2>&1 || rc=$?
 		[ $rc -le 1 ] || { echo "FAIL: $* exited $rc" >&2; exit 1; }
 		e2fsck -fn "$fast/run.img" > /dev/null 2>&1 || { echo "FAIL: $* left errors" >&2; exit 1; }
-		read -r s m < "$fast/t"
+		# (time(1) writes "Command exited with non-zero status 1" first)
+		s=$(tail -n 1 "$fast/t"); m=${s#* }; s=${s%% *}
 		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then b=$s; fi
 		k=$m
 	done
