@@ -1888,6 +1888,13 @@ int ek_fix_dir_link(struct ek_wset *ws, ek_ino_t dir, const char *name, uint8_t 
 		    ek_ino_t ino, uint8_t file_type);
 int ek_fix_dir_expand(struct ek_wset *ws, ek_ino_t dir, ek_blk_t blk);
 /*
+ * The usage of @id in quota file @ino (@type) set to @inodes and @space
+ * bytes, in place (repair_lnf.c; a repair that makes /lost+found changes
+ * the root's owner's usage): -ENOENT when the file has no entry for @id.
+ */
+int ek_fix_quota_usage(struct ek_wset *ws, ek_ino_t ino, unsigned type, uint32_t id,
+		       uint64_t inodes, uint64_t space);
+/*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into
  * several (each whole blocks, committed and checkpointed in turn: a cut
@@ -2409,6 +2416,18 @@ int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 		    struct ek_quota *out);
 /* read inode @ino's content through the read path and decode it as above */
 int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota *out);
+/* the same content, not decoded: *out (*out_len bytes) is the caller's to free() */
+int ek_quota_read_raw(struct ek_fs *fs, ek_ino_t ino, unsigned type, uint8_t **out,
+		      size_t *out_len);
+/*
+ * The byte offset in quota file @buf (@len bytes) of the entry of @id,
+ * reached down its tree path: 0, -ENOENT (no entry), -EK_CORRUPT (a
+ * pointer outside the file).
+ */
+int ek_quota_entry_offset(const void *buf, size_t len, uint32_t id, size_t *out);
+/* entry @e's usage (72 bytes at that offset): inodes and bytes in use; an
+ * entry left all zero keeps the marker that tells it from a free one */
+void ek_quota_entry_set_usage(uint8_t *e, uint64_t inodes, uint64_t space);
 void ek_quota_release(struct ek_quota *q);
 /* the entry of @id, or NULL; points into @q */
 const struct ek_dquot *ek_quota_find(const struct ek_quota *q, uint32_t id);

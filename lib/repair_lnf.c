@@ -239,3 +239,36 @@ int ek_fix_dir_new(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent, uint16_t m
 	ek_inode_csum_set(fs, ino, raw);
 	return 0;
 }
+
+/* ---- quota usage ---------------------------------------------------------------- */
+
+int ek_fix_quota_usage(struct ek_wset *ws, ek_ino_t ino, unsigned type, uint32_t id,
+		       uint64_t inodes, uint64_t space)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ek_inode ei;
+	uint8_t *buf = NULL, *b;
+	size_t len, off;
+	ek_blk_t pblk;
+	int err = ek_quota_read_raw(fs, ino, type, &buf, &len);
+
+	memset(&ei, 0, sizeof(ei));
+	if (!err)
+		err = ek_quota_entry_offset(buf, len, id, &off);
+	if (!err)
+		err = ek_inode_read(fs, ino, &ei);
+	if (err == -EK_BADCRC)
+		err = 0;
+	if (!err)
+		err = ek_map_bmap(fs, &ei, off >> fs->log_blksz, &pblk, NULL);
+	if (!err && !pblk)
+		err = ek_corrupt_ino(ino, "quota file: the entry of id %u lies in a hole", id);
+	if (!err)
+		err = ek_wset_block(ws, pblk, &b);
+	/* quota blocks (1 KiB) never straddle a filesystem block */
+	if (!err)
+		ek_quota_entry_set_usage(b + (off & (fs->blksz - 1)), inodes, space);
+	ek_inode_release(&ei);
+	free(buf);
+	return err;
+}

@@ -7,7 +7,7 @@
  * small filesystem, written and read back through ek_dir_iterate (every
  * entry once, checksums right), extents and block maps, with and without
  * metadata_csum; the refusals (no room, a damaged entry, bad names, an
- * extent root with no free slot).
+ * extent root with no free slot); a quota entry's usage set in place.
  */
 #include "unit.h"
 
@@ -305,6 +305,54 @@ START_TEST(test_expand_refused)
 }
 END_TEST
 
+
+/* ---- quota usage in place --------------------------------------------------------- */
+
+/* a file of three ids, each found down its tree path and given new usage */
+START_TEST(test_quota_usage)
+{
+	struct ek_dquot dq[3] = {
+		{ .id = 0, .curinodes = 2, .curspace = 13312 },
+		{ .id = 5, .curinodes = 1, .curspace = 1024, .bhardlimit = 100 },
+		{ .id = 70000, .curinodes = 9, .curspace = 9216 },
+	};
+	struct ek_quota q;
+	uint8_t *f;
+	size_t len, off;
+
+	ck_assert_int_eq(ek_quota_encode(EK_QUOTA_USR, dq, 3, &f, &len), 0);
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 0, &off), 0);
+	ek_quota_entry_set_usage(f + off, 3, 14336);
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 70000, &off), 0);
+	ek_quota_entry_set_usage(f + off, 0, 0);
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 5, &off), 0);
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 6, &off), -ENOENT);
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 70001, &off), -ENOENT);
+	ck_assert_int_eq(ek_quota_decode(f, len, EK_QUOTA_USR, 3, &q), 0);
+	ck_assert_uint_eq(q.count, 3);
+	ck_assert_uint_eq(q.dq[0].curinodes, 3);
+	ck_assert_uint_eq(q.dq[0].curspace, 14336);
+	ck_assert_uint_eq(q.dq[1].curinodes, 1);
+	ck_assert_uint_eq(q.dq[1].bhardlimit, 100);
+	ck_assert_uint_eq(q.dq[2].id, 70000);
+	ck_assert_uint_eq(q.dq[2].curinodes, 0);
+	ck_assert_uint_eq(q.dq[2].curspace, 0);
+	ek_quota_release(&q);
+	/* id 0 with nothing left: still an entry, not a free slot */
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 0, &off), 0);
+	ek_quota_entry_set_usage(f + off, 0, 0);
+	ck_assert_int_eq(ek_quota_decode(f, len, EK_QUOTA_USR, 3, &q), 0);
+	ck_assert_uint_eq(q.count, 3);
+	ck_assert_uint_eq(q.dq[0].id, 0);
+	ck_assert_uint_eq(q.dq[0].itime, 0);
+	ek_quota_release(&q);
+	/* a tree pointer outside the file */
+	put_le32(f + 1024, (uint32_t)(len / 1024 + 5));
+	ck_assert_int_eq(ek_quota_entry_offset(f, len, 0, &off), -EK_CORRUPT);
+	free(f);
+}
+END_TEST
+
 static Suite *repair_lnf_suite(void)
 {
 	Suite *s = suite_create("repair_lnf");
@@ -316,6 +364,7 @@ static Suite *repair_lnf_suite(void)
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_loop_test(tc, test_new_link_expand, 0, ng);
 	tcase_add_loop_test(tc, test_expand_refused, 0, 2);
+	tcase_add_test(tc, test_quota_usage);
 	suite_add_tcase(s, tc);
 	return s;
 }
