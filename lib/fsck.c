@@ -109,6 +109,9 @@ static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
 		    id == EK_PR_BLOCK_CLAIMED_TWICE || id == EK_PR_BITMAP_UNREADABLE ||
 		    id == EK_PR_GROUP_DESC_DAMAGED || id == EK_PR_JOURNAL_INODE_BAD)
 			c->claims_incomplete = true;
+		/* entries left unread: passes 3 and 4 connect and clear nothing */
+		if (id == EK_PR_DIR_DAMAGED)
+			c->names_incomplete = true;
 		return false;
 	}
 	c->pending = f;

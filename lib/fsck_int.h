@@ -111,6 +111,9 @@ struct check {
 	ek_ino_t lnf;
 	bool lnf_tried;
 	bool root_new;
+	/* a directory's entries were left unread (DIR_DAMAGED not fixed): an
+	 * inode that looks unattached may be named there */
+	bool names_incomplete;
 };
 
 

@@ -13,6 +13,9 @@
  * use with no links reads as deleted: a cut before pass 4's commit would
  * lose it).  A new directory, its block, its entry and the bitmaps go into
  * the pass's one write set, so its commit writes all or none of them.
+ * While a directory's entries are left unread (DIR_DAMAGED not fixed),
+ * nothing is connected or cleared: the entry naming an inode that looks
+ * unattached may be in them (e2fsck stops there when not salvaging).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -215,7 +218,7 @@ static ek_ino_t lnf_get(struct check *c)
 	ek_ino_t ino = 0;
 	int err = 0;
 
-	if (c->lnf || c->lnf_tried || !c->ws || c->err)
+	if (c->lnf || c->lnf_tried || !c->ws || c->err || c->names_incomplete)
 		return c->lnf;
 	c->lnf_tried = true;
 	if ((fsck_iflags(c, EXT4_ROOT_INO) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
@@ -369,12 +372,14 @@ static int root_clear(struct check *c)
 /* check_root(): false when there is no root directory to connect to */
 static bool check_root(struct check *c)
 {
+	/* a root in a bad block of the inode table is not made again there */
+	bool bad = fsck_iflags(c, EXT4_ROOT_INO) & IN_BAD_BLOCK;
 	int err;
 
 	if (fsck_iflags(c, EXT4_ROOT_INO) & IN_USE) {
-		if ((fsck_iflags(c, EXT4_ROOT_INO) & IS_DIR) && fsck_dinfo_of(c, EXT4_ROOT_INO))
+		if ((fsck_iflags(c, EXT4_ROOT_INO) & IS_DIR) && fsck_dinfo_of(c, EXT4_ROOT_INO) && !bad)
 			return true;
-		if (!fsck_report_if(c, !c->ndups && !c->fs->cluster_bits, EK_PR_ROOT_NOT_DIR,
+		if (!fsck_report_if(c, !c->ndups && !c->fs->cluster_bits && !bad, EK_PR_ROOT_NOT_DIR,
 				    AT_INODE(EXT4_ROOT_INO)))
 			return false;
 		err = root_clear(c);
@@ -383,7 +388,7 @@ static bool check_root(struct check *c)
 		fsck_fix_done(c, err);
 		return !err;
 	}
-	if (!fsck_report(c, EK_PR_ROOT_NOT_ALLOCATED, AT_INODE(EXT4_ROOT_INO)))
+	if (!fsck_report_if(c, !bad, EK_PR_ROOT_NOT_ALLOCATED, AT_INODE(EXT4_ROOT_INO)))
 		return false;
 	err = root_make(c);
 	fsck_fix_done(c, err);
@@ -470,7 +475,8 @@ static bool unattached(struct check *c, ek_ino_t ino)
 		empty = !ei.blocks && magic != EXT4_XATTR_MAGIC &&
 			((ei.mode & 0170000) == 0100000 || (ei.mode & 0170000) == 0040000);
 	}
-	if (empty && fsck_report(c, EK_PR_INODE_UNATTACHED_EMPTY, AT_INODE(ino), ino)) {
+	if (empty && fsck_report_if(c, !c->names_incomplete, EK_PR_INODE_UNATTACHED_EMPTY,
+				    AT_INODE(ino), ino)) {
 		err = ek_fix_inode(c->ws, ino, EK_IFIX_LINKS, 0);
 		if (!err)
 			err = ek_fix_inode(c->ws, ino, EK_IFIX_DTIME_SET, (uint32_t)c->o->now);
