@@ -427,13 +427,14 @@ void fsck_pass3(struct check *c)
 		for (ek_ino_t q = ino; q && !(fsck_iflags(c, q) & REACHED); q = fsck_named_in_of(c, q))
 			fsck_iflags_or(c, q, REACHED);
 	}
-	/* '..' names the parent (an unconnected top's parent is none: not fixed) */
+	/* '..' names the parent (an unconnected top left so has none: e2fsck
+	 * -n says "should be <The NULL inode>", here DIR_UNCONNECTED says it) */
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino, named_in = c->dirs[d].named_in;
 
-		if ((fsck_iflags(c, ino) & REACHED) && c->dirs[d].parent != named_in &&
-		    fsck_report_if(c, named_in != 0, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino,
-				   c->dirs[d].parent, named_in)) {
+		if ((fsck_iflags(c, ino) & REACHED) && named_in && c->dirs[d].parent != named_in &&
+		    fsck_report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
+				named_in)) {
 			ek_ino_t old = c->dirs[d].parent;
 			int err = ek_fix_dotdot(c->ws, ino, named_in);
 
