@@ -979,6 +979,18 @@ int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t pa
 int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek_dirent_new *ents,
 			size_t n, uint32_t max_xattr, uint8_t iblock[EXT4_N_BLOCKS * 4],
 			uint8_t **xval, uint32_t *xlen);
+/* a linear block of directory @dir (generation @gen) holding no entry: one
+ * unused entry over it, and the checksum tail under metadata_csum */
+void ek_dir_block_empty(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b);
+/*
+ * Add the entry @name -> @ino to linear leaf @b (block @blk of directory
+ * @dir, named in messages) where there is room, as the kernel's
+ * add_dirent_to_buf(): in an unused entry large enough, or split off the
+ * slack of the first entry with enough.  The caller reseals the checksum.
+ * 0, -ENOSPC (no room), -EK_CORRUPT (a bad entry on the way), -EINVAL.
+ */
+int ek_dir_leaf_insert(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *b,
+		       const char *name, uint8_t name_len, ek_ino_t ino, uint8_t file_type);
 
 /* ---- journal (journal.c) ---------------------------------------------- */
 
@@ -1859,6 +1871,34 @@ int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_
 int ek_fix_group_count(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, uint32_t v);
 int ek_fix_super_counts(struct ek_wset *ws, uint64_t free_blocks, uint32_t free_inodes);
 /*
+ * ---- lost+found (repair_lnf.c): passes 3 and 4 ----
+ * ek_fix_dir_new: inode @ino becomes a new directory (mode 040000 | the
+ * permission bits of @mode, links 2, times @now) whose one block @blk
+ * (allocated by the caller) holds '.' and '..' = @parent: an extent root
+ * under the extents feature, else i_block[0], as e2fsck makes the root
+ * and /lost+found.
+ * ek_fix_dir_link: the entry @name -> @ino (@file_type) added to linear
+ * directory @dir, in the first block with room, all read through @ws;
+ * -ENOSPC when no block has room, -EK_UNSUPP for an inline, htree,
+ * encrypted or casefolded directory.
+ * ek_fix_dir_expand: linear directory @dir grows by block @blk (allocated by
+ * the caller), an empty leaf at its end: i_size, i_blocks and its map (the
+ * last extent of an in-inode extent root extended or a free slot taken;
+ * a direct block of a block map); -EK_UNSUPP where that is not enough.
+ */
+int ek_fix_dir_new(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent, uint16_t mode,
+		   ek_blk_t blk, int64_t now);
+int ek_fix_dir_link(struct ek_wset *ws, ek_ino_t dir, const char *name, uint8_t name_len,
+		    ek_ino_t ino, uint8_t file_type);
+int ek_fix_dir_expand(struct ek_wset *ws, ek_ino_t dir, ek_blk_t blk);
+/*
+ * The usage of @id in quota file @ino (@type) set to @inodes and @space
+ * bytes, in place (repair_lnf.c; a repair that makes /lost+found changes
+ * the root's owner's usage): -ENOENT when the file has no entry for @id.
+ */
+int ek_fix_quota_usage(struct ek_wset *ws, ek_ino_t ino, unsigned type, uint32_t id,
+		       uint64_t inodes, uint64_t space);
+/*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into
  * several (each whole blocks, committed and checkpointed in turn: a cut
@@ -2380,6 +2420,18 @@ int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 		    struct ek_quota *out);
 /* read inode @ino's content through the read path and decode it as above */
 int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota *out);
+/* the same content, not decoded: *out (*out_len bytes) is the caller's to free() */
+int ek_quota_read_raw(struct ek_fs *fs, ek_ino_t ino, unsigned type, uint8_t **out,
+		      size_t *out_len);
+/*
+ * The byte offset in quota file @buf (@len bytes) of the entry of @id,
+ * reached down its tree path: 0, -ENOENT (no entry), -EK_CORRUPT (a
+ * pointer outside the file).
+ */
+int ek_quota_entry_offset(const void *buf, size_t len, uint32_t id, size_t *out);
+/* entry @e's usage (72 bytes at that offset): inodes and bytes in use; an
+ * entry left all zero keeps the marker that tells it from a free one */
+void ek_quota_entry_set_usage(uint8_t *e, uint64_t inodes, uint64_t space);
 void ek_quota_release(struct ek_quota *q);
 /* the entry of @id, or NULL; points into @q */
 const struct ek_dquot *ek_quota_find(const struct ek_quota *q, uint32_t id);

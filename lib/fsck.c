@@ -109,6 +109,9 @@ static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
 		    id == EK_PR_BLOCK_CLAIMED_TWICE || id == EK_PR_BITMAP_UNREADABLE ||
 		    id == EK_PR_GROUP_DESC_DAMAGED || id == EK_PR_JOURNAL_INODE_BAD)
 			c->claims_incomplete = true;
+		/* entries left unread: passes 3 and 4 connect and clear nothing */
+		if (id == EK_PR_DIR_DAMAGED)
+			c->names_incomplete = true;
 		return false;
 	}
 	c->pending = f;
@@ -674,6 +677,36 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 		}
 	}
 	return ek_err(-ENOSPC, "no free inode left for the repair");
+}
+
+/* ---- passes 3 and 4: what their repairs undo ---------------------------------- */
+
+/* a repair cleared inode @ino's @bits (IN_USE, IS_DIR: pass 5 counts it free) */
+void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
+{
+	uint8_t *p = ist(c, ino);
+
+	if (p)
+		p[ST_FLAGS] &= (uint8_t)~bits;
+}
+
+/*
+ * Give back block @blk that fsck_alloc_block() handed out and a repair did
+ * not use: free again in the computed map and in the set's bitmap.
+ */
+int fsck_free_block(struct check *c, ek_blk_t blk)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g;
+	uint64_t bit;
+
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt(blk, "block out of range");
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	if (c->bmap[g])
+		c->bmap[g][bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+	return ek_wset_mark_block(c->ws, blk, false);
 }
 
 /* ---- the whole check ----------------------------------------------------------- */

@@ -108,6 +108,14 @@ struct check {
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
+	/* passes 3 and 4 (fsck_pass34.c): /lost+found once found or made, the
+	 * root made again in this pass (not on disk yet) */
+	ek_ino_t lnf;
+	bool lnf_tried;
+	bool root_new;
+	/* a directory's entries were left unread (DIR_DAMAGED not fixed): an
+	 * inode that looks unattached may be named there */
+	bool names_incomplete;
 };
 
 
@@ -127,6 +135,8 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 void fsck_fix_done(struct check *c, int err);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
+void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits);
+int fsck_free_block(struct check *c, ek_blk_t blk);
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino);
 int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t links);
 uint32_t fsck_links_of(const struct check *c, ek_ino_t ino);

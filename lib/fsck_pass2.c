@@ -373,6 +373,16 @@ static bool unscanned(struct check *c, const struct dirwalk *w, const struct ek_
 	return false;
 }
 
+/* the '..' of the directory being walked set to 0 (its parent: pass 3) */
+static int dotdot_clear(struct check *c, struct dirwalk *w)
+{
+	int err = ek_fix_dotdot(c->ws, w->dir, 0);
+
+	if (!err)
+		w->di->parent = 0;
+	return err;
+}
+
 static int pass2_entry(void *arg, const struct ek_dirent *de)
 {
 	struct dirwalk *w = arg;
@@ -380,7 +390,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
-	bool clearable;
+	bool clearable, dotdot;
 	int seen;
 
 	memcpy(name, de->name, de->name_len);
@@ -403,18 +413,26 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
 	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
+	/* '..' (the second entry of block 0) naming no inode in use: set to 0,
+	 * as e2fsck; pass 3 then sets it to the parent (h-lnf) */
+	dotdot = de->name_len == 2 && !memcmp(de->name, "..", 2) && !de->deleted && !de->lblk &&
+		 de->offset == 12 && !ek_inode_has_inline(w->ei);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		if (fsck_report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
-			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
+		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir,
+				   de->ino))
+			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
+						   : dotdot_clear(c, w));
 		return 0;
 	}
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name))
 		return 0;
 	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
-		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
-			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
+		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir,
+				   de->ino))
+			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
+						   : dotdot_clear(c, w));
 		return 0;
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */

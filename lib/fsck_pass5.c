@@ -254,10 +254,11 @@ static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct
 
 		if (d && (!cu || d->id < cu->id)) {
 			/* nothing counted for this id */
-			if (d->curspace || d->curinodes)
-				fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
+			if ((d->curspace || d->curinodes) &&
+			    fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
 				       (unsigned long long)d->curspace,
-				       (unsigned long long)d->curinodes, 0ull, 0ull);
+				       (unsigned long long)d->curinodes, 0ull, 0ull))
+				fsck_fix_done(c, ek_fix_quota_usage(c->ws, ino, t, d->id, 0, 0));
 			i++;
 		} else if (!d || cu->id < d->id) {
 			if (!cu->uncertain && (cu->space || cu->inodes))
@@ -265,11 +266,13 @@ static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct
 				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
 			j++;
 		} else {
-			if (!cu->uncertain && (d->curspace != cu->space || d->curinodes != cu->inodes))
-				fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
+			if (!cu->uncertain && (d->curspace != cu->space || d->curinodes != cu->inodes) &&
+			    fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
 				       (unsigned long long)d->curspace,
 				       (unsigned long long)d->curinodes,
-				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
+				       (unsigned long long)cu->space, (unsigned long long)cu->inodes))
+				fsck_fix_done(c, ek_fix_quota_usage(c->ws, ino, t, d->id, cu->inodes,
+								    cu->space));
 			i++;
 			j++;
 		}

@@ -322,13 +322,31 @@ static int qread_data(void *arg, uint64_t off, const void *buf, size_t len)
 
 int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota *out)
 {
+	uint8_t *buf;
+	size_t len;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->type = type;
+	if (type >= EK_QUOTA_TYPES)
+		return -EINVAL;
+	err = ek_quota_read_raw(fs, ino, type, &buf, &len);
+	if (!err)
+		err = ek_quota_decode(buf, len, type, ino, out);
+	free(buf);
+	return err;
+}
+
+int ek_quota_read_raw(struct ek_fs *fs, ek_ino_t ino, unsigned type, uint8_t **out,
+		      size_t *out_len)
+{
 	struct ek_inode ei;
 	struct qread r = { 0 };
 	struct ek_read_cb cb = { .data = qread_data, .arg = &r };
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	out->type = type;
+	*out = NULL;
+	*out_len = 0;
 	if (type >= EK_QUOTA_TYPES)
 		return -EINVAL;
 	if (!ino || ino > fs->sb.inodes_count)
@@ -358,12 +376,63 @@ int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota
 	/* 1: the bytes wanted are read; a bad map checksum is fsck's finding */
 	if (err == 1 || err == -EK_BADCRC)
 		err = 0;
-	if (!err)
-		err = ek_quota_decode(r.buf, r.len, type, ino, out);
 out:
-	free(r.buf);
+	if (err) {
+		free(r.buf);
+	} else {
+		*out = r.buf;
+		*out_len = r.len;
+	}
 	ek_inode_release(&ei);
 	return err;
+}
+
+/* ---- editing usage in place (fsck repairs) --------------------------------- */
+
+int ek_quota_entry_offset(const void *bufp, size_t len, uint32_t id, size_t *out)
+{
+	const uint8_t *buf = bufp;
+	size_t nblocks = len / QT_BLK;
+	uint32_t blk = QT_TREEOFF;
+
+	/* the path of @id: one byte of it per depth, high first (as the kernel's get_index()) */
+	for (unsigned depth = 0; depth < QT_DEPTH; depth++) {
+		uint32_t ref;
+
+		if (blk >= nblocks)
+			return ek_err(-EK_CORRUPT, "quota file: block %u past its %zu blocks", blk,
+				      nblocks);
+		ref = get_le32(buf + (size_t)blk * QT_BLK + 4 * ((id >> (8 * (QT_DEPTH - 1 - depth))) & 0xFF));
+		if (!ref)
+			return -ENOENT;
+		if (ref <= QT_TREEOFF)
+			return ek_err(-EK_CORRUPT, "quota file: pointer %u in block %u", ref, blk);
+		blk = ref;
+	}
+	if (blk >= nblocks)
+		return ek_err(-EK_CORRUPT, "quota file: block %u past its %zu blocks", blk, nblocks);
+	for (unsigned i = 0; i < QT_PER_BLK; i++) {
+		size_t off = (size_t)blk * QT_BLK + QT_DATA_HDR + i * QT_ENTRY;
+
+		if (!entry_free(buf + off) && get_le32(buf + off) == id) {
+			*out = off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void ek_quota_entry_set_usage(uint8_t *e, uint64_t inodes, uint64_t space)
+{
+	struct ek_dquot d;
+
+	entry_decode(e, &d);	/* the free-entry marker read as no grace time */
+	put_le64(e + 0x18, inodes);
+	put_le64(e + 0x30, space);
+	put_le64(e + 0x40, d.itime);
+	/* an entry that would read as free keeps the marker (v2r1_mem2diskdqblk) */
+	if (entry_free(e))
+		put_le64(e + 0x40, 1);
 }
 
 /* ---- the usage tally ------------------------------------------------------- */

@@ -191,6 +191,9 @@ int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent)
 		goto out;
 	}
 	ek_dirent_set_ino(b, rl, parent);
+	/* as e2fsck's fix_dotdot_proc(): '..' names a directory */
+	if (parent)
+		ek_dirent_set_type(fs, b, rl, EXT4_FT_DIR);
 	if (ok)
 		ek_dir_block_reseal(fs, &ei, 0, b);
 out:
