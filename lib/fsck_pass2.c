@@ -342,7 +342,8 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
  * An entry naming an inode pass 1 did not read because its group's
  * descriptor says the inode table is unused there (INODE_UNINIT, or past
  * bg_itable_unused): as e2fsck, the descriptor is believed less than the
- * entry.  Fixed by marking the table in use and running the passes again.
+ * entry.  Fixed by marking the table in use and running the passes again
+ * (true: the entry waits for that run); left, the entry is judged as it is.
  */
 static bool unscanned(struct check *c, const struct dirwalk *w, const struct ek_dirent *de,
 		      const struct ek_finding *at, const char *name)
@@ -355,19 +356,19 @@ static bool unscanned(struct check *c, const struct dirwalk *w, const struct ek_
 	if (!(fs->has_csum || fs->has_gdt_csum) || grp->csum_bad)
 		return false;	/* pass 1 read the whole table */
 	if (grp->flags & EXT4_BG_INODE_UNINIT) {
-		if (fsck_report(c, EK_PR_ENTRY_INODE_UNINIT_GROUP, at, name, w->dir, de->ino, g)) {
-			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FLAGS,
-							    grp->flags & ~EXT4_BG_INODE_UNINIT));
-			c->restart = true;
-		}
+		if (!fsck_report(c, EK_PR_ENTRY_INODE_UNINIT_GROUP, at, name, w->dir, de->ino, g))
+			return false;
+		fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FLAGS,
+						    grp->flags & ~EXT4_BG_INODE_UNINIT));
+		c->restart = true;
 		return true;
 	}
 	if (grp->itable_unused <= fs->sb.inodes_per_group &&
 	    bit >= fs->sb.inodes_per_group - grp->itable_unused) {
-		if (fsck_report(c, EK_PR_ENTRY_INODE_IN_UNUSED_AREA, at, name, w->dir, de->ino, g)) {
-			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_ITABLE_UNUSED, 0));
-			c->restart = true;
-		}
+		if (!fsck_report(c, EK_PR_ENTRY_INODE_IN_UNUSED_AREA, at, name, w->dir, de->ino, g))
+			return false;
+		fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_ITABLE_UNUSED, 0));
+		c->restart = true;
 		return true;
 	}
 	return false;
