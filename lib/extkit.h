@@ -466,6 +466,13 @@ ek_blk_t ek_group_first_block(const struct ek_fs *fs, uint32_t g);
 ek_blk_t ek_group_last_block(const struct ek_fs *fs, uint32_t g);
 uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g);
 bool ek_group_has_super(const struct ek_fs *fs, uint32_t g);
+/*
+ * The rule behind ek_group_has_super(), from the feature words and
+ * s_backup_bgs (sparse_super2): group 0; with sparse_super2 the two backup
+ * groups; without sparse_super every group; else 1 and powers of 3, 5, 7
+ */
+bool ek_super_group_has_super(uint32_t compat, uint32_t ro_compat, const uint32_t backup_bgs[2],
+			      uint32_t g);
 /* blocks used by the superblock copy and GDT (+reserved GDT) in group g */
 uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* without meta_bg: reserved GDT block @i of the copy in group @g (one with a
@@ -2109,6 +2116,8 @@ struct ek_geometry_opts {
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
+	bool num_backup_given;		/* -E num_backup_sb= (sparse_super2), else 2 */
+	uint32_t num_backup_sb;
 };
 
 struct ek_geometry {
@@ -2130,12 +2139,13 @@ struct ek_geometry {
 	uint32_t log_flex;		/* log2 of the flex group size (flex_bg) */
 	uint64_t journal_blocks;	/* with has_journal, fast-commit blocks included */
 	uint32_t fc_blocks;		/* of them for fast commits */
+	uint32_t backup_bgs[2];		/* sparse_super2: s_backup_bgs, 0 for none */
 };
 
 /* what mke2fs 1.47 would choose for @o (mkfs/NOTES.md); -EINVAL naming the problem */
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
-/* does group @g hold a superblock copy (sparse_super)? */
-bool ek_geometry_has_super(uint32_t g);
+/* does group @grp hold a superblock copy (sparse_super, sparse_super2, or every group)? */
+bool ek_geometry_has_super(const struct ek_geometry *g, uint32_t grp);
 
 /* ---- building a new filesystem (newfs.c) ----------------------------------- */
 

@@ -992,7 +992,7 @@ static int make_resize_inode(struct ek_newfs *nf)
 	if (err)
 		goto out;
 	for (uint32_t g = 1; g < nf->g.groups; g++)
-		nbackups += nf->sbarea[g] && nbackups < a;
+		nbackups += ek_group_has_super(&nf->fs, g) && nbackups < a;
 	/* the reserved blocks themselves are made as they are written (write_resize_blocks) */
 	for (uint32_t i = 0; i < rsv; i++)
 		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a),
@@ -1195,6 +1195,8 @@ static void build_super(struct ek_newfs *nf)
 	memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
 	sb->s_reserved_gdt_blocks = cpu_to_le16((uint16_t)g->reserved_gdt);
+	sb->s_backup_bgs[0] = cpu_to_le32(g->backup_bgs[0]);
+	sb->s_backup_bgs[1] = cpu_to_le32(g->backup_bgs[1]);
 	memcpy(sb->s_hash_seed, o->hash_seed, 16);
 	sb->s_def_hash_version = o->hash_given ? o->def_hash_version : EXT4_HASH_HALF_MD4;
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
@@ -1256,15 +1258,15 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		goto out_free;
 	}
 	for (uint32_t g = 0; g < G; g++) {
-		if (ek_geometry_has_super(g))
-			nf->sbarea[g] = 1 + nf->g.desc_blocks + nf->g.reserved_gdt;
+		/* superblock, descriptors (meta_bg: this group's block), reserved GDT */
+		nf->sbarea[g] = ek_group_sb_gdt_blocks(fs, g);
 		if (!g)	/* 1 KiB blocks with bigalloc: the boot block comes first */
 			nf->sbarea[g] += (uint32_t)(primary_sb_block(nf) - fs->sb.first_data_block);
 		nf->gused[g] = nf->sbarea[g];
 	}
 	/* superblock copies first, so no table lands on one */
 	for (uint32_t g = 0; g < G; g++)
-		if (ek_geometry_has_super(g) && !group_map(nf, g)) {
+		if (nf->sbarea[g] && !group_map(nf, g)) {
 			err = -ENOMEM;
 			goto out_free;
 		}
@@ -1528,7 +1530,7 @@ static int write_resize_blocks(struct ek_newfs *nf, struct comb *c, uint8_t *buf
 	if (!groups)
 		return -ENOMEM;
 	for (uint32_t g = 1; g < nf->g.groups && n < a; g++)
-		if (nf->sbarea[g])
+		if (ek_group_has_super(&nf->fs, g))
 			groups[n++] = g;
 	for (uint32_t i = 0; i < nf->g.reserved_gdt && !err; i++) {
 		ek_blk_t prim = primary_sb_block(nf) + 1 + nf->g.desc_blocks + i;
@@ -1541,6 +1543,25 @@ static int write_resize_blocks(struct ek_newfs *nf, struct comb *c, uint8_t *buf
 	}
 	free(groups);
 	return err;
+}
+
+/*
+ * The descriptor blocks group @g holds a copy of: [*i0, *i0 + *n).  The
+ * whole table in every group with a superblock; with meta_bg, the block of
+ * the group's meta group in its first, second and last group.
+ */
+static bool desc_copy(const struct ek_newfs *nf, uint32_t g, uint32_t *i0, uint32_t *n)
+{
+	uint32_t dpb = nf->fs.desc_per_block, r = g % dpb;
+
+	if (!ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_META_BG)) {
+		*i0 = 0;
+		*n = nf->g.desc_blocks;
+		return ek_group_has_super(&nf->fs, g);
+	}
+	*i0 = g / dpb;
+	*n = 1;
+	return r == 0 || r == 1 || r == dpb - 1;
 }
 
 /* the pending blocks and the reserved GDT blocks, in block order */
@@ -1569,6 +1590,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	uint8_t *gdt = NULL, *bitmap = NULL, *sbblk = NULL;
 	struct comb wc = { .nf = nf };
 	size_t gdt_bytes = (size_t)nf->g.desc_blocks * fs->blksz;
+	uint32_t i0, n0;
 	int err;
 
 	if (!nf->writing)
@@ -1612,24 +1634,27 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
 		ek_blk_t first = ek_group_first_block(fs, g);
 		struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
+		bool has_super = ek_group_has_super(fs, g);
+		uint32_t i0, n;
 
-		if (!nf->sbarea[g])
-			continue;
-		/* a backup: not marked valid, names its group */
-		memcpy(b, sb, sizeof(*sb));
-		b->s_state = 0;
-		b->s_block_group_nr = cpu_to_le16((uint16_t)g);
-		b->s_kbytes_written = 0;
-		if (fs->has_csum)
-			b->s_checksum = cpu_to_le32(ek_super_csum(b));
-		err = comb_add(&wc, first, sbblk, 1);
-		if (!err)
-			err = comb_add(&wc, first + 1, gdt, nf->g.desc_blocks);
+		if (has_super) {
+			/* a backup: not marked valid, names its group */
+			memcpy(b, sb, sizeof(*sb));
+			b->s_state = 0;
+			b->s_block_group_nr = cpu_to_le16((uint16_t)g);
+			b->s_kbytes_written = 0;
+			if (fs->has_csum)
+				b->s_checksum = cpu_to_le32(ek_super_csum(b));
+			err = comb_add(&wc, first, sbblk, 1);
+		}
+		if (!err && desc_copy(nf, g, &i0, &n))
+			err = comb_add(&wc, first + has_super, gdt + ((size_t)i0 << fs->log_blksz), n);
 	}
 	if (!err)
 		err = comb_flush(&wc);
-	if (!err)
-		err = ek_newfs_write(nf, primary_sb_block(nf) + 1, gdt, nf->g.desc_blocks);
+	/* group 0's descriptors: all of them, or meta group 0's block */
+	if (!err && desc_copy(nf, 0, &i0, &n0))
+		err = ek_newfs_write(nf, primary_sb_block(nf) + 1, gdt, n0);
 	if (!err)
 		err = ek_io_sync(fs->io);
 	if (err)

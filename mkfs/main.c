@@ -240,6 +240,10 @@ int mk_parse_extended(struct mk *m, const char *list)
 			m->discard = false;
 		} else if (!strcmp(t, "discard")) {
 			m->discard = true;
+		} else if (!strcmp(t, "num_backup_sb") && val) {
+			if (parse_u32(val, &m->o.geo.num_backup_sb) || m->o.geo.num_backup_sb > 2)
+				rc = mk_fail(m, "num_backup_sb=%s: 0, 1 or 2", val);
+			m->o.geo.num_backup_given = true;
 		} else if (!strcmp(t, "offset") && val) {
 			if (parse_size(val, 1, &m->offset))
 				rc = mk_fail(m, "offset=%s: not a size", val);
@@ -429,7 +433,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 	}
 	ek_out_text(o, "Superblock backups:");
 	for (uint32_t i = 1; i < g->groups; i++)
-		if (ek_geometry_has_super(i))
+		if (ek_geometry_has_super(g, i))
 			ek_out_text(o, " %" PRIu64, ek_group_first_block(fs, i));
 	ek_out_text(o, "\n");
 	ek_out_arr_begin(o, "groups");
@@ -441,7 +445,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 		ek_out_u64(o, "group", i);
 		ek_out_u64(o, "first_block", first);
 		ek_out_u64(o, "last_block", ek_group_last_block(fs, i));
-		if (ek_geometry_has_super(i)) {
+		if (ek_geometry_has_super(g, i)) {
 			/* group 0 of 1 KiB bigalloc starts at block 0, its superblock is block 1 */
 			ek_blk_t sb = i == 0 && g->blocksize == 1024 ? 1 : first;
 
@@ -459,7 +463,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 		ek_out_text(o, "Group %u: blocks %" PRIu64 "-%" PRIu64 "%s, bitmaps %" PRIu64 "/%" PRIu64
 			    ", inode table %" PRIu64 "-%" PRIu64 "\n", i, first,
 			    (uint64_t)ek_group_last_block(fs, i),
-			    ek_geometry_has_super(i) ? " (superblock)" : "",
+			    ek_geometry_has_super(g, i) ? " (superblock)" : "",
 			    (uint64_t)grp->block_bitmap, (uint64_t)grp->inode_bitmap,
 			    (uint64_t)grp->inode_table,
 			    (uint64_t)grp->inode_table + g->inode_table_blocks - 1);
