@@ -291,6 +291,15 @@ struct ek_feature {
 
 /* Name of one feature bit, or NULL; ek_feature_lookup parses "FEATURE_C12" too. */
 const char *ek_feature_name(int type, uint32_t mask);
+/* casefold: s_encoding by name ("utf8", "utf8-12.1"): 0, or -EINVAL */
+int ek_encoding_lookup(const char *name, uint16_t *out);
+/* the name of s_encoding @value, NULL if unknown */
+const char *ek_encoding_name(uint16_t value);
+/*
+ * s_encoding_flags from words joined by '-' ("strict", "nostrict"), from
+ * none set, as e2fsprogs reads -E encoding_flags=: 0, or -EINVAL
+ */
+int ek_encoding_flags_parse(uint16_t encoding, const char *s, uint16_t *flags);
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
 const struct ek_feature *ek_feature_table(size_t *count);
 /*
@@ -2167,6 +2176,7 @@ struct ek_newfs_opts {
 	bool periodic_fsck;		/* mke2fs.conf enable_periodic_fsck: 180 days, ~20 mounts */
 	bool lazy_journal_init;		/* leave the journal's blocks unwritten */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
+	uint16_t encoding, encoding_flags;	/* casefold: s_encoding (0: utf8), its flags */
 };
 
 /* the three time fields of an inode plus crtime */

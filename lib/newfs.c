@@ -1219,6 +1219,15 @@ static void build_super(struct ek_newfs *nf)
 		sb->s_checksum_type = 1;	/* crc32c */
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED)
 		sb->s_checksum_seed = cpu_to_le32(ek_crc32c(~0u, o->uuid, 16));
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_CASEFOLD) {
+		sb->s_encoding = cpu_to_le16(o->encoding ? o->encoding : EXT4_ENC_UTF8_12_1);
+		sb->s_encoding_flags = cpu_to_le16(o->encoding_flags);
+	}
+	/* encrypt: the modes mke2fs records (contents AES-256-XTS, names AES-256-CTS) */
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_ENCRYPT) {
+		sb->s_encrypt_algos[0] = EXT4_ENCRYPTION_MODE_AES_256_XTS;
+		sb->s_encrypt_algos[1] = EXT4_ENCRYPTION_MODE_AES_256_CTS;
+	}
 }
 
 int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out)

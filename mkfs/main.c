@@ -240,6 +240,12 @@ int mk_parse_extended(struct mk *m, const char *list)
 			m->discard = false;
 		} else if (!strcmp(t, "discard")) {
 			m->discard = true;
+		} else if (!strcmp(t, "encoding") && val) {
+			if (ek_encoding_lookup(val, &m->encoding))
+				rc = mk_fail(m, "encoding=%s: unknown (utf8 or utf8-12.1)", val);
+			m->encoding_given = true;
+		} else if (!strcmp(t, "encoding_flags") && val) {
+			snprintf(m->encoding_flags_buf, sizeof(m->encoding_flags_buf), "%s", val);
 		} else if (!strcmp(t, "num_backup_sb") && val) {
 			if (parse_u32(val, &m->o.geo.num_backup_sb) || m->o.geo.num_backup_sb > 2)
 				rc = mk_fail(m, "num_backup_sb=%s: 0, 1 or 2", val);
