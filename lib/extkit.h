@@ -2177,6 +2177,9 @@ struct ek_newfs_opts {
 	bool lazy_journal_init;		/* leave the journal's blocks unwritten */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
 	uint16_t encoding, encoding_flags;	/* casefold: s_encoding (0: utf8), its flags */
+	uint16_t mmp_update_interval;	/* s_mmp_update_interval; mmp: 0 is 5 s */
+	char mmp_nodename[65];		/* the MMP block's host and device names */
+	char mmp_bdevname[33];
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2358,9 +2361,17 @@ int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out);
  */
 int ek_mmp_block_check(const struct ek_fs *fs, ek_blk_t blk);
 /* the sequence's meaning: clean, e2fsck running, a live mount's, unknown */
+/*
+ * The MMP block of @m (magic, seq, time, names, check_interval; the
+ * names at most 64 and 32 bytes, NUL-padded) into @buf, a block of @fs,
+ * with its checksum under metadata_csum
+ */
+void ek_mmp_encode(const struct ek_fs *fs, const struct ek_mmp *m, void *buf);
 enum ek_mmp_seq_state { EK_MMP_CLEAN, EK_MMP_FSCK, EK_MMP_LIVE, EK_MMP_UNKNOWN };
 enum ek_mmp_seq_state ek_mmp_seq_state(uint32_t seq);
 #define EK_MMP_MAX_UPDATE_INTERVAL 300	/* seconds, kernel EXT4_MMP_MAX_UPDATE_INTERVAL */
+#define EK_MMP_UPDATE_INTERVAL 5	/* seconds, the default (kernel EXT4_MMP_UPDATE_INTERVAL) */
+#define EK_MMP_MIN_CHECK_INTERVAL 5	/* kernel EXT4_MMP_MIN_CHECK_INTERVAL */
 
 /* ---- quota files (quota.c) --------------------------------------------- */
 

@@ -1096,6 +1096,35 @@ out:
 	return err;
 }
 
+/*
+ * The MMP block: the first free block, stamped clean (as e2fsprogs'
+ * ext2fs_mmp_init() leaves it), the check interval at its minimum
+ */
+static int make_mmp(struct ek_newfs *nf)
+{
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	struct ek_mmp m = { .magic = EXT4_MMP_MAGIC, .seq = EXT4_MMP_SEQ_CLEAN,
+			    .time = nf->o.now, .check_interval = EK_MMP_MIN_CHECK_INTERVAL };
+	uint8_t *b = ek_malloc(nf->fs.blksz);
+	ek_blk_t blk;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	if (!sb->s_mmp_update_interval)
+		sb->s_mmp_update_interval = cpu_to_le16(EK_MMP_UPDATE_INTERVAL);
+	err = ek_newfs_alloc_block(nf, 0, &blk);
+	if (!err) {
+		memcpy(m.nodename, nf->o.mmp_nodename, sizeof(m.nodename));
+		memcpy(m.bdevname, nf->o.mmp_bdevname, sizeof(m.bdevname));
+		ek_mmp_encode(&nf->fs, &m, b);
+		sb->s_mmp_block = cpu_to_le64(blk);
+		err = pending_add(nf, blk, b);
+	}
+	free(b);
+	return err;
+}
+
 /* the orphan file: empty blocks with their tails (inode 12) */
 static int make_orphan_file(struct ek_newfs *nf)
 {
@@ -1195,6 +1224,7 @@ static void build_super(struct ek_newfs *nf)
 	memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
 	sb->s_reserved_gdt_blocks = cpu_to_le16((uint16_t)g->reserved_gdt);
+	sb->s_mmp_update_interval = cpu_to_le16(o->mmp_update_interval);
 	sb->s_backup_bgs[0] = cpu_to_le32(g->backup_bgs[0]);
 	sb->s_backup_bgs[1] = cpu_to_le32(g->backup_bgs[1]);
 	memcpy(sb->s_hash_seed, o->hash_seed, 16);
@@ -1304,6 +1334,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 			goto out_free;
 		nf->overhead += nf->g.journal_blocks >> nf->cshift;
 	}
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP) && (err = make_mmp(nf)))
+		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) && (err = make_orphan_file(nf)))
 		goto out_free;
 	*out = nf;

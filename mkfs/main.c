@@ -246,6 +246,14 @@ int mk_parse_extended(struct mk *m, const char *list)
 			m->encoding_given = true;
 		} else if (!strcmp(t, "encoding_flags") && val) {
 			snprintf(m->encoding_flags_buf, sizeof(m->encoding_flags_buf), "%s", val);
+		} else if (!strcmp(t, "mmp_update_interval") && val) {
+			uint32_t v;
+
+			if (parse_u32(val, &v) || v > EK_MMP_MAX_UPDATE_INTERVAL)
+				rc = mk_fail(m, "mmp_update_interval=%s: seconds, at most %u", val,
+					     EK_MMP_MAX_UPDATE_INTERVAL);
+			else
+				m->o.mmp_update_interval = (uint16_t)v;
 		} else if (!strcmp(t, "num_backup_sb") && val) {
 			if (parse_u32(val, &m->o.geo.num_backup_sb) || m->o.geo.num_backup_sb > 2)
 				rc = mk_fail(m, "num_backup_sb=%s: 0, 1 or 2", val);
@@ -700,6 +708,14 @@ int main(int argc, char **argv)
 
 		m.o.now = fake && *fake ? strtoll(fake, NULL, 10) : (int64_t)time(NULL);
 	}
+
+	/*
+	 * the MMP block names the host and the device as mke2fs does; under
+	 * SOURCE_DATE_EPOCH no host name, so the image does not depend on it
+	 */
+	if (!m.have_sde && gethostname(m.o.mmp_nodename, sizeof(m.o.mmp_nodename) - 1))
+		m.o.mmp_nodename[0] = '\0';
+	snprintf(m.o.mmp_bdevname, sizeof(m.o.mmp_bdevname), "%s", m.target);
 
 	if (m.src_dir) {
 		struct stat st;
