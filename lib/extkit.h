@@ -2180,6 +2180,8 @@ struct ek_newfs_opts {
 	uint16_t mmp_update_interval;	/* s_mmp_update_interval; mmp: 0 is 5 s */
 	char mmp_nodename[65];		/* the MMP block's host and device names */
 	char mmp_bdevname[33];
+	/* quota: the files made, 1 << EK_QUOTA_*; 0: user and group (and project with project) */
+	uint8_t quota_types;
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2438,6 +2440,15 @@ int ek_quota_tally_add(struct ek_quota_tally *t, uint32_t id, uint64_t inodes, u
 /* the tally's ids ascending: *out holds t->count records, the caller's to free() */
 int ek_quota_tally_sorted(const struct ek_quota_tally *t, struct ek_quota_usage **out);
 void ek_quota_tally_release(struct ek_quota_tally *t);
+/*
+ * Whom usage is charged for, as e2fsck's pass 1 counts it: the root and
+ * every inode from s_first_ino, but the project quota file, the orphan
+ * file and xattr value inodes (@i_flags EA_INODE); each charged inode
+ * counts one inode and its i_blocks as bytes.  fsck and mkfs both ask here.
+ */
+bool ek_quota_charged(const struct ek_fs *fs, ek_ino_t ino, uint32_t i_flags);
+/* a type that counts anything: project ids need inodes over 128 bytes (i_projid) */
+bool ek_quota_type_charged(const struct ek_fs *fs, unsigned type);
 
 /* ---- output (out.c) ---------------------------------------------------- */
 

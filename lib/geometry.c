@@ -158,7 +158,8 @@ static int check_features(const struct ek_geometry *g)
 		EXT4_FEATURE_RO_COMPAT_LARGE_FILE | EXT4_FEATURE_RO_COMPAT_HUGE_FILE |
 		EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
 		EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
-		EXT4_FEATURE_RO_COMPAT_BIGALLOC | EXT4_FEATURE_RO_COMPAT_VERITY;
+		EXT4_FEATURE_RO_COMPAT_BIGALLOC | EXT4_FEATURE_RO_COMPAT_VERITY |
+		EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_PROJECT;
 
 	const uint32_t bad[3] = { g->compat & ~compat_ok, g->incompat & ~incompat_ok,
 				  g->ro_compat & ~ro_ok };
@@ -203,6 +204,10 @@ static int check_features(const struct ek_geometry *g)
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_EXT_ATTR))
 		return ek_err(-EINVAL, "inline_data needs ext_attr");
+	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_PROJECT) &&
+	    g->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return ek_err(-EINVAL, "project needs inodes of more than %u bytes (i_projid): "
+			      "use -I 256", EXT4_GOOD_OLD_INODE_SIZE);
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) && g->inode_size < 256)
 		return ek_err(-EINVAL, "inline_data needs inodes of at least 256 bytes");
 	return 0;

@@ -57,6 +57,8 @@ struct ek_newfs {
 	ek_blk_t journal_start;		/* first journal block, 0: none */
 	struct ek_ext *journal_ext;	/* where the journal lives */
 	size_t journal_next;
+	ek_ino_t quota_ino[EK_QUOTA_TYPES];	/* the quota files made, 0: none */
+	bool quota_late;		/* -d: quota files written by ek_newfs_finish() */
 };
 
 static uint64_t div_up(uint64_t a, uint64_t b)
@@ -1125,6 +1127,247 @@ static int make_mmp(struct ek_newfs *nf)
 	return err;
 }
 
+/* ---- quota files ---------------------------------------------------------------- */
+
+/* charge the inodes in use in the table of group @g (@t: its used part) */
+static int quota_tally_group(struct ek_newfs *nf, uint32_t g, const uint8_t *t,
+			     struct ek_quota_tally *tally)
+{
+	struct ek_fs *fs = &nf->fs;
+
+	for (uint32_t i = 0; i < nf->ihigh[g]; i++) {
+		ek_ino_t ino = (ek_ino_t)g * nf->g.inodes_per_group + i + 1;
+		const uint8_t *raw = t + (size_t)i * fs->inode_size;
+		struct ek_inode ei;
+		int err;
+
+		if (!get_le16(raw + offsetof(struct ext4_inode, i_links_count)))
+			continue;	/* a reserved inode left empty */
+		err = ek_inode_decode(fs, ino, raw, &ei);	/* checksums come later */
+		if (err == -EK_BADCRC)
+			err = 0;
+		for (unsigned q = 0; q < EK_QUOTA_TYPES && !err; q++) {
+			uint32_t id = q == EK_QUOTA_USR ? ei.uid : q == EK_QUOTA_GRP ? ei.gid : ei.projid;
+
+			if (nf->quota_ino[q] && ek_quota_type_charged(fs, q) &&
+			    ek_quota_charged(fs, ino, ei.flags))
+				err = ek_quota_tally_add(&tally[q], id, 1, ei.blocks << 9, false);
+		}
+		ek_inode_release(&ei);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Usage per id over every inode in use: tables in memory as they are,
+ * tables written out already read back a group at a time
+ */
+static int quota_tally(struct ek_newfs *nf, struct ek_quota_tally *tally)
+{
+	struct ek_fs *fs = &nf->fs;
+	uint8_t *buf = NULL;
+	int err = 0;
+
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		uint64_t used = div_up((uint64_t)nf->ihigh[g] * fs->inode_size, fs->blksz);
+
+		if (!nf->ihigh[g])
+			continue;
+		if (nf->itable[g]) {
+			err = quota_tally_group(nf, g, nf->itable[g], tally);
+			continue;
+		}
+		if (!buf && !(buf = ek_calloc(nf->g.inode_table_blocks, fs->blksz)))
+			return -ENOMEM;
+		err = ek_io_pread(fs->io, buf, used << fs->log_blksz,
+				  fs->groups[g].inode_table << fs->log_blksz);
+		if (!err)
+			err = quota_tally_group(nf, g, buf, tally);
+	}
+	free(buf);
+	return err;
+}
+
+static int cmp_ext_lblk(const void *a, const void *b)
+{
+	const struct ek_ext *x = a, *y = b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+/*
+ * Quota file @ino holding @len bytes at @data: blocks in the order
+ * e2fsprogs' file writes first touch them (header, the first entry's tree
+ * path and data block, then the root, then the rest: with 1 KiB blocks
+ * logical blocks 0, 2-5, 1, 6...), mapped, written; mode, flags and size
+ */
+static int quota_file_write(struct ek_newfs *nf, ek_ino_t ino, const uint8_t *data, size_t len)
+{
+	struct ek_fs *fs = &nf->fs;
+	uint32_t per = fs->blksz / EK_QUOTA_BLKSZ, nq = (uint32_t)(len / EK_QUOTA_BLKSZ);
+	uint32_t n = (uint32_t)div_up(nq, per), clusters = 0;
+	struct ek_ext *v = ek_calloc(n ? n : 1, sizeof(*v));
+	bool *seen = ek_calloc(n ? n : 1, sizeof(*seen));
+	uint8_t *raw = ek_newfs_inode(nf, ino), *blk = ek_calloc(1, fs->blksz);
+	struct tree_sink ts = { .nf = nf };
+	struct ek_tree_sink sink = { .alloc = tree_alloc, .put = tree_put, .arg = &ts };
+	size_t nv = 0;
+	int err = 0;
+
+	if (!v || !seen || !raw || !blk) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(raw, 0, fs->inode_size);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFREG | 0600);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_IMMUTABLE_FL);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
+	inode_times(nf, raw, nf->o.now);
+	for (uint32_t k = 0; k < nq && !err; k++) {
+		/* the k-th quota block first written */
+		uint32_t q = k == 0 ? 0 : nq < 6 ? (k < nq - 1 ? k + 1 : 1) :
+			     k <= 4 ? k + 1 : k == 5 ? 1 : k;
+		uint32_t l = q / per;
+		ek_blk_t p = 0;
+		size_t e;
+
+		if (seen[l])
+			continue;
+		seen[l] = true;
+		/* bigalloc: a block of a logical cluster already placed goes in its cluster */
+		for (e = 0; e < nv && nf->cshift; e++)
+			if ((v[e].lblk >> nf->cshift) <= (l >> nf->cshift) &&
+			    (l >> nf->cshift) <= ((v[e].lblk + v[e].len - 1) >> nf->cshift)) {
+				p = v[e].pblk + l - v[e].lblk;	/* same offsets in a cluster */
+				break;
+			}
+		if (!p) {
+			err = ek_newfs_alloc_block(nf, 0, &p);
+			if (err)
+				break;
+			p += l & ((1u << nf->cshift) - 1);
+			clusters++;
+		}
+		memset(blk, 0, fs->blksz);
+		memcpy(blk, data + (size_t)l * fs->blksz,
+		       len - (size_t)l * fs->blksz < fs->blksz ? len - (size_t)l * fs->blksz : fs->blksz);
+		err = meta_put(nf, p, blk);
+		/* as an extent map grows: onto the end of an extent, else a new one */
+		for (e = 0; e < nv; e++)
+			if (v[e].lblk + v[e].len == l && v[e].pblk + v[e].len == p)
+				break;
+		if (e < nv) {
+			v[e].len++;
+		} else {
+			v[nv].lblk = l;
+			v[nv].pblk = p;
+			v[nv++].len = 1;
+		}
+	}
+	qsort(v, nv, sizeof(*v), cmp_ext_lblk);
+	if (err)
+		goto out;
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
+		put_le32(raw + offsetof(struct ext4_inode, i_flags),
+			 EXT4_IMMUTABLE_FL | EXT4_EXTENTS_FL);
+		err = ek_extent_tree_write(fs, ino, raw, v, nv, &sink);
+	} else if (n <= EXT4_NDIR_BLOCKS) {
+		for (uint32_t i = 0; i < nv; i++)
+			for (uint32_t k = 0; k < v[i].len; k++)
+				put_le32(raw + offsetof(struct ext4_inode, i_block) +
+					 4 * (v[i].lblk + k), (uint32_t)(v[i].pblk + k));
+	} else {
+		err = ek_err(-EFBIG, "a block-mapped quota file of %u blocks: more than "
+			     "extkit-mkfs maps", n);
+	}
+	if (err)
+		goto out;
+	ek_inode_add_blocks(fs, raw, (int64_t)(clusters + ts.blocks) << nf->cshift);
+	inode_set_size(raw, len);
+out:
+	free(v);
+	free(seen);
+	free(blk);
+	return err;
+}
+
+/* every quota file: usage counted now, encoded (quota.c), written */
+static int write_quota_files(struct ek_newfs *nf)
+{
+	struct ek_quota_tally tally[EK_QUOTA_TYPES] = { 0 };
+	int err = quota_tally(nf, tally);
+
+	for (unsigned q = 0; q < EK_QUOTA_TYPES && !err; q++) {
+		struct ek_quota_usage *u = NULL;
+		struct ek_dquot *dq = NULL;
+		uint8_t *data = NULL;
+		size_t len;
+
+		if (!nf->quota_ino[q])
+			continue;
+		err = ek_quota_tally_sorted(&tally[q], &u);
+		if (!err && !(dq = ek_calloc(tally[q].count ? tally[q].count : 1, sizeof(*dq))))
+			err = -ENOMEM;
+		for (size_t i = 0; !err && i < tally[q].count; i++) {
+			dq[i].id = u[i].id;
+			dq[i].curinodes = u[i].inodes;
+			dq[i].curspace = u[i].space;
+		}
+		if (!err)
+			err = ek_quota_encode(q, dq, tally[q].count, &data, &len);
+		if (!err)
+			err = quota_file_write(nf, nf->quota_ino[q], data, len);
+		free(data);
+		free(dq);
+		free(u);
+	}
+	for (unsigned q = 0; q < EK_QUOTA_TYPES; q++)
+		ek_quota_tally_release(&tally[q]);
+	return err;
+}
+
+/*
+ * The quota inodes as mke2fs makes them: user 3, group 4, project the next
+ * free inode; their files now, or after the -d tree (defer_root), so the
+ * usage counted is the filesystem's
+ */
+static int make_quota(struct ek_newfs *nf)
+{
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	uint8_t types = nf->o.quota_types;
+	int err;
+
+	if (!types)
+		types = (1u << EK_QUOTA_USR) | (1u << EK_QUOTA_GRP) |
+			(ek_has_ro_compat(&nf->fs, EXT4_FEATURE_RO_COMPAT_PROJECT) ?
+			 1u << EK_QUOTA_PRJ : 0);
+	if (types & (1u << EK_QUOTA_USR)) {
+		nf->quota_ino[EK_QUOTA_USR] = 3;
+		sb->s_usr_quota_inum = cpu_to_le32(3);
+	}
+	if (types & (1u << EK_QUOTA_GRP)) {
+		nf->quota_ino[EK_QUOTA_GRP] = 4;
+		sb->s_grp_quota_inum = cpu_to_le32(4);
+	}
+	if (types & (1u << EK_QUOTA_PRJ)) {
+		ek_ino_t ino = nf->next_ino++;
+
+		if ((err = use_inode(nf, ino, false)))
+			return err;
+		nf->quota_ino[EK_QUOTA_PRJ] = ino;
+		sb->s_prj_quota_inum = cpu_to_le32((uint32_t)ino);
+	}
+	if (nf->o.defer_root) {
+		nf->quota_late = true;
+		return 0;
+	}
+	return write_quota_files(nf);
+}
+
 /* the orphan file: empty blocks with their tails (inode 12) */
 static int make_orphan_file(struct ek_newfs *nf)
 {
@@ -1156,6 +1399,7 @@ static int make_orphan_file(struct ek_newfs *nf)
 			err = pending_add(nf, v[i].pblk + k, b);
 		}
 	sb->s_orphan_file_inum = cpu_to_le32((uint32_t)ino);
+	nf->fs.sb.orphan_file_inum = (uint32_t)ino;	/* quota's charging leaves it out */
 out:
 	free(v);
 	free(b);
@@ -1335,6 +1579,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		nf->overhead += nf->g.journal_blocks >> nf->cshift;
 	}
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP) && (err = make_mmp(nf)))
+		goto out_free;
+	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_QUOTA) && (err = make_quota(nf)))
 		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) && (err = make_orphan_file(nf)))
 		goto out_free;
@@ -1645,6 +1891,10 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* -d: the quota files count the tree, allocated after it */
+	if (nf->quota_late && (err = write_quota_files(nf)))
+		goto out;
+	nf->quota_late = false;
 	if ((err = finish_groups(nf, gdt, bitmap)))
 		goto out;
 	/* the blocks made with the layout, in order */

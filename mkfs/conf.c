@@ -547,6 +547,12 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 		goto out;
 	if (encoding(&c))
 		goto out;
+	/* -E quotatype=: those files; prjquota turns project on, project adds prjquota */
+	if (m->quota_types & (1u << EK_QUOTA_PRJ))
+		g->ro_compat |= EXT4_FEATURE_RO_COMPAT_PROJECT;
+	if (m->quota_types && (g->ro_compat & EXT4_FEATURE_RO_COMPAT_PROJECT))
+		m->quota_types |= 1u << EK_QUOTA_PRJ;
+	m->o.quota_types = m->quota_types;
 	rc = 0;
 out:
 	free(c.usage_copy);

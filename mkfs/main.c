@@ -203,6 +203,32 @@ static int pick_uuid(struct mk *m, const char *arg, const char *what, const char
 
 /* ---- -E ----------------------------------------------------------------------- */
 
+/* -E quotatype=usrquota:grpquota:prjquota (usr, grp, prj too), as mke2fs */
+static int parse_quotatype(struct mk *m, const char *val)
+{
+	static const char *const names[EK_QUOTA_TYPES][2] = {
+		{ "usr", "usrquota" }, { "grp", "grpquota" }, { "prj", "prjquota" },
+	};
+	uint8_t types = 0;
+
+	for (const char *p = val; *p;) {
+		size_t n = strcspn(p, ":");
+		unsigned t;
+
+		for (t = 0; t < EK_QUOTA_TYPES; t++)
+			if ((strlen(names[t][0]) == n && !strncmp(p, names[t][0], n)) ||
+			    (strlen(names[t][1]) == n && !strncmp(p, names[t][1], n)))
+				break;
+		if (t == EK_QUOTA_TYPES)
+			return mk_fail(m, "quotatype=%s: '%.*s' is not usrquota, grpquota or prjquota",
+				       val, (int)n, p);
+		types |= 1u << t;
+		p += n + (p[n] == ':');
+	}
+	m->quota_types = types;
+	return 0;
+}
+
 int mk_parse_extended(struct mk *m, const char *list)
 {
 	char *copy = strdup(list), *save = NULL;
@@ -246,6 +272,8 @@ int mk_parse_extended(struct mk *m, const char *list)
 			m->encoding_given = true;
 		} else if (!strcmp(t, "encoding_flags") && val) {
 			snprintf(m->encoding_flags_buf, sizeof(m->encoding_flags_buf), "%s", val);
+		} else if (!strcmp(t, "quotatype") && val) {
+			rc = parse_quotatype(m, val);
 		} else if (!strcmp(t, "mmp_update_interval") && val) {
 			uint32_t v;
 

@@ -19,6 +19,7 @@ struct mk {
 	bool encoding_given;		/* -E encoding= (turns casefold on) */
 	uint16_t encoding;
 	char encoding_flags_buf[64];	/* -E encoding_flags=, "" if not given */
+	uint8_t quota_types;		/* -E quotatype=: 1 << EK_QUOTA_*, 0 if not given */
 	uint64_t offset;
 	bool force, quiet, dry_run, json, discard, skip_unreadable, verbose;
 	bool have_sde;
