@@ -1100,7 +1100,8 @@ out:
 
 /*
  * The MMP block: the first free block, stamped clean (as e2fsprogs'
- * ext2fs_mmp_init() leaves it), the check interval at its minimum
+ * ext2fs_mmp_init() leaves it), checked as often as it is updated, at
+ * most every 5 s (the kernel's minimum)
  */
 static int make_mmp(struct ek_newfs *nf)
 {
@@ -1115,6 +1116,8 @@ static int make_mmp(struct ek_newfs *nf)
 		return -ENOMEM;
 	if (!sb->s_mmp_update_interval)
 		sb->s_mmp_update_interval = cpu_to_le16(EK_MMP_UPDATE_INTERVAL);
+	if (le16_to_cpu(sb->s_mmp_update_interval) > m.check_interval)
+		m.check_interval = le16_to_cpu(sb->s_mmp_update_interval);
 	err = ek_newfs_alloc_block(nf, 0, &blk);
 	if (!err) {
 		memcpy(m.nodename, nf->o.mmp_nodename, sizeof(m.nodename));
