@@ -1230,6 +1230,25 @@ static int quota_file_write(struct ek_newfs *nf, ek_ino_t ino, const uint8_t *da
 	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS) && n > EXT4_NDIR_BLOCKS) {
+		/* an indirect map (many ids after -d): in logical order, the map in line */
+		struct ek_ext run = { .lblk = 0, .len = n }, *m = NULL;
+		size_t nm, at = 0;
+
+		err = ek_newfs_map(nf, ino, raw, &run, 1, 0, 0, &m, &nm);
+		for (size_t i = 0; i < nm && !err; at += m[i].len, i++)
+			for (uint32_t k = 0; k < m[i].len && !err; k++) {
+				size_t off = (at + k) * fs->blksz;
+
+				memset(blk, 0, fs->blksz);
+				memcpy(blk, data + off, len - off < fs->blksz ? len - off : fs->blksz);
+				err = meta_put(nf, m[i].pblk + k, blk);
+			}
+		free(m);
+		if (!err)
+			inode_set_size(raw, len);
+		goto out;
+	}
 	for (uint32_t k = 0; k < nq && !err; k++) {
 		/* the k-th quota block first written */
 		uint32_t q = k == 0 ? 0 : nq < 6 ? (k < nq - 1 ? k + 1 : 1) :
@@ -1278,14 +1297,11 @@ static int quota_file_write(struct ek_newfs *nf, ek_ino_t ino, const uint8_t *da
 		put_le32(raw + offsetof(struct ext4_inode, i_flags),
 			 EXT4_IMMUTABLE_FL | EXT4_EXTENTS_FL);
 		err = ek_extent_tree_write(fs, ino, raw, v, nv, &sink);
-	} else if (n <= EXT4_NDIR_BLOCKS) {
+	} else {
 		for (uint32_t i = 0; i < nv; i++)
 			for (uint32_t k = 0; k < v[i].len; k++)
 				put_le32(raw + offsetof(struct ext4_inode, i_block) +
 					 4 * (v[i].lblk + k), (uint32_t)(v[i].pblk + k));
-	} else {
-		err = ek_err(-EFBIG, "a block-mapped quota file of %u blocks: more than "
-			     "extkit-mkfs maps", n);
 	}
 	if (err)
 		goto out;

@@ -490,14 +490,21 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 		ek_out_u64(o, "group", i);
 		ek_out_u64(o, "first_block", first);
 		ek_out_u64(o, "last_block", ek_group_last_block(fs, i));
-		if (ek_geometry_has_super(g, i)) {
+		if (ek_geometry_has_super(g, i) || ek_group_sb_gdt_blocks(fs, i)) {
 			/* group 0 of 1 KiB bigalloc starts at block 0, its superblock is block 1 */
 			ek_blk_t sb = i == 0 && g->blocksize == 1024 ? 1 : first;
+			bool has_sb = ek_geometry_has_super(g, i);
+			/* meta_bg: a group's copy of its own descriptor block, superblock or not */
+			uint32_t gdt = ek_group_sb_gdt_blocks(fs, i) - has_sb - g->reserved_gdt * has_sb;
 
-			ek_out_u64(o, "superblock", sb);
-			ek_out_u64(o, "gdt_first", sb + 1);
-			ek_out_u64(o, "gdt_blocks", g->desc_blocks);
-			ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
+			if (has_sb)
+				ek_out_u64(o, "superblock", sb);
+			if (gdt) {
+				ek_out_u64(o, "gdt_first", has_sb ? sb + 1 : first);
+				ek_out_u64(o, "gdt_blocks", gdt);
+			}
+			if (has_sb)
+				ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
 		}
 		ek_out_u64(o, "block_bitmap", grp->block_bitmap);
 		ek_out_u64(o, "inode_bitmap", grp->inode_bitmap);
