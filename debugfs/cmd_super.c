@@ -477,8 +477,10 @@ static void super_text(struct ek_out *o, const struct ek_fs *fs)
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CSUM_SEED))
 		ek_out_text(o, "%-26s0x%08x\n", "Checksum seed:", sb->checksum_seed);
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_CASEFOLD)) {
-		if (le16_to_cpu(r->s_encoding) == 1)
-			ek_out_text(o, "%-26s%s\n", "Character encoding:", "utf8-12.1");
+		const char *enc = ek_encoding_name(le16_to_cpu(r->s_encoding));
+
+		if (enc)
+			ek_out_text(o, "%-26s%s\n", "Character encoding:", enc);
 		else
 			ek_out_text(o, "%-26sUNKNOWN_ENCODING_%u\n", "Character encoding:",
 				    le16_to_cpu(r->s_encoding));

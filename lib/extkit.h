@@ -291,6 +291,15 @@ struct ek_feature {
 
 /* Name of one feature bit, or NULL; ek_feature_lookup parses "FEATURE_C12" too. */
 const char *ek_feature_name(int type, uint32_t mask);
+/* casefold: s_encoding by name ("utf8", "utf8-12.1"): 0, or -EINVAL */
+int ek_encoding_lookup(const char *name, uint16_t *out);
+/* the name of s_encoding @value, NULL if unknown */
+const char *ek_encoding_name(uint16_t value);
+/*
+ * s_encoding_flags from words joined by '-' ("strict", "nostrict"), from
+ * none set, as e2fsprogs reads -E encoding_flags=: 0, or -EINVAL
+ */
+int ek_encoding_flags_parse(uint16_t encoding, const char *s, uint16_t *flags);
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask);
 const struct ek_feature *ek_feature_table(size_t *count);
 /*
@@ -466,6 +475,13 @@ ek_blk_t ek_group_first_block(const struct ek_fs *fs, uint32_t g);
 ek_blk_t ek_group_last_block(const struct ek_fs *fs, uint32_t g);
 uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g);
 bool ek_group_has_super(const struct ek_fs *fs, uint32_t g);
+/*
+ * The rule behind ek_group_has_super(), from the feature words and
+ * s_backup_bgs (sparse_super2): group 0; with sparse_super2 the two backup
+ * groups; without sparse_super every group; else 1 and powers of 3, 5, 7
+ */
+bool ek_super_group_has_super(uint32_t compat, uint32_t ro_compat, const uint32_t backup_bgs[2],
+			      uint32_t g);
 /* blocks used by the superblock copy and GDT (+reserved GDT) in group g */
 uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* without meta_bg: reserved GDT block @i of the copy in group @g (one with a
@@ -2149,6 +2165,8 @@ struct ek_geometry_opts {
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
+	bool num_backup_given;		/* -E num_backup_sb= (sparse_super2), else 2 */
+	uint32_t num_backup_sb;
 };
 
 struct ek_geometry {
@@ -2170,12 +2188,13 @@ struct ek_geometry {
 	uint32_t log_flex;		/* log2 of the flex group size (flex_bg) */
 	uint64_t journal_blocks;	/* with has_journal, fast-commit blocks included */
 	uint32_t fc_blocks;		/* of them for fast commits */
+	uint32_t backup_bgs[2];		/* sparse_super2: s_backup_bgs, 0 for none */
 };
 
 /* what mke2fs 1.47 would choose for @o (mkfs/NOTES.md); -EINVAL naming the problem */
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
-/* does group @g hold a superblock copy (sparse_super)? */
-bool ek_geometry_has_super(uint32_t g);
+/* does group @grp hold a superblock copy (sparse_super, sparse_super2, or every group)? */
+bool ek_geometry_has_super(const struct ek_geometry *g, uint32_t grp);
 
 /* ---- building a new filesystem (newfs.c) ----------------------------------- */
 
@@ -2197,6 +2216,12 @@ struct ek_newfs_opts {
 	bool periodic_fsck;		/* mke2fs.conf enable_periodic_fsck: 180 days, ~20 mounts */
 	bool lazy_journal_init;		/* leave the journal's blocks unwritten */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
+	uint16_t encoding, encoding_flags;	/* casefold: s_encoding (0: utf8), its flags */
+	uint16_t mmp_update_interval;	/* s_mmp_update_interval; mmp: 0 is 5 s */
+	char mmp_nodename[65];		/* the MMP block's host and device names */
+	char mmp_bdevname[33];
+	/* quota: the files made, 1 << EK_QUOTA_*; 0: user and group (and project with project) */
+	uint8_t quota_types;
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2378,9 +2403,17 @@ int ek_mmp_read(struct ek_fs *fs, struct ek_mmp *out);
  */
 int ek_mmp_block_check(const struct ek_fs *fs, ek_blk_t blk);
 /* the sequence's meaning: clean, e2fsck running, a live mount's, unknown */
+/*
+ * The MMP block of @m (magic, seq, time, names, check_interval; the
+ * names at most 64 and 32 bytes, NUL-padded) into @buf, a block of @fs,
+ * with its checksum under metadata_csum
+ */
+void ek_mmp_encode(const struct ek_fs *fs, const struct ek_mmp *m, void *buf);
 enum ek_mmp_seq_state { EK_MMP_CLEAN, EK_MMP_FSCK, EK_MMP_LIVE, EK_MMP_UNKNOWN };
 enum ek_mmp_seq_state ek_mmp_seq_state(uint32_t seq);
 #define EK_MMP_MAX_UPDATE_INTERVAL 300	/* seconds, kernel EXT4_MMP_MAX_UPDATE_INTERVAL */
+#define EK_MMP_UPDATE_INTERVAL 5	/* seconds, the default (kernel EXT4_MMP_UPDATE_INTERVAL) */
+#define EK_MMP_MIN_CHECK_INTERVAL 5	/* kernel EXT4_MMP_MIN_CHECK_INTERVAL */
 
 /* ---- quota files (quota.c) --------------------------------------------- */
 
@@ -2459,6 +2492,15 @@ int ek_quota_tally_add(struct ek_quota_tally *t, uint32_t id, uint64_t inodes, u
 /* the tally's ids ascending: *out holds t->count records, the caller's to free() */
 int ek_quota_tally_sorted(const struct ek_quota_tally *t, struct ek_quota_usage **out);
 void ek_quota_tally_release(struct ek_quota_tally *t);
+/*
+ * Whom usage is charged for, as e2fsck's pass 1 counts it: the root and
+ * every inode from s_first_ino, but the project quota file, the orphan
+ * file and xattr value inodes (@i_flags EA_INODE); each charged inode
+ * counts one inode and its i_blocks as bytes.  fsck and mkfs both ask here.
+ */
+bool ek_quota_charged(const struct ek_fs *fs, ek_ino_t ino, uint32_t i_flags);
+/* a type that counts anything: project ids need inodes over 128 bytes (i_projid) */
+bool ek_quota_type_charged(const struct ek_fs *fs, unsigned type);
 
 /* ---- output (out.c) ---------------------------------------------------- */
 

@@ -448,9 +448,7 @@ static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncerta
 	uint64_t space = c->claimed << (fs->log_blksz + fs->cluster_bits);
 	uint32_t id[EK_QUOTA_TYPES] = { ei->uid, ei->gid, ei->projid };
 
-	if (ei->ino == ek_quota_inum(fs, EK_QUOTA_PRJ) || ei->ino == fs->sb.orphan_file_inum ||
-	    (ei->ino != EXT4_ROOT_INO && ei->ino < fs->sb.first_ino) ||
-	    (ei->flags & EXT4_EA_INODE_FL))
+	if (!ek_quota_charged(fs, ei->ino, ei->flags))
 		return 0;
 	uncertain |= c->ea_shared || fs->cluster_bits;
 	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
@@ -459,7 +457,7 @@ static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncerta
 		if (!c->quota_on[t])
 			continue;
 		/* i_projid needs large inodes: e2fsck charges no project without */
-		if (t == EK_QUOTA_PRJ && fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		if (!ek_quota_type_charged(fs, t))
 			continue;
 		err = ek_quota_tally_add(&c->quota[t], id[t], 1, space, uncertain);
 		if (err)

@@ -30,17 +30,32 @@ static const struct size_type {
 	{ "huge", UINT64_MAX, 0, 65536 },
 };
 
-static bool power_of(uint32_t n, uint32_t base)
+bool ek_geometry_has_super(const struct ek_geometry *g, uint32_t grp)
 {
-	while (n > 1 && n % base == 0)
-		n /= base;
-	return n == 1;
+	return ek_super_group_has_super(g->compat, g->ro_compat, g->backup_bgs, grp);
 }
 
-/* sparse_super: superblock copies in groups 0, 1 and powers of 3, 5, 7 */
-bool ek_geometry_has_super(uint32_t g)
+/*
+ * sparse_super2: the backup groups asked for (1 and the last) clipped to
+ * the groups there are, a repeat dropped, in ascending order
+ */
+static void backup_groups(struct ek_geometry *g, const uint32_t want[2])
 {
-	return g <= 1 || ((g & 1) && (power_of(g, 3) || power_of(g, 5) || power_of(g, 7)));
+	uint32_t *b = g->backup_bgs;
+
+	b[0] = b[1] = 0;
+	if (!(g->compat & EXT4_FEATURE_COMPAT_SPARSE_SUPER2))
+		return;
+	for (int i = 0; i < 2; i++)
+		b[i] = want[i] >= g->groups ? g->groups - 1 : want[i];
+	if (b[1] == b[0])
+		b[1] = 0;
+	if (b[0] > b[1]) {
+		uint32_t t = b[0];
+
+		b[0] = b[1];
+		b[1] = t;
+	}
 }
 
 static uint64_t div_up(uint64_t a, uint64_t b)
@@ -60,7 +75,8 @@ static uint32_t reserved_gdt(const struct ek_geometry *g)
 }
 
 /* inodes per group and groups for @inodes over the current block count */
-static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_blocks)
+static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_blocks,
+		      const uint32_t want_bgs[2])
 {
 	for (;;) {
 		uint64_t ipg, itb;
@@ -71,6 +87,7 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 			return ek_err(-EINVAL, "%llu groups: at most 2^32 - 1",
 				      (unsigned long long)groups);
 		g->groups = (uint32_t)groups;
+		backup_groups(g, want_bgs);
 		ipg = div_up(inodes, g->groups);
 		if (ipg > (uint64_t)g->blocksize * 8) {
 			/* more inodes than a bitmap block maps: smaller groups, the whole size again */
@@ -105,19 +122,15 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		g->inodes = ipg * g->groups;
 		g->desc_blocks = (uint32_t)div_up(g->groups, g->blocksize / g->desc_size);
 		g->reserved_gdt = (g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? reserved_gdt(g) : 0;
-		/*
-		 * descriptors over 3/4 of a group: mke2fs turns to meta_bg, which
-		 * extkit does not write; reserved ones just go (no resize inode)
-		 */
-		if (g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4)
-			return ek_err(-EINVAL, "%u descriptor blocks fill groups of %u blocks: "
-				      "that needs meta_bg, which extkit-mkfs does not write; "
-				      "use a larger -b", g->desc_blocks, g->blocks_per_group);
+		/* descriptors over 3/4 of a group: mke2fs turns to meta_bg */
 		if (g->reserved_gdt + g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4) {
+			g->incompat |= EXT4_FEATURE_INCOMPAT_META_BG;
 			g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
 			g->reserved_gdt = 0;
 		}
-		if (3 + g->inode_table_blocks + g->desc_blocks + g->reserved_gdt >
+		/* meta_bg: one descriptor block at most in a group */
+		if (3 + g->inode_table_blocks + g->reserved_gdt +
+		    ((g->incompat & EXT4_FEATURE_INCOMPAT_META_BG) ? 1 : g->desc_blocks) >
 		    (uint64_t)g->blocks_per_group)
 			return ek_err(-EINVAL, "groups of %u blocks cannot hold their %u-block inode "
 				      "tables and descriptors: use a smaller -N, a larger -i or "
@@ -132,16 +145,21 @@ static int check_features(const struct ek_geometry *g)
 	static const uint32_t compat_ok = EXT4_FEATURE_COMPAT_HAS_JOURNAL |
 		EXT4_FEATURE_COMPAT_EXT_ATTR | EXT4_FEATURE_COMPAT_RESIZE_INODE |
 		EXT4_FEATURE_COMPAT_DIR_INDEX | EXT4_FEATURE_COMPAT_ORPHAN_FILE |
-		EXT4_FEATURE_COMPAT_FAST_COMMIT;
+		EXT4_FEATURE_COMPAT_FAST_COMMIT | EXT4_FEATURE_COMPAT_SPARSE_SUPER2 |
+		EXT4_FEATURE_COMPAT_STABLE_INODES;
 	static const uint32_t incompat_ok = EXT4_FEATURE_INCOMPAT_FILETYPE |
 		EXT4_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT |
 		EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_CSUM_SEED |
-		EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA;
+		EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA |
+		EXT4_FEATURE_INCOMPAT_META_BG | EXT4_FEATURE_INCOMPAT_EA_INODE |
+		EXT4_FEATURE_INCOMPAT_ENCRYPT | EXT4_FEATURE_INCOMPAT_CASEFOLD |
+		EXT4_FEATURE_INCOMPAT_MMP;
 	static const uint32_t ro_ok = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER |
 		EXT4_FEATURE_RO_COMPAT_LARGE_FILE | EXT4_FEATURE_RO_COMPAT_HUGE_FILE |
 		EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
 		EXT4_FEATURE_RO_COMPAT_METADATA_CSUM | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
-		EXT4_FEATURE_RO_COMPAT_BIGALLOC;
+		EXT4_FEATURE_RO_COMPAT_BIGALLOC | EXT4_FEATURE_RO_COMPAT_VERITY |
+		EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_PROJECT;
 
 	const uint32_t bad[3] = { g->compat & ~compat_ok, g->incompat & ~incompat_ok,
 				  g->ro_compat & ~ro_ok };
@@ -174,13 +192,22 @@ static int check_features(const struct ek_geometry *g)
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) &&
 	    !(g->incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
 		return ek_err(-EINVAL, "64bit needs extent");
-	if (!(g->ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
-		return ek_err(-EK_UNSUPP, "extkit-mkfs writes superblock copies only as "
-			      "sparse_super places them: a filesystem without sparse_super "
-			      "(-O ^sparse_super, -O none) is not supported; add -O sparse_super");
+	/* as mke2fs refuses them */
+	if ((g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) &&
+	    (g->incompat & EXT4_FEATURE_INCOMPAT_META_BG))
+		return ek_err(-EINVAL, "resize_inode and meta_bg exclude each other: add "
+			      "-O ^resize_inode");
+	if ((g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) &&
+	    !(g->ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
+		return ek_err(-EINVAL, "resize_inode needs sparse_super (reserved descriptor "
+			      "blocks in every group): add -O ^resize_inode");
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_EXT_ATTR))
 		return ek_err(-EINVAL, "inline_data needs ext_attr");
+	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_PROJECT) &&
+	    g->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return ek_err(-EINVAL, "project needs inodes of more than %u bytes (i_projid): "
+			      "use -I 256", EXT4_GOOD_OLD_INODE_SIZE);
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_INLINE_DATA) && g->inode_size < 256)
 		return ek_err(-EINVAL, "inline_data needs inodes of at least 256 bytes");
 	return 0;
@@ -213,6 +240,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 {
 	const struct size_type *st = size_types;
 	uint64_t inodes, ratio, size_blocks, trimmed_blocks;
+	uint32_t want_bgs[2], nbackup;
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -305,15 +333,27 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1; use a smaller -N or a "
 			      "larger -i", (unsigned long long)inodes);
 
+	/* sparse_super2: copies in group 1 and the last, -E num_backup_sb= of them */
+	nbackup = o->num_backup_given ? o->num_backup_sb : 2;
+	if (nbackup > 2)
+		return ek_err(-EINVAL, "num_backup_sb=%u: 0, 1 or 2", nbackup);
+	want_bgs[0] = nbackup >= 1 ? 1 : 0;
+	want_bgs[1] = nbackup >= 2 ? UINT32_MAX : 0;
 	for (;;) {
 		uint64_t rem, overhead;
+		bool last_has_super;
 
-		err = fit_inodes(g, inodes, size_blocks);
+		err = fit_inodes(g, inodes, size_blocks, want_bgs);
 		if (err)
 			return err;
 		rem = (g->blocks - g->first_data_block) % g->blocks_per_group;
 		overhead = 2 + g->inode_table_blocks;
-		if (ek_geometry_has_super(g->groups - 1))
+		/* sparse_super2: mke2fs asks before it clips the backup groups */
+		if (g->compat & EXT4_FEATURE_COMPAT_SPARSE_SUPER2)
+			last_has_super = want_bgs[g->groups == 2 ? 0 : 1] != 0;
+		else
+			last_has_super = ek_geometry_has_super(g, g->groups - 1);
+		if (last_has_super)
 			overhead += 1 + g->desc_blocks + g->reserved_gdt;
 		if (g->groups == 1 && rem && rem < overhead)
 			return ek_err(-EINVAL, "%llu blocks are too few for a filesystem (its metadata "

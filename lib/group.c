@@ -48,18 +48,26 @@ static bool is_power_of(uint32_t n, uint32_t base)
 	return n == 1;
 }
 
-bool ek_group_has_super(const struct ek_fs *fs, uint32_t g)
+bool ek_super_group_has_super(uint32_t compat, uint32_t ro_compat, const uint32_t backup_bgs[2],
+			      uint32_t g)
 {
 	if (g == 0)
 		return true;
-	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_SPARSE_SUPER2))
-		return g == le32_to_cpu(fs->raw_sb->s_backup_bgs[0]) ||
-		       g == le32_to_cpu(fs->raw_sb->s_backup_bgs[1]);
-	if (g <= 1 || !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
+	if (compat & EXT4_FEATURE_COMPAT_SPARSE_SUPER2)
+		return g == backup_bgs[0] || g == backup_bgs[1];
+	if (g <= 1 || !(ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
 		return true;
 	if (!(g & 1))
 		return false;
 	return is_power_of(g, 3) || is_power_of(g, 5) || is_power_of(g, 7);
+}
+
+bool ek_group_has_super(const struct ek_fs *fs, uint32_t g)
+{
+	const uint32_t bgs[2] = { le32_to_cpu(fs->raw_sb->s_backup_bgs[0]),
+				  le32_to_cpu(fs->raw_sb->s_backup_bgs[1]) };
+
+	return ek_super_group_has_super(fs->sb.compat, fs->sb.ro_compat, bgs, g);
 }
 
 static uint32_t gdt_blocks(const struct ek_fs *fs)

@@ -33,6 +33,23 @@ int ek_mmp_block_check(const struct ek_fs *fs, ek_blk_t blk)
 	return 0;
 }
 
+void ek_mmp_encode(const struct ek_fs *fs, const struct ek_mmp *m, void *buf)
+{
+	struct ext4_mmp_block *b = buf;
+
+	memset(buf, 0, fs->blksz);
+	b->mmp_magic = cpu_to_le32(m->magic);
+	b->mmp_seq = cpu_to_le32(m->seq);
+	b->mmp_time = cpu_to_le64((uint64_t)m->time);
+	memcpy(b->mmp_nodename, m->nodename, strnlen(m->nodename, sizeof(b->mmp_nodename)));
+	memcpy(b->mmp_bdevname, m->bdevname, strnlen(m->bdevname, sizeof(b->mmp_bdevname)));
+	b->mmp_check_interval = cpu_to_le16((uint16_t)m->check_interval);
+	if (fs->has_csum)
+		b->mmp_checksum = cpu_to_le32(ek_crc32c(fs->csum_seed, buf,
+							offsetof(struct ext4_mmp_block,
+								 mmp_checksum)));
+}
+
 enum ek_mmp_seq_state ek_mmp_seq_state(uint32_t seq)
 {
 	if (seq == EXT4_MMP_SEQ_CLEAN)

@@ -57,6 +57,8 @@ struct ek_newfs {
 	ek_blk_t journal_start;		/* first journal block, 0: none */
 	struct ek_ext *journal_ext;	/* where the journal lives */
 	size_t journal_next;
+	ek_ino_t quota_ino[EK_QUOTA_TYPES];	/* the quota files made, 0: none */
+	bool quota_late;		/* -d: quota files written by ek_newfs_finish() */
 };
 
 static uint64_t div_up(uint64_t a, uint64_t b)
@@ -992,7 +994,7 @@ static int make_resize_inode(struct ek_newfs *nf)
 	if (err)
 		goto out;
 	for (uint32_t g = 1; g < nf->g.groups; g++)
-		nbackups += nf->sbarea[g] && nbackups < a;
+		nbackups += ek_group_has_super(&nf->fs, g) && nbackups < a;
 	/* the reserved blocks themselves are made as they are written (write_resize_blocks) */
 	for (uint32_t i = 0; i < rsv; i++)
 		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a),
@@ -1096,6 +1098,295 @@ out:
 	return err;
 }
 
+/*
+ * The MMP block: the first free block, stamped clean (as e2fsprogs'
+ * ext2fs_mmp_init() leaves it), checked as often as it is updated, at
+ * most every 5 s (the kernel's minimum)
+ */
+static int make_mmp(struct ek_newfs *nf)
+{
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	struct ek_mmp m = { .magic = EXT4_MMP_MAGIC, .seq = EXT4_MMP_SEQ_CLEAN,
+			    .time = nf->o.now, .check_interval = EK_MMP_MIN_CHECK_INTERVAL };
+	uint8_t *b = ek_malloc(nf->fs.blksz);
+	ek_blk_t blk;
+	int err;
+
+	if (!b)
+		return -ENOMEM;
+	if (!sb->s_mmp_update_interval)
+		sb->s_mmp_update_interval = cpu_to_le16(EK_MMP_UPDATE_INTERVAL);
+	if (le16_to_cpu(sb->s_mmp_update_interval) > m.check_interval)
+		m.check_interval = le16_to_cpu(sb->s_mmp_update_interval);
+	err = ek_newfs_alloc_block(nf, 0, &blk);
+	if (!err) {
+		memcpy(m.nodename, nf->o.mmp_nodename, sizeof(m.nodename));
+		memcpy(m.bdevname, nf->o.mmp_bdevname, sizeof(m.bdevname));
+		ek_mmp_encode(&nf->fs, &m, b);
+		sb->s_mmp_block = cpu_to_le64(blk);
+		err = pending_add(nf, blk, b);
+	}
+	free(b);
+	return err;
+}
+
+/* ---- quota files ---------------------------------------------------------------- */
+
+/* charge the inodes in use in the table of group @g (@t: its used part) */
+static int quota_tally_group(struct ek_newfs *nf, uint32_t g, const uint8_t *t,
+			     struct ek_quota_tally *tally)
+{
+	struct ek_fs *fs = &nf->fs;
+
+	for (uint32_t i = 0; i < nf->ihigh[g]; i++) {
+		ek_ino_t ino = (ek_ino_t)g * nf->g.inodes_per_group + i + 1;
+		const uint8_t *raw = t + (size_t)i * fs->inode_size;
+		struct ek_inode ei;
+		int err;
+
+		if (!get_le16(raw + offsetof(struct ext4_inode, i_links_count)))
+			continue;	/* a reserved inode left empty */
+		err = ek_inode_decode(fs, ino, raw, &ei);	/* checksums come later */
+		if (err == -EK_BADCRC)
+			err = 0;
+		for (unsigned q = 0; q < EK_QUOTA_TYPES && !err; q++) {
+			uint32_t id = q == EK_QUOTA_USR ? ei.uid : q == EK_QUOTA_GRP ? ei.gid : ei.projid;
+
+			if (nf->quota_ino[q] && ek_quota_type_charged(fs, q) &&
+			    ek_quota_charged(fs, ino, ei.flags))
+				err = ek_quota_tally_add(&tally[q], id, 1, ei.blocks << 9, false);
+		}
+		ek_inode_release(&ei);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Usage per id over every inode in use: tables in memory as they are,
+ * tables written out already read back a group at a time
+ */
+static int quota_tally(struct ek_newfs *nf, struct ek_quota_tally *tally)
+{
+	struct ek_fs *fs = &nf->fs;
+	uint8_t *buf = NULL;
+	int err = 0;
+
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		uint64_t used = div_up((uint64_t)nf->ihigh[g] * fs->inode_size, fs->blksz);
+
+		if (!nf->ihigh[g])
+			continue;
+		if (nf->itable[g]) {
+			err = quota_tally_group(nf, g, nf->itable[g], tally);
+			continue;
+		}
+		if (!buf && !(buf = ek_calloc(nf->g.inode_table_blocks, fs->blksz)))
+			return -ENOMEM;
+		err = ek_io_pread(fs->io, buf, used << fs->log_blksz,
+				  fs->groups[g].inode_table << fs->log_blksz);
+		if (!err)
+			err = quota_tally_group(nf, g, buf, tally);
+	}
+	free(buf);
+	return err;
+}
+
+static int cmp_ext_lblk(const void *a, const void *b)
+{
+	const struct ek_ext *x = a, *y = b;
+
+	return x->lblk < y->lblk ? -1 : x->lblk > y->lblk;
+}
+
+/*
+ * Quota file @ino holding @len bytes at @data: blocks in the order
+ * e2fsprogs' file writes first touch them (header, the first entry's tree
+ * path and data block, then the root, then the rest: with 1 KiB blocks
+ * logical blocks 0, 2-5, 1, 6...), mapped, written; mode, flags and size
+ */
+static int quota_file_write(struct ek_newfs *nf, ek_ino_t ino, const uint8_t *data, size_t len)
+{
+	struct ek_fs *fs = &nf->fs;
+	uint32_t per = fs->blksz / EK_QUOTA_BLKSZ, nq = (uint32_t)(len / EK_QUOTA_BLKSZ);
+	uint32_t n = (uint32_t)div_up(nq, per), clusters = 0;
+	struct ek_ext *v = ek_calloc(n ? n : 1, sizeof(*v));
+	bool *seen = ek_calloc(n ? n : 1, sizeof(*seen));
+	uint8_t *raw = ek_newfs_inode(nf, ino), *blk = ek_calloc(1, fs->blksz);
+	struct tree_sink ts = { .nf = nf };
+	struct ek_tree_sink sink = { .alloc = tree_alloc, .put = tree_put, .arg = &ts };
+	size_t nv = 0;
+	int err = 0;
+
+	if (!v || !seen || !raw || !blk) {
+		err = -ENOMEM;
+		goto out;
+	}
+	memset(raw, 0, fs->inode_size);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFREG | 0600);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_IMMUTABLE_FL);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
+	inode_times(nf, raw, nf->o.now);
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS) && n > EXT4_NDIR_BLOCKS) {
+		/* an indirect map (many ids after -d): in logical order, the map in line */
+		struct ek_ext run = { .lblk = 0, .len = n }, *m = NULL;
+		size_t nm, at = 0;
+
+		err = ek_newfs_map(nf, ino, raw, &run, 1, 0, 0, &m, &nm);
+		for (size_t i = 0; i < nm && !err; at += m[i].len, i++)
+			for (uint32_t k = 0; k < m[i].len && !err; k++) {
+				size_t off = (at + k) * fs->blksz;
+
+				memset(blk, 0, fs->blksz);
+				memcpy(blk, data + off, len - off < fs->blksz ? len - off : fs->blksz);
+				err = meta_put(nf, m[i].pblk + k, blk);
+			}
+		free(m);
+		if (!err)
+			inode_set_size(raw, len);
+		goto out;
+	}
+	for (uint32_t k = 0; k < nq && !err; k++) {
+		/* the k-th quota block first written */
+		uint32_t q = k == 0 ? 0 : nq < 6 ? (k < nq - 1 ? k + 1 : 1) :
+			     k <= 4 ? k + 1 : k == 5 ? 1 : k;
+		uint32_t l = q / per;
+		ek_blk_t p = 0;
+		size_t e;
+
+		if (seen[l])
+			continue;
+		seen[l] = true;
+		/* bigalloc: a block of a logical cluster already placed goes in its cluster */
+		for (e = 0; e < nv && nf->cshift; e++)
+			if ((v[e].lblk >> nf->cshift) <= (l >> nf->cshift) &&
+			    (l >> nf->cshift) <= ((v[e].lblk + v[e].len - 1) >> nf->cshift)) {
+				p = v[e].pblk + l - v[e].lblk;	/* same offsets in a cluster */
+				break;
+			}
+		if (!p) {
+			err = ek_newfs_alloc_block(nf, 0, &p);
+			if (err)
+				break;
+			p += l & ((1u << nf->cshift) - 1);
+			clusters++;
+		}
+		memset(blk, 0, fs->blksz);
+		memcpy(blk, data + (size_t)l * fs->blksz,
+		       len - (size_t)l * fs->blksz < fs->blksz ? len - (size_t)l * fs->blksz : fs->blksz);
+		err = meta_put(nf, p, blk);
+		/* as an extent map grows: onto the end of an extent, else a new one */
+		for (e = 0; e < nv; e++)
+			if (v[e].lblk + v[e].len == l && v[e].pblk + v[e].len == p)
+				break;
+		if (e < nv) {
+			v[e].len++;
+		} else {
+			v[nv].lblk = l;
+			v[nv].pblk = p;
+			v[nv++].len = 1;
+		}
+	}
+	qsort(v, nv, sizeof(*v), cmp_ext_lblk);
+	if (err)
+		goto out;
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
+		put_le32(raw + offsetof(struct ext4_inode, i_flags),
+			 EXT4_IMMUTABLE_FL | EXT4_EXTENTS_FL);
+		err = ek_extent_tree_write(fs, ino, raw, v, nv, &sink);
+	} else {
+		for (uint32_t i = 0; i < nv; i++)
+			for (uint32_t k = 0; k < v[i].len; k++)
+				put_le32(raw + offsetof(struct ext4_inode, i_block) +
+					 4 * (v[i].lblk + k), (uint32_t)(v[i].pblk + k));
+	}
+	if (err)
+		goto out;
+	ek_inode_add_blocks(fs, raw, (int64_t)(clusters + ts.blocks) << nf->cshift);
+	inode_set_size(raw, len);
+out:
+	free(v);
+	free(seen);
+	free(blk);
+	return err;
+}
+
+/* every quota file: usage counted now, encoded (quota.c), written */
+static int write_quota_files(struct ek_newfs *nf)
+{
+	struct ek_quota_tally tally[EK_QUOTA_TYPES] = { 0 };
+	int err = quota_tally(nf, tally);
+
+	for (unsigned q = 0; q < EK_QUOTA_TYPES && !err; q++) {
+		struct ek_quota_usage *u = NULL;
+		struct ek_dquot *dq = NULL;
+		uint8_t *data = NULL;
+		size_t len;
+
+		if (!nf->quota_ino[q])
+			continue;
+		err = ek_quota_tally_sorted(&tally[q], &u);
+		if (!err && !(dq = ek_calloc(tally[q].count ? tally[q].count : 1, sizeof(*dq))))
+			err = -ENOMEM;
+		for (size_t i = 0; !err && i < tally[q].count; i++) {
+			dq[i].id = u[i].id;
+			dq[i].curinodes = u[i].inodes;
+			dq[i].curspace = u[i].space;
+		}
+		if (!err)
+			err = ek_quota_encode(q, dq, tally[q].count, &data, &len);
+		if (!err)
+			err = quota_file_write(nf, nf->quota_ino[q], data, len);
+		free(data);
+		free(dq);
+		free(u);
+	}
+	for (unsigned q = 0; q < EK_QUOTA_TYPES; q++)
+		ek_quota_tally_release(&tally[q]);
+	return err;
+}
+
+/*
+ * The quota inodes as mke2fs makes them: user 3, group 4, project the next
+ * free inode; their files now, or after the -d tree (defer_root), so the
+ * usage counted is the filesystem's
+ */
+static int make_quota(struct ek_newfs *nf)
+{
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	uint8_t types = nf->o.quota_types;
+	int err;
+
+	if (!types)
+		types = (1u << EK_QUOTA_USR) | (1u << EK_QUOTA_GRP) |
+			(ek_has_ro_compat(&nf->fs, EXT4_FEATURE_RO_COMPAT_PROJECT) ?
+			 1u << EK_QUOTA_PRJ : 0);
+	if (types & (1u << EK_QUOTA_USR)) {
+		nf->quota_ino[EK_QUOTA_USR] = 3;
+		sb->s_usr_quota_inum = cpu_to_le32(3);
+	}
+	if (types & (1u << EK_QUOTA_GRP)) {
+		nf->quota_ino[EK_QUOTA_GRP] = 4;
+		sb->s_grp_quota_inum = cpu_to_le32(4);
+	}
+	if (types & (1u << EK_QUOTA_PRJ)) {
+		ek_ino_t ino = nf->next_ino++;
+
+		if ((err = use_inode(nf, ino, false)))
+			return err;
+		nf->quota_ino[EK_QUOTA_PRJ] = ino;
+		sb->s_prj_quota_inum = cpu_to_le32((uint32_t)ino);
+	}
+	if (nf->o.defer_root) {
+		nf->quota_late = true;
+		return 0;
+	}
+	return write_quota_files(nf);
+}
+
 /* the orphan file: empty blocks with their tails (inode 12) */
 static int make_orphan_file(struct ek_newfs *nf)
 {
@@ -1127,6 +1418,7 @@ static int make_orphan_file(struct ek_newfs *nf)
 			err = pending_add(nf, v[i].pblk + k, b);
 		}
 	sb->s_orphan_file_inum = cpu_to_le32((uint32_t)ino);
+	nf->fs.sb.orphan_file_inum = (uint32_t)ino;	/* quota's charging leaves it out */
 out:
 	free(v);
 	free(b);
@@ -1195,6 +1487,9 @@ static void build_super(struct ek_newfs *nf)
 	memcpy(sb->s_volume_name, o->label, sizeof(sb->s_volume_name));
 	memcpy(sb->s_last_mounted, o->last_mounted, sizeof(sb->s_last_mounted));
 	sb->s_reserved_gdt_blocks = cpu_to_le16((uint16_t)g->reserved_gdt);
+	sb->s_mmp_update_interval = cpu_to_le16(o->mmp_update_interval);
+	sb->s_backup_bgs[0] = cpu_to_le32(g->backup_bgs[0]);
+	sb->s_backup_bgs[1] = cpu_to_le32(g->backup_bgs[1]);
 	memcpy(sb->s_hash_seed, o->hash_seed, 16);
 	sb->s_def_hash_version = o->hash_given ? o->def_hash_version : EXT4_HASH_HALF_MD4;
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
@@ -1217,6 +1512,15 @@ static void build_super(struct ek_newfs *nf)
 		sb->s_checksum_type = 1;	/* crc32c */
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED)
 		sb->s_checksum_seed = cpu_to_le32(ek_crc32c(~0u, o->uuid, 16));
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_CASEFOLD) {
+		sb->s_encoding = cpu_to_le16(o->encoding ? o->encoding : EXT4_ENC_UTF8_12_1);
+		sb->s_encoding_flags = cpu_to_le16(o->encoding_flags);
+	}
+	/* encrypt: the modes mke2fs records (contents AES-256-XTS, names AES-256-CTS) */
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_ENCRYPT) {
+		sb->s_encrypt_algos[0] = EXT4_ENCRYPTION_MODE_AES_256_XTS;
+		sb->s_encrypt_algos[1] = EXT4_ENCRYPTION_MODE_AES_256_CTS;
+	}
 }
 
 int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out)
@@ -1256,15 +1560,15 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		goto out_free;
 	}
 	for (uint32_t g = 0; g < G; g++) {
-		if (ek_geometry_has_super(g))
-			nf->sbarea[g] = 1 + nf->g.desc_blocks + nf->g.reserved_gdt;
+		/* superblock, descriptors (meta_bg: this group's block), reserved GDT */
+		nf->sbarea[g] = ek_group_sb_gdt_blocks(fs, g);
 		if (!g)	/* 1 KiB blocks with bigalloc: the boot block comes first */
 			nf->sbarea[g] += (uint32_t)(primary_sb_block(nf) - fs->sb.first_data_block);
 		nf->gused[g] = nf->sbarea[g];
 	}
 	/* superblock copies first, so no table lands on one */
 	for (uint32_t g = 0; g < G; g++)
-		if (ek_geometry_has_super(g) && !group_map(nf, g)) {
+		if (nf->sbarea[g] && !group_map(nf, g)) {
 			err = -ENOMEM;
 			goto out_free;
 		}
@@ -1293,6 +1597,10 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 			goto out_free;
 		nf->overhead += nf->g.journal_blocks >> nf->cshift;
 	}
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP) && (err = make_mmp(nf)))
+		goto out_free;
+	if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_QUOTA) && (err = make_quota(nf)))
+		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) && (err = make_orphan_file(nf)))
 		goto out_free;
 	*out = nf;
@@ -1528,7 +1836,7 @@ static int write_resize_blocks(struct ek_newfs *nf, struct comb *c, uint8_t *buf
 	if (!groups)
 		return -ENOMEM;
 	for (uint32_t g = 1; g < nf->g.groups && n < a; g++)
-		if (nf->sbarea[g])
+		if (ek_group_has_super(&nf->fs, g))
 			groups[n++] = g;
 	for (uint32_t i = 0; i < nf->g.reserved_gdt && !err; i++) {
 		ek_blk_t prim = primary_sb_block(nf) + 1 + nf->g.desc_blocks + i;
@@ -1541,6 +1849,25 @@ static int write_resize_blocks(struct ek_newfs *nf, struct comb *c, uint8_t *buf
 	}
 	free(groups);
 	return err;
+}
+
+/*
+ * The descriptor blocks group @g holds a copy of: [*i0, *i0 + *n).  The
+ * whole table in every group with a superblock; with meta_bg, the block of
+ * the group's meta group in its first, second and last group.
+ */
+static bool desc_copy(const struct ek_newfs *nf, uint32_t g, uint32_t *i0, uint32_t *n)
+{
+	uint32_t dpb = nf->fs.desc_per_block, r = g % dpb;
+
+	if (!ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_META_BG)) {
+		*i0 = 0;
+		*n = nf->g.desc_blocks;
+		return ek_group_has_super(&nf->fs, g);
+	}
+	*i0 = g / dpb;
+	*n = 1;
+	return r == 0 || r == 1 || r == dpb - 1;
 }
 
 /* the pending blocks and the reserved GDT blocks, in block order */
@@ -1569,6 +1896,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	uint8_t *gdt = NULL, *bitmap = NULL, *sbblk = NULL;
 	struct comb wc = { .nf = nf };
 	size_t gdt_bytes = (size_t)nf->g.desc_blocks * fs->blksz;
+	uint32_t i0, n0;
 	int err;
 
 	if (!nf->writing)
@@ -1582,6 +1910,10 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* -d: the quota files count the tree, allocated after it */
+	if (nf->quota_late && (err = write_quota_files(nf)))
+		goto out;
+	nf->quota_late = false;
 	if ((err = finish_groups(nf, gdt, bitmap)))
 		goto out;
 	/* the blocks made with the layout, in order */
@@ -1612,24 +1944,27 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
 		ek_blk_t first = ek_group_first_block(fs, g);
 		struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
+		bool has_super = ek_group_has_super(fs, g);
+		uint32_t i0, n;
 
-		if (!nf->sbarea[g])
-			continue;
-		/* a backup: not marked valid, names its group */
-		memcpy(b, sb, sizeof(*sb));
-		b->s_state = 0;
-		b->s_block_group_nr = cpu_to_le16((uint16_t)g);
-		b->s_kbytes_written = 0;
-		if (fs->has_csum)
-			b->s_checksum = cpu_to_le32(ek_super_csum(b));
-		err = comb_add(&wc, first, sbblk, 1);
-		if (!err)
-			err = comb_add(&wc, first + 1, gdt, nf->g.desc_blocks);
+		if (has_super) {
+			/* a backup: not marked valid, names its group */
+			memcpy(b, sb, sizeof(*sb));
+			b->s_state = 0;
+			b->s_block_group_nr = cpu_to_le16((uint16_t)g);
+			b->s_kbytes_written = 0;
+			if (fs->has_csum)
+				b->s_checksum = cpu_to_le32(ek_super_csum(b));
+			err = comb_add(&wc, first, sbblk, 1);
+		}
+		if (!err && desc_copy(nf, g, &i0, &n))
+			err = comb_add(&wc, first + has_super, gdt + ((size_t)i0 << fs->log_blksz), n);
 	}
 	if (!err)
 		err = comb_flush(&wc);
-	if (!err)
-		err = ek_newfs_write(nf, primary_sb_block(nf) + 1, gdt, nf->g.desc_blocks);
+	/* group 0's descriptors: all of them, or meta group 0's block */
+	if (!err && desc_copy(nf, 0, &i0, &n0))
+		err = ek_newfs_write(nf, primary_sb_block(nf) + 1, gdt, n0);
 	if (!err)
 		err = ek_io_sync(fs->io);
 	if (err)

@@ -511,6 +511,14 @@ struct ext4_fc_tail {
 					 * previous tail and of this tail up to fc_crc */
 };
 
+/* s_encoding, s_encoding_flags (casefold) */
+#define EXT4_ENC_UTF8_12_1	1
+#define EXT4_ENC_STRICT_MODE_FL	0x0001	/* refuse invalid UTF-8 names */
+
+/* s_encrypt_algos (encrypt): what mke2fs records */
+#define EXT4_ENCRYPTION_MODE_AES_256_XTS	1
+#define EXT4_ENCRYPTION_MODE_AES_256_CTS	4
+
 /* mmp block */
 #define EXT4_MMP_MAGIC		0x004D4D50
 #define EXT4_MMP_SEQ_CLEAN	0xFF4D4D50	/* unmounted cleanly */

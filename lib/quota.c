@@ -509,6 +509,17 @@ int ek_quota_tally_sorted(const struct ek_quota_tally *t, struct ek_quota_usage 
 	return 0;
 }
 
+bool ek_quota_charged(const struct ek_fs *fs, ek_ino_t ino, uint32_t i_flags)
+{
+	return !(ino == ek_quota_inum(fs, EK_QUOTA_PRJ) || ino == fs->sb.orphan_file_inum ||
+		 (ino != EXT4_ROOT_INO && ino < fs->sb.first_ino) || (i_flags & EXT4_EA_INODE_FL));
+}
+
+bool ek_quota_type_charged(const struct ek_fs *fs, unsigned type)
+{
+	return type != EK_QUOTA_PRJ || fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE;
+}
+
 void ek_quota_tally_release(struct ek_quota_tally *t)
 {
 	free(t->slot);

@@ -129,6 +129,49 @@ const char *ek_feature_name(int type, uint32_t mask)
 	return NULL;
 }
 
+/* s_encoding values by the names e2fsprogs gives them (casefold) */
+static const struct { uint16_t value; const char *name; } encodings[] = {
+	{ EXT4_ENC_UTF8_12_1, "utf8-12.1" },
+	{ EXT4_ENC_UTF8_12_1, "utf8" },
+};
+
+int ek_encoding_lookup(const char *name, uint16_t *out)
+{
+	for (size_t i = 0; i < sizeof(encodings) / sizeof(encodings[0]); i++)
+		if (!strcmp(name, encodings[i].name)) {
+			*out = encodings[i].value;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *ek_encoding_name(uint16_t value)
+{
+	for (size_t i = 0; i < sizeof(encodings) / sizeof(encodings[0]); i++)
+		if (encodings[i].value == value)
+			return encodings[i].name;
+	return NULL;
+}
+
+int ek_encoding_flags_parse(uint16_t encoding, const char *s, uint16_t *flags)
+{
+	uint16_t f = 0;
+
+	if (encoding != EXT4_ENC_UTF8_12_1)
+		return -EINVAL;
+	while (*s) {
+		size_t n = strcspn(s, "-");
+		bool no = n > 2 && !strncmp(s, "no", 2);
+
+		if (n - 2 * no != 6 || strncmp(s + 2 * no, "strict", 6))
+			return -EINVAL;
+		f = no ? f & ~EXT4_ENC_STRICT_MODE_FL : f | EXT4_ENC_STRICT_MODE_FL;
+		s += n + (s[n] == '-');
+	}
+	*flags = f;
+	return 0;
+}
+
 int ek_feature_lookup(const char *name, int *type, uint32_t *mask)
 {
 	static const char tchar[3] = { 'C', 'I', 'R' };

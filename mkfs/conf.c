@@ -372,6 +372,48 @@ static int hash_alg(struct conf *c)
 	return 0;
 }
 
+/*
+ * casefold's encoding: with the feature, mke2fs.conf's encoding (utf8) and
+ * encoding_flags; then -E encoding= (which turns casefold on) and
+ * -E encoding_flags=, which needs an encoding from one or the other
+ */
+static int encoding(struct conf *c)
+{
+	struct mk *m = c->m;
+	struct ek_geometry_opts *g = &m->o.geo;
+	uint16_t enc = 0, flags = 0;
+	const char *v;
+
+	if (g->incompat & EXT4_FEATURE_INCOMPAT_CASEFOLD) {
+		v = get_str(c, "encoding", "utf8");
+		if (ek_encoding_lookup(v, &enc))
+			return mk_fail(m, "%s: encoding = %s: unknown (utf8 or utf8-12.1)",
+				       m->conf_path, v);
+		v = get_str(c, "encoding_flags", NULL);
+		if (v && ek_encoding_flags_parse(enc, v, &flags))
+			return mk_fail(m, "%s: encoding_flags = %s: strict or nostrict",
+				       m->conf_path, v);
+	}
+	if (m->encoding_given) {
+		enc = m->encoding;
+		g->incompat |= EXT4_FEATURE_INCOMPAT_CASEFOLD;
+	}
+	/* as mke2fs: any -E list starts the flags again from the encoding's default */
+	if (m->extended_arg)
+		flags = 0;
+	if (m->encoding_flags_buf[0]) {
+		if (!enc)
+			return mk_fail(m, "-E encoding_flags=%s: needs an encoding (-E encoding=utf8 "
+				       "or -O casefold)", m->encoding_flags_buf);
+		if (ek_encoding_flags_parse(enc, m->encoding_flags_buf, &flags))
+			return mk_fail(m, "-E encoding_flags=%s: strict or nostrict",
+				       m->encoding_flags_buf);
+	}
+	m->o.encoding = enc;
+	m->o.encoding_flags = flags;
+	return 0;
+}
+
 int mk_conf_resolve(struct mk *m, uint64_t size)
 {
 	struct conf c = { .m = m };
@@ -503,6 +545,14 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 	}
 	if (m->extended_arg && mk_parse_extended(m, m->extended_arg))
 		goto out;
+	if (encoding(&c))
+		goto out;
+	/* -E quotatype=: those files; prjquota turns project on, project adds prjquota */
+	if (m->quota_types & (1u << EK_QUOTA_PRJ))
+		g->ro_compat |= EXT4_FEATURE_RO_COMPAT_PROJECT;
+	if (m->quota_types && (g->ro_compat & EXT4_FEATURE_RO_COMPAT_PROJECT))
+		m->quota_types |= 1u << EK_QUOTA_PRJ;
+	m->o.quota_types = m->quota_types;
 	rc = 0;
 out:
 	free(c.usage_copy);

@@ -49,7 +49,10 @@ static void usage(FILE *f, const char *prog)
 "  -M dir              last mounted directory\n"
 "  -U uuid|random|time|clear   filesystem UUID\n"
 "  -E opt,...          hash_seed=UUID, root_owner=UID:GID, lazy_itable_init=0|1,\n"
-"                      lazy_journal_init=0|1, nodiscard, discard, offset=BYTES\n"
+"                      lazy_journal_init=0|1, nodiscard, discard, offset=BYTES,\n"
+"                      num_backup_sb=0|1|2, mmp_update_interval=SECS,\n"
+"                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
+"                      encoding_flags=strict\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
 "  -d dir              copy this directory tree into the filesystem\n"
 "  --skip-unreadable   warn about unreadable source files instead of failing\n"
@@ -203,6 +206,32 @@ static int pick_uuid(struct mk *m, const char *arg, const char *what, const char
 
 /* ---- -E ----------------------------------------------------------------------- */
 
+/* -E quotatype=usrquota:grpquota:prjquota (usr, grp, prj too), as mke2fs */
+static int parse_quotatype(struct mk *m, const char *val)
+{
+	static const char *const names[EK_QUOTA_TYPES][2] = {
+		{ "usr", "usrquota" }, { "grp", "grpquota" }, { "prj", "prjquota" },
+	};
+	uint8_t types = 0;
+
+	for (const char *p = val; *p;) {
+		size_t n = strcspn(p, ":");
+		unsigned t;
+
+		for (t = 0; t < EK_QUOTA_TYPES; t++)
+			if ((strlen(names[t][0]) == n && !strncmp(p, names[t][0], n)) ||
+			    (strlen(names[t][1]) == n && !strncmp(p, names[t][1], n)))
+				break;
+		if (t == EK_QUOTA_TYPES)
+			return mk_fail(m, "quotatype=%s: '%.*s' is not usrquota, grpquota or prjquota",
+				       val, (int)n, p);
+		types |= 1u << t;
+		p += n + (p[n] == ':');
+	}
+	m->quota_types = types;
+	return 0;
+}
+
 int mk_parse_extended(struct mk *m, const char *list)
 {
 	char *copy = strdup(list), *save = NULL;
@@ -240,6 +269,26 @@ int mk_parse_extended(struct mk *m, const char *list)
 			m->discard = false;
 		} else if (!strcmp(t, "discard")) {
 			m->discard = true;
+		} else if (!strcmp(t, "encoding") && val) {
+			if (ek_encoding_lookup(val, &m->encoding))
+				rc = mk_fail(m, "encoding=%s: unknown (utf8 or utf8-12.1)", val);
+			m->encoding_given = true;
+		} else if (!strcmp(t, "encoding_flags") && val) {
+			snprintf(m->encoding_flags_buf, sizeof(m->encoding_flags_buf), "%s", val);
+		} else if (!strcmp(t, "quotatype") && val) {
+			rc = parse_quotatype(m, val);
+		} else if (!strcmp(t, "mmp_update_interval") && val) {
+			uint32_t v;
+
+			if (parse_u32(val, &v) || v > EK_MMP_MAX_UPDATE_INTERVAL)
+				rc = mk_fail(m, "mmp_update_interval=%s: seconds, at most %u", val,
+					     EK_MMP_MAX_UPDATE_INTERVAL);
+			else
+				m->o.mmp_update_interval = (uint16_t)v;
+		} else if (!strcmp(t, "num_backup_sb") && val) {
+			if (parse_u32(val, &m->o.geo.num_backup_sb) || m->o.geo.num_backup_sb > 2)
+				rc = mk_fail(m, "num_backup_sb=%s: 0, 1 or 2", val);
+			m->o.geo.num_backup_given = true;
 		} else if (!strcmp(t, "offset") && val) {
 			if (parse_size(val, 1, &m->offset))
 				rc = mk_fail(m, "offset=%s: not a size", val);
@@ -429,7 +478,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 	}
 	ek_out_text(o, "Superblock backups:");
 	for (uint32_t i = 1; i < g->groups; i++)
-		if (ek_geometry_has_super(i))
+		if (ek_geometry_has_super(g, i))
 			ek_out_text(o, " %" PRIu64, ek_group_first_block(fs, i));
 	ek_out_text(o, "\n");
 	ek_out_arr_begin(o, "groups");
@@ -441,14 +490,21 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 		ek_out_u64(o, "group", i);
 		ek_out_u64(o, "first_block", first);
 		ek_out_u64(o, "last_block", ek_group_last_block(fs, i));
-		if (ek_geometry_has_super(i)) {
+		if (ek_geometry_has_super(g, i) || ek_group_sb_gdt_blocks(fs, i)) {
 			/* group 0 of 1 KiB bigalloc starts at block 0, its superblock is block 1 */
 			ek_blk_t sb = i == 0 && g->blocksize == 1024 ? 1 : first;
+			bool has_sb = ek_geometry_has_super(g, i);
+			/* meta_bg: a group's copy of its own descriptor block, superblock or not */
+			uint32_t gdt = ek_group_sb_gdt_blocks(fs, i) - has_sb - g->reserved_gdt * has_sb;
 
-			ek_out_u64(o, "superblock", sb);
-			ek_out_u64(o, "gdt_first", sb + 1);
-			ek_out_u64(o, "gdt_blocks", g->desc_blocks);
-			ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
+			if (has_sb)
+				ek_out_u64(o, "superblock", sb);
+			if (gdt) {
+				ek_out_u64(o, "gdt_first", has_sb ? sb + 1 : first);
+				ek_out_u64(o, "gdt_blocks", gdt);
+			}
+			if (has_sb)
+				ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
 		}
 		ek_out_u64(o, "block_bitmap", grp->block_bitmap);
 		ek_out_u64(o, "inode_bitmap", grp->inode_bitmap);
@@ -459,7 +515,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 		ek_out_text(o, "Group %u: blocks %" PRIu64 "-%" PRIu64 "%s, bitmaps %" PRIu64 "/%" PRIu64
 			    ", inode table %" PRIu64 "-%" PRIu64 "\n", i, first,
 			    (uint64_t)ek_group_last_block(fs, i),
-			    ek_geometry_has_super(i) ? " (superblock)" : "",
+			    ek_geometry_has_super(g, i) ? " (superblock)" : "",
 			    (uint64_t)grp->block_bitmap, (uint64_t)grp->inode_bitmap,
 			    (uint64_t)grp->inode_table,
 			    (uint64_t)grp->inode_table + g->inode_table_blocks - 1);
@@ -690,6 +746,14 @@ int main(int argc, char **argv)
 
 		m.o.now = fake && *fake ? strtoll(fake, NULL, 10) : (int64_t)time(NULL);
 	}
+
+	/*
+	 * the MMP block names the host and the device as mke2fs does; under
+	 * SOURCE_DATE_EPOCH no host name, so the image does not depend on it
+	 */
+	if (!m.have_sde && gethostname(m.o.mmp_nodename, sizeof(m.o.mmp_nodename) - 1))
+		m.o.mmp_nodename[0] = '\0';
+	snprintf(m.o.mmp_bdevname, sizeof(m.o.mmp_bdevname), "%s", m.target);
 
 	if (m.src_dir) {
 		struct stat st;

@@ -16,6 +16,10 @@ struct mk {
 	const char *uuid_arg;
 	const char *hash_seed_arg;
 	char hash_seed_buf[64];		/* -E hash_seed=: outlives the option string */
+	bool encoding_given;		/* -E encoding= (turns casefold on) */
+	uint16_t encoding;
+	char encoding_flags_buf[64];	/* -E encoding_flags=, "" if not given */
+	uint8_t quota_types;		/* -E quotatype=: 1 << EK_QUOTA_*, 0 if not given */
 	uint64_t offset;
 	bool force, quiet, dry_run, json, discard, skip_unreadable, verbose;
 	bool have_sde;

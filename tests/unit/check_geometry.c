@@ -120,6 +120,67 @@ START_TEST(test_types_and_limits)
 }
 END_TEST
 
+/*
+ * Superblock copies with sparse_super2 (s_backup_bgs: group 1 and the
+ * last, as many as num_backup_sb asks), without sparse_super (every
+ * group), and meta_bg turned on when descriptors would fill 3/4 of a group
+ * (dumpe2fs of the installed mke2fs: "Backup block groups: 1 7" at 64 MiB)
+ */
+START_TEST(test_backups_and_meta_bg)
+{
+	struct ek_geometry_opts o = { .size = 64 * MiB, .type = EK_FS_EXT4,
+				      .compat_on = EXT4_FEATURE_COMPAT_SPARSE_SUPER2 };
+	struct ek_geometry g;
+
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), 0);
+	ck_assert_uint_eq(g.backup_bgs[0], 1);
+	ck_assert_uint_eq(g.backup_bgs[1], 7);
+	ck_assert(ek_geometry_has_super(&g, 0) && ek_geometry_has_super(&g, 1) &&
+		  ek_geometry_has_super(&g, 7));
+	ck_assert(!ek_geometry_has_super(&g, 3) && !ek_geometry_has_super(&g, 5));
+	o.num_backup_given = true;
+	o.num_backup_sb = 1;
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), 0);
+	ck_assert_uint_eq(g.backup_bgs[0], 0);	/* in ascending order, as mke2fs stores them */
+	ck_assert_uint_eq(g.backup_bgs[1], 1);
+	ck_assert(ek_geometry_has_super(&g, 1) && !ek_geometry_has_super(&g, 7));
+	o.num_backup_sb = 0;
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), 0);
+	ck_assert(!g.backup_bgs[0] && !g.backup_bgs[1] && !ek_geometry_has_super(&g, 1));
+	o.num_backup_sb = 3;
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), -EINVAL);
+	/* one group: nothing to back up in */
+	o = (struct ek_geometry_opts){ .size = 1 * MiB, .type = EK_FS_EXT4,
+				       .compat_on = EXT4_FEATURE_COMPAT_SPARSE_SUPER2 };
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), 0);
+	ck_assert(!g.backup_bgs[0] && !g.backup_bgs[1]);
+	/* no sparse_super: every group; refused with resize_inode, as mke2fs */
+	o = (struct ek_geometry_opts){ .size = 64 * MiB, .type = EK_FS_EXT2,
+				       .ro_off = EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER };
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), -EINVAL);
+	o.compat_off = EXT4_FEATURE_COMPAT_RESIZE_INODE;
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), 0);
+	ck_assert(ek_geometry_has_super(&g, 2) && ek_geometry_has_super(&g, 6));
+	/* meta_bg with resize_inode: refused */
+	o = (struct ek_geometry_opts){ .size = 64 * MiB, .type = EK_FS_EXT4,
+				       .incompat_on = EXT4_FEATURE_INCOMPAT_META_BG };
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), -EINVAL);
+	ck_assert(strstr(ek_last_error()->msg, "meta_bg"));
+	/* m_resize_inode_meta_bg: 60 descriptor blocks and 196 reserved fill 256-block groups */
+	o = (struct ek_geometry_opts){ .size = 15 * MiB, .type = EK_FS_EXT4, .blocksize = 4096,
+				       .blocks_per_group = 256 };
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), 0);
+	ck_assert(g.incompat & EXT4_FEATURE_INCOMPAT_META_BG);
+	ck_assert(!(g.compat & EXT4_FEATURE_COMPAT_RESIZE_INODE));
+	ck_assert_uint_eq(g.reserved_gdt, 0);
+	ck_assert_uint_eq(g.groups, 15);
+	/* project quota needs i_projid */
+	o = (struct ek_geometry_opts){ .size = 64 * MiB, .type = EK_FS_EXT4, .inode_size = 128,
+				       .ro_on = EXT4_FEATURE_RO_COMPAT_PROJECT };
+	ck_assert_int_eq(ek_geometry_compute(&o, &g), -EINVAL);
+}
+END_TEST
+
 static Suite *geometry_suite(void)
 {
 	Suite *s = suite_create("geometry");
@@ -127,6 +188,7 @@ static Suite *geometry_suite(void)
 
 	tcase_add_loop_test(tc, test_mke2fs_sizes, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_types_and_limits);
+	tcase_add_test(tc, test_backups_and_meta_bg);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -109,6 +109,33 @@ START_TEST(test_mmp_no_feature)
 }
 END_TEST
 
+/* the encoder's block reads back through ek_mmp_read(), checksum and all */
+START_TEST(test_mmp_encode)
+{
+	struct ek_mmp in = { .magic = EXT4_MMP_MAGIC, .seq = EXT4_MMP_SEQ_CLEAN, .time = 1700000000,
+			     .check_interval = 9 }, out;
+	uint8_t b[BLK];
+
+	mmp_fs(_i, 0, MMP_BLK);		/* a bad magic: the encoder's block replaces it */
+	memcpy(in.nodename, "node", 4);
+	memset(in.bdevname, 'x', sizeof(in.bdevname) - 1);	/* 32 bytes, no NUL on disk */
+	memset(b, 0xAA, sizeof(b));
+	ek_mmp_encode(u.fs, &in, b);
+	ck_assert_uint_eq(b[0x50 + 31], 'x');
+	ck_assert_uint_eq(b[0x74], 0);	/* the rest zeroed */
+	unit_write(&u, MMP_BLK, 0, b, sizeof(b));
+	ck_assert_int_eq(ek_mmp_read(u.fs, &out), 0);
+	ck_assert_uint_eq(out.seq, EXT4_MMP_SEQ_CLEAN);
+	ck_assert_int_eq(out.time, 1700000000);
+	ck_assert_str_eq(out.nodename, "node");
+	ck_assert_uint_eq(strlen(out.bdevname), 32);
+	ck_assert_uint_eq(out.check_interval, 9);
+	ck_assert(!out.csum_bad);
+	ck_assert_uint_eq(out.checksum, _i ? out.csum_want : 0);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *mmp_suite(void)
 {
 	Suite *s = suite_create("mmp");
@@ -119,6 +146,7 @@ static Suite *mmp_suite(void)
 	tcase_add_loop_test(tc, test_mmp_refused, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_mmp_seq_state);
 	tcase_add_test(tc, test_mmp_no_feature);
+	tcase_add_loop_test(tc, test_mmp_encode, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

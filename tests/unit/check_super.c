@@ -179,6 +179,34 @@ START_TEST(test_crc)
 }
 END_TEST
 
+/* casefold's encodings by name, and the flag words -E encoding_flags= takes */
+START_TEST(test_encoding)
+{
+	uint16_t e = 0, f = 7;
+
+	ck_assert_int_eq(ek_encoding_lookup("utf8", &e), 0);
+	ck_assert_uint_eq(e, EXT4_ENC_UTF8_12_1);
+	ck_assert_int_eq(ek_encoding_lookup("utf8-12.1", &e), 0);
+	ck_assert_int_eq(ek_encoding_lookup("latin1", &e), -EINVAL);
+	ck_assert_int_eq(ek_encoding_lookup("utf", &e), -EINVAL);
+	ck_assert_str_eq(ek_encoding_name(1), "utf8-12.1");
+	ck_assert_ptr_null(ek_encoding_name(2));
+	ck_assert_int_eq(ek_encoding_flags_parse(1, "strict", &f), 0);
+	ck_assert_uint_eq(f, EXT4_ENC_STRICT_MODE_FL);
+	ck_assert_int_eq(ek_encoding_flags_parse(1, "nostrict", &f), 0);
+	ck_assert_uint_eq(f, 0);
+	ck_assert_int_eq(ek_encoding_flags_parse(1, "nostrict-strict", &f), 0);
+	ck_assert_uint_eq(f, EXT4_ENC_STRICT_MODE_FL);
+	ck_assert_int_eq(ek_encoding_flags_parse(1, "", &f), 0);
+	ck_assert_uint_eq(f, 0);
+	f = 5;
+	ck_assert_int_eq(ek_encoding_flags_parse(1, "strictly", &f), -EINVAL);
+	ck_assert_int_eq(ek_encoding_flags_parse(1, "no", &f), -EINVAL);
+	ck_assert_int_eq(ek_encoding_flags_parse(0, "strict", &f), -EINVAL);
+	ck_assert_uint_eq(f, 5);	/* untouched on failure */
+}
+END_TEST
+
 static Suite *super_suite(void)
 {
 	Suite *s = suite_create("super");
@@ -190,6 +218,7 @@ static Suite *super_suite(void)
 	tcase_add_test(tc, test_features);
 	tcase_add_test(tc, test_fields);
 	tcase_add_test(tc, test_crc);
+	tcase_add_test(tc, test_encoding);
 	suite_add_tcase(s, tc);
 	return s;
 }
