@@ -165,6 +165,12 @@ static int commit(struct check *c)
 	return cancelled(c) ? -ECANCELED : 0;
 }
 
+/* a commit inside a pass (pass 1D: each inode's copies in one transaction) */
+int fsck_commit(struct check *c)
+{
+	return commit(c);
+}
+
 /* progress within a pass, when the tool asked for it */
 void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total)
 {
@@ -629,6 +635,26 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 		}
 	}
 	return ek_err(-ENOSPC, "no free block left for the repair");
+}
+
+/* a block a repair took back (fsck_alloc_block's, or a tree block a map no
+ * longer uses): free in the computed map and, through c->ws, on disk */
+int fsck_free_block(struct check *c, ek_blk_t blk)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g;
+	uint64_t bit;
+	uint8_t *map;
+
+	if (!c->ws || !ek_fs_block_valid(fs, blk))
+		return -EINVAL;
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	map = group_map(c, g);
+	if (!map)
+		return -ENOMEM;
+	map[bit >> 3] &= ~(1u << (bit & 7));
+	return ek_wset_mark_block(c->ws, blk, false);
 }
 
 /*

@@ -120,6 +120,8 @@ int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b);
 struct dinfo *fsck_dinfo_of(const struct check *c, ek_ino_t ino);
 int fsck_dir_add(struct check *c, ek_ino_t ino);
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out);
+int fsck_free_block(struct check *c, ek_blk_t blk);
+int fsck_commit(struct check *c);
 int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
 		     ek_ino_t *out);
 void fsck_fix_done(struct check *c, int err);

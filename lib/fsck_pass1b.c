@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* fsck_pass1b.c - the owners of every block claimed twice (e2fsck's 1B-1C) */
+/* fsck_pass1b.c - the owners of every block claimed twice and their copies (e2fsck's 1B-1D) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,21 +103,61 @@ static int cmp_own_blk(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+/* what holds a block besides inodes, as e2fsck's pass 1D judges it */
+#define HELD_META	0x1	/* superblock, descriptors, bitmaps, inode tables */
+#define HELD_BAD	0x2	/* the bad blocks inode */
+#define HELD_JOURNAL	0x4	/* the journal inode, which extkit-fsck never moves */
+
+/* the index of @blk in the sorted dup[0..n), or n */
+static size_t dup_index(const ek_blk_t *dup, size_t n, ek_blk_t blk)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (dup[mid] < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && dup[lo] == blk ? lo : n;
+}
+
+static bool in_meta(const struct check *c, ek_blk_t blk)
+{
+	size_t lo = 0, hi = c->nmeta;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->meta[mid].blk + c->meta[mid].len <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nmeta && c->meta[lo].blk <= blk;
+}
+
 /*
  * "inodes 19, 20 and the filesystem's metadata": the other owners of the
  * blocks @mine[0..n) of inode @self, from @byblk (the pairs by block); at
- * most 8 inodes named.  A block with one inode owner shares with metadata.
+ * most 8 inodes named.  @held: per dup block, what else holds it.
  */
-static void owner_names(const struct owner1b *byblk, size_t nown, ek_ino_t self,
-			const struct owner1b *mine, size_t n, char *out, size_t len)
+static void owner_names(const struct fsck_pass1b *p, const struct owner1b *byblk, size_t nown,
+			ek_ino_t self, const struct owner1b *mine, size_t n, const uint8_t *held,
+			char *out, size_t len)
 {
 	ek_ino_t named[8];
 	size_t nnamed = 0, used = 0;
-	bool meta = false, more = false;
+	bool more = false;
+	uint8_t what = 0;
 
 	for (size_t b = 0; b < n; b++) {
-		size_t lo = 0, hi = nown, owners = 0;
+		size_t lo = 0, hi = nown, k = dup_index(p->dup, p->ndup, mine[b].blk);
 
+		if (k < p->ndup)
+			what |= held[k] & (HELD_META | HELD_BAD);
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
 
@@ -130,7 +170,6 @@ static void owner_names(const struct owner1b *byblk, size_t nown, ek_ino_t self,
 			ek_ino_t o = byblk[lo].ino;
 			size_t q;
 
-			owners++;
 			if (o == self)
 				continue;
 			for (q = 0; q < nnamed && named[q] != o; q++)
@@ -142,7 +181,6 @@ static void owner_names(const struct owner1b *byblk, size_t nown, ek_ino_t self,
 			else
 				more = true;
 		}
-		meta |= owners < 2;
 	}
 	out[0] = 0;
 	for (size_t q = 0; q < nnamed && used + 16 < len; q++)
@@ -150,14 +188,149 @@ static void owner_names(const struct owner1b *byblk, size_t nown, ek_ino_t self,
 				 q ? ", " : nnamed > 1 ? "inodes " : "inode ", named[q]);
 	if (more && used + 8 < len)
 		used += snprintf(out + used, len - used, ", ...");
-	if (meta && used + 32 < len)
-		snprintf(out + used, len - used, "%sthe filesystem's metadata", nnamed ? " and " : "");
+	if ((what & HELD_BAD) && used + 32 < len)
+		used += snprintf(out + used, len - used, "%sthe bad blocks inode",
+				 nnamed ? (what & HELD_META) ? ", " : " and " : "");
+	if ((what & HELD_META) && used + 32 < len)
+		used += snprintf(out + used, len - used, "%sthe filesystem's metadata",
+				 nnamed || (what & HELD_BAD) ? " and " : "");
+	if (!used)
+		snprintf(out, len, "itself");	/* one inode naming a block twice */
+}
+
+/* ---- pass 1D: each inode sharing blocks gets its own copies (e2fsck's clone) ---- */
+
+/*
+ * As e2fsck -y: the inodes in ascending order, each copying every shared
+ * block that another claim still holds; a block held by metadata, the bad
+ * blocks inode or the journal is copied by every inode naming it, so the
+ * last inode left naming a block keeps it (an inode naming one block
+ * twice copies it for the first place).  The copies are planned first
+ * (decide's answers recorded, the blocks allocated), so an inode that
+ * cannot get them all is left as it was, then made, and committed as
+ * one transaction: allocation, copied data and the map pointing at them.
+ */
+struct clone {
+	struct check *c;
+	struct fsck_pass1b *p;
+	uint32_t *left;		/* per dup block: claims not yet given up */
+	const uint8_t *held;	/* per dup block: HELD_* */
+	bool plan;
+	uint8_t *dec;		/* decide's answers in order, recorded while planning */
+	size_t ndec, dec_cap, next_dec;
+	size_t *dropped;	/* the dup blocks whose claim count planning took one from */
+	size_t ndropped, dropped_cap;
+	ek_blk_t *pre;		/* blocks allocated for the copies */
+	size_t npre, pre_cap, next_pre;
+};
+
+static int clone_decide(void *arg, ek_blk_t blk, bool tree)
+{
+	struct clone *cl = arg;
+	size_t k;
+	uint8_t d = 0;
+
+	(void)tree;
+	if (!cl->plan)
+		return cl->next_dec < cl->ndec ? cl->dec[cl->next_dec++] :
+		       ek_err(-EINVAL, "block %llu: the map changed between plan and copy",
+			      (unsigned long long)blk);
+	k = dup_index(cl->p->dup, cl->p->ndup, blk);
+	if (k < cl->p->ndup) {
+		if (cl->held[k])
+			d = 1;
+		else if (cl->left[k] > 1) {
+			if (cl->ndropped == cl->dropped_cap) {
+				size_t cap = cl->dropped_cap ? cl->dropped_cap * 2 : 16;
+				size_t *v = realloc(cl->dropped, cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				cl->dropped = v;
+				cl->dropped_cap = cap;
+			}
+			cl->dropped[cl->ndropped++] = k;
+			cl->left[k]--;
+			d = 1;
+		}
+	}
+	if (cl->ndec == cl->dec_cap) {
+		size_t cap = cl->dec_cap ? cl->dec_cap * 2 : 64;
+		uint8_t *v = realloc(cl->dec, cap);
+
+		if (!v)
+			return -ENOMEM;
+		cl->dec = v;
+		cl->dec_cap = cap;
+	}
+	cl->dec[cl->ndec++] = d;
+	return d;
+}
+
+static int clone_alloc(void *arg, ek_blk_t goal, ek_blk_t *out)
+{
+	struct clone *cl = arg;
+
+	if (cl->next_pre < cl->npre) {
+		*out = cl->pre[cl->next_pre++];
+		return 0;
+	}
+	return fsck_alloc_block(cl->c, goal, out);	/* planning counted them all: not reached */
+}
+
+static int clone_release(void *arg, ek_blk_t blk)
+{
+	struct clone *cl = arg;
+
+	return fsck_free_block(cl->c, blk);
+}
+
+/* give inode @ino its own copies, into c->ws; on failure nothing is changed */
+static int clone_inode(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
+{
+	struct check *c = cl->c;
+	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, cl };
+	uint64_t need = 0, copies = 0;
+	uint8_t *raw;
+	int err;
+
+	cl->ndec = cl->next_dec = cl->ndropped = cl->npre = cl->next_pre = 0;
+	cl->plan = true;
+	err = ek_wset_inode(c->ws, ino, &raw);
+	if (!err)
+		err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, true, &need, NULL);
+	for (uint64_t i = 0; i < need && !err; i++) {
+		ek_blk_t b;
+
+		err = fsck_alloc_block(c, goal, &b);
+		if (!err)
+			err = fsck_blk_push(&cl->pre, &cl->npre, &cl->pre_cap, b);
+		goal = b + 1;
+	}
+	if (err) {
+		/* as it was: the claims given up, the blocks taken */
+		for (size_t i = 0; i < cl->ndropped; i++)
+			cl->left[cl->dropped[i]]++;
+		for (size_t i = 0; i < cl->npre; i++)
+			fsck_free_block(c, cl->pre[i]);
+		return err;
+	}
+	cl->plan = false;
+	err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, false, NULL, &copies);
+	for (size_t i = cl->next_pre; i < cl->npre && !err; i++)
+		err = fsck_free_block(c, cl->pre[i]);	/* planning's margin */
+	if (!err)
+		ek_inode_csum_set(c->fs, ino, raw);
+	return err;
 }
 
 int fsck_pass1b(struct check *c)
 {
 	struct fsck_pass1b p = { .c = c };
 	struct owner1b *byblk = NULL;
+	struct clone cl = { .c = c, .p = &p };
+	ek_blk_t *bad = NULL;
+	uint8_t *held = NULL;
 	int err = 0;
 
 	if (!c->ndups)
@@ -176,27 +349,81 @@ int fsck_pass1b(struct check *c)
 		goto out;
 	/* one finding per inode holding shared blocks, naming the others */
 	byblk = ek_calloc(p.nown ? p.nown : 1, sizeof(*byblk));
-	if (!byblk) {
+	cl.left = ek_calloc(p.ndup, sizeof(*cl.left));
+	held = ek_calloc(p.ndup, 1);
+	bad = ek_calloc(c->nbad ? c->nbad : 1, sizeof(*bad));
+	if (!byblk || !cl.left || !held || !bad) {
 		err = -ENOMEM;
 		goto out;
 	}
 	memcpy(byblk, p.own, p.nown * sizeof(*byblk));
 	qsort(byblk, p.nown, sizeof(*byblk), cmp_own_blk);
 	qsort(p.own, p.nown, sizeof(*p.own), cmp_own1b);
-	for (size_t i = 0; i < p.nown;) {
+	memcpy(bad, c->bad, c->nbad * sizeof(*bad));
+	qsort(bad, c->nbad, sizeof(*bad), cmp_blk1b);
+	cl.held = held;
+	for (size_t k = 0; k < p.ndup; k++) {
+		held[k] = in_meta(c, p.dup[k]) ? HELD_META : 0;
+		if (dup_index(bad, c->nbad, p.dup[k]) < c->nbad)
+			held[k] |= HELD_BAD;
+	}
+	for (size_t i = 0; i < p.nown; i++) {
+		size_t k = dup_index(p.dup, p.ndup, byblk[i].blk);
+
+		if (k == p.ndup)
+			continue;
+		cl.left[k]++;
+		if (byblk[i].ino == c->fs->sb.journal_inum)
+			held[k] |= HELD_JOURNAL;
+	}
+	/* the fixes so far on disk: the copies read and count from there */
+	if (c->ws && (err = fsck_commit(c)))
+		goto out;
+	for (size_t i = 0; i < p.nown && !c->stop && !c->err;) {
+		ek_ino_t ino = p.own[i].ino;
 		size_t j = i;
 		char others[256];
+		bool copy = false, can = !c->fs->cluster_bits, fix;
 
-		while (j < p.nown && p.own[j].ino == p.own[i].ino)
+		while (j < p.nown && p.own[j].ino == ino)
 			j++;
-		owner_names(byblk, p.nown, p.own[i].ino, p.own + i, j - i, others, sizeof(others));
-		fsck_report(c, EK_PR_BLOCK_CLAIMED_TWICE, &(struct ek_finding){ .ino = p.own[i].ino,
-		       .blk = p.own[i].blk, .has_blk = true, .group = -1 },
-		       p.own[i].ino, (unsigned long long)(j - i), others,
-		       (unsigned long long)p.own[i].blk);
+		for (size_t q = i; q < j; q++) {
+			size_t k = dup_index(p.dup, p.ndup, p.own[q].blk);
+
+			if (k == p.ndup)
+				continue;
+			copy |= held[k] || cl.left[k] > 1;
+			/* the journal keeps its blocks: fixed when only inodes share them */
+			if (ino == c->fs->sb.journal_inum && (held[k] & (HELD_META | HELD_BAD)))
+				can = false;
+		}
+		if (ino == c->fs->sb.journal_inum)
+			copy = false;
+		owner_names(&p, byblk, p.nown, ino, p.own + i, j - i, held, others, sizeof(others));
+		fix = fsck_report_if(c, can, EK_PR_BLOCK_CLAIMED_TWICE, &(struct ek_finding){ .ino = ino,
+				     .blk = p.own[i].blk, .has_blk = true, .group = -1 },
+				     ino, (unsigned long long)(j - i), others,
+				     (unsigned long long)p.own[i].blk);
 		i = j;
+		if (!fix)
+			continue;
+		/* nothing left to copy: the others copied theirs (e2fsck's "already
+		 * reassigned or cloned") */
+		err = copy ? clone_inode(&cl, ino, p.own[j - 1].blk) : 0;
+		fsck_fix_done(c, err);
+		if (err == -ENOMEM || err == -EIO)
+			goto out;
+		err = copy ? fsck_commit(c) : 0;
+		if (err)
+			goto out;
 	}
 out:
+	free(cl.dec);
+	free(cl.dropped);
+	free(cl.pre);
+	free(cl.left);
+	free(held);
+	free(bad);
 	free(byblk);
 	free(p.dup);
 	free(p.own);
