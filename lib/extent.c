@@ -531,7 +531,7 @@ static int copy_block(struct unshare *u, ek_blk_t blk, ek_blk_t goal, uint8_t *b
 	int err = u->ops->alloc(u->ops->arg, goal, out);
 
 	if (!err)
-		err = ek_wset_read(u->ws, blk, buf);
+		err = u->ops->read ? u->ops->read(u->ops->arg, blk, buf) : ek_wset_read(u->ws, blk, buf);
 	if (!err)
 		err = ek_wset_put(u->ws, *out, buf);
 	if (!err)

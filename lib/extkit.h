@@ -1965,6 +1965,8 @@ struct ek_unshare_ops {
 	int (*decide)(void *arg, ek_blk_t blk, bool tree);
 	int (*alloc)(void *arg, ek_blk_t goal, ek_blk_t *out);
 	int (*release)(void *arg, ek_blk_t blk);
+	/* what a copy of @blk holds (NULL: the block as @ws has it) */
+	int (*read)(void *arg, ek_blk_t blk, uint8_t *buf);
 	void *arg;
 };
 int ek_inode_unshare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,

@@ -222,6 +222,8 @@ struct clone {
 	size_t ndropped, dropped_cap;
 	ek_blk_t *pre;		/* blocks allocated for the copies */
 	size_t npre, pre_cap, next_pre;
+	uint8_t *meta_was;	/* per dup block held by metadata, in order: its
+				 * contents when pass 1D began (NULL: too many) */
 };
 
 static int clone_decide(void *arg, ek_blk_t blk, bool tree)
@@ -285,11 +287,33 @@ static int clone_release(void *arg, ek_blk_t blk)
 	return fsck_free_block(cl->c, blk);
 }
 
+/*
+ * A block of metadata copied into a file holds what it held when pass 1D
+ * began, as e2fsck's copy (its bitmaps and descriptors are written at the
+ * end): the commits of earlier copies changed bitmaps, descriptors and
+ * inode tables since.  Other shared blocks never change before the last
+ * copy of them.
+ */
+static int clone_read(void *arg, ek_blk_t blk, uint8_t *buf)
+{
+	struct clone *cl = arg;
+	struct check *c = cl->c;
+	size_t k = dup_index(cl->p->dup, cl->p->ndup, blk), m = 0;
+
+	if (cl->meta_was && k < cl->p->ndup && (cl->held[k] & HELD_META)) {
+		for (size_t i = 0; i < k; i++)
+			m += (cl->held[i] & HELD_META) != 0;
+		memcpy(buf, cl->meta_was + m * c->fs->blksz, c->fs->blksz);
+		return 0;
+	}
+	return ek_wset_read(c->ws, blk, buf);
+}
+
 /* give inode @ino its own copies, into c->ws; on failure nothing is changed */
 static int clone_inode(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
 {
 	struct check *c = cl->c;
-	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, cl };
+	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, clone_read, cl };
 	uint64_t need = 0, copies = 0;
 	uint8_t *raw;
 	int err;
@@ -379,6 +403,21 @@ int fsck_pass1b(struct check *c)
 	/* the fixes so far on disk: the copies read and count from there */
 	if (c->ws && (err = fsck_commit(c)))
 		goto out;
+	if (c->ws) {
+		size_t nmeta = 0, m = 0;
+
+		for (size_t k = 0; k < p.ndup; k++)
+			nmeta += (held[k] & HELD_META) != 0;
+		/* bounded: past 16 MiB a copy takes what the block holds then */
+		if (nmeta && nmeta <= (16u << 20) >> c->fs->log_blksz &&
+		    (cl.meta_was = ek_calloc(nmeta, c->fs->blksz)))
+			for (size_t k = 0; k < p.ndup && !err; k++)
+				if (held[k] & HELD_META)
+					err = ek_fs_read_blocks(c->fs, p.dup[k], 1,
+								cl.meta_was + m++ * c->fs->blksz);
+		if (err)
+			goto out;
+	}
 	for (size_t i = 0; i < p.nown && !c->stop && !c->err;) {
 		ek_ino_t ino = p.own[i].ino;
 		size_t j = i;
@@ -418,6 +457,7 @@ int fsck_pass1b(struct check *c)
 			goto out;
 	}
 out:
+	free(cl.meta_was);
 	free(cl.dec);
 	free(cl.dropped);
 	free(cl.pre);
