@@ -344,6 +344,15 @@ int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t lin
 	return 0;
 }
 
+/* a repair deleted @ino: no longer in use (entries naming it are then cleared) */
+void fsck_inode_forget(struct check *c, ek_ino_t ino)
+{
+	uint8_t *p = ist_make(c, ino);
+
+	if (p)
+		p[ST_FLAGS] = p[ST_LINKS] = 0;
+}
+
 /* pass 2: one more entry names @ino (in use) */
 int fsck_ref_add(struct check *c, ek_ino_t ino)
 {
@@ -595,7 +604,10 @@ static const uint8_t *disk_bitmap(struct check *c, uint32_t g, bool inode)
  * A block (bigalloc: the first of a cluster) for a repair, at or after
  * @goal, wrapping: free both in the computed map (nothing claims it) and
  * in the on-disk bitmap (a block claimed by a map the check could not
- * read is not handed out).  Marked in both, the bitmap and the counts
+ * read, or by an inode pass 1 has not reached, is not handed out); once
+ * every claim is known (c->claims_done, nothing left unread), free in
+ * the computed map is enough, as for e2fsck: a block only the bitmap
+ * marks is leaked.  Marked in both, the bitmap and the counts
  * through c->ws, so pass 5 finds them equal.
  */
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
@@ -624,7 +636,8 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 			ek_blk_t blk = first + (bit << fs->cluster_bits);
 			int err;
 
-			if (ek_bit_test(map, bit) || ek_bit_test(disk, bit) || !ek_fs_block_valid(fs, blk))
+			if (ek_bit_test(map, bit) || !ek_fs_block_valid(fs, blk) ||
+			    (ek_bit_test(disk, bit) && (!c->claims_done || c->claims_incomplete)))
 				continue;
 			err = ek_wset_mark_block(c->ws, blk, true);
 			if (err)
@@ -804,9 +817,10 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (!err)
 		fsck_check_journal_inode(&c);
 	if (!err)
-		err = fsck_pass1b(&c);
-	if (!err)
 		err = fsck_mark_xattr(&c);
+	c.claims_done = true;
+	if (!err)
+		err = fsck_pass1b(&c);
 	if (!err)
 		err = fsck_check_xattr_refs(&c);
 	if (!err)

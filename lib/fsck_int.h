@@ -106,6 +106,9 @@ struct check {
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
+	/* pass 1 and the xattr blocks marked: with every claim known, the
+	 * computed map alone says which blocks are free (as e2fsck allocates) */
+	bool claims_done;
 };
 
 
@@ -129,6 +132,7 @@ uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino);
 int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t links);
+void fsck_inode_forget(struct check *c, ek_ino_t ino);
 uint32_t fsck_links_of(const struct check *c, ek_ino_t ino);
 int fsck_mark(struct check *c, ek_blk_t blk, bool *was);
 ek_ino_t fsck_named_in_of(const struct check *c, ek_ino_t ino);

@@ -309,12 +309,23 @@ static int clone_read(void *arg, ek_blk_t blk, uint8_t *buf)
 	return ek_wset_read(c->ws, blk, buf);
 }
 
-/* give inode @ino its own copies, into c->ws; on failure nothing is changed */
-static int clone_inode(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
+/* planning undone: the claims given up back, the blocks taken freed */
+static void clone_cancel(struct clone *cl)
+{
+	for (size_t i = 0; i < cl->ndropped; i++)
+		cl->left[cl->dropped[i]]++;
+	for (size_t i = 0; i < cl->npre; i++)
+		fsck_free_block(cl->c, cl->pre[i]);
+	cl->ndropped = cl->npre = 0;
+}
+
+/* plan inode @ino's copies and allocate their blocks (near @goal); on
+ * failure nothing is left changed */
+static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
 {
 	struct check *c = cl->c;
 	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, clone_read, cl };
-	uint64_t need = 0, copies = 0;
+	uint64_t need = 0;
 	uint8_t *raw;
 	int err;
 
@@ -331,20 +342,106 @@ static int clone_inode(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
 			err = fsck_blk_push(&cl->pre, &cl->npre, &cl->pre_cap, b);
 		goal = b + 1;
 	}
-	if (err) {
-		/* as it was: the claims given up, the blocks taken */
-		for (size_t i = 0; i < cl->ndropped; i++)
-			cl->left[cl->dropped[i]]++;
-		for (size_t i = 0; i < cl->npre; i++)
-			fsck_free_block(c, cl->pre[i]);
-		return err;
-	}
+	if (err)
+		clone_cancel(cl);
+	return err;
+}
+
+/* the planned copies made, into c->ws */
+static int clone_apply(struct clone *cl, ek_ino_t ino)
+{
+	struct check *c = cl->c;
+	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, clone_read, cl };
+	uint64_t copies = 0;
+	uint8_t *raw;
+	int err = ek_wset_inode(c->ws, ino, &raw);
+
 	cl->plan = false;
-	err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, false, NULL, &copies);
+	if (!err)
+		err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, false, NULL, &copies);
 	for (size_t i = cl->next_pre; i < cl->npre && !err; i++)
 		err = fsck_free_block(c, cl->pre[i]);	/* planning's margin */
 	if (!err)
 		ek_inode_csum_set(c->fs, ino, raw);
+	return err;
+}
+
+/* the blocks of a map, collected before anything is changed */
+struct blist {
+	ek_blk_t *v;
+	size_t n, cap;
+};
+
+static int collect_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct blist *l = arg;
+	int err = 0;
+
+	if (m->kind == EK_MAP_INDEX)
+		return 0;
+	for (uint64_t i = 0; i < m->len && !err; i++)
+		err = fsck_blk_push(&l->v, &l->n, &l->cap, m->pblk + i);
+	return err;
+}
+
+/*
+ * e2fsck's answer when the copies cannot be made ("Delete file?"): the
+ * inode is deleted (links 0, dtime now, free in the inode bitmap); each
+ * block of its map that another claim still holds stays theirs, the rest
+ * are freed; its xattr block loses the reference; its quota ids are no
+ * longer judged.  Pass 2 then clears the entries naming it.  Not for
+ * directories (extkit-fsck's choice: pass 2 reads those).
+ */
+static int delete_inode(struct clone *cl, ek_ino_t ino)
+{
+	struct check *c = cl->c;
+	struct ek_fs *fs = c->fs;
+	struct blist l = { 0 };
+	struct ek_inode ei;
+	int err = ek_inode_read(fs, ino, &ei);
+
+	if (err && err != -EK_BADCRC)
+		return err;
+	err = ek_map_walk(fs, &ei, collect_mapping, &l);
+	if (err == -EK_BADCRC)
+		err = 0;
+	for (size_t i = 0; i < l.n && !err; i++) {
+		size_t k = dup_index(cl->p->dup, cl->p->ndup, l.v[i]);
+
+		if (k < cl->p->ndup && cl->left[k])
+			cl->left[k]--;
+		if (k == cl->p->ndup || (!cl->left[k] && !cl->held[k]))
+			err = fsck_free_block(c, l.v[i]);
+	}
+	if (!err)
+		err = ek_fix_inode(c->ws, ino, EK_IFIX_LINKS, 0);
+	if (!err)
+		err = ek_fix_inode(c->ws, ino, EK_IFIX_DTIME_SET, (uint64_t)c->o->now);
+	if (!err)
+		err = ek_wset_mark_inode(c->ws, ino, false, false);
+	if (!err) {
+		uint32_t id[EK_QUOTA_TYPES] = { ei.uid, ei.gid, ei.projid };
+
+		fsck_inode_forget(c, ino);
+		size_t refs = 0, at = c->nx;
+
+		for (size_t i = 0; ei.file_acl && i < c->nx; i++)
+			if (c->xblk[i] == ei.file_acl) {
+				refs++;
+				at = i;
+			}
+		if (at < c->nx)
+			c->xblk[at] = c->xblk[--c->nx];	/* one reference fewer */
+		/* its own xattr block, which no other inode names: freed */
+		if (refs == 1 && (err = fsck_free_block(c, ei.file_acl)))
+			goto out;
+		for (unsigned t = 0; t < EK_QUOTA_TYPES && !err; t++)
+			if (c->quota_on[t])
+				err = ek_quota_tally_add(&c->quota[t], id[t], 0, 0, true);
+	}
+out:
+	free(l.v);
+	ek_inode_release(&ei);
 	return err;
 }
 
@@ -422,7 +519,11 @@ int fsck_pass1b(struct check *c)
 		ek_ino_t ino = p.own[i].ino;
 		size_t j = i;
 		char others[256];
-		bool copy = false, can = !c->fs->cluster_bits, fix;
+		bool copy = false, can = !c->fs->cluster_bits;
+		struct ek_finding where;
+		unsigned long long n, first;
+		int perr;
+		bool planned;
 
 		while (j < p.nown && p.own[j].ino == ino)
 			j++;
@@ -439,16 +540,41 @@ int fsck_pass1b(struct check *c)
 		if (ino == c->fs->sb.journal_inum)
 			copy = false;
 		owner_names(&p, byblk, p.nown, ino, p.own + i, j - i, held, others, sizeof(others));
-		fix = fsck_report_if(c, can, EK_PR_BLOCK_CLAIMED_TWICE, &(struct ek_finding){ .ino = ino,
-				     .blk = p.own[i].blk, .has_blk = true, .group = -1 },
-				     ino, (unsigned long long)(j - i), others,
-				     (unsigned long long)p.own[i].blk);
+		where = (struct ek_finding){ .ino = ino, .blk = p.own[i].blk, .has_blk = true,
+					     .group = -1 };
+		n = j - i;
+		first = p.own[i].blk;
 		i = j;
-		if (!fix)
+		/* repairing: the copies planned and their blocks taken first */
+		planned = c->ws && can && copy;
+		perr = planned ? clone_plan(&cl, ino, p.own[j - 1].blk) : 0;
+		if (perr == -ENOMEM || perr == -EIO) {
+			err = perr;
+			goto out;
+		}
+		if (perr == -ENOSPC) {
+			/* e2fsck deletes the file; not a directory, not the
+			 * filesystem's own, and only when every claim is known */
+			bool del = ino >= c->fs->sb.first_ino && !(fsck_iflags(c, ino) & IS_DIR) &&
+				   !c->claims_incomplete;
+
+			if (fsck_report_if(c, del, EK_PR_DUP_CLONE_FAILED, &where, ino, n, others,
+					   first)) {
+				fsck_fix_done(c, delete_inode(&cl, ino));
+				if ((err = fsck_commit(c)))
+					goto out;
+			}
 			continue;
+		}
+		if (!fsck_report_if(c, can && !perr, EK_PR_BLOCK_CLAIMED_TWICE, &where, ino, n,
+				    others, first)) {
+			if (planned && !perr)
+				clone_cancel(&cl);
+			continue;
+		}
 		/* nothing left to copy: the others copied theirs (e2fsck's "already
 		 * reassigned or cloned") */
-		err = copy ? clone_inode(&cl, ino, p.own[j - 1].blk) : 0;
+		err = copy ? clone_apply(&cl, ino) : 0;
 		fsck_fix_done(c, err);
 		if (err == -ENOMEM || err == -EIO)
 			goto out;
