@@ -818,7 +818,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		fsck_check_journal_inode(&c);
 	if (!err)
 		err = fsck_mark_xattr(&c);
-	c.claims_done = true;
+	/* (an inode in a bad block of an inode table was not read) */
+	c.claims_done = !c.nbad;
 	if (!err)
 		err = fsck_pass1b(&c);
 	if (!err)
