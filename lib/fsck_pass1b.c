@@ -480,8 +480,10 @@ int fsck_pass1b(struct check *c)
 	memcpy(byblk, p.own, p.nown * sizeof(*byblk));
 	qsort(byblk, p.nown, sizeof(*byblk), cmp_own_blk);
 	qsort(p.own, p.nown, sizeof(*p.own), cmp_own1b);
-	memcpy(bad, c->bad, c->nbad * sizeof(*bad));
-	qsort(bad, c->nbad, sizeof(*bad), cmp_blk1b);
+	if (c->nbad) {
+		memcpy(bad, c->bad, c->nbad * sizeof(*bad));
+		qsort(bad, c->nbad, sizeof(*bad), cmp_blk1b);
+	}
 	cl.held = held;
 	for (size_t k = 0; k < p.ndup; k++) {
 		held[k] = in_meta(c, p.dup[k]) ? HELD_META : 0;
