@@ -679,9 +679,8 @@ static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
 	/* then the data, block by block, in logical order */
 	for (size_t i = 0; i < l.n && !err; i++) {
 		const struct ek_ext *e = &l.v[i];
-		bool prev_copied = false;
+		bool prev_copied = true;
 
-		worst++;
 		for (uint32_t b = 0; b < e->len && !err; b++) {
 			ek_blk_t p = e->pblk + b, np = p;
 			struct ek_ext one;
@@ -691,8 +690,10 @@ static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
 				err = d;
 				break;
 			}
-			if (d != prev_copied)
-				worst++;	/* planning: each switch may start an extent */
+			/* planning, the most extents: each copy one (the new
+			 * blocks need not be contiguous), each run kept one */
+			if (d || prev_copied)
+				worst++;
 			prev_copied = d;
 			if (d && u->plan) {
 				u->need++;
