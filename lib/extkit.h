@@ -1971,6 +1971,10 @@ struct ek_unshare_ops {
 };
 int ek_inode_unshare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 		     const struct ek_unshare_ops *ops, bool plan, uint64_t *need, uint64_t *copies);
+/* repair_dup.c: xattr block @from copied to @to (its checksum set there when
+ * it matched at @from); inode @ino's i_file_acl = @blk, checksum set */
+int ek_fix_xattr_block_copy(struct ek_wset *ws, ek_blk_t from, ek_blk_t to);
+int ek_fix_file_acl(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk);
 /*
  * Split fields of a raw inode (inode.c), as the kernel's ext4_isize() and
  * ext4_isize_set(): readers apply the feature rules, setters write both

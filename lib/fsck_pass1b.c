@@ -11,6 +11,7 @@
 struct owner1b {
 	ek_blk_t blk;
 	ek_ino_t ino;		/* 0: the filesystem's metadata */
+	bool xattr;		/* the inode's xattr block */
 };
 
 struct fsck_pass1b {
@@ -49,7 +50,7 @@ static int add_owner(struct fsck_pass1b *p, ek_blk_t blk, ek_ino_t ino)
 		p->own = v;
 		p->cap = cap;
 	}
-	p->own[p->nown++] = (struct owner1b){ blk, ino };
+	p->own[p->nown++] = (struct owner1b){ blk, ino, false };
 	return 0;
 }
 
@@ -85,13 +86,28 @@ static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 	struct check *c = p->c;
 	int err;
 
+	ek_blk_t acl = ei->file_acl;
+	size_t before;
+
 	(void)derr;
 	if (!(fsck_iflags(c, ei->ino) & IN_USE) || (fsck_iflags(c, ei->ino) & IN_BAD_BLOCK) ||
-	    ei->ino == EXT4_BAD_INO || ei->ino == EXT4_RESIZE_INO || !fsck_has_map(c->fs, ei))
+	    ei->ino == EXT4_BAD_INO || ei->ino == EXT4_RESIZE_INO)
 		return 0;
 	p->ino = ei->ino;
-	err = ek_map_walk(c->fs, ei, owner_mapping, p);
-	return err == -ENOMEM ? err : 0;	/* a damaged map was named in pass 1 */
+	err = fsck_has_map(c->fs, ei) ? ek_map_walk(c->fs, ei, owner_mapping, p) : 0;
+	if (err == -ENOMEM)
+		return err;	/* a damaged map was named in pass 1 */
+	/* its xattr block, as pass 1 counted it (the kernel reads 32 bits without 64bit) */
+	if (!ek_has_incompat(c->fs, EXT4_FEATURE_INCOMPAT_64BIT))
+		acl &= 0xFFFFFFFFu;
+	if (!acl || !ek_has_compat(c->fs, EXT4_FEATURE_COMPAT_EXT_ATTR) ||
+	    !ek_fs_block_valid(c->fs, acl))
+		return 0;
+	before = p->nown;
+	err = owners_in_range(p, acl, 1);
+	if (!err && p->nown > before)
+		p->own[p->nown - 1].xattr = true;
+	return err;
 }
 
 static int cmp_own_blk(const void *a, const void *b)
@@ -224,6 +240,7 @@ struct clone {
 	size_t npre, pre_cap, next_pre;
 	uint8_t *meta_was;	/* per dup block held by metadata, in order: its
 				 * contents when pass 1D began (NULL: too many) */
+	ek_blk_t xold;		/* the xattr block planned to be copied, or 0 */
 };
 
 static int clone_decide(void *arg, ek_blk_t blk, bool tree)
@@ -321,7 +338,51 @@ static void clone_cancel(struct clone *cl)
 
 /* plan inode @ino's copies and allocate their blocks (near @goal); on
  * failure nothing is left changed */
-static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
+/* claim @k given up (planning: undone by clone_cancel) */
+static int clone_drop(struct clone *cl, size_t k)
+{
+	if (cl->ndropped == cl->dropped_cap) {
+		size_t cap = cl->dropped_cap ? cl->dropped_cap * 2 : 16;
+		size_t *v = realloc(cl->dropped, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cl->dropped = v;
+		cl->dropped_cap = cap;
+	}
+	cl->dropped[cl->ndropped++] = k;
+	cl->left[k]--;
+	return 0;
+}
+
+/*
+ * The xattr block of inode @ino (its pair in @mine[0..n)) when another
+ * claim holds it too: copied, and every inode naming it moved to the copy
+ * together (e2fsck's clone_file), their claims given up.
+ */
+static int clone_plan_xattr(struct clone *cl, const struct owner1b *mine, size_t n, uint64_t *need)
+{
+	struct fsck_pass1b *p = cl->p;
+	int err = 0;
+
+	cl->xold = 0;
+	for (size_t q = 0; q < n; q++) {
+		size_t k = mine[q].xattr ? dup_index(p->dup, p->ndup, mine[q].blk) : p->ndup;
+
+		if (k == p->ndup || (!cl->held[k] && cl->left[k] < 2))
+			continue;
+		cl->xold = mine[q].blk;
+		(*need)++;
+		for (size_t r = 0; r < p->nown && !err; r++)
+			if (p->own[r].xattr && p->own[r].blk == cl->xold && cl->left[k])
+				err = clone_drop(cl, k);
+		break;
+	}
+	return err;
+}
+
+static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal, const struct owner1b *mine,
+		      size_t n)
 {
 	struct check *c = cl->c;
 	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, clone_read, cl };
@@ -334,6 +395,8 @@ static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal)
 	err = ek_wset_inode(c->ws, ino, &raw);
 	if (!err)
 		err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, true, &need, NULL);
+	if (!err)
+		err = clone_plan_xattr(cl, mine, n, &need);
 	for (uint64_t i = 0; i < need && !err; i++) {
 		ek_blk_t b;
 
@@ -359,6 +422,22 @@ static int clone_apply(struct clone *cl, ek_ino_t ino)
 	cl->plan = false;
 	if (!err)
 		err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, false, NULL, &copies);
+	if (!err && cl->xold) {
+		struct fsck_pass1b *p = cl->p;
+		ek_blk_t nb;
+
+		err = clone_alloc(cl, cl->xold, &nb);
+		if (!err)
+			err = ek_fix_xattr_block_copy(c->ws, cl->xold, nb);
+		for (size_t r = 0; r < p->nown && !err; r++)
+			if (p->own[r].xattr && p->own[r].blk == cl->xold) {
+				err = ek_fix_file_acl(c->ws, p->own[r].ino, nb);
+				p->own[r].blk = nb;	/* moved: nothing left to copy for it */
+			}
+		for (size_t i = 0; i < c->nx && !err; i++)
+			if (c->xblk[i] == cl->xold)
+				c->xblk[i] = nb;
+	}
 	for (size_t i = cl->next_pre; i < cl->npre && !err; i++)
 		err = fsck_free_block(c, cl->pre[i]);	/* planning's margin */
 	if (!err)
@@ -549,7 +628,7 @@ int fsck_pass1b(struct check *c)
 		i = j;
 		/* repairing: the copies planned and their blocks taken first */
 		planned = c->ws && can && copy;
-		perr = planned ? clone_plan(&cl, ino, p.own[j - 1].blk) : 0;
+		perr = planned ? clone_plan(&cl, ino, p.own[j - 1].blk, p.own + i - n, n) : 0;
 		if (perr == -ENOMEM || perr == -EIO) {
 			err = perr;
 			goto out;
