@@ -650,6 +650,27 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 	return ek_err(-ENOSPC, "no free block left for the repair");
 }
 
+/* are there @want blocks fsck_alloc_block would hand out?  Nothing marked */
+bool fsck_room_for(struct check *c, uint64_t want)
+{
+	struct ek_fs *fs = c->fs;
+	uint64_t n = 0;
+
+	for (uint32_t g = 0; g < fs->group_count && n < want; g++) {
+		ek_blk_t first = ek_group_first_block(fs, g);
+		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		const uint8_t *disk = c->ws ? disk_bitmap(c, g, false) : NULL;
+		uint8_t *map = group_map(c, g);
+
+		if (!map || !disk)
+			continue;
+		for (uint64_t bit = 0; bit < nbits && n < want; bit++)
+			n += !ek_bit_test(map, bit) && ek_fs_block_valid(fs, first + (bit << fs->cluster_bits)) &&
+			     !(ek_bit_test(disk, bit) && (!c->claims_done || c->claims_incomplete));
+	}
+	return n >= want;
+}
+
 /* a block a repair took back (fsck_alloc_block's, or a tree block a map no
  * longer uses): free in the computed map and, through c->ws, on disk */
 int fsck_free_block(struct check *c, ek_blk_t blk)

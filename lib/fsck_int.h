@@ -124,6 +124,7 @@ struct dinfo *fsck_dinfo_of(const struct check *c, ek_ino_t ino);
 int fsck_dir_add(struct check *c, ek_ino_t ino);
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out);
 int fsck_free_block(struct check *c, ek_blk_t blk);
+bool fsck_room_for(struct check *c, uint64_t want);
 int fsck_commit(struct check *c);
 int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
 		     ek_ino_t *out);

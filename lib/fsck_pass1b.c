@@ -387,16 +387,29 @@ static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal, const struc
 	struct check *c = cl->c;
 	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, clone_read, cl };
 	uint64_t need = 0;
-	uint8_t *raw;
+	uint8_t *raw, *buf;
+	ek_blk_t iblk = 0;
+	uint32_t off = 0;
 	int err;
 
 	cl->ndec = cl->next_dec = cl->ndropped = cl->npre = cl->next_pre = 0;
 	cl->plan = true;
-	err = ek_wset_inode(c->ws, ino, &raw);
+	/* planning reads the inode without taking its block into the set, and
+	 * allocates only when there is room: a plan given up leaves no write */
+	buf = ek_malloc(c->fs->blksz);
+	err = buf ? ek_inode_loc(c->fs, ino, &iblk, &off) : -ENOMEM;
 	if (!err)
+		err = ek_wset_read(c->ws, iblk, buf);
+	if (!err) {
+		raw = buf + off;
 		err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, true, &need, NULL);
+	}
 	if (!err)
 		err = clone_plan_xattr(cl, mine, n, &need);
+	free(buf);
+	if (!err && !fsck_room_for(c, need))
+		err = ek_err(-ENOSPC, "inode %u: no room for %llu copies", ino,
+			     (unsigned long long)need);
 	for (uint64_t i = 0; i < need && !err; i++) {
 		ek_blk_t b;
 
