@@ -685,7 +685,8 @@ int fsck_mark_xattr(struct check *c)
 {
 	bool was;
 
-	qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
+	if (c->nx)
+		qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
 	for (size_t i = 0; i < c->nx; i++) {
 		int err = i && c->xblk[i] == c->xblk[i - 1] ? 0 : fsck_mark(c, c->xblk[i], &was);
 
