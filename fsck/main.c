@@ -315,8 +315,9 @@ static void usage(FILE *f, const char *prog)
 		"  -j DEV      the external journal device\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
-		"Repairs go through the journal (one transaction per pass); without one\n"
-		"they are written in place.\n"
+		"Repairs go through the journal (one transaction per pass, and one per\n"
+		"inode whose shared blocks are copied); without one they are written\n"
+		"in place.\n"
 		"Exit status (fsck(8), or-ed): 0 clean, 1 errors corrected, 4 errors left\n"
 		"uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n", prog);
 }

@@ -510,6 +510,255 @@ int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t
 	return err;
 }
 
+/* ---- unsharing: an inode's own copy of blocks of its map (e2fsck's pass 1D clone) ---- */
+
+struct unshare {
+	struct ek_fs *fs;
+	struct ek_wset *ws;
+	ek_ino_t ino;
+	const struct ek_unshare_ops *ops;
+	bool plan;		/* only count what a copy needs */
+	uint64_t need;		/* blocks to allocate (planning: at most) */
+	uint64_t copies;	/* blocks copied */
+	uint32_t per;		/* pointers per indirect block */
+	uint8_t *buf[4];	/* indirect: one block per level, [0] for data */
+	struct ek_set seen;	/* tree blocks met */
+};
+
+/* @blk's contents copied to a new block; *out = it */
+static int copy_block(struct unshare *u, ek_blk_t blk, ek_blk_t goal, uint8_t *buf, ek_blk_t *out)
+{
+	int err = u->ops->alloc(u->ops->arg, goal, out);
+
+	if (!err)
+		err = u->ops->read ? u->ops->read(u->ops->arg, blk, buf) : ek_wset_read(u->ws, blk, buf);
+	if (!err)
+		err = ek_wset_put(u->ws, *out, buf);
+	if (!err)
+		u->copies++;
+	return err;
+}
+
+/*
+ * The pointer at @slot (le32, in the inode or in an indirect block the
+ * caller writes back when *@changed) to a block of @level (0: data, 1:
+ * single indirect...) covering logical blocks from @lblk.
+ */
+static int ind_unshare(struct unshare *u, uint8_t *slot, unsigned level, uint64_t lblk,
+		       bool *changed)
+{
+	ek_blk_t p = get_le32(slot), np;
+	uint64_t span = 1;
+	bool child_changed = false;
+	uint8_t *b = u->buf[level];
+	int d, err = 0;
+
+	if (!p)
+		return 0;
+	if (!ek_fs_block_valid(u->fs, p))
+		return ek_corrupt_ino(u->ino, "%s block %llu outside the filesystem",
+				      level ? "indirect" : "data", (unsigned long long)p);
+	if (level && (err = ek_set_add(&u->seen, p)) != 0)
+		return err < 0 ? err : ek_corrupt(p, "block map of inode %u uses this block twice",
+						  u->ino);
+	d = u->ops->decide(u->ops->arg, p, level > 0);
+	if (d < 0)
+		return d;
+	np = p;
+	if (d && u->plan)
+		u->need++;
+	else if (d && (err = copy_block(u, p, p, b, &np)))
+		return err;
+	if (level) {
+		if ((!d || u->plan) && (err = ek_wset_read(u->ws, p, b)))
+			return err;
+		for (unsigned i = 1; i < level; i++)
+			span *= u->per;
+		/* as map.c's walk: logical blocks stop at 2^32 */
+		for (uint32_t i = 0; i < u->per && lblk + i * span < (1ull << 32) && !err; i++)
+			err = ind_unshare(u, b + 4 * i, level - 1, lblk + i * span, &child_changed);
+		if (!err && !u->plan && (d || child_changed))
+			err = ek_wset_put(u->ws, np, b);
+	}
+	if (!err && np != p) {
+		put_le32(slot, (uint32_t)np);
+		*changed = true;
+	}
+	return err;
+}
+
+static int ind_unshare_inode(struct unshare *u, uint8_t *raw)
+{
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block);
+	uint64_t lblk = EXT4_NDIR_BLOCKS, span = u->per;
+	bool changed = false;
+	int err = 0;
+
+	for (unsigned i = 0; i < 4 && !err; i++)
+		if (!(u->buf[i] = ek_malloc(u->fs->blksz)))
+			err = -ENOMEM;
+	for (unsigned i = 0; i < EXT4_NDIR_BLOCKS && !err; i++)
+		err = ind_unshare(u, ib + 4 * i, 0, i, &changed);
+	for (unsigned level = 1; level <= 3 && !err && lblk < (1ull << 32); level++) {
+		err = ind_unshare(u, ib + 4 * (EXT4_IND_BLOCK + level - 1), level, lblk, &changed);
+		lblk += span;
+		span *= u->per;
+	}
+	return err;
+}
+
+/* tree blocks a tree of @n extents takes (ek_extent_tree_write's shape) */
+static uint64_t tree_blocks(uint64_t n, uint32_t per)
+{
+	uint64_t total = 0;
+
+	while (n > ROOT_ENTRIES) {
+		n = (n + per - 1) / per;
+		total += n;
+	}
+	return total;
+}
+
+/* unshare's tree sink: the old tree blocks kept first, then new ones */
+struct unshare_sink {
+	struct unshare *u;
+	ek_blk_t *keep;		/* old tree blocks this inode alone holds */
+	size_t nkeep, next;
+	ek_blk_t goal;
+	uint64_t fresh;		/* tree blocks allocated */
+};
+
+static int unshare_alloc(void *arg, ek_blk_t *blk)
+{
+	struct unshare_sink *s = arg;
+	int err;
+
+	if (s->next < s->nkeep) {
+		*blk = s->keep[s->next++];
+		return 0;
+	}
+	err = s->u->ops->alloc(s->u->ops->arg, s->goal, blk);
+	if (!err)
+		s->fresh++;
+	return err;
+}
+
+static int unshare_put(void *arg, ek_blk_t blk, const uint8_t *node)
+{
+	struct unshare_sink *s = arg;
+
+	return ek_wset_put(s->u->ws, blk, node);
+}
+
+static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
+{
+	struct ek_fs *fs = u->fs;
+	struct ek_extlist l;
+	struct ek_ext *nv = NULL;
+	size_t nn = 0, cap = 0;
+	struct unshare_sink s = { .u = u };
+	uint64_t worst = 0;
+	uint8_t *buf = NULL;
+	int err = ek_extlist_load(fs, u->ws, u->ino, raw, &l);
+
+	if (err)
+		return err;
+	s.keep = ek_calloc(l.ntree ? l.ntree : 1, sizeof(*s.keep));
+	buf = ek_malloc(fs->blksz);
+	if (!s.keep || !buf)
+		err = -ENOMEM;
+	/* tree blocks first: one shared is left to its other owners */
+	for (size_t i = 0; i < l.ntree && !err; i++) {
+		int d = u->ops->decide(u->ops->arg, l.tree[i], true);
+
+		if (d < 0)
+			err = d;
+		else if (!d)
+			s.keep[s.nkeep++] = l.tree[i];
+	}
+	/* then the data, block by block, in logical order */
+	for (size_t i = 0; i < l.n && !err; i++) {
+		const struct ek_ext *e = &l.v[i];
+		bool prev_copied = true;
+
+		for (uint32_t b = 0; b < e->len && !err; b++) {
+			ek_blk_t p = e->pblk + b, np = p;
+			struct ek_ext one;
+			int d = u->ops->decide(u->ops->arg, p, false);
+
+			if (d < 0) {
+				err = d;
+				break;
+			}
+			/* planning, the most extents: each copy one (the new
+			 * blocks need not be contiguous), each run kept one */
+			if (d || prev_copied)
+				worst++;
+			prev_copied = d;
+			if (d && u->plan) {
+				u->need++;
+				continue;
+			}
+			if (u->plan)
+				continue;
+			if (d && (err = copy_block(u, p, nn ? nv[nn - 1].pblk + 1 : p, buf, &np)))
+				break;
+			one = (struct ek_ext){ .lblk = e->lblk + b, .len = 1, .pblk = np,
+					       .unwritten = e->unwritten };
+			if (nn && can_merge(&nv[nn - 1], &one))
+				nv[nn - 1].len++;
+			else
+				err = ek_ext_append(&nv, &nn, &cap, &one);
+		}
+	}
+	if (!err && u->plan) {
+		uint64_t t = tree_blocks(worst, (fs->blksz - 12) / 12);
+
+		u->need += t > s.nkeep ? t - s.nkeep : 0;
+	} else if (!err) {
+		struct ek_tree_sink sink = { .alloc = unshare_alloc, .put = unshare_put, .arg = &s };
+		uint64_t used;
+
+		s.goal = s.nkeep ? s.keep[0] : nn ? nv[0].pblk : 0;
+		err = ek_extent_tree_write(fs, u->ino, raw, nv, nn, &sink);
+		used = s.next + s.fresh;
+		/* the kept tree blocks the new tree does not use go back */
+		for (size_t i = s.next; i < s.nkeep && !err; i++)
+			err = u->ops->release(u->ops->arg, s.keep[i]);
+		if (!err)
+			ek_inode_add_blocks(fs, raw, (int64_t)used - (int64_t)l.ntree);
+	}
+	free(buf);
+	free(nv);
+	free(s.keep);
+	ek_extlist_release(&l);
+	return err;
+}
+
+int ek_inode_unshare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+		     const struct ek_unshare_ops *ops, bool plan, uint64_t *need, uint64_t *copies)
+{
+	struct unshare u = { .fs = fs, .ws = ws, .ino = ino, .ops = ops, .plan = plan,
+			     .per = fs->blksz / 4 };
+	uint32_t flags = get_le32(raw + offsetof(struct ext4_inode, i_flags));
+	int err;
+
+	if (fs->cluster_bits)
+		return ek_err(-EK_UNSUPP, "inode %u: copying shared clusters (bigalloc) is not "
+			      "supported yet", ino);
+	if (flags & EXT4_INLINE_DATA_FL)
+		return 0;
+	err = flags & EXT4_EXTENTS_FL ? ext_unshare_inode(&u, raw) : ind_unshare_inode(&u, raw);
+	for (unsigned i = 0; i < 4; i++)
+		free(u.buf[i]);
+	ek_set_release(&u.seen);
+	if (!err && need)
+		*need = u.need;
+	if (!err && copies)
+		*copies = u.copies;
+	return err;
+}
+
 /* ---- truncation ------------------------------------------------------------------- */
 
 /* i_blocks (512-byte units, or fs blocks with HUGE_FILE_FL) plus @delta fs blocks */

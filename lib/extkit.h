@@ -2006,6 +2006,36 @@ void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n);
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
 /*
+ * Unsharing (extent.c; e2fsck's pass 1D clone): inode @ino (raw inode @raw,
+ * inside @ws) gets its own copy of the blocks of its map that @ops->decide
+ * picks.  decide is called once per place in the map, in a fixed order
+ * (extents: the tree blocks, then the data in logical order; indirect
+ * maps: each pointer before what it points to), and returns 1 (copy), 0
+ * (keep) or < 0.  With @plan nothing is written or allocated: *@need is
+ * the most blocks a copy would allocate.  Otherwise each copy comes from
+ * @ops->alloc, its contents are copied and the map points at it (an
+ * extent tree is written again through ek_extent_tree_write(), the tree
+ * blocks decide keeps reused first, those left over passed to
+ * @ops->release, i_blocks adjusted; an indirect block copied keeps its
+ * layout); *@copies counts the blocks copied.  The caller calls decide's
+ * answers the same both times, sets the inode checksum.  -EK_CORRUPT for
+ * a map the walk refuses (planning finds it first), -EK_UNSUPP bigalloc.
+ */
+struct ek_unshare_ops {
+	int (*decide)(void *arg, ek_blk_t blk, bool tree);
+	int (*alloc)(void *arg, ek_blk_t goal, ek_blk_t *out);
+	int (*release)(void *arg, ek_blk_t blk);
+	/* what a copy of @blk holds (NULL: the block as @ws has it) */
+	int (*read)(void *arg, ek_blk_t blk, uint8_t *buf);
+	void *arg;
+};
+int ek_inode_unshare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+		     const struct ek_unshare_ops *ops, bool plan, uint64_t *need, uint64_t *copies);
+/* repair_dup.c: xattr block @from copied to @to (its checksum set there when
+ * it matched at @from); inode @ino's i_file_acl = @blk, checksum set */
+int ek_fix_xattr_block_copy(struct ek_wset *ws, ek_blk_t from, ek_blk_t to);
+int ek_fix_file_acl(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk);
+/*
  * Split fields of a raw inode (inode.c), as the kernel's ext4_isize() and
  * ext4_isize_set(): readers apply the feature rules, setters write both
  * halves.  ek_inode_size: i_size_high counts for regular files, and for

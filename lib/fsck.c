@@ -168,6 +168,12 @@ static int commit(struct check *c)
 	return cancelled(c) ? -ECANCELED : 0;
 }
 
+/* a commit inside a pass (pass 1D: each inode's copies in one transaction) */
+int fsck_commit(struct check *c)
+{
+	return commit(c);
+}
+
 /* progress within a pass, when the tool asked for it */
 void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total)
 {
@@ -339,6 +345,15 @@ int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t lin
 		o->links = links;
 	}
 	return 0;
+}
+
+/* a repair deleted @ino: no longer in use (entries naming it are then cleared) */
+void fsck_inode_forget(struct check *c, ek_ino_t ino)
+{
+	uint8_t *p = ist_make(c, ino);
+
+	if (p)
+		p[ST_FLAGS] = p[ST_LINKS] = 0;
 }
 
 /* pass 2: one more entry names @ino (in use) */
@@ -592,7 +607,10 @@ static const uint8_t *disk_bitmap(struct check *c, uint32_t g, bool inode)
  * A block (bigalloc: the first of a cluster) for a repair, at or after
  * @goal, wrapping: free both in the computed map (nothing claims it) and
  * in the on-disk bitmap (a block claimed by a map the check could not
- * read is not handed out).  Marked in both, the bitmap and the counts
+ * read, or by an inode pass 1 has not reached, is not handed out); once
+ * every claim is known (c->claims_done, nothing left unread), free in
+ * the computed map is enough, as for e2fsck: a block only the bitmap
+ * marks is leaked.  Marked in both, the bitmap and the counts
  * through c->ws, so pass 5 finds them equal.
  */
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
@@ -621,7 +639,8 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 			ek_blk_t blk = first + (bit << fs->cluster_bits);
 			int err;
 
-			if (ek_bit_test(map, bit) || ek_bit_test(disk, bit) || !ek_fs_block_valid(fs, blk))
+			if (ek_bit_test(map, bit) || !ek_fs_block_valid(fs, blk) ||
+			    (ek_bit_test(disk, bit) && (!c->claims_done || c->claims_incomplete)))
 				continue;
 			err = ek_wset_mark_block(c->ws, blk, true);
 			if (err)
@@ -632,6 +651,47 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 		}
 	}
 	return ek_err(-ENOSPC, "no free block left for the repair");
+}
+
+/* are there @want blocks fsck_alloc_block would hand out?  Nothing marked */
+bool fsck_room_for(struct check *c, uint64_t want)
+{
+	struct ek_fs *fs = c->fs;
+	uint64_t n = 0;
+
+	for (uint32_t g = 0; g < fs->group_count && n < want; g++) {
+		ek_blk_t first = ek_group_first_block(fs, g);
+		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		const uint8_t *disk = c->ws ? disk_bitmap(c, g, false) : NULL;
+		uint8_t *map = group_map(c, g);
+
+		if (!map || !disk)
+			continue;
+		for (uint64_t bit = 0; bit < nbits && n < want; bit++)
+			n += !ek_bit_test(map, bit) && ek_fs_block_valid(fs, first + (bit << fs->cluster_bits)) &&
+			     !(ek_bit_test(disk, bit) && (!c->claims_done || c->claims_incomplete));
+	}
+	return n >= want;
+}
+
+/* a block a repair took back (fsck_alloc_block's, or a tree block a map no
+ * longer uses): free in the computed map and, through c->ws, on disk */
+int fsck_free_block(struct check *c, ek_blk_t blk)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g;
+	uint64_t bit;
+	uint8_t *map;
+
+	if (!c->ws || !ek_fs_block_valid(fs, blk))
+		return -EINVAL;
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	map = group_map(c, g);
+	if (!map)
+		return -ENOMEM;
+	map[bit >> 3] &= ~(1u << (bit & 7));
+	return ek_wset_mark_block(c->ws, blk, false);
 }
 
 /*
@@ -762,9 +822,11 @@ static int run_passes(struct check *c)
 	if (!err)
 		fsck_check_journal_inode(c);
 	if (!err)
-		err = fsck_pass1b(c);
-	if (!err)
 		err = fsck_mark_xattr(c);
+	/* (an inode in a bad block of an inode table was not read) */
+	c->claims_done = !c->nbad;
+	if (!err)
+		err = fsck_pass1b(c);
 	if (!err)
 		err = fsck_check_xattr_refs(c);
 	if (!err)

@@ -116,6 +116,9 @@ struct check {
 	/* a directory's entries were left unread (DIR_DAMAGED not fixed): an
 	 * inode that looks unattached may be named there */
 	bool names_incomplete;
+	/* pass 1 and the xattr blocks marked: with every claim known, the
+	 * computed map alone says which blocks are free (as e2fsck allocates) */
+	bool claims_done;
 };
 
 
@@ -130,6 +133,9 @@ int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b);
 struct dinfo *fsck_dinfo_of(const struct check *c, ek_ino_t ino);
 int fsck_dir_add(struct check *c, ek_ino_t ino);
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out);
+int fsck_free_block(struct check *c, ek_blk_t blk);
+bool fsck_room_for(struct check *c, uint64_t want);
+int fsck_commit(struct check *c);
 int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
 		     ek_ino_t *out);
 void fsck_fix_done(struct check *c, int err);
@@ -139,6 +145,7 @@ void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits);
 int fsck_free_block(struct check *c, ek_blk_t blk);
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino);
 int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t links);
+void fsck_inode_forget(struct check *c, ek_ino_t ino);
 uint32_t fsck_links_of(const struct check *c, ek_ino_t ino);
 int fsck_mark(struct check *c, ek_blk_t blk, bool *was);
 ek_ino_t fsck_named_in_of(const struct check *c, ek_ino_t ino);

@@ -675,13 +675,22 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	return charge_quota(c, ei, false);
 }
 
+static int cmp_blk(const void *a, const void *b);
+
+/* each xattr block once (inodes share one as its h_refcount says); one a
+ * map or the metadata claims too is claimed twice (pass 1B, as e2fsck) */
 int fsck_mark_xattr(struct check *c)
 {
 	bool was;
 
+	if (c->nx)
+		qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
 	for (size_t i = 0; i < c->nx; i++) {
-		int err = fsck_mark(c, c->xblk[i], &was);
+		int err = i && c->xblk[i] == c->xblk[i - 1] ? 0 : fsck_mark(c, c->xblk[i], &was);
 
+		if (!err && was && (!i || c->xblk[i] != c->xblk[i - 1]) &&
+		    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS))
+			err = fsck_blk_push(&c->dups, &c->ndups, &c->dups_cap, c->xblk[i]);
 		if (err)
 			return err;
 	}

@@ -60,7 +60,8 @@ trim() { printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 # with SUB, I12 and BB replaced by $subblk, $i12 and $bb), else one debugfs
 # -w request ($f2 and $acl replaced).  Each case under -fy and -fp: fixed
 # (exit 1, every finding fixed), e2fsck -fn and extkit-fsck -fn clean after,
-# and on "base" the files as $T/files.base; or, for preen 0, -p halts.
+# and on "base" the files as $T/files.base (E2CMP set: on every base, the
+# files as e2fsck -fy leaves the same damage); or, for preen 0, -p halts.
 run_cases() {
 	while IFS='@' read -r base how want preen; do
 		base=$(trim "$base") how=$(trim "$how") want=$(trim "$want") preen=$(trim "$preen")
@@ -93,6 +94,13 @@ run_cases() {
 			[ "$again" = "0 - - " ] || fail "$base $how $mode: extkit-fsck -fn after the repair: $again"
 			if [ "$base" = base ]; then
 				files "$T/img" | cmp -s - "$T/files.base" || fail "$base $how $mode: file contents changed"
+			fi
+			# E2CMP set: the files read back as after e2fsck -fy on the same damage
+			if [ -n "${E2CMP:-}" ]; then
+				cp "$T/damaged" "$T/e2img"; e2fsck -fy "$T/e2img" > /dev/null 2>&1
+				files "$T/e2img" > "$T/files.e2"
+				files "$T/img" | cmp -s - "$T/files.e2" ||
+					fail "$base $how $mode: files differ from e2fsck -fy's"
 			fi
 			echo "$base $how $mode: fixed $want"
 		done
