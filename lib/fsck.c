@@ -750,25 +750,6 @@ void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
 		p[ST_FLAGS] &= (uint8_t)~bits;
 }
 
-/*
- * Give back block @blk that fsck_alloc_block() handed out and a repair did
- * not use: free again in the computed map and in the set's bitmap.
- */
-int fsck_free_block(struct check *c, ek_blk_t blk)
-{
-	struct ek_fs *fs = c->fs;
-	uint32_t g;
-	uint64_t bit;
-
-	if (!ek_fs_block_valid(fs, blk))
-		return ek_corrupt(blk, "block out of range");
-	g = ek_group_of_block(fs, blk);
-	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
-	if (c->bmap[g])
-		c->bmap[g][bit >> 3] &= (uint8_t)~(1u << (bit & 7));
-	return ek_wset_mark_block(c->ws, blk, false);
-}
-
 /* ---- the whole check ----------------------------------------------------------- */
 
 

@@ -142,7 +142,6 @@ void fsck_fix_done(struct check *c, int err);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
 void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits);
-int fsck_free_block(struct check *c, ek_blk_t blk);
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino);
 int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t links);
 void fsck_inode_forget(struct check *c, ek_ino_t ino);
