@@ -254,6 +254,15 @@ int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits)
 	return 0;
 }
 
+/* a repair cleared inode @ino's @bits (IN_USE, IS_DIR: pass 5 counts it free) */
+void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
+{
+	uint8_t *p = ist(c, ino);
+
+	if (p)
+		p[ST_FLAGS] &= (uint8_t)~bits;
+}
+
 /* the type bits of i_mode, from the file type pass 1 kept */
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino)
 {
@@ -635,6 +644,25 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 }
 
 /*
+ * Give back block @blk that fsck_alloc_block() handed out and a repair did
+ * not use: free again in the computed map and in the set's bitmap.
+ */
+int fsck_free_block(struct check *c, ek_blk_t blk)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g;
+	uint64_t bit;
+
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_corrupt(blk, "block out of range");
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	if (c->bmap[g])
+		c->bmap[g][bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+	return ek_wset_mark_block(c->ws, blk, false);
+}
+
+/*
  * An inode for a repair, in group @goal_group or the next with one free
  * (computed state and on-disk bitmap both free, past the reserved
  * inodes): marked in use with @mode and @links in both (a directory also
@@ -677,36 +705,6 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 		}
 	}
 	return ek_err(-ENOSPC, "no free inode left for the repair");
-}
-
-/* ---- passes 3 and 4: what their repairs undo ---------------------------------- */
-
-/* a repair cleared inode @ino's @bits (IN_USE, IS_DIR: pass 5 counts it free) */
-void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
-{
-	uint8_t *p = ist(c, ino);
-
-	if (p)
-		p[ST_FLAGS] &= (uint8_t)~bits;
-}
-
-/*
- * Give back block @blk that fsck_alloc_block() handed out and a repair did
- * not use: free again in the computed map and in the set's bitmap.
- */
-int fsck_free_block(struct check *c, ek_blk_t blk)
-{
-	struct ek_fs *fs = c->fs;
-	uint32_t g;
-	uint64_t bit;
-
-	if (!ek_fs_block_valid(fs, blk))
-		return ek_corrupt(blk, "block out of range");
-	g = ek_group_of_block(fs, blk);
-	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
-	if (c->bmap[g])
-		c->bmap[g][bit >> 3] &= (uint8_t)~(1u << (bit & 7));
-	return ek_wset_mark_block(c->ws, blk, false);
 }
 
 /* ---- the whole check ----------------------------------------------------------- */
