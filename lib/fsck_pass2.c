@@ -338,14 +338,31 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 	return 0;
 }
 
-/* the '..' of the directory being walked set to 0 (its parent: pass 3) */
-static int dotdot_clear(struct check *c, struct dirwalk *w)
+/*
+ * '..' (the second entry of block 0) naming no inode in use, or an inode
+ * number out of range: set to 0, as e2fsck; pass 3 then sets it to the
+ * parent (h-lnf).  True when it was that entry (reported here).
+ */
+static bool dotdot_unused(struct check *c, struct dirwalk *w, const struct ek_dirent *de,
+			  const struct ek_finding *at, const char *name)
 {
-	int err = ek_fix_dotdot(c->ws, w->dir, 0);
+	struct ek_fs *fs = c->fs;
+	bool bad = de->ino > fs->sb.inodes_count ||
+		   (de->ino < fs->sb.first_ino && de->ino != EXT4_ROOT_INO && de->ino != 0);
+	int err;
 
+	if (de->name_len != 2 || memcmp(de->name, "..", 2) || de->deleted || de->lblk ||
+	    de->offset != 12 || ek_inode_has_inline(w->ei) || !de->ino ||
+	    (!bad && (fsck_iflags(c, de->ino) & IN_USE)))
+		return false;
+	if (!fsck_report(c, bad ? EK_PR_ENTRY_BAD_INODE : EK_PR_ENTRY_UNUSED_INODE, at, name,
+			 w->dir, de->ino))
+		return true;
+	err = ek_fix_dotdot(c->ws, w->dir, 0);
 	if (!err)
 		w->di->parent = 0;
-	return err;
+	fsck_fix_done(c, err);
+	return true;
 }
 
 static int pass2_entry(void *arg, const struct ek_dirent *de)
@@ -355,7 +372,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
-	bool clearable, dotdot;
+	bool clearable;
 	int seen;
 
 	memcpy(name, de->name, de->name_len);
@@ -378,23 +395,17 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
 	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
-	/* '..' (the second entry of block 0) naming no inode in use: set to 0,
-	 * as e2fsck; pass 3 then sets it to the parent (h-lnf) */
-	dotdot = de->name_len == 2 && !memcmp(de->name, "..", 2) && !de->deleted && !de->lblk &&
-		 de->offset == 12 && !ek_inode_has_inline(w->ei);
+	if (dotdot_unused(c, w, de, &at, name))
+		return 0;
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir,
-				   de->ino))
-			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
-						   : dotdot_clear(c, w));
+		if (fsck_report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
+			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
 	if (!(fsck_iflags(c, de->ino) & IN_USE)) {
-		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir,
-				   de->ino))
-			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
-						   : dotdot_clear(c, w));
+		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
+			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
 		return 0;
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */
