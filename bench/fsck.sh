@@ -1,10 +1,13 @@
 #!/bin/sh
-# bench/fsck.sh [-w WORKDIR] [-r]: extkit-fsck -fn against e2fsck -fn, side
-# by side in one run, on the same image:
+# bench/fsck.sh [-w WORKDIR] [-r]: extkit-fsck against e2fsck, side by side
+# in one run, on the same image:
 #   files   300,000 small files in 300 directories (made once with
 #           extkit-mkfs -d from a generated tree, cached in WORKDIR)
 #   empty   a 1 TiB sparse image, ext4 defaults, a few files
-# Both tools must call both images clean.  Prints the best wall-clock
+# -fn on both images; then -fy (repair) on the files image clean, and on a
+# copy of it with damage injected by debugfs -w (wrong link counts, dtimes
+# and sizes on 200 inodes, free counts, bitmap bits): each -fy run gets a
+# fresh copy, and each tool's result must be clean to e2fsck -fn.  Prints the best wall-clock
 # seconds of 3 runs, the ratio extkit/e2fsprogs (lower is better), the aim
 # (issue: <= 0.5x), and peak RSS.  The images live on tmpfs (/dev/shm) when
 # it has room, so the disk is not what is measured.
@@ -69,6 +72,24 @@ best() {	# command...: best wall seconds of 3 runs and the peak RSS (KiB), "s kb
 	done
 	echo "$b $k"
 }
+# the same, each run on a fresh copy of image $1 (the copy is not timed)
+best_fresh() {
+	src=$1; shift
+	b= k=
+	for i in 1 2 3; do
+		cp --sparse=always "$src" "$fast/run.img"
+		rc=0
+		/usr/bin/time -f '%e %M' -o "$fast/t" "$@" "$fast/run.img" > /dev/null 2>&1 || rc=$?
+		[ $rc -le 1 ] || { echo "FAIL: $* exited $rc" >&2; exit 1; }
+		e2fsck -fn "$fast/run.img" > /dev/null 2>&1 || { echo "FAIL: $* left errors" >&2; exit 1; }
+		# (time(1) writes "Command exited with non-zero status 1" first)
+		s=$(tail -n 1 "$fast/t"); m=${s#* }; s=${s%% *}
+		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then b=$s; fi
+		k=$m
+	done
+	rm -f "$fast/run.img"
+	echo "$b $k"
+}
 command -v bc >/dev/null 2>&1 || skip "bc is not installed"
 printf '%-7s %10s %10s %7s %5s %12s %12s\n' image extkit e2fsck ratio aim "extkit RSS" "e2fsck RSS"
 for img in files empty; do
@@ -76,4 +97,27 @@ for img in files empty; do
 	set -- $(best e2fsck -fn "$fast/$img.img"); e2=$1 e2m=$2
 	ratio=$(echo "scale=2; $ek / $e2" | bc)
 	printf '%-7s %9ss %9ss %6sx %5s %9s KiB %9s KiB\n' "$img" "$ek" "$e2" "$ratio" "0.5x" "$ekm" "$e2m"
+done
+
+# --- repair (-fy) ---------------------------------------------------------------
+cp --sparse=always "$fast/files.img" "$fast/damaged.img"
+python3 - "$fast/damaged.img" > "$fast/damage.cmds" <<'PY'
+import random, sys
+rnd = random.Random(2)
+for ino in rnd.sample(range(20, 300000), 200):
+    what = rnd.choice(["links_count 7", "dtime 12345", "size 1"])
+    print("sif <%d> %s" % (ino, what))
+for g in range(0, 30, 3):
+    print("set_bg %d free_blocks_count 1" % g)
+    print("set_bg %d free_inodes_count 1" % g)
+    print("set_bg %d checksum calc" % g)
+for ino in rnd.sample(range(20, 300000), 50):
+    print("freei <%d>" % ino)
+PY
+debugfs -w -f "$fast/damage.cmds" "$fast/damaged.img" > /dev/null 2>&1
+for img in files damaged; do
+	set -- $(best_fresh "$fast/$img.img" "$fsck" -fy); ek=$1 ekm=$2
+	set -- $(best_fresh "$fast/$img.img" e2fsck -fy); e2=$1 e2m=$2
+	ratio=$(echo "scale=2; $ek / $e2" | bc)
+	printf '%-7s %9ss %9ss %6sx %5s %9s KiB %9s KiB\n' "-fy $img" "$ek" "$e2" "$ratio" "0.5x" "$ekm" "$e2m"
 done

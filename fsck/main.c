@@ -284,6 +284,14 @@ static void no_journal(void *arg, const char *why)
 	ek_out_text(f->out, "%s: %s\n", f->image, why);
 }
 
+/* e2fsck's words; in JSON the findings of both runs are in the one list */
+static void restarting(void *arg)
+{
+	struct fk *f = arg;
+
+	ek_out_text(f->out, "Restarting extkit-fsck from the beginning...\n");
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd]\n"
@@ -692,6 +700,7 @@ int main(int argc, char **argv)
 							.repair = repair, .now = now_time(),
 							.journal = jnl, .undo = undo,
 							.fixed = fixed, .no_journal = no_journal,
+							.restarting = restarting,
 							.cancel = &cancel_flag },
 			    &sum);
 	if (f.pending_json) {

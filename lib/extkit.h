@@ -479,6 +479,7 @@ enum ek_gd_field {
 	EK_GD_BLOCK_BITMAP, EK_GD_INODE_BITMAP, EK_GD_INODE_TABLE,
 	EK_GD_FREE_BLOCKS, EK_GD_FREE_INODES, EK_GD_USED_DIRS, EK_GD_ITABLE_UNUSED,
 	EK_GD_BLOCK_BITMAP_CSUM, EK_GD_INODE_BITMAP_CSUM,
+	EK_GD_FLAGS,		/* bg_flags (EXT4_BG_*): one half only */
 };
 /* field @f of descriptor @desc: the hi half only where fs->desc_size holds it */
 uint64_t ek_gd_get(const struct ek_fs *fs, const void *desc, enum ek_gd_field f);
@@ -1748,6 +1749,9 @@ struct ek_fsck_opts {
 	struct ek_undo *undo;		/* attached to @fs's io while repairing, or NULL */
 	/* told once per applied fix (->fixed true), after its report; or NULL */
 	void (*fixed)(void *arg, const struct ek_finding *f);
+	/* the passes start again from pass 1 (a fix changed what pass 1
+	 * reads: e2fsck's "Restarting e2fsck from the beginning..."); or NULL */
+	void (*restarting)(void *arg);
 	/* told once, before the first commit without a journal; or NULL */
 	void (*no_journal)(void *arg, const char *why);
 	/* polled between passes and findings: nonzero stops the check after

@@ -734,6 +734,105 @@ int ek_fsck_desc_check(const struct ek_fs *fs)
 	return desc_check(fs, 0, fs->group_count);
 }
 
+/*
+ * Passes 1 to 5 (and the metadata map and quota set-up they need), each
+ * committing its fixes.  A fix that changes what pass 1 reads (an inode
+ * table's unused area) sets c->restart: the passes run again from the
+ * start on the repaired image, as e2fsck restarts.
+ */
+static int run_passes(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	const struct ek_fsck_opts *o = c->o;
+	int err = 0;
+
+	fsck_quota_setup(c);
+	if (!err)
+		err = mark_metadata(c);
+	if (!err && o->progress)
+		o->progress(o->arg, 1);
+	if (!err)
+		fsck_units(c, 1, 0, fs->group_count);
+	if (!err)
+		err = ek_inode_scan(fs, fsck_pass1_inode, c);
+	if (!err)
+		err = fsck_mark_bad_itable(c);
+	if (!err)
+		fsck_check_journal_inode(c);
+	if (!err)
+		err = fsck_pass1b(c);
+	if (!err)
+		err = fsck_mark_xattr(c);
+	if (!err)
+		err = fsck_check_xattr_refs(c);
+	if (!err)
+		fsck_units(c, 1, fs->group_count, fs->group_count);
+	if (!err)
+		err = commit(c);
+	if (!err && o->progress)
+		o->progress(o->arg, 2);
+	if (!err)
+		err = fsck_pass2(c);
+	if (!err)
+		err = commit(c);
+	if (!err && c->restart)
+		return 0;	/* as e2fsck, straight after pass 2 */
+	if (!err && o->progress)
+		o->progress(o->arg, 3);
+	if (!err)
+		fsck_pass3(c);
+	if (!err)
+		err = commit(c);
+	if (!err && o->progress)
+		o->progress(o->arg, 4);
+	if (!err)
+		err = fsck_pass4(c);
+	if (!err)
+		err = commit(c);
+	if (!err && o->progress)
+		o->progress(o->arg, 5);
+	if (!err)
+		err = fsck_pass5(c);
+	if (!err)
+		err = fsck_check_quota(c);
+	if (!err)
+		err = commit(c);
+	return err;
+}
+
+/* free what a run of the passes computed; the struct keeps only what lasts */
+static void state_release(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+		ek_quota_tally_release(&c->quota[t]);
+	for (uint32_t g = 0; c->bmap && g < fs->group_count; g++)
+		free(c->bmap[g]);
+	for (uint32_t g = 0; c->ig && g < fs->group_count; g++)
+		free(c->ig[g].st);
+	free(c->ovf);
+	free(c->dirs);
+	free(c->meta);
+	free(c->dups);
+	free(c->bad);
+	free(c->xblk);
+	free(c->name_slots);
+	free(c->names);
+	free(c->crypt);
+	free(c->pol);
+	free(c->pol_slots);
+	free(c->dxl);
+	free(c->dxbuf);
+	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
+			     .ws = c->ws, .err = c->err, .stop = c->stop,
+			     .told_no_journal = c->told_no_journal, .restarts = c->restarts };
+	if (c->bmap)
+		memset(c->bmap, 0, fs->group_count * sizeof(*c->bmap));
+	if (c->ig)
+		memset(c->ig, 0, fs->group_count * sizeof(*c->ig));
+}
+
 int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *sum)
 {
 	struct check c = { .fs = fs, .o = o, .sum = sum };
@@ -773,7 +872,6 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (o->backup_sb)
 		fsck_report(&c, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1), o->backup_why ? o->backup_why : "",
 		       (unsigned long long)o->backup_sb);
-	fsck_quota_setup(&c);
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];
 		int bad = desc_check(fs, g, g + 1);
@@ -796,79 +894,23 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		fsck_check_mmp(&c);
 	if (!err)
 		err = commit(&c);	/* pass 0's fixes */
-	if (!err)
-		err = mark_metadata(&c);
-	if (!err && o->progress)
-		o->progress(o->arg, 1);
-	if (!err)
-		fsck_units(&c, 1, 0, fs->group_count);
-	if (!err)
-		err = ek_inode_scan(fs, fsck_pass1_inode, &c);
-	if (!err)
-		err = fsck_mark_bad_itable(&c);
-	if (!err)
-		fsck_check_journal_inode(&c);
-	if (!err)
-		err = fsck_pass1b(&c);
-	if (!err)
-		err = fsck_mark_xattr(&c);
-	if (!err)
-		err = fsck_check_xattr_refs(&c);
-	if (!err)
-		fsck_units(&c, 1, fs->group_count, fs->group_count);
-	if (!err)
-		err = commit(&c);
-	if (!err && o->progress)
-		o->progress(o->arg, 2);
-	if (!err)
-		err = fsck_pass2(&c);
-	if (!err)
-		err = commit(&c);
-	if (!err && o->progress)
-		o->progress(o->arg, 3);
-	if (!err)
-		fsck_pass3(&c);
-	if (!err)
-		err = commit(&c);
-	if (!err && o->progress)
-		o->progress(o->arg, 4);
-	if (!err)
-		err = fsck_pass4(&c);
-	if (!err)
-		err = commit(&c);
-	if (!err && o->progress)
-		o->progress(o->arg, 5);
-	if (!err)
-		err = fsck_pass5(&c);
-	if (!err)
-		err = fsck_check_quota(&c);
-	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
-		ek_quota_tally_release(&c.quota[t]);
-	if (!err)
-		err = commit(&c);
+	while (!err) {
+		err = run_passes(&c);
+		if (err || !c.restart || c.restarts >= 3)
+			break;
+		state_release(&c);
+		c.restarts++;
+		/* what the passes count is counted again; findings and fixes stay */
+		sum->inodes_used = sum->blocks_used = sum->dirs = sum->fragmented = 0;
+		if (o->restarting)
+			o->restarting(o->arg);
+	}
 	fsck_fix_done(&c, -EINVAL);
+	state_release(&c);
 	ek_wset_free(c.ws);
 	if (o->repair && o->undo)
 		ek_io_set_undo(fs->io, NULL);
-	for (uint32_t g = 0; c.bmap && g < fs->group_count; g++)
-		free(c.bmap[g]);
 	free(c.bmap);
-	for (uint32_t g = 0; c.ig && g < fs->group_count; g++)
-		free(c.ig[g].st);
 	free(c.ig);
-	free(c.ovf);
-	free(c.dirs);
-	free(c.meta);
-	free(c.dups);
-	free(c.bad);
-	free(c.xblk);
-	free(c.name_slots);
-	free(c.names);
-	free(c.crypt);
-	free(c.pol);
-	free(c.pol_slots);
-	free(c.dxl);
-	free(c.dxbuf);
 	return err;
 }
-

@@ -111,6 +111,8 @@ struct check {
 	bool have_pending;
 	bool stop;		/* the tool stopped the check, or cancel was raised */
 	bool told_no_journal;
+	bool restart;		/* a fix asks for the passes to run again */
+	unsigned restarts;	/* runs restarted so far */
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;

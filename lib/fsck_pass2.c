@@ -339,30 +339,48 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 }
 
 /*
- * '..' (the second entry of block 0) naming no inode in use, or an inode
- * number out of range: set to 0, as e2fsck; pass 3 then sets it to the
- * parent (h-lnf).  True when it was that entry (reported here).
+ * An entry naming an inode pass 1 did not read because its group's
+ * descriptor says the inode table is unused there (INODE_UNINIT, or past
+ * bg_itable_unused): as e2fsck, the descriptor is believed less than the
+ * entry.  Fixed by marking the table in use and running the passes again.
  */
-static bool dotdot_unused(struct check *c, struct dirwalk *w, const struct ek_dirent *de,
-			  const struct ek_finding *at, const char *name)
+static bool unscanned(struct check *c, const struct dirwalk *w, const struct ek_dirent *de,
+		      const struct ek_finding *at, const char *name)
 {
 	struct ek_fs *fs = c->fs;
-	bool bad = de->ino > fs->sb.inodes_count ||
-		   (de->ino < fs->sb.first_ino && de->ino != EXT4_ROOT_INO && de->ino != 0);
-	int err;
+	uint32_t g = ek_group_of_ino(fs, de->ino);
+	uint32_t bit = (de->ino - 1) % fs->sb.inodes_per_group;
+	const struct ek_group *grp = &fs->groups[g];
 
-	if (de->name_len != 2 || memcmp(de->name, "..", 2) || de->deleted || de->lblk ||
-	    de->offset != 12 || ek_inode_has_inline(w->ei) || !de->ino ||
-	    (!bad && (fsck_iflags(c, de->ino) & IN_USE)))
-		return false;
-	if (!fsck_report(c, bad ? EK_PR_ENTRY_BAD_INODE : EK_PR_ENTRY_UNUSED_INODE, at, name,
-			 w->dir, de->ino))
+	if (!(fs->has_csum || fs->has_gdt_csum) || grp->csum_bad)
+		return false;	/* pass 1 read the whole table */
+	if (grp->flags & EXT4_BG_INODE_UNINIT) {
+		if (fsck_report(c, EK_PR_ENTRY_INODE_UNINIT_GROUP, at, name, w->dir, de->ino, g)) {
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FLAGS,
+							    grp->flags & ~EXT4_BG_INODE_UNINIT));
+			c->restart = true;
+		}
 		return true;
-	err = ek_fix_dotdot(c->ws, w->dir, 0);
+	}
+	if (grp->itable_unused <= fs->sb.inodes_per_group &&
+	    bit >= fs->sb.inodes_per_group - grp->itable_unused) {
+		if (fsck_report(c, EK_PR_ENTRY_INODE_IN_UNUSED_AREA, at, name, w->dir, de->ino, g)) {
+			fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_ITABLE_UNUSED, 0));
+			c->restart = true;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* the '..' of the directory being walked set to 0 (its parent: pass 3) */
+static int dotdot_clear(struct check *c, struct dirwalk *w)
+{
+	int err = ek_fix_dotdot(c->ws, w->dir, 0);
+
 	if (!err)
 		w->di->parent = 0;
-	fsck_fix_done(c, err);
-	return true;
+	return err;
 }
 
 static int pass2_entry(void *arg, const struct ek_dirent *de)
@@ -372,7 +390,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
-	bool clearable;
+	bool clearable, dotdot;
 	int seen;
 
 	memcpy(name, de->name, de->name_len);
@@ -395,17 +413,26 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
 	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
-	if (dotdot_unused(c, w, de, &at, name))
-		return 0;
+	/* '..' (the second entry of block 0) naming no inode in use: set to 0,
+	 * as e2fsck; pass 3 then sets it to the parent (h-lnf) */
+	dotdot = de->name_len == 2 && !memcmp(de->name, "..", 2) && !de->deleted && !de->lblk &&
+		 de->offset == 12 && !ek_inode_has_inline(w->ei);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		if (fsck_report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
-			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
+		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir,
+				   de->ino))
+			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
+						   : dotdot_clear(c, w));
 		return 0;
 	}
-	if (!(fsck_iflags(c, de->ino) & IN_USE)) {
-		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
-			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
+	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name))
+		return 0;
+	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
+	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
+		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir,
+				   de->ino))
+			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
+						   : dotdot_clear(c, w));
 		return 0;
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */

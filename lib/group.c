@@ -147,7 +147,7 @@ uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc
 
 /*
  * The descriptor's split fields: the low half at @lo, the high half at @hi
- * when the descriptor reaches past it (64-byte descriptors of 64bit; the
+ * (0: none) when the descriptor reaches past it (64-byte descriptors of 64bit; the
  * kernel's EXT4_BG_*_CSUM_HI_END for the bitmap checksums).
  */
 static const struct {
@@ -163,12 +163,13 @@ static const struct {
 	[EK_GD_ITABLE_UNUSED] = GDF(bg_itable_unused, 2),
 	[EK_GD_BLOCK_BITMAP_CSUM] = GDF(bg_block_bitmap_csum, 2),
 	[EK_GD_INODE_BITMAP_CSUM] = GDF(bg_inode_bitmap_csum, 2),
+	[EK_GD_FLAGS] = { offsetof(struct ext4_group_desc, bg_flags), 0, 2 },	/* no high half */
 #undef GDF
 };
 
 static bool gd_has_hi(const struct ek_fs *fs, enum ek_gd_field f)
 {
-	return fs->desc_size >= (uint32_t)gd_fields[f].hi + gd_fields[f].width;
+	return gd_fields[f].hi && fs->desc_size >= (uint32_t)gd_fields[f].hi + gd_fields[f].width;
 }
 
 uint64_t ek_gd_get(const struct ek_fs *fs, const void *desc, enum ek_gd_field f)

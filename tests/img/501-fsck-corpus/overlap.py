@@ -39,11 +39,12 @@ def our_inodes(doc):
     return found
 
 
-e2 = e2fsck_inodes(open(sys.argv[1], errors='replace').read())
-try:
-    ours = our_inodes(json.load(open(sys.argv[2])))
-except ValueError:
-    ours = set()
-print(len(e2), len(ours), len(e2 & ours),
-      'e2fsck-only:', ' '.join(map(str, sorted(e2 - ours))) or '-',
-      'ours-only:', ' '.join(map(str, sorted(ours - e2))) or '-')
+if __name__ == '__main__':
+    e2 = e2fsck_inodes(open(sys.argv[1], errors='replace').read())
+    try:
+        ours = our_inodes(json.load(open(sys.argv[2])))
+    except ValueError:
+        ours = set()
+    print(len(e2), len(ours), len(e2 & ours),
+          'e2fsck-only:', ' '.join(map(str, sorted(e2 - ours))) or '-',
+          'ours-only:', ' '.join(map(str, sorted(ours - e2))) or '-')

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""sweep.py FSCK CORPUS WORKDIR JOBS: extkit-fsck -fy over every f_ image of
+e2fsprogs' suite, against e2fsck -fy on a second copy.  One tab-separated
+line per image on stdout:
+  name  ours1  e2fn  ours2  kept_ours  kept_e2  note  e2_ino  our_ino  both_ino
+ours1: our -fy's exit; e2fn: e2fsck -fn's exit after it; ours2: a second
+-fy's exit (0: it found nothing); kept_*: the regular files e2fsprogs'
+debugfs rdump reads back whole from the image each tool repaired (e2fsck
+-fy run until clean, at most 3 times); note: 'sanitizer' or 'crash' when
+our run printed a sanitizer report or exited past 8; *_ino: the inodes
+e2fsck -fy's findings name in the image's expect.1, those our -fy's
+findings name, and those both name (501's overlap.py reads them)."""
+import gzip, json, os, re, shutil, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+
+FSCK, CORPUS, WORK, JOBS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '501-fsck-corpus'))
+from overlap import e2fsck_inodes, our_inodes  # noqa: E402
+SAN = re.compile(rb'AddressSanitizer|runtime error:|LeakSanitizer')
+
+
+def run(cmd, timeout=120):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired:
+        return 124, b'timeout'
+
+
+def kept(img, tmp):
+    """regular files rdump writes whole (its read errors name the rest)"""
+    out = os.path.join(tmp, 'dump')
+    shutil.rmtree(out, ignore_errors=True)
+    os.mkdir(out)
+    rc, log = run(['debugfs', '-R', 'rdump / ' + out, img], 60)
+    files = sum(1 for d, _, fs in os.walk(out) for f in fs
+                if os.path.isfile(os.path.join(d, f)) and not os.path.islink(os.path.join(d, f)))
+    bad = len(re.findall(rb'while reading|while dumping|short read', log))
+    shutil.rmtree(out, ignore_errors=True)
+    return max(files - bad, 0)
+
+
+def one(name):
+    tmp = os.path.join(WORK, name)
+    os.makedirs(tmp, exist_ok=True)
+    ours, theirs = os.path.join(tmp, 'ours'), os.path.join(tmp, 'e2')
+    with gzip.open(os.path.join(CORPUS, name, 'image.gz')) as src, open(ours, 'wb') as dst:
+        shutil.copyfileobj(src, dst)
+    shutil.copyfile(ours, theirs)
+    note = '-'
+    try:
+        p = subprocess.run([FSCK, '-fy', '--json', ours], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        k1, doc, log = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        k1, doc, log = 124, b'', b''
+    if SAN.search(log):
+        note = 'sanitizer'
+    elif k1 > 8:
+        note = 'crash'
+    try:
+        mine = our_inodes(json.loads(doc))
+    except ValueError:
+        mine = set()
+    expect = os.path.join(CORPUS, name, 'expect.1')
+    theirs_ino = e2fsck_inodes(open(expect, errors='replace').read()) if os.path.exists(expect) else set()
+    e, _ = run(['e2fsck', '-fn', ours])
+    k2, log2 = run([FSCK, '-fy', ours])
+    if SAN.search(log2):
+        note = 'sanitizer'
+    for _ in range(3):
+        r, _ = run(['e2fsck', '-fy', theirs])
+        if r < 4 and run(['e2fsck', '-fn', theirs])[0] == 0:
+            break
+    line = '\t'.join(map(str, (name, k1, e, k2, kept(ours, tmp), kept(theirs, tmp), note,
+                                len(theirs_ino), len(mine), len(theirs_ino & mine))))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return line
+
+
+names = sorted(n for n in os.listdir(CORPUS)
+               if n.startswith('f_') and os.path.isfile(os.path.join(CORPUS, n, 'image.gz')))
+with ThreadPoolExecutor(JOBS) as pool:
+    for line in pool.map(one, names):
+        print(line, flush=True)
