@@ -1469,6 +1469,60 @@ int ek_dir_build_inline(const struct ek_fs *fs, ek_ino_t parent, const struct ek
 	return 0;
 }
 
+/* ---- adding entries (fsck repairs: lost+found) ---------------------------------- */
+
+void ek_dir_block_empty(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b)
+{
+	memset(b, 0, fs->blksz);
+	put_le16(b + 4, ek_rec_len_to_disk(fs->has_csum ? fs->blksz - DIRENT_TAIL : fs->blksz,
+					   fs->blksz));
+	ek_dir_leaf_tail(fs, dir, gen, b);
+}
+
+struct leaf_insert {
+	uint32_t need;		/* the new entry's rec_len */
+	uint32_t at, keep;	/* the entry to split (or reuse: keep 0) and what it keeps */
+};
+
+/* the first entry with room for @need bytes after what it needs itself */
+static int insert_fn(void *arg, uint8_t *buf, uint32_t prev, uint32_t off, uint32_t rec_len)
+{
+	struct leaf_insert *in = arg;
+	uint32_t used = get_le32(buf + off) ? rec_len_needed(buf[off + 6], false) : 0;
+
+	(void)prev;
+	if (rec_len < used || rec_len - used < in->need)
+		return 0;
+	in->at = off;
+	in->keep = used;
+	return 1;
+}
+
+int ek_dir_leaf_insert(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *b,
+		       const char *name, uint8_t name_len, ek_ino_t ino, uint8_t file_type)
+{
+	struct leaf_insert in = { .need = rec_len_needed(name_len, false) };
+	uint32_t end = fs->has_csum && leaf_has_tail(fs, b) ? fs->blksz - DIRENT_TAIL : fs->blksz;
+	uint32_t rl;
+	int r;
+
+	if (!name_len || is_dot_or_dotdot((const uint8_t *)name, name_len))
+		return ek_err(-EINVAL, "directory inode %u: a new entry needs a name", dir);
+	r = ek_dirent_walk(fs, dir, blk, b, 0, end, false, insert_fn, &in);
+	if (r < 0)
+		return r;
+	if (!r)
+		return -ENOSPC;
+	rl = ek_rec_len_from_disk(get_le16(b + in.at + 4), fs->blksz);
+	if (!in.keep) {		/* an unused entry: taken whole */
+		ek_dirent_put(fs, b, in.at, ino, rl, name, name_len, file_type);
+		return 0;
+	}
+	ek_dirent_set_rec_len(fs, b, in.at, in.keep);
+	ek_dirent_put(fs, b, in.at + in.keep, ino, rl - in.keep, name, name_len, file_type);
+	return 0;
+}
+
 /* ---- editing entries in place (fsck repairs) ------------------------------------ */
 
 void ek_dirent_set_ino(uint8_t *b, uint32_t off, ek_ino_t ino)
@@ -1524,58 +1578,4 @@ void ek_dir_block_reseal(struct ek_fs *fs, const struct ek_inode *dir, uint64_t 
 
 	if (block_csum_at(fs, dir, lblk, b, &at, &want))
 		put_le32(b + at, want);
-}
-
-/* ---- adding entries (fsck repairs: lost+found) ---------------------------------- */
-
-void ek_dir_block_empty(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b)
-{
-	memset(b, 0, fs->blksz);
-	put_le16(b + 4, ek_rec_len_to_disk(fs->has_csum ? fs->blksz - DIRENT_TAIL : fs->blksz,
-					   fs->blksz));
-	ek_dir_leaf_tail(fs, dir, gen, b);
-}
-
-struct leaf_insert {
-	uint32_t need;		/* the new entry's rec_len */
-	uint32_t at, keep;	/* the entry to split (or reuse: keep 0) and what it keeps */
-};
-
-/* the first entry with room for @need bytes after what it needs itself */
-static int insert_fn(void *arg, uint8_t *buf, uint32_t prev, uint32_t off, uint32_t rec_len)
-{
-	struct leaf_insert *in = arg;
-	uint32_t used = get_le32(buf + off) ? rec_len_needed(buf[off + 6], false) : 0;
-
-	(void)prev;
-	if (rec_len < used || rec_len - used < in->need)
-		return 0;
-	in->at = off;
-	in->keep = used;
-	return 1;
-}
-
-int ek_dir_leaf_insert(const struct ek_fs *fs, ek_ino_t dir, ek_blk_t blk, uint8_t *b,
-		       const char *name, uint8_t name_len, ek_ino_t ino, uint8_t file_type)
-{
-	struct leaf_insert in = { .need = rec_len_needed(name_len, false) };
-	uint32_t end = fs->has_csum && leaf_has_tail(fs, b) ? fs->blksz - DIRENT_TAIL : fs->blksz;
-	uint32_t rl;
-	int r;
-
-	if (!name_len || is_dot_or_dotdot((const uint8_t *)name, name_len))
-		return ek_err(-EINVAL, "directory inode %u: a new entry needs a name", dir);
-	r = ek_dirent_walk(fs, dir, blk, b, 0, end, false, insert_fn, &in);
-	if (r < 0)
-		return r;
-	if (!r)
-		return -ENOSPC;
-	rl = ek_rec_len_from_disk(get_le16(b + in.at + 4), fs->blksz);
-	if (!in.keep) {		/* an unused entry: taken whole */
-		ek_dirent_put(fs, b, in.at, ino, rl, name, name_len, file_type);
-		return 0;
-	}
-	ek_dirent_set_rec_len(fs, b, in.at, in.keep);
-	ek_dirent_put(fs, b, in.at + in.keep, ino, rl - in.keep, name, name_len, file_type);
-	return 0;
 }

@@ -260,6 +260,15 @@ int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits)
 	return 0;
 }
 
+/* a repair cleared inode @ino's @bits (IN_USE, IS_DIR: pass 5 counts it free) */
+void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
+{
+	uint8_t *p = ist(c, ino);
+
+	if (p)
+		p[ST_FLAGS] &= (uint8_t)~bits;
+}
+
 /* the type bits of i_mode, from the file type pass 1 kept */
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino)
 {
@@ -737,17 +746,6 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 		}
 	}
 	return ek_err(-ENOSPC, "no free inode left for the repair");
-}
-
-/* ---- passes 3 and 4: what their repairs undo ---------------------------------- */
-
-/* a repair cleared inode @ino's @bits (IN_USE, IS_DIR: pass 5 counts it free) */
-void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
-{
-	uint8_t *p = ist(c, ino);
-
-	if (p)
-		p[ST_FLAGS] &= (uint8_t)~bits;
 }
 
 /* ---- the whole check ----------------------------------------------------------- */

@@ -97,6 +97,14 @@ struct check {
 	/* quota: the types whose usage is counted (feature on, inode named) */
 	bool quota_on[EK_QUOTA_TYPES];
 	struct ek_quota_tally quota[EK_QUOTA_TYPES];
+	/* passes 3 and 4 (fsck_pass34.c): /lost+found once found or made, the
+	 * root made again in this pass (not on disk yet) */
+	ek_ino_t lnf;
+	bool lnf_tried;
+	bool root_new;
+	/* a directory's entries were left unread (DIR_DAMAGED not fixed): an
+	 * inode that looks unattached may be named there */
+	bool names_incomplete;
 	/* repair */
 	struct ek_wset *ws;	/* this pass's fixes (NULL: not repairing) */
 	struct ek_finding pending;	/* the finding whose fix the site is applying */
@@ -108,14 +116,6 @@ struct check {
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
-	/* passes 3 and 4 (fsck_pass34.c): /lost+found once found or made, the
-	 * root made again in this pass (not on disk yet) */
-	ek_ino_t lnf;
-	bool lnf_tried;
-	bool root_new;
-	/* a directory's entries were left unread (DIR_DAMAGED not fixed): an
-	 * inode that looks unattached may be named there */
-	bool names_incomplete;
 	/* pass 1 and the xattr blocks marked: with every claim known, the
 	 * computed map alone says which blocks are free (as e2fsck allocates) */
 	bool claims_done;
