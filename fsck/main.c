@@ -400,7 +400,8 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, struct ek_journal **jnl,
 		return err;
 	if (!err && (*jnl)->sb.start) {
 		ek_journal_close(*jnl);
-		*jnl = NULL;	/* not recovered (refused): the caller turned repair off */
+		*jnl = NULL;	/* not recovered (refused, or read through a backup superblock) */
+		return 1;
 	}
 	return 0;
 }
@@ -603,11 +604,6 @@ int main(int argc, char **argv)
 		ek_recover_free(rec);
 		rec = NULL;
 	}
-	if (repair && f.superblock) {
-		fprintf(stderr, "%s: %s: repairs from a backup superblock are not built yet: "
-			"checking only\n", f.prog, f.image);
-		repair = false;
-	}
 	{
 		bool view = rec && !rec->refused;
 
@@ -632,7 +628,9 @@ int main(int argc, char **argv)
 			ek_blk_t sb = (ek_blk_t)bs * 8 + (bs == 1024);
 
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
-						.flags = EK_OPEN_IGNORE_CSUM, .superblock = sb,
+						.flags = EK_OPEN_IGNORE_CSUM |
+							 (repair ? EK_OPEN_RW : 0),
+						.superblock = sb,
 						.offset = f.offset,
 						.blocksize = bs }, &fs);
 			if (!err && (err = ek_fsck_desc_check(fs))) {
@@ -646,10 +644,6 @@ int main(int argc, char **argv)
 			backup_why = strdup(why);
 			fprintf(stderr, "%s: %s: %s; trying backup blocks: superblock %llu\n",
 				f.prog, f.image, why, (unsigned long long)backup);
-			if (repair)
-				fprintf(stderr, "%s: %s: repairs from a backup superblock are not "
-					"built yet: checking only\n", f.prog, f.image);
-			repair = false;
 		} else {
 			/* no backup: the primary as it is, its damage reported */
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
@@ -672,7 +666,18 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; f.verbose && i < fs->nwarnings; i++)
 		fprintf(stderr, "%s: warning: %s\n", f.prog, fs->warnings[i]);
-	if (repair && (err = repair_setup(&f, fs, &jnl, &undo)))
+	if (f.superblock && !backup) {
+		backup = f.superblock;
+		backup_why = strdup("the superblock named with -b is used");
+	}
+	if (repair && (err = repair_setup(&f, fs, &jnl, &undo)) > 0) {
+		/* a log left unreplayed would be replayed over the repairs later */
+		fprintf(stderr, "%s: %s: the journal needs recovery, which a backup superblock "
+			"does not allow: nothing is repaired\n", f.prog, f.image);
+		repair = false;
+		err = 0;
+	}
+	if (err)
 		goto out;
 	ek_out_arr_begin(f.out, "findings");
 	/* a bar only where someone watches it, and not under the JSON */

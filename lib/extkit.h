@@ -1854,6 +1854,11 @@ int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_
 /* group @g's descriptor field @f = @v; the superblock's free counts */
 int ek_fix_group_count(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, uint32_t v);
 int ek_fix_super_counts(struct ek_wset *ws, uint64_t free_blocks, uint32_t free_inodes);
+/* ---- superblock and descriptors (repair_super.c) ---- */
+/* the backup superblock and descriptors @fs was opened with written as the
+ * primary's (UNINIT flags and itable_unused cleared under group checksums);
+ * @fs then uses the primary */
+int ek_fix_super_primary(struct ek_wset *ws);
 /*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into

@@ -156,7 +156,8 @@ static int commit(struct check *c)
 			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
 			c->told_no_journal = true;
 		}
-		err = ek_repair_commit(&c->ws, c->o->journal, c->o->now, &ntx);
+		err = ek_repair_commit(&c->ws, c->in_place ? NULL : c->o->journal, c->o->now, &ntx);
+		c->in_place = false;
 		if (err)
 			return err;
 		c->sum->commits += ntx ? ntx : 1;
@@ -739,9 +740,17 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		       ek_error_msg(o->journal_err));
 	if (o->journal_sb_bad)
 		fsck_report(&c, EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum), o->journal_sb_bad);
-	if (o->backup_sb)
-		fsck_report(&c, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1), o->backup_why ? o->backup_why : "",
-		       (unsigned long long)o->backup_sb);
+	/* as e2fsck: the backup's superblock and descriptors become the primary's,
+	 * written in place (a journal found through a damaged primary is no
+	 * place to log the primary itself) */
+	if (o->backup_sb &&
+	    fsck_report_if(&c, fs->sb_block == o->backup_sb, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1),
+			   o->backup_why ? o->backup_why : "", (unsigned long long)o->backup_sb)) {
+		err = ek_fix_super_primary(c.ws);
+		fsck_fix_done(&c, err);
+		c.in_place = !err;
+		err = err == -ENOMEM ? err : 0;
+	}
 	fsck_quota_setup(&c);
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];

@@ -103,6 +103,7 @@ struct check {
 	bool have_pending;
 	bool stop;		/* the tool stopped the check, or cancel was raised */
 	bool told_no_journal;
+	bool in_place;		/* the next commit is written in place (the primary superblock) */
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/*
+ * repair_super.c - extkit-fsck's fixes of the superblock, the group
+ * descriptors and the bitmaps' padding (pass 0 and the pass-5 residue).
+ *
+ * As repair.c: each fix edits blocks inside a write set through the
+ * object's codec (super.c's fields, group.c's descriptor fields); the
+ * checksums are set when the set is sealed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+/*
+ * The primary superblock and descriptors from the backup @fs was opened
+ * with (fs->sb_block): the backup superblock as group 0's, each descriptor
+ * block at its primary home.  As libext2fs opening a backup with group
+ * descriptor checksums, the descriptors lose their BLOCK_UNINIT and
+ * INODE_UNINIT flags and bg_itable_unused (a backup's are as old as the
+ * last resize or mkfs): pass 5 then judges every bitmap as written.  From
+ * here on @fs reads and writes the primary (sb_block 0).
+ */
+int ek_fix_super_primary(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint32_t nblocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+	ek_blk_t backup = fs->sb_block;
+	struct ext4_super_block *sb;
+	int err = 0;
+
+	if (!backup)
+		return ek_err(-EINVAL, "the superblock was read from the primary");
+	sb = ek_wset_super(ws);
+	if (!sb)
+		return -ENOMEM;
+	memcpy(sb, fs->raw_sb, EXT4_SUPERBLOCK_SIZE);
+	sb->s_block_group_nr = 0;
+	for (uint32_t i = 0; i < nblocks && !err; i++)
+		err = ek_wset_put(ws, ek_gdt_block(fs, fs->sb.first_data_block, i), fs->gd_raw + (size_t)i * fs->blksz);
+	if (err)
+		return err;
+	fs->sb_block = 0;	/* the set's descriptors (and later reads) are the primary's */
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		uint8_t *d;
+
+		err = ek_wset_desc(ws, g, &d);	/* touched: seal sets its checksum */
+		if (err || !(fs->has_csum || fs->has_gdt_csum))
+			continue;
+		put_le16(d + offsetof(struct ext4_group_desc, bg_flags),
+			 get_le16(d + offsetof(struct ext4_group_desc, bg_flags)) &
+			 ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT));
+		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, 0);
+	}
+	if (err)
+		fs->sb_block = backup;
+	return err;
+}
