@@ -1859,6 +1859,11 @@ int ek_fix_super_counts(struct ek_wset *ws, uint64_t free_blocks, uint32_t free_
  * primary's (UNINIT flags and itable_unused cleared under group checksums);
  * @fs then uses the primary */
 int ek_fix_super_primary(struct ek_wset *ws);
+/* a revision 0 superblock made revision 1 (s_first_ino 11, s_inode_size 128) */
+int ek_fix_super_rev(struct ek_wset *ws);
+/* feature @mask of @kind (EK_FEAT_*) set or cleared; setting one makes a
+ * revision 0 superblock revision 1 */
+int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on);
 /*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into

@@ -769,6 +769,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		}
 	}
 	if (!err)
+		fsck_check_super(&c);
+	if (!err)
 		err = fsck_check_resize_inode(&c);
 	if (!err)
 		fsck_check_mmp(&c);
@@ -792,6 +794,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = fsck_mark_xattr(&c);
 	if (!err)
 		err = fsck_check_xattr_refs(&c);
+	if (!err)
+		fsck_check_features(&c);
 	if (!err)
 		fsck_units(&c, 1, fs->group_count, fs->group_count);
 	if (!err)

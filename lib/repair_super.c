@@ -55,3 +55,46 @@ int ek_fix_super_primary(struct ek_wset *ws)
 		fs->sb_block = backup;
 	return err;
 }
+
+/* a revision 0 superblock made dynamic (revision 1), as e2fsprogs does it:
+ * the first inode and the inode size revision 0 implies made explicit */
+static void dynamic_rev(struct ext4_super_block *sb)
+{
+	if (le32_to_cpu(sb->s_rev_level) != EXT4_GOOD_OLD_REV)
+		return;
+	sb->s_rev_level = cpu_to_le32(EXT4_DYNAMIC_REV);
+	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+	sb->s_inode_size = cpu_to_le16(EXT4_GOOD_OLD_INODE_SIZE);
+}
+
+int ek_fix_super_rev(struct ek_wset *ws)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+
+	if (!sb)
+		return -ENOMEM;
+	dynamic_rev(sb);
+	return 0;
+}
+
+int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	__le32 *f;
+
+	if (!sb)
+		return -ENOMEM;
+	switch (kind) {
+	case EK_FEAT_COMPAT: f = &sb->s_feature_compat; break;
+	case EK_FEAT_INCOMPAT: f = &sb->s_feature_incompat; break;
+	case EK_FEAT_RO_COMPAT: f = &sb->s_feature_ro_compat; break;
+	default: return -EINVAL;
+	}
+	if (on) {
+		*f |= cpu_to_le32(mask);
+		dynamic_rev(sb);	/* a revision 0 superblock has no features */
+	} else {
+		*f &= ~cpu_to_le32(mask);
+	}
+	return 0;
+}
