@@ -496,6 +496,10 @@ int ek_block_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
 /* group @g's inode (@inode) or block bitmap into @map (one block), not cached:
  * computed for an uninit group, read otherwise; the checksum is not judged */
 int ek_bitmap_read(struct ek_fs *fs, uint32_t g, bool inode, uint8_t *map);
+/* the padding of group @g's bitmap @map is set as the kernel writes it: the
+ * bytes past the group's bits, and in the last group's block bitmap the
+ * clusters past the end of the filesystem (e2fsck's "padding at end") */
+bool ek_bitmap_padding_ok(const struct ek_fs *fs, uint32_t g, bool inode, const uint8_t *map);
 /* metadata_csum of a block or inode bitmap, truncated as the descriptor stores it */
 uint32_t ek_group_bitmap_csum(const struct ek_fs *fs, bool inode, const uint8_t *map);
 int ek_inode_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
