@@ -571,11 +571,14 @@ int main(int argc, char **argv)
 					ek_error_msg(err));
 				goto out;
 			}
-			if (repair && (journal_err || (rec && rec->refused))) {
-				/* a log left unreplayed would be replayed over the repairs later */
+			/* an internal journal that cannot be read is cleared by the check;
+			 * any other log left unreplayed would be replayed over the
+			 * repairs later */
+			if (repair && ((journal_err && (f.journal_dev ||
+			     (journal_err != -EK_CORRUPT && journal_err != -EK_BADCRC))) ||
+			    (rec && rec->refused))) {
 				fprintf(stderr, "%s: %s: the journal cannot be recovered: nothing is "
-					"repaired (clearing a journal is not built yet)\n", f.prog,
-					f.image);
+					"repaired\n", f.prog, f.image);
 				repair = false;
 			}
 		}

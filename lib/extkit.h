@@ -1868,6 +1868,14 @@ int ek_fix_super_rev(struct ek_wset *ws);
 /* feature @mask of @kind (EK_FEAT_*) set or cleared; setting one makes a
  * revision 0 superblock revision 1 */
 int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on);
+/* group @g's bitmap (@f EK_GD_BLOCK_BITMAP or EK_GD_INODE_BITMAP) moved to
+ * @blk: a copy of block @old, or zeros when @old is 0 (pass 5 then writes
+ * the bitmap computed) */
+int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk_t old,
+		      ek_blk_t blk);
+/* the internal journal dropped: has_journal, needs_recovery and the
+ * superblock's journal fields cleared, the journal inode zeroed */
+int ek_fix_journal_clear(struct ek_wset *ws);
 /*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into

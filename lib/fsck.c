@@ -540,10 +540,12 @@ static int mark_metadata(struct check *c)
 
 		if (first == 0 && fs->blksz == 1024)
 			first = 1;
+		uint8_t moved = c->reloc ? c->reloc[g] : 0;	/* 1 block, 2 inode bitmap */
+
 		err = mark_meta(c, first, ek_group_sb_gdt_blocks(fs, g));
-		if (!err)
+		if (!err && !(moved & 1))
 			err = mark_meta(c, grp->block_bitmap, 1);
-		if (!err)
+		if (!err && !(moved & 2))
 			err = mark_meta(c, grp->inode_bitmap, 1);
 		if (!err)
 			err = mark_meta(c, grp->inode_table, fs->itable_blocks);
@@ -735,9 +737,18 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (o->journal_refused)
 		fsck_report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
 		       o->journal_refused);
-	if (o->journal_err)
-		fsck_report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
-		       ek_error_msg(o->journal_err));
+	/* as e2fsck's "invalid journal": an internal journal that cannot be read
+	 * is cleared (written in place: there is no journal to log it) */
+	if (o->journal_err &&
+	    fsck_report_if(&c, fs->sb.journal_inum == EXT4_JOURNAL_INO &&
+			   (o->journal_err == -EK_CORRUPT || o->journal_err == -EK_BADCRC),
+			   EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
+			   ek_error_msg(o->journal_err))) {
+		err = ek_fix_journal_clear(c.ws);
+		fsck_fix_done(&c, err);
+		c.in_place = !err;
+		err = err == -ENOMEM ? err : 0;
+	}
 	if (o->journal_sb_bad)
 		fsck_report(&c, EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum), o->journal_sb_bad);
 	/* as e2fsck: the backup's superblock and descriptors become the primary's,
@@ -754,12 +765,9 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	fsck_quota_setup(&c);
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];
-		int bad = desc_check(fs, g, g + 1);
+		bool bad = fsck_check_group_tables(&c, g);
 
-		if (bad)
-			fsck_report(&c, EK_PR_GROUP_DESC_DAMAGED, AT_GROUP(g), ek_error_msg(bad));
-		/* a descriptor naming blocks outside the filesystem keeps its bad
-		 * checksum: relocating its tables is not built yet */
+		/* a descriptor with a table it cannot hold keeps its bad checksum */
 		if (grp->csum_bad &&
 		    fsck_report_if(&c, !bad, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
 			      ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
@@ -768,6 +776,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 			fsck_fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
 		}
 	}
+	if (!err)
+		err = fsck_check_meta_conflicts(&c);
 	if (!err)
 		fsck_check_super(&c);
 	if (!err)
@@ -796,6 +806,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = fsck_check_xattr_refs(&c);
 	if (!err)
 		fsck_check_features(&c);
+	if (!err)
+		err = fsck_relocate_tables(&c);
 	if (!err)
 		fsck_units(&c, 1, fs->group_count, fs->group_count);
 	if (!err)
@@ -841,6 +853,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.ovf);
 	free(c.dirs);
 	free(c.meta);
+	free(c.reloc);
 	free(c.dups);
 	free(c.bad);
 	free(c.xblk);

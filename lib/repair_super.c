@@ -98,3 +98,63 @@ int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on)
 	}
 	return 0;
 }
+
+int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk_t old,
+		      ek_blk_t blk)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *b, *d;
+	uint64_t bits;
+	int err;
+
+	if (f != EK_GD_BLOCK_BITMAP && f != EK_GD_INODE_BITMAP)
+		return -EINVAL;
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_err(-EINVAL, "block %llu is outside the filesystem",
+			      (unsigned long long)blk);
+	err = ek_wset_block(ws, blk, &b);
+	if (err)
+		return err;
+	if (old && ek_fs_block_valid(fs, old))
+		err = ek_wset_read(ws, old, b);
+	else
+		memset(b, 0, fs->blksz);
+	/* the bytes past the group's bits set, as the kernel writes a bitmap */
+	bits = f == EK_GD_INODE_BITMAP ? fs->sb.inodes_per_group : fs->sb.clusters_per_group;
+	if (!err && bits / 8 < fs->blksz)
+		memset(b + bits / 8, 0xFF, fs->blksz - bits / 8);
+	if (!err)
+		err = ek_wset_desc(ws, g, &d);
+	if (!err)
+		ek_gd_set(fs, d, f, blk);
+	return err;
+}
+
+/*
+ * The internal journal dropped, as e2fsck clears "an invalid journal":
+ * has_journal and needs_recovery cleared, the superblock's journal fields
+ * zeroed, and the journal inode zeroed (its blocks are then claimed by
+ * nothing: pass 5 frees them).
+ */
+int ek_fix_journal_clear(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	uint8_t *raw;
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+	if (err)
+		return err;
+	memset(raw, 0, fs->inode_size);
+	sb->s_feature_compat &= ~cpu_to_le32(EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+	sb->s_journal_inum = 0;
+	sb->s_journal_dev = 0;
+	sb->s_jnl_backup_type = 0;
+	memset(sb->s_jnl_blocks, 0, sizeof(sb->s_jnl_blocks));
+	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+	return 0;
+}
