@@ -215,7 +215,8 @@ static int finding(void *arg, const struct ek_finding *fd)
 		return -1;
 	if (!fd->fixable) {
 		if (f->fix_mode == MODE_NO)
-			ek_out_text(o, "%s.  %s\n", fd->message, p->fix ? "Fix? no" : "Not fixed (-n)");
+			/* as e2fsck -n: every question answered no, fix or not */
+			ek_out_text(o, "%s.  Fix? no\n", fd->message);
 		else
 			ek_out_text(o, "%s.  Not fixed%s\n", fd->message,
 				    p->fix ? "" : " (no repair for it yet)");
