@@ -779,8 +779,6 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (!err)
 		err = fsck_check_meta_conflicts(&c);
 	if (!err)
-		fsck_check_super(&c);
-	if (!err)
 		err = fsck_check_resize_inode(&c);
 	if (!err)
 		fsck_check_mmp(&c);

@@ -143,7 +143,6 @@ bool fsck_report_if(struct check *c, bool can_fix, enum ek_problem_id id,
 void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total);
 
 /* fsck_pass0.c */
-void fsck_check_super(struct check *c);
 void fsck_check_features(struct check *c);
 bool fsck_check_group_tables(struct check *c, uint32_t g);
 int fsck_check_meta_conflicts(struct check *c);

@@ -198,28 +198,32 @@ int fsck_mark_bad_itable(struct check *c)
 	return 0;
 }
 
-/* ---- the superblock's own fields --------------------------------------------- */
+/* ---- the superblock's features ------------------------------------------------ */
 
-/* as e2fsck's check_super_block(): a revision 0 superblock has no features */
-void fsck_check_super(struct check *c)
-{
-	const struct ext4_super_block *sb = c->fs->raw_sb;
-
-	if (le32_to_cpu(sb->s_rev_level) == EXT4_GOOD_OLD_REV &&
-	    (sb->s_feature_compat || sb->s_feature_incompat || sb->s_feature_ro_compat) &&
-	    fsck_report(c, EK_PR_FS_REV_LEVEL, AT_GROUP(-1)))
-		fsck_fix_done(c, ek_fix_super_rev(c->ws));
-}
-
-/* after pass 1: features the inodes need (e2fsck sets them at its pass 1's end) */
+/*
+ * After pass 1, as e2fsck: a regular file of 2 GiB or more needs
+ * large_file, which a revision 0 superblock cannot have (e2fsck 1.47 says
+ * nothing of a revision 0 superblock's features otherwise).
+ */
 void fsck_check_features(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
+	const struct ext4_super_block *sb = fs->raw_sb;
+	bool lf = le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
+	bool rev0 = le32_to_cpu(sb->s_rev_level) == EXT4_GOOD_OLD_REV;
 
-	if (c->large_files && !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE) &&
-	    fsck_report(c, EK_PR_FEATURE_LARGE_FILES, AT_GROUP(-1)))
-		fsck_fix_done(c, ek_fix_super_feature(c->ws, EK_FEAT_RO_COMPAT,
-						      EXT4_FEATURE_RO_COMPAT_LARGE_FILE, true));
+	if (!c->large_files)
+		return;
+	if (!lf && fsck_report(c, EK_PR_FEATURE_LARGE_FILES, AT_GROUP(-1))) {
+		int err = ek_fix_super_feature(c->ws, EK_FEAT_RO_COMPAT,
+					       EXT4_FEATURE_RO_COMPAT_LARGE_FILE, true);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return;	/* made revision 1 with it */
+	}
+	if (rev0 && fsck_report(c, EK_PR_FS_REV_LEVEL, AT_GROUP(-1)))
+		fsck_fix_done(c, ek_fix_super_rev(c->ws));
 }
 
 /* ---- the group descriptors' tables: where they are ----------------------------- */

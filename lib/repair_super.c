@@ -123,6 +123,10 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
 	bits = f == EK_GD_INODE_BITMAP ? fs->sb.inodes_per_group : fs->sb.clusters_per_group;
 	if (!err && bits / 8 < fs->blksz)
 		memset(b + bits / 8, 0xFF, fs->blksz - bits / 8);
+	if (!err && f == EK_GD_BLOCK_BITMAP && g == fs->group_count - 1)	/* past the end */
+		for (uint64_t c = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		     c < bits; c++)
+			b[c >> 3] |= 1u << (c & 7);
 	if (!err)
 		err = ek_wset_desc(ws, g, &d);
 	if (!err)
