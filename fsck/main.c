@@ -50,6 +50,7 @@ struct fk {
 	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
 	/* -t: per-pass timing; pass 0 is the whole check */
 	bool timing;
+	bool journal_only;	/* -E journal_only: recover the journal, check nothing */
 	unsigned pass;		/* the pass running (0: none yet) */
 	struct stamp { double wall, user, sys; long rss_kib; } start[6], took[6];
 	/* -C: progress; fd > 0 gets e2fsck's completion lines, 0 a bar on a terminal */
@@ -287,7 +288,7 @@ static void no_journal(void *arg, const char *why)
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd]\n"
+	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd] [-E journal_only]\n"
 		"       [-b superblock] [-B blocksize] [-j journal] [--json | --jsonl] IMAGE\n"
 		"Check and repair an ext2/ext3/ext4 image with e2fsck's passes.\n"
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
@@ -306,12 +307,15 @@ static void usage(FILE *f, const char *prog)
 		"  -b N        use the backup superblock at block N (-B its block size, else\n"
 		"              each is tried; -B alone is ignored, as by e2fsck)\n"
 		"  -j DEV      the external journal device\n"
+		"  -E journal_only  recover the journal and process the orphan inodes,\n"
+		"              then stop: no check, no repair\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
 		"Repairs go through the journal (one transaction per pass); without one\n"
 		"they are written in place.\n"
 		"Exit status (fsck(8), or-ed): 0 clean, 1 errors corrected, 4 errors left\n"
-		"uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n", prog);
+		"uncorrected, 8 operational error, 16 usage error, 32 cancelled (SIGINT,\n"
+		"SIGTERM: the fixes of the pass under way are committed first).\n", prog);
 }
 
 static int64_t now_time(void)
@@ -433,7 +437,7 @@ int main(int argc, char **argv)
 	bool modified = false;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tVE:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': f.no_change = true; f.fix_mode = MODE_NO; nmodes++; break;
 		case 'p': case 'a':
@@ -454,6 +458,17 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'j': f.journal_dev = optarg; break;
+		case 'E':
+			/* e2fsck's extended options: only journal_only is known */
+			for (char *o = strtok(optarg, ","); o; o = strtok(NULL, ",")) {
+				if (strcmp(o, "journal_only")) {
+					fprintf(stderr, "%s: unknown extended option '%s'\n",
+						f.prog, o);
+					return FSCK_USAGE;
+				}
+				f.journal_only = true;
+			}
+			break;
 		case 'b':
 			f.superblock = strtoull(optarg, &end, 0);
 			if (*end || !*optarg) {
@@ -512,6 +527,7 @@ int main(int argc, char **argv)
 	}
 	repair = !f.no_change;
 	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
 	if (f.mode == EK_OUT_JSONL) {
 		/* the findings stream; the document itself goes nowhere */
 		f.devnull = fopen("/dev/null", "w");
@@ -596,6 +612,22 @@ int main(int argc, char **argv)
 	else
 		ek_out_null(f.out, "refused");
 	ek_out_obj_end(f.out);
+	if (f.journal_only && !skipped) {
+		/* as e2fsck -E journal_only: the journal and the orphans, nothing else */
+		ek_out_arr_begin(f.out, "findings");
+		ek_out_arr_end(f.out);
+		if (journal_err)
+			fprintf(stderr, "%s: %s: journal: %s\n", f.prog, f.image,
+				ek_error_msg(journal_err));
+		/* e2fsck -E journal_only exits 0 after a recovery too */
+		ret = journal_err || (rec && rec->refused) ? FSCK_UNCORRECTED : FSCK_OK;
+		ek_out_obj_begin(f.out, "summary");
+		ek_out_bool(f.out, "journal_only", true);
+		ek_out_bool(f.out, "modified", recovered);
+		ek_out_u64(f.out, "exit_code", ret);
+		ek_out_obj_end(f.out);
+		goto out;
+	}
 	if (skipped) {
 		ek_out_arr_begin(f.out, "findings");
 		ek_out_arr_end(f.out);
