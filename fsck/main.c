@@ -742,7 +742,8 @@ int main(int argc, char **argv)
 	ek_out_arr_end(f.out);
 	if (f.timing && f.pass && !err)
 		pass_done(&f, f.pass);
-	modified = recovered || sum.commits;
+	/* a fix written outside the passes' commits (the journal superblock's) too */
+	modified = recovered || sum.commits || sum.fixed[EK_SEV_ERROR] || sum.fixed[EK_SEV_WARNING];
 	if (err == -ECANCELED && f.preen_halt) {
 		/* e2fsck's words, after what was fixed was committed */
 		ek_out_text(f.out, "\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"

@@ -1167,6 +1167,10 @@ int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t c
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
 /* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */
 int ek_journal_write_sb(struct ek_journal *j);
+/* as e2fsck's clear_v2_journal_fields(): the fields past a version 1
+ * superblock (features, users...) zeroed in @j (internal) and written: a
+ * version 2 superblock whose user count is a version 1 one's leftovers */
+int ek_journal_clear_v2_fields(struct ek_journal *j);
 /* name of journal feature bit @bit of @word (0 compat, 1 incompat, 2 ro_compat),
  * dumpe2fs's; unknown ones as FEATURE_<C|I|R><bit> in @buf */
 const char *ek_jsb_feature_name(int word, int bit, char *buf, size_t len);

@@ -749,8 +749,19 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		c.in_place = !err;
 		err = err == -ENOMEM ? err : 0;
 	}
-	if (o->journal_sb_bad)
-		fsck_report(&c, EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum), o->journal_sb_bad);
+	/* as e2fsck: an internal journal's version 2 superblock with more than
+	 * one user holds a version 1 superblock's leftovers, cleared (the
+	 * journal superblock is written at once: the commits go through it) */
+	if (o->journal_sb_bad &&
+	    fsck_report_if(&c, c.ws && o->journal && !o->journal->dev &&
+			   o->journal->sb.version == 2 && o->journal->sb.nr_users > 1 &&
+			   !memcmp(fs->raw_sb->s_journal_uuid, (uint8_t[16]){ 0 }, 16),
+			   EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum),
+			   o->journal_sb_bad)) {
+		err = ek_journal_clear_v2_fields(o->journal);
+		fsck_fix_done(&c, err);
+		err = err == -ENOMEM ? err : 0;
+	}
 	/* as e2fsck: the backup's superblock and descriptors become the primary's,
 	 * written in place (a journal found through a damaged primary is no
 	 * place to log the primary itself) */
