@@ -327,6 +327,10 @@ int fsck_check_meta_conflicts(struct check *c)
 
 		if (first == 0 && fs->blksz == 1024)
 			first = 1;
+		/* reserved GDT blocks without resize_inode are RESERVED_GDT_NO_RESIZE's */
+		if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && ek_group_has_super(fs, g) &&
+		    sbn > fs->sb.reserved_gdt_blocks)
+			sbn -= fs->sb.reserved_gdt_blocks;
 		if (sbn)
 			v[n++] = (struct meta_item){ first, sbn, seq++, g, -1 };
 		for (int k = 0; k < 3; k++) {
