@@ -50,6 +50,7 @@ struct fk {
 	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
 	/* -t: per-pass timing; pass 0 is the whole check */
 	bool timing;
+	bool journal_only;	/* -E journal_only: recover the journal, check nothing */
 	unsigned pass;		/* the pass running (0: none yet) */
 	struct stamp { double wall, user, sys; long rss_kib; } start[6], took[6];
 	/* -C: progress; fd > 0 gets e2fsck's completion lines, 0 a bar on a terminal */
@@ -215,7 +216,8 @@ static int finding(void *arg, const struct ek_finding *fd)
 		return -1;
 	if (!fd->fixable) {
 		if (f->fix_mode == MODE_NO)
-			ek_out_text(o, "%s.  %s\n", fd->message, p->fix ? "Fix? no" : "Not fixed (-n)");
+			/* as e2fsck -n: every question answered no, fix or not */
+			ek_out_text(o, "%s.  Fix? no\n", fd->message);
 		else
 			ek_out_text(o, "%s.  Not fixed%s\n", fd->message,
 				    p->fix ? "" : " (no repair for it yet)");
@@ -294,7 +296,7 @@ static void restarting(void *arg)
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd]\n"
+	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd] [-E journal_only]\n"
 		"       [-b superblock] [-B blocksize] [-j journal] [--json | --jsonl] IMAGE\n"
 		"Check and repair an ext2/ext3/ext4 image with e2fsck's passes.\n"
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
@@ -313,13 +315,16 @@ static void usage(FILE *f, const char *prog)
 		"  -b N        use the backup superblock at block N (-B its block size, else\n"
 		"              each is tried; -B alone is ignored, as by e2fsck)\n"
 		"  -j DEV      the external journal device\n"
+		"  -E journal_only  recover the journal and process the orphan inodes,\n"
+		"              then stop: no check, no repair\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
 		"Repairs go through the journal (one transaction per pass, and one per\n"
 		"inode whose shared blocks are copied); without one they are written\n"
 		"in place.\n"
 		"Exit status (fsck(8), or-ed): 0 clean, 1 errors corrected, 4 errors left\n"
-		"uncorrected, 8 operational error, 16 usage error, 32 cancelled.\n", prog);
+		"uncorrected, 8 operational error, 16 usage error, 32 cancelled (SIGINT,\n"
+		"SIGTERM: the fixes of the pass under way are committed first).\n", prog);
 }
 
 static int64_t now_time(void)
@@ -409,7 +414,8 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, struct ek_journal **jnl,
 		return err;
 	if (!err && (*jnl)->sb.start) {
 		ek_journal_close(*jnl);
-		*jnl = NULL;	/* not recovered (refused): the caller turned repair off */
+		*jnl = NULL;	/* not recovered (refused, or read through a backup superblock) */
+		return 1;
 	}
 	return 0;
 }
@@ -440,7 +446,7 @@ int main(int argc, char **argv)
 	bool modified = false;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tVE:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': f.no_change = true; f.fix_mode = MODE_NO; nmodes++; break;
 		case 'p': case 'a':
@@ -461,6 +467,17 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'j': f.journal_dev = optarg; break;
+		case 'E':
+			/* e2fsck's extended options: only journal_only is known */
+			for (char *o = strtok(optarg, ","); o; o = strtok(NULL, ",")) {
+				if (strcmp(o, "journal_only")) {
+					fprintf(stderr, "%s: unknown extended option '%s'\n",
+						f.prog, o);
+					return FSCK_USAGE;
+				}
+				f.journal_only = true;
+			}
+			break;
 		case 'b':
 			f.superblock = strtoull(optarg, &end, 0);
 			if (*end || !*optarg) {
@@ -519,6 +536,7 @@ int main(int argc, char **argv)
 	}
 	repair = !f.no_change;
 	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
 	if (f.mode == EK_OUT_JSONL) {
 		/* the findings stream; the document itself goes nowhere */
 		f.devnull = fopen("/dev/null", "w");
@@ -579,11 +597,14 @@ int main(int argc, char **argv)
 					ek_error_msg(err));
 				goto out;
 			}
-			if (repair && (journal_err || (rec && rec->refused))) {
-				/* a log left unreplayed would be replayed over the repairs later */
+			/* an internal journal that cannot be read is cleared by the check;
+			 * any other log left unreplayed would be replayed over the
+			 * repairs later */
+			if (repair && ((journal_err && (f.journal_dev ||
+			     (journal_err != -EK_CORRUPT && journal_err != -EK_BADCRC))) ||
+			    (rec && rec->refused))) {
 				fprintf(stderr, "%s: %s: the journal cannot be recovered: nothing is "
-					"repaired (clearing a journal is not built yet)\n", f.prog,
-					f.image);
+					"repaired\n", f.prog, f.image);
 				repair = false;
 			}
 		}
@@ -600,6 +621,22 @@ int main(int argc, char **argv)
 	else
 		ek_out_null(f.out, "refused");
 	ek_out_obj_end(f.out);
+	if (f.journal_only && !skipped) {
+		/* as e2fsck -E journal_only: the journal and the orphans, nothing else */
+		ek_out_arr_begin(f.out, "findings");
+		ek_out_arr_end(f.out);
+		if (journal_err)
+			fprintf(stderr, "%s: %s: journal: %s\n", f.prog, f.image,
+				ek_error_msg(journal_err));
+		/* e2fsck -E journal_only exits 0 after a recovery too */
+		ret = journal_err || (rec && rec->refused) ? FSCK_UNCORRECTED : FSCK_OK;
+		ek_out_obj_begin(f.out, "summary");
+		ek_out_bool(f.out, "journal_only", true);
+		ek_out_bool(f.out, "modified", recovered);
+		ek_out_u64(f.out, "exit_code", ret);
+		ek_out_obj_end(f.out);
+		goto out;
+	}
 	if (skipped) {
 		ek_out_arr_begin(f.out, "findings");
 		ek_out_arr_end(f.out);
@@ -611,11 +648,6 @@ int main(int argc, char **argv)
 		/* applied (or refused): the check opens the image itself */
 		ek_recover_free(rec);
 		rec = NULL;
-	}
-	if (repair && f.superblock) {
-		fprintf(stderr, "%s: %s: repairs from a backup superblock are not built yet: "
-			"checking only\n", f.prog, f.image);
-		repair = false;
 	}
 	{
 		bool view = rec && !rec->refused;
@@ -641,7 +673,9 @@ int main(int argc, char **argv)
 			ek_blk_t sb = (ek_blk_t)bs * 8 + (bs == 1024);
 
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
-						.flags = EK_OPEN_IGNORE_CSUM, .superblock = sb,
+						.flags = EK_OPEN_IGNORE_CSUM |
+							 (repair ? EK_OPEN_RW : 0),
+						.superblock = sb,
 						.offset = f.offset,
 						.blocksize = bs }, &fs);
 			if (!err && (err = ek_fsck_desc_check(fs))) {
@@ -655,10 +689,6 @@ int main(int argc, char **argv)
 			backup_why = strdup(why);
 			fprintf(stderr, "%s: %s: %s; trying backup blocks: superblock %llu\n",
 				f.prog, f.image, why, (unsigned long long)backup);
-			if (repair)
-				fprintf(stderr, "%s: %s: repairs from a backup superblock are not "
-					"built yet: checking only\n", f.prog, f.image);
-			repair = false;
 		} else {
 			/* no backup: the primary as it is, its damage reported */
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
@@ -681,7 +711,18 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; f.verbose && i < fs->nwarnings; i++)
 		fprintf(stderr, "%s: warning: %s\n", f.prog, fs->warnings[i]);
-	if (repair && (err = repair_setup(&f, fs, &jnl, &undo)))
+	if (f.superblock && !backup) {
+		backup = f.superblock;
+		backup_why = strdup("the superblock named with -b is used");
+	}
+	if (repair && (err = repair_setup(&f, fs, &jnl, &undo)) > 0) {
+		/* a log left unreplayed would be replayed over the repairs later */
+		fprintf(stderr, "%s: %s: the journal needs recovery, which a backup superblock "
+			"does not allow: nothing is repaired\n", f.prog, f.image);
+		repair = false;
+		err = 0;
+	}
+	if (err)
 		goto out;
 	ek_out_arr_begin(f.out, "findings");
 	/* a bar only where someone watches it, and not under the JSON */
@@ -711,7 +752,8 @@ int main(int argc, char **argv)
 	ek_out_arr_end(f.out);
 	if (f.timing && f.pass && !err)
 		pass_done(&f, f.pass);
-	modified = recovered || sum.commits;
+	/* a fix written outside the passes' commits (the journal superblock's) too */
+	modified = recovered || sum.commits || sum.fixed[EK_SEV_ERROR] || sum.fixed[EK_SEV_WARNING];
 	if (err == -ECANCELED && f.preen_halt) {
 		/* e2fsck's words, after what was fixed was committed */
 		ek_out_text(f.out, "\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"

@@ -513,6 +513,10 @@ int ek_block_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
 /* group @g's inode (@inode) or block bitmap into @map (one block), not cached:
  * computed for an uninit group, read otherwise; the checksum is not judged */
 int ek_bitmap_read(struct ek_fs *fs, uint32_t g, bool inode, uint8_t *map);
+/* the padding of group @g's bitmap @map is set as the kernel writes it: the
+ * bytes past the group's bits, and in the last group's block bitmap the
+ * clusters past the end of the filesystem (e2fsck's "padding at end") */
+bool ek_bitmap_padding_ok(const struct ek_fs *fs, uint32_t g, bool inode, const uint8_t *map);
 /* metadata_csum of a block or inode bitmap, truncated as the descriptor stores it */
 uint32_t ek_group_bitmap_csum(const struct ek_fs *fs, bool inode, const uint8_t *map);
 int ek_inode_bitmap_get(struct ek_fs *fs, uint32_t g, const uint8_t **out);
@@ -1192,6 +1196,10 @@ int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t c
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
 /* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */
 int ek_journal_write_sb(struct ek_journal *j);
+/* as e2fsck's clear_v2_journal_fields(): the fields past a version 1
+ * superblock (features, users...) zeroed in @j (internal) and written: a
+ * version 2 superblock whose user count is a version 1 one's leftovers */
+int ek_journal_clear_v2_fields(struct ek_journal *j);
 /* name of journal feature bit @bit of @word (0 compat, 1 incompat, 2 ro_compat),
  * dumpe2fs's; unknown ones as FEATURE_<C|I|R><bit> in @buf */
 const char *ek_jsb_feature_name(int word, int bit, char *buf, size_t len);
@@ -1886,6 +1894,24 @@ int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_
 /* group @g's descriptor field @f = @v; the superblock's free counts */
 int ek_fix_group_count(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, uint32_t v);
 int ek_fix_super_counts(struct ek_wset *ws, uint64_t free_blocks, uint32_t free_inodes);
+/* ---- superblock and descriptors (repair_super.c) ---- */
+/* the backup superblock and descriptors @fs was opened with written as the
+ * primary's (UNINIT flags and itable_unused cleared under group checksums);
+ * @fs then uses the primary */
+int ek_fix_super_primary(struct ek_wset *ws);
+/* a revision 0 superblock made revision 1 (s_first_ino 11, s_inode_size 128) */
+int ek_fix_super_rev(struct ek_wset *ws);
+/* feature @mask of @kind (EK_FEAT_*) set or cleared; setting one makes a
+ * revision 0 superblock revision 1 */
+int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on);
+/* group @g's bitmap (@f EK_GD_BLOCK_BITMAP or EK_GD_INODE_BITMAP) moved to
+ * @blk: a copy of block @old, or zeros when @old is 0 (pass 5 then writes
+ * the bitmap computed) */
+int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk_t old,
+		      ek_blk_t blk);
+/* the internal journal dropped: has_journal, needs_recovery and the
+ * superblock's journal fields cleared, the journal inode zeroed */
+int ek_fix_journal_clear(struct ek_wset *ws);
 /*
  * ---- lost+found (repair_lnf.c): passes 3 and 4 ----
  * ek_fix_dir_new: inode @ino becomes a new directory (mode 040000 | the

@@ -159,7 +159,8 @@ static int commit(struct check *c)
 			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
 			c->told_no_journal = true;
 		}
-		err = ek_repair_commit(&c->ws, c->o->journal, c->o->now, &ntx);
+		err = ek_repair_commit(&c->ws, c->in_place ? NULL : c->o->journal, c->o->now, &ntx);
+		c->in_place = false;
 		if (err)
 			return err;
 		c->sum->commits += ntx ? ntx : 1;
@@ -566,10 +567,12 @@ static int mark_metadata(struct check *c)
 
 		if (first == 0 && fs->blksz == 1024)
 			first = 1;
+		uint8_t moved = c->reloc ? c->reloc[g] : 0;	/* 1 block, 2 inode bitmap */
+
 		err = mark_meta(c, first, ek_group_sb_gdt_blocks(fs, g));
-		if (!err)
+		if (!err && !(moved & 1))
 			err = mark_meta(c, grp->block_bitmap, 1);
-		if (!err)
+		if (!err && !(moved & 2))
 			err = mark_meta(c, grp->inode_bitmap, 1);
 		if (!err)
 			err = mark_meta(c, grp->inode_table, fs->itable_blocks);
@@ -809,6 +812,11 @@ static int run_passes(struct check *c)
 	if (!err)
 		err = fsck_check_xattr_refs(c);
 	if (!err)
+		fsck_check_features(c);
+	/* (tables are moved once: a restart finds them moved) */
+	if (!err && !c->restarts)
+		err = fsck_relocate_tables(c);
+	if (!err)
 		fsck_units(c, 1, fs->group_count, fs->group_count);
 	if (!err)
 		err = commit(c);
@@ -869,7 +877,8 @@ static void state_release(struct check *c)
 	free(c->dxbuf);
 	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
-			     .told_no_journal = c->told_no_journal, .restarts = c->restarts };
+			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,
+			     .reloc = c->reloc, .in_place = c->in_place };
 	if (c->bmap)
 		memset(c->bmap, 0, fs->group_count * sizeof(*c->bmap));
 	if (c->ig)
@@ -907,22 +916,47 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (o->journal_refused)
 		fsck_report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
 		       o->journal_refused);
-	if (o->journal_err)
-		fsck_report(&c, EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
-		       ek_error_msg(o->journal_err));
-	if (o->journal_sb_bad)
-		fsck_report(&c, EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum), o->journal_sb_bad);
-	if (o->backup_sb)
-		fsck_report(&c, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1), o->backup_why ? o->backup_why : "",
-		       (unsigned long long)o->backup_sb);
+	/* as e2fsck's "invalid journal": an internal journal that cannot be read
+	 * is cleared (written in place: there is no journal to log it) */
+	if (o->journal_err &&
+	    fsck_report_if(&c, fs->sb.journal_inum == EXT4_JOURNAL_INO &&
+			   (o->journal_err == -EK_CORRUPT || o->journal_err == -EK_BADCRC),
+			   EK_PR_JOURNAL_UNUSABLE, AT_INODE(fs->sb.journal_inum),
+			   ek_error_msg(o->journal_err))) {
+		err = ek_fix_journal_clear(c.ws);
+		fsck_fix_done(&c, err);
+		c.in_place = !err;
+		err = err == -ENOMEM ? err : 0;
+	}
+	/* as e2fsck: an internal journal's version 2 superblock with more than
+	 * one user holds a version 1 superblock's leftovers, cleared (the
+	 * journal superblock is written at once: the commits go through it) */
+	if (o->journal_sb_bad &&
+	    fsck_report_if(&c, c.ws && o->journal && !o->journal->dev &&
+			   o->journal->sb.version == 2 && o->journal->sb.nr_users > 1 &&
+			   !memcmp(fs->raw_sb->s_journal_uuid, (uint8_t[16]){ 0 }, 16),
+			   EK_PR_JOURNAL_SUPERBLOCK_BAD, AT_INODE(fs->sb.journal_inum),
+			   o->journal_sb_bad)) {
+		err = ek_journal_clear_v2_fields(o->journal);
+		fsck_fix_done(&c, err);
+		err = err == -ENOMEM ? err : 0;
+	}
+	/* as e2fsck: the backup's superblock and descriptors become the primary's,
+	 * written in place (a journal found through a damaged primary is no
+	 * place to log the primary itself) */
+	if (o->backup_sb &&
+	    fsck_report_if(&c, fs->sb_block == o->backup_sb, EK_PR_BACKUP_SUPERBLOCK, AT_GROUP(-1),
+			   o->backup_why ? o->backup_why : "", (unsigned long long)o->backup_sb)) {
+		err = ek_fix_super_primary(c.ws);
+		fsck_fix_done(&c, err);
+		c.in_place = !err;
+		err = err == -ENOMEM ? err : 0;
+	}
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		const struct ek_group *grp = &fs->groups[g];
-		int bad = desc_check(fs, g, g + 1);
+		bool bad = fsck_check_group_tables(&c, g);
 
-		if (bad)
-			fsck_report(&c, EK_PR_GROUP_DESC_DAMAGED, AT_GROUP(g), ek_error_msg(bad));
-		/* a descriptor naming blocks outside the filesystem keeps its bad
-		 * checksum: relocating its tables is not built yet */
+		/* a descriptor with a table it cannot hold keeps its bad checksum */
 		if (grp->csum_bad &&
 		    fsck_report_if(&c, !bad, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
 			      ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
@@ -931,6 +965,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 			fsck_fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
 		}
 	}
+	if (!err)
+		err = fsck_check_meta_conflicts(&c);
 	if (!err)
 		err = fsck_check_resize_inode(&c);
 	if (!err)
@@ -955,5 +991,6 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		ek_io_set_undo(fs->io, NULL);
 	free(c.bmap);
 	free(c.ig);
+	free(c.reloc);
 	return err;
 }

@@ -113,6 +113,9 @@ struct check {
 	bool told_no_journal;
 	bool restart;		/* a fix asks for the passes to run again */
 	unsigned restarts;	/* runs restarted so far */
+	bool large_files;	/* pass 1: a regular file of 2 GiB or more */
+	uint8_t *reloc;		/* per group: tables to move at pass 1's end (fsck_pass0.c) */
+	bool in_place;		/* the next commit is written in place (the primary superblock) */
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
@@ -158,6 +161,10 @@ bool fsck_report_if(struct check *c, bool can_fix, enum ek_problem_id id,
 void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total);
 
 /* fsck_pass0.c */
+void fsck_check_features(struct check *c);
+bool fsck_check_group_tables(struct check *c, uint32_t g);
+int fsck_check_meta_conflicts(struct check *c);
+int fsck_relocate_tables(struct check *c);
 void fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
 int fsck_check_resize_inode(struct check *c);

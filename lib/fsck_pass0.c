@@ -197,3 +197,236 @@ int fsck_mark_bad_itable(struct check *c)
 		}
 	return 0;
 }
+
+/* ---- the superblock's features ------------------------------------------------ */
+
+/*
+ * After pass 1, as e2fsck: a regular file of 2 GiB or more needs
+ * large_file, which a revision 0 superblock cannot have (e2fsck 1.47 says
+ * nothing of a revision 0 superblock's features otherwise).
+ */
+void fsck_check_features(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	const struct ext4_super_block *sb = fs->raw_sb;
+	bool lf = le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
+	bool rev0 = le32_to_cpu(sb->s_rev_level) == EXT4_GOOD_OLD_REV;
+
+	if (!c->large_files)
+		return;
+	if (!lf && fsck_report(c, EK_PR_FEATURE_LARGE_FILES, AT_GROUP(-1))) {
+		int err = ek_fix_super_feature(c->ws, EK_FEAT_RO_COMPAT,
+					       EXT4_FEATURE_RO_COMPAT_LARGE_FILE, true);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return;	/* made revision 1 with it */
+	}
+	if (rev0 && fsck_report(c, EK_PR_FS_REV_LEVEL, AT_GROUP(-1)))
+		fsck_fix_done(c, ek_fix_super_rev(c->ws));
+}
+
+/* ---- the group descriptors' tables: where they are ----------------------------- */
+
+#define RELOC_BB	0x1	/* the block bitmap is moved at pass 1's end */
+#define RELOC_IB	0x2	/* the inode bitmap */
+#define RELOC_ZERO_BB	0x4	/* ...starting from zeros (it was not in the group) */
+#define RELOC_ZERO_IB	0x8
+
+static const char *const table_name[3] = { "block bitmap", "inode bitmap", "inode table" };
+
+/* the blocks group @g's tables may lie in: the group, or with flex_bg the filesystem */
+static void table_range(const struct ek_fs *fs, uint32_t g, ek_blk_t *first, ek_blk_t *last)
+{
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG)) {
+		*first = fs->sb.first_data_block;
+		*last = fs->sb.blocks_count - 1;
+	} else {
+		*first = ek_group_first_block(fs, g);
+		*last = ek_group_last_block(fs, g);
+	}
+}
+
+static int reloc_mark(struct check *c, uint32_t g, uint8_t bits)
+{
+	if (!c->reloc && !(c->reloc = ek_calloc(c->fs->group_count, 1)))
+		return -ENOMEM;
+	c->reloc[g] |= bits;
+	return 0;
+}
+
+/*
+ * As e2fsck's check_super_block(): group @g's bitmaps and inode table lie
+ * in the group (flex_bg: in the filesystem).  A bitmap that does not is
+ * moved at pass 1's end (fsck_relocate_tables), as e2fsck; an inode table
+ * that does not stays reported.  Returns true when something stays
+ * wrong (the descriptor's other checks then hold off).
+ */
+bool fsck_check_group_tables(struct check *c, uint32_t g)
+{
+	struct ek_fs *fs = c->fs;
+	const struct ek_group *grp = &fs->groups[g];
+	ek_blk_t first, last, at[3] = { grp->block_bitmap, grp->inode_bitmap, grp->inode_table };
+	bool left = false;
+
+	table_range(fs, g, &first, &last);
+	for (int k = 0; k < 3; k++) {
+		uint64_t n = k == 2 ? fs->itable_blocks : 1;
+
+		if (at[k] && at[k] >= first && at[k] <= last && n - 1 <= last - at[k])
+			continue;
+		if (fsck_report_if(c, k < 2, EK_PR_TABLE_NOT_IN_GROUP, AT_GROUP(g), table_name[k], g,
+				   (unsigned long long)at[k]))
+			fsck_fix_done(c, reloc_mark(c, g, k ? RELOC_IB | RELOC_ZERO_IB :
+							    RELOC_BB | RELOC_ZERO_BB));
+		else
+			left = true;
+	}
+	if (left)
+		c->claims_incomplete = true;
+	return left;
+}
+
+/* the metadata of one group, in the order e2fsck's mark_table_blocks() marks it */
+struct meta_item {
+	ek_blk_t blk;
+	uint64_t len;
+	uint64_t seq;	/* marking order */
+	uint32_t g;
+	int kind;	/* -1 superblock and descriptors, else table_name[] */
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct meta_item *x = a, *y = b;
+
+	return x->blk < y->blk ? -1 : x->blk > y->blk ? 1 : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * As e2fsck's pass 1 marking the tables: a bitmap or inode table on a
+ * block marked before it (the superblocks and descriptors of its group,
+ * a table of an earlier group, its own earlier table) conflicts; a
+ * conflicting bitmap is moved at pass 1's end, its contents copied.
+ */
+int fsck_check_meta_conflicts(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	struct meta_item *v = ek_calloc((size_t)fs->group_count * 4 + 1, sizeof(*v));
+	size_t n = 0, top = 0;
+	uint64_t seq = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		ek_blk_t first = ek_group_first_block(fs, g), at[3] = { grp->inode_table,
+			grp->block_bitmap, grp->inode_bitmap };
+		int kinds[3] = { 2, 0, 1 };
+		uint32_t sbn = ek_group_sb_gdt_blocks(fs, g);
+
+		if (first == 0 && fs->blksz == 1024)
+			first = 1;
+		/* reserved GDT blocks without resize_inode are RESERVED_GDT_NO_RESIZE's */
+		if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && ek_group_has_super(fs, g) &&
+		    sbn > fs->sb.reserved_gdt_blocks)
+			sbn -= fs->sb.reserved_gdt_blocks;
+		if (sbn)
+			v[n++] = (struct meta_item){ first, sbn, seq++, g, -1 };
+		for (int k = 0; k < 3; k++) {
+			uint8_t moved = kinds[k] == 0 ? RELOC_BB : kinds[k] == 1 ? RELOC_IB : 0;
+
+			if (c->reloc && (c->reloc[g] & moved))
+				continue;	/* not in its group: moved anyway */
+			if (!ek_fs_range_valid(fs, at[k], kinds[k] == 2 ? fs->itable_blocks : 1))
+				continue;	/* reported with the descriptor */
+			v[n++] = (struct meta_item){ at[k], kinds[k] == 2 ? fs->itable_blocks : 1,
+						     seq++, g, kinds[k] };
+		}
+	}
+	qsort(v, n, sizeof(*v), item_cmp);
+	/* each item against the item reaching furthest among those before it */
+	for (size_t i = 1; i < n; i++) {
+		struct meta_item *a = &v[top], *b = &v[i], *late;
+
+		if (b->blk < a->blk + a->len) {
+			late = a->seq > b->seq ? a : b;
+			if (late->kind >= 0 && fsck_report_if(c, late->kind < 2, EK_PR_TABLE_CONFLICT,
+							      AT_GROUP(late->g), late->g,
+							      table_name[late->kind],
+							      (unsigned long long)late->blk)) {
+				int err = reloc_mark(c, late->g, late->kind ? RELOC_IB : RELOC_BB);
+
+				fsck_fix_done(c, err);
+				if (err) {
+					free(v);
+					return err;
+				}
+			} else if (late->kind >= 0) {
+				c->claims_incomplete = true;
+			}
+		}
+		if (b->blk + b->len > a->blk + a->len)
+			top = i;
+	}
+	free(v);
+	return 0;
+}
+
+/* a free block for group @g's moved bitmap: free in the computed map, in
+ * the group (flex_bg: from it on, in any group), marked there */
+static int reloc_alloc(struct check *c, uint32_t g, ek_blk_t *out)
+{
+	struct ek_fs *fs = c->fs;
+	bool flex = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG);
+
+	for (uint32_t k = 0; k < (flex ? fs->group_count : 1); k++) {
+		uint32_t gg = (g + k) % fs->group_count;
+		ek_blk_t first = ek_group_first_block(fs, gg), last = ek_group_last_block(fs, gg);
+
+		for (ek_blk_t b = first; b <= last; b += ek_cluster_ratio(fs)) {
+			bool was;
+			int err;
+
+			if (!ek_fs_block_valid(fs, b))
+				continue;
+			err = fsck_mark(c, b, &was);
+			if (err)
+				return err;
+			if (!was) {
+				*out = b;
+				return 0;
+			}
+		}
+	}
+	return ek_err(-ENOSPC, "no free block left in group %u", g);
+}
+
+/* pass 1's end: the bitmaps marked to move get their new blocks, as e2fsck */
+int fsck_relocate_tables(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (uint32_t g = 0; c->reloc && g < fs->group_count; g++) {
+		for (int k = 0; k < 2; k++) {
+			uint8_t want = k ? RELOC_IB : RELOC_BB, zero = k ? RELOC_ZERO_IB : RELOC_ZERO_BB;
+			ek_blk_t old = k ? fs->groups[g].inode_bitmap : fs->groups[g].block_bitmap, nb = 0;
+			int err;
+
+			if (!(c->reloc[g] & want))
+				continue;
+			err = c->ws ? reloc_alloc(c, g, &nb) : -EINVAL;
+			if (!err)
+				err = ek_fix_table_move(c->ws, g, k ? EK_GD_INODE_BITMAP : EK_GD_BLOCK_BITMAP,
+							(c->reloc[g] & zero) ? 0 : old, nb);
+			if (err == -ENOMEM)
+				return err;
+			if (err) {
+				fsck_report(c, EK_PR_TABLE_NOT_MOVED, AT_GROUP(g), g, table_name[k],
+					    ek_error_msg(err));
+				c->claims_incomplete = true;
+			}
+		}
+	}
+	return 0;
+}

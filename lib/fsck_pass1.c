@@ -410,9 +410,18 @@ static void check_size(struct check *c, const struct ek_inode *ei)
 		bad = true;
 		want = (uint64_t)(c->last_init + 1) * bs;
 	}
+	uint64_t size = ei->size;
+
 	if (bad && fsck_report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
-			  (unsigned long long)ei->size, (unsigned long long)want))
-		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want));
+			  (unsigned long long)ei->size, (unsigned long long)want)) {
+		int err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want);
+
+		fsck_fix_done(c, err);
+		size = err ? size : want;
+	}
+	/* as e2fsck: a regular file of 2 GiB or more needs large_file (fsck_check_features) */
+	if (ek_is_reg(ei->mode) && size >= 0x80000000ull)
+		c->large_files = true;
 }
 
 

@@ -59,6 +59,43 @@ static bool csum_checked(const struct ek_fs *fs, const struct ek_group *grp, boo
 	       !(grp->flags & (inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT));
 }
 
+/* is group @g's bitmap read from disk (not computed for an uninit group)? */
+static bool on_disk(const struct ek_fs *fs, const struct ek_group *grp, bool inode)
+{
+	return !((fs->has_csum || fs->has_gdt_csum) &&
+		 (grp->flags & (inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT)));
+}
+
+/*
+ * As e2fsck at the end of pass 5: one finding per kind of bitmap whose
+ * padding is not set in some group; the fix writes those bitmaps (the
+ * set pads every bitmap it holds).  @bad: per kind, a group found so.
+ */
+static int check_padding(struct check *c, const bool bad[2], uint8_t *map)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (int inode = 0; inode < 2; inode++) {
+		int err = 0;
+
+		if (!bad[inode] || !fsck_report(c, inode ? EK_PR_INODE_BITMAP_PADDING :
+						EK_PR_BLOCK_BITMAP_PADDING, AT_GROUP(-1)))
+			continue;
+		for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+			uint8_t *b;
+
+			if (!on_disk(fs, &fs->groups[g], inode) || ek_bitmap_read(fs, g, inode, map) ||
+			    ek_bitmap_padding_ok(fs, g, inode, map))
+				continue;
+			err = ek_wset_bitmap(c->ws, g, inode, &b);
+		}
+		fsck_fix_done(c, err);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return 0;
+}
+
 /* the clusters set in the first @nbits bits of @map */
 static uint64_t bits_set(const uint8_t *map, uint64_t nbits)
 {
@@ -85,6 +122,7 @@ int fsck_pass5(struct check *c)
 	uint8_t *want_i = ek_calloc(1, fs->blksz), *want_b = ek_calloc(1, fs->blksz);
 	uint8_t *have_i = ek_malloc(fs->blksz), *have_b = ek_malloc(fs->blksz);
 	char diff[512];
+	bool pad_bad[2] = { false, false };
 	int ret = 0;
 
 	if (!want_i || !want_b || !have_i || !have_b) {
@@ -116,6 +154,8 @@ int fsck_pass5(struct check *c)
 			    ek_bitmap_csum(fs, have_b, false) != grp->block_bitmap_csum &&
 			    fsck_report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "block"))
 				fsck_fix_done(c, ek_fix_group_bitmap(c->ws, g, false, have_b, 0));
+			if (on_disk(fs, grp, false) && !ek_bitmap_padding_ok(fs, g, false, have_b))
+				pad_bad[0] = true;
 			bitmap_diff(have_b, want, nclusters, ek_group_first_block(fs, g),
 				    ek_cluster_ratio(fs), diff, sizeof(diff), &ndiff);
 			if (ndiff && fsck_report_if(c, !c->claims_incomplete, EK_PR_BLOCK_BITMAP_DIFFERS,
@@ -165,6 +205,8 @@ int fsck_pass5(struct check *c)
 			    ek_bitmap_csum(fs, have_i, true) != grp->inode_bitmap_csum &&
 			    fsck_report(c, EK_PR_BITMAP_CHECKSUM, AT_GROUP(g), g, "inode"))
 				fsck_fix_done(c, ek_fix_group_bitmap(c->ws, g, true, have_i, 0));
+			if (on_disk(fs, grp, true) && !ek_bitmap_padding_ok(fs, g, true, have_i))
+				pad_bad[1] = true;
 			bitmap_diff(have_i, want_i, ipg, (uint64_t)g * ipg + 1, 1, diff, sizeof(diff),
 				    &ndiff);
 			if (ndiff && fsck_report(c, EK_PR_INODE_BITMAP_DIFFERS, AT_GROUP(g), g, diff))
@@ -192,6 +234,9 @@ int fsck_pass5(struct check *c)
 	    fsck_report(c, EK_PR_FREE_INODES, AT_GROUP(-1), desc_free_inodes, free_inodes))
 		fsck_fix_done(c, ek_fix_super_counts(c->ws, c->claims_incomplete ?
 						fs->sb.free_blocks_count : free_blocks, free_inodes));
+	ret = check_padding(c, pad_bad, have_b);
+	if (ret)
+		goto out;
 	/* a repaired image gets the superblock's totals right too, as e2fsck
 	 * sets them (they are the sum of the groups' when the kernel reads them) */
 	if (c->ws && !c->claims_incomplete &&

@@ -321,6 +321,21 @@ int ek_bitmap_read(struct ek_fs *fs, uint32_t g, bool inode, uint8_t *map)
 	return ek_fs_read_blocks(fs, blk, 1, map);
 }
 
+bool ek_bitmap_padding_ok(const struct ek_fs *fs, uint32_t g, bool inode, const uint8_t *map)
+{
+	uint64_t bits = inode ? fs->sb.inodes_per_group : fs->sb.clusters_per_group;
+
+	for (uint64_t i = bits / 8; i < fs->blksz; i++)
+		if (map[i] != 0xFF)
+			return false;
+	if (!inode && g == fs->group_count - 1)
+		for (uint64_t c = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		     c < bits; c++)
+			if (!ek_bit_test(map, c))
+				return false;
+	return true;
+}
+
 static int bitmap_load(struct ek_fs *fs, uint32_t g, bool inode, const uint8_t **out)
 {
 	uint8_t **slot = inode ? &fs->inode_bitmaps[g] : &fs->block_bitmaps[g];

@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -56,6 +57,27 @@ static long test_writes_left(void)
 	if (writes_left > 0)
 		return writes_left--;
 	return writes_left;
+}
+
+/* Test-only: EK_TEST_WRITE_DELAY_MS=N sleeps N ms before each write, so a
+ * test can signal a tool in the middle of its writes */
+static void test_write_delay(void)
+{
+	static long ms = -1;
+
+	if (ms < 0) {
+		const char *d = getenv("EK_TEST_WRITE_DELAY_MS");
+
+		ms = d && *d ? strtol(d, NULL, 10) : 0;
+		if (ms < 0 || ms > 10000)
+			ms = 0;
+	}
+	if (ms) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 }
 
 bool ek__io_stopped(void)
@@ -277,6 +299,7 @@ int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 	if (test_writes_left() == 0)
 		return ek__error(-EIO, __FILE__, __LINE__, EK_AT_OFFSET, off,
 				 "write to '%s' stopped by the test fault hook", io->path);
+	test_write_delay();
 	/* the original bytes are durable in the undo file before they change */
 	if (io->undo && (err = ek_undo_save(io->undo, off, len)))
 		return err;

@@ -307,6 +307,22 @@ int ek_journal_write_sb(struct ek_journal *j)
 	return ek_journal_write(j, j->dev ? j->dev_start : 0, jsb, sizeof(*jsb));
 }
 
+int ek_journal_clear_v2_fields(struct ek_journal *j)
+{
+	const size_t v1 = offsetof(journal_superblock_t, s_feature_compat);
+	struct ek_jsb sb;
+	int err;
+
+	if (j->dev)
+		return ek_err(-EINVAL, "journal: an external journal's users are its own");
+	memset(j->raw_sb + v1, 0, sizeof(j->raw_sb) - v1);
+	err = ek_jsb_decode(j->raw_sb, j->fs->blksz, true, &sb);
+	if (err)
+		return err;
+	j->sb = sb;
+	return ek_journal_write_sb(j);
+}
+
 /* a journal of @fs and a block buffer, both for the caller to free */
 static int journal_alloc(struct ek_fs *fs, struct ek_journal **j, uint8_t **buf)
 {

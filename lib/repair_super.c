@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * repair_super.c - extkit-fsck's fixes of the superblock, the group
+ * descriptors and the bitmaps' padding (pass 0 and the pass-5 residue).
+ *
+ * As repair.c: each fix edits blocks inside a write set through the
+ * object's codec (super.c's fields, group.c's descriptor fields); the
+ * checksums are set when the set is sealed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "extkit.h"
+
+/*
+ * The primary superblock and descriptors from the backup @fs was opened
+ * with (fs->sb_block): the backup superblock as group 0's, each descriptor
+ * block at its primary home.  As libext2fs opening a backup with group
+ * descriptor checksums, the descriptors lose their BLOCK_UNINIT and
+ * INODE_UNINIT flags and bg_itable_unused (a backup's are as old as the
+ * last resize or mkfs): pass 5 then judges every bitmap as written.  From
+ * here on @fs reads and writes the primary (sb_block 0).
+ */
+int ek_fix_super_primary(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint32_t nblocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+	ek_blk_t backup = fs->sb_block;
+	struct ext4_super_block *sb;
+	int err = 0;
+
+	if (!backup)
+		return ek_err(-EINVAL, "the superblock was read from the primary");
+	sb = ek_wset_super(ws);
+	if (!sb)
+		return -ENOMEM;
+	memcpy(sb, fs->raw_sb, EXT4_SUPERBLOCK_SIZE);
+	sb->s_block_group_nr = 0;
+	for (uint32_t i = 0; i < nblocks && !err; i++)
+		err = ek_wset_put(ws, ek_gdt_block(fs, fs->sb.first_data_block, i), fs->gd_raw + (size_t)i * fs->blksz);
+	if (err)
+		return err;
+	fs->sb_block = 0;	/* the set's descriptors (and later reads) are the primary's */
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		uint8_t *d;
+
+		err = ek_wset_desc(ws, g, &d);	/* touched: seal sets its checksum */
+		if (err || !(fs->has_csum || fs->has_gdt_csum))
+			continue;
+		put_le16(d + offsetof(struct ext4_group_desc, bg_flags),
+			 get_le16(d + offsetof(struct ext4_group_desc, bg_flags)) &
+			 ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT));
+		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, 0);
+	}
+	if (err)
+		fs->sb_block = backup;
+	return err;
+}
+
+/* a revision 0 superblock made dynamic (revision 1), as e2fsprogs does it:
+ * the first inode and the inode size revision 0 implies made explicit */
+static void dynamic_rev(struct ext4_super_block *sb)
+{
+	if (le32_to_cpu(sb->s_rev_level) != EXT4_GOOD_OLD_REV)
+		return;
+	sb->s_rev_level = cpu_to_le32(EXT4_DYNAMIC_REV);
+	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+	sb->s_inode_size = cpu_to_le16(EXT4_GOOD_OLD_INODE_SIZE);
+}
+
+int ek_fix_super_rev(struct ek_wset *ws)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+
+	if (!sb)
+		return -ENOMEM;
+	dynamic_rev(sb);
+	return 0;
+}
+
+int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	__le32 *f;
+
+	if (!sb)
+		return -ENOMEM;
+	switch (kind) {
+	case EK_FEAT_COMPAT: f = &sb->s_feature_compat; break;
+	case EK_FEAT_INCOMPAT: f = &sb->s_feature_incompat; break;
+	case EK_FEAT_RO_COMPAT: f = &sb->s_feature_ro_compat; break;
+	default: return -EINVAL;
+	}
+	if (on) {
+		*f |= cpu_to_le32(mask);
+		dynamic_rev(sb);	/* a revision 0 superblock has no features */
+	} else {
+		*f &= ~cpu_to_le32(mask);
+	}
+	return 0;
+}
+
+int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk_t old,
+		      ek_blk_t blk)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *b, *d;
+	uint64_t bits;
+	int err;
+
+	if (f != EK_GD_BLOCK_BITMAP && f != EK_GD_INODE_BITMAP)
+		return -EINVAL;
+	if (!ek_fs_block_valid(fs, blk))
+		return ek_err(-EINVAL, "block %llu is outside the filesystem",
+			      (unsigned long long)blk);
+	err = ek_wset_block(ws, blk, &b);
+	if (err)
+		return err;
+	if (old && ek_fs_block_valid(fs, old))
+		err = ek_wset_read(ws, old, b);
+	else
+		memset(b, 0, fs->blksz);
+	/* the bytes past the group's bits set, as the kernel writes a bitmap */
+	bits = f == EK_GD_INODE_BITMAP ? fs->sb.inodes_per_group : fs->sb.clusters_per_group;
+	if (!err && bits / 8 < fs->blksz)
+		memset(b + bits / 8, 0xFF, fs->blksz - bits / 8);
+	if (!err && f == EK_GD_BLOCK_BITMAP && g == fs->group_count - 1)	/* past the end */
+		for (uint64_t c = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		     c < bits; c++)
+			b[c >> 3] |= 1u << (c & 7);
+	if (!err)
+		err = ek_wset_desc(ws, g, &d);
+	if (!err)
+		ek_gd_set(fs, d, f, blk);
+	return err;
+}
+
+/*
+ * The internal journal dropped, as e2fsck clears "an invalid journal":
+ * has_journal and needs_recovery cleared, the superblock's journal fields
+ * zeroed, and the journal inode zeroed (its blocks are then claimed by
+ * nothing: pass 5 frees them).
+ */
+int ek_fix_journal_clear(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	uint8_t *raw;
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+	if (err)
+		return err;
+	memset(raw, 0, fs->inode_size);
+	sb->s_feature_compat &= ~cpu_to_le32(EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+	sb->s_journal_inum = 0;
+	sb->s_journal_dev = 0;
+	sb->s_jnl_backup_type = 0;
+	memset(sb->s_jnl_blocks, 0, sizeof(sb->s_jnl_blocks));
+	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+	return 0;
+}
