@@ -1848,6 +1848,17 @@ int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
 			const struct ek_dirent *de);
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
+/* ---- directory repairs (repair_dir.c) ---- */
+/*
+ * Rewrite directory @ino whole: '.', '..' = @parent and @ents (names
+ * distinct, no '.' or '..'; reordered), built by ek_dir_build() into the
+ * directory's first logical blocks, the blocks past them freed and i_size
+ * cut to the new length; EXT4_INDEX_FL set as *@indexed says.  -EK_UNSUPP
+ * (nothing changed) for an inline or casefolded directory, or when the
+ * new blocks need more than the directory's mapped, written first blocks.
+ */
+int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
+		       struct ek_dirent_new *ents, size_t n, bool *indexed);
 /* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */
 int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_t *map,
 			uint64_t nbits);

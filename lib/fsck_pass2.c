@@ -16,6 +16,32 @@ struct dirwalk {
 	uint32_t policy;	/* its encryption policy (struct check's crypt) */
 	int dx_version;		/* htree: the hash of its names (ek_dx_hash), or -1 */
 	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
+	struct rbuf *rb;	/* repairing: the entries kept for a rebuild, else NULL */
+	bool rebuild_tried;	/* dir_rebuild() ran; its result: */
+	int rebuild_err;
+	/* repairing: a root the dx codec refused, reported after the entry walk */
+	int root_fault;		/* a problem ID, or -1 */
+	ek_blk_t root_fault_blk;
+	char root_fault_msg[320];	/* as struct ek_error's */
+};
+
+/*
+ * Repairing: the entries of the directory being read that a rebuild keeps
+ * (every one the walk read and no fix cleared), with their names, in one
+ * buffer reused from directory to directory.
+ */
+struct rbent {
+	size_t at;		/* the name, in names */
+	ek_ino_t ino;
+	uint8_t len, type;
+	bool dup;		/* a name seen before in the directory */
+};
+
+struct rbuf {
+	struct rbent *v;
+	size_t n, cap;
+	char *names;
+	size_t len, names_cap;
 };
 
 /* one leaf of an htree directory: the lowest and highest hash of its names */
@@ -112,6 +138,190 @@ static bool dot_or_dotdot(const struct ek_dirent *de)
 	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
 }
 
+/* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
+
+/* keep entry @de (file type @type) for a rebuild; -ENOMEM */
+static int rb_keep(struct dirwalk *w, const struct ek_dirent *de, uint8_t type, bool dup)
+{
+	struct rbuf *rb = w->rb;
+
+	if (!rb || dot_or_dotdot(de))
+		return 0;
+	if (rb->n == rb->cap) {
+		size_t cap = rb->cap ? rb->cap * 2 : 64;
+		struct rbent *v = realloc(rb->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rb->v = v;
+		rb->cap = cap;
+	}
+	if (rb->len + de->name_len > rb->names_cap) {
+		size_t cap = (rb->names_cap + de->name_len) * 2;
+		char *v = realloc(rb->names, cap);
+
+		if (!v)
+			return -ENOMEM;
+		rb->names = v;
+		rb->names_cap = cap;
+	}
+	memcpy(rb->names + rb->len, de->name, de->name_len);
+	rb->v[rb->n++] = (struct rbent){ rb->len, de->ino, de->name_len, type, dup };
+	rb->len += de->name_len;
+	return 0;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	const ek_blk_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+struct oldblocks {
+	ek_blk_t *v;
+	size_t n, cap;
+};
+
+/* the blocks of the directory's map (data and tree), which a rebuild may free */
+static int old_block_cb(void *arg, const struct ek_mapping *m)
+{
+	struct oldblocks *o = arg;
+
+	if (m->kind == EK_MAP_TREE)
+		return fsck_blk_push(&o->v, &o->n, &o->cap, m->pblk);
+	if (m->kind != EK_MAP_DATA)
+		return 0;
+	/* the map walk checked each run lies in the filesystem */
+	for (uint64_t k = 0; k < m->len; k++) {
+		int err = fsck_blk_push(&o->v, &o->n, &o->cap, m->pblk + k);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A name for duplicate @e that the directory does not hold: its last bytes
+ * replaced by "~N" (the name grown when it is shorter than that), as
+ * e2fsck's pass 3A renames a non-unique name.  Into @out (256 bytes);
+ * its length, or 0 when none was found.
+ */
+static unsigned dup_rename(struct check *c, const char *name, unsigned len, char *out)
+{
+	for (unsigned k = 0; k < 10000; k++) {
+		char suf[8];
+		int sl = snprintf(suf, sizeof(suf), "~%u", k);
+		unsigned keep = len > (unsigned)sl ? len - (unsigned)sl : len;
+		int seen;
+
+		if (keep + (unsigned)sl > 255)
+			keep = 255 - (unsigned)sl;
+		memcpy(out, name, keep);
+		memcpy(out + keep, suf, (size_t)sl);
+		seen = name_seen(c, out, keep + (unsigned)sl);
+		if (seen < 0)
+			return 0;
+		if (!seen)
+			return keep + (unsigned)sl;
+	}
+	return 0;
+}
+
+/*
+ * Rewrite the directory being walked from the entries kept (lib:
+ * ek_fix_dir_rebuild): a second entry of a name to the same inode is
+ * dropped, to another inode renamed (dropped in an encrypted directory,
+ * whose names cannot be changed without the key), as e2fsck's pass 3A.
+ * Once per directory: later findings it fixes get the same result.
+ */
+static int dir_rebuild(struct dirwalk *w)
+{
+	struct check *c = w->c;
+	struct rbuf *rb = w->rb;
+	struct oldblocks old = { 0 };
+	struct ek_dirent_new *ents = NULL;
+	char *renamed = NULL;
+	ek_ino_t *dropped = NULL;
+	size_t n = 0, ndropped = 0;
+	ek_ino_t parent = w->di->parent;
+	bool indexed;
+	int err;
+
+	if (w->rebuild_tried)
+		return w->rebuild_err;
+	w->rebuild_tried = true;
+	if (!rb || !c->ws) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = ek_map_walk(c->fs, w->ei, old_block_cb, &old);
+	if (err) {
+		if (err != -ENOMEM)
+			err = ek_unsupp("directory inode %u: its block map cannot be read, the "
+					"directory is not rebuilt", w->dir);
+		goto out;
+	}
+	ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*ents));
+	dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*dropped));
+	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
+	err = -ENOMEM;
+	if (!ents || !dropped || !renamed)
+		goto out;
+	for (size_t i = 0; i < rb->n; i++) {
+		const struct rbent *e = &rb->v[i];
+		const char *name = rb->names + e->at;
+		bool drop = w->encrypted;
+
+		if (e->dup) {
+			/* the first entry of this name */
+			for (size_t k = 0; k < i; k++)
+				if (!rb->v[k].dup && rb->v[k].len == e->len &&
+				    !memcmp(rb->names + rb->v[k].at, name, e->len)) {
+					drop |= rb->v[k].ino == e->ino;
+					break;
+				}
+			if (drop) {
+				dropped[ndropped++] = e->ino;
+				continue;
+			}
+			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, renamed + i * 256);
+			if (!ents[n].name_len) {
+				err = ek_unsupp("directory inode %u: no new name for duplicate entry",
+						w->dir);
+				goto out;
+			}
+			name = renamed + i * 256;
+		} else {
+			ents[n].name_len = e->len;
+		}
+		ents[n].name = name;
+		ents[n].ino = e->ino;
+		ents[n].file_type = e->type;
+		n++;
+	}
+	/* a directory without '..': the root, which pass 3 corrects */
+	if (!parent || parent > c->fs->sb.inodes_count)
+		parent = EXT4_ROOT_INO;
+	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n, &indexed);
+	if (err)
+		goto out;
+	w->di->parent = parent;
+	if (old.n > 1)
+		qsort(old.v, old.n, sizeof(*old.v), cmp_blk);
+	fsck_forget_freed(c, old.v, old.n);
+	for (size_t i = 0; i < ndropped; i++)
+		fsck_ref_drop(c, dropped[i]);
+out:
+	free(old.v);
+	free(ents);
+	free(renamed);
+	free(dropped);
+	w->rebuild_err = err;
+	return err;
+}
+
 /* ---- pass 2: htree indexes ----------------------------------------------------- */
 
 /*
@@ -172,6 +382,7 @@ struct dxrun {
 
 struct dxcheck {
 	struct check *c;
+	struct dirwalk *w;
 	const struct ek_inode *dir;
 	unsigned levels;	/* the root's indirect_levels */
 	uint64_t nblocks;	/* i_size in blocks */
@@ -242,9 +453,9 @@ static const struct dxleaf *dx_leaf_of(const struct check *c, uint32_t lblk)
 	return lo < c->ndxl && c->dxl[lo].lblk == lblk ? &c->dxl[lo] : NULL;
 }
 
-/* an index block the dx codec refused (@err, the rule in @n->fault) */
-static void dx_report_fault(struct check *c, ek_ino_t dir, ek_blk_t pblk,
-			    const struct ek_dx_node *n, int err)
+/* an index block the dx codec refused (the rule @fault, in words @msg) */
+static void dx_report(struct check *c, struct dirwalk *w, ek_blk_t pblk, unsigned fault,
+		      const char *msg)
 {
 	static const enum ek_problem_id id[] = {
 		[EK_DX_ROOT] = EK_PR_HTREE_ROOT_BAD,
@@ -257,13 +468,19 @@ static void dx_report_fault(struct check *c, ek_ino_t dir, ek_blk_t pblk,
 		[EK_DX_BLOCK] = EK_PR_HTREE_BAD_BLOCK,
 		[EK_DX_ORDER] = EK_PR_HTREE_ORDER,
 	};
-	struct ek_finding at = { .ino = dir, .blk = pblk, .has_blk = true, .group = -1 };
+	struct ek_finding at = { .ino = w->dir, .blk = pblk, .has_blk = true, .group = -1 };
 
 	/* a bad checksum alone: the entry walk named it (DIR_DAMAGED) */
-	if (n->fault == EK_DX_OK || n->fault == EK_DX_CSUM ||
-	    n->fault >= sizeof(id) / sizeof(id[0]))
+	if (fault == EK_DX_OK || fault == EK_DX_CSUM || fault >= sizeof(id) / sizeof(id[0]))
 		return;
-	fsck_report(c, id[n->fault], &at, ek_error_msg(err));
+	if (fsck_report(c, id[fault], &at, msg))
+		fsck_fix_done(c, dir_rebuild(w));
+}
+
+static void dx_report_fault(struct check *c, struct dirwalk *w, ek_blk_t pblk,
+			    const struct ek_dx_node *n, int err)
+{
+	dx_report(c, w, pblk, n->fault, ek_error_msg(err));
 }
 
 /*
@@ -297,7 +514,8 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 		if (!r) {
 			ek_corrupt_ino(x->dir->ino, "htree directory: entry %u of index block %u points to block %u, which is not allocated",
 				       i, lblk, b);
-			fsck_report(c, EK_PR_HTREE_BAD_BLOCK, &at, ek_error_msg(-EK_CORRUPT));
+			if (fsck_report(c, EK_PR_HTREE_BAD_BLOCK, &at, ek_error_msg(-EK_CORRUPT)))
+				fsck_fix_done(c, dir_rebuild(x->w));
 			return 1;
 		}
 		k = r->rank + (b - r->lblk);
@@ -305,8 +523,9 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 		at.blk = pb;
 		at.has_blk = true;
 		if (ek_bit_test(x->named, k)) {
-			fsck_report(c, EK_PR_HTREE_REFERENCED_TWICE, &at, x->dir->ino, b,
-			       (unsigned long long)pb);
+			if (fsck_report(c, EK_PR_HTREE_REFERENCED_TWICE, &at, x->dir->ino, b,
+					(unsigned long long)pb))
+				fsck_fix_done(c, dir_rebuild(x->w));
 			continue;
 		}
 		x->named[k >> 3] |= 1u << (k & 7);
@@ -321,7 +540,7 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 				continue;	/* the entry walk read it too and named it */
 			err = ek_dx_node_parse(fs, x->dir, pb, buf, &child);
 			if (err && err != -EK_BADCRC) {
-				dx_report_fault(c, x->dir->ino, pb, &child, err);
+				dx_report_fault(c, x->w, pb, &child, err);
 				return 1;
 			}
 			err = dx_walk(x, &child, b, depth + 1, elo, ehi);
@@ -330,9 +549,10 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 		} else {
 			const struct dxleaf *l = dx_leaf_of(c, b);
 
-			if (l && (l->min < elo || l->max > ehi))
-				fsck_report(c, EK_PR_HTREE_HASH_RANGE, &at, x->dir->ino, b,
-				       (unsigned long long)pb, l->min, l->max, elo, ehi);
+			if (l && (l->min < elo || l->max > ehi) &&
+			    fsck_report(c, EK_PR_HTREE_HASH_RANGE, &at, x->dir->ino, b,
+					(unsigned long long)pb, l->min, l->max, elo, ehi))
+				fsck_fix_done(c, dir_rebuild(x->w));
 		}
 	}
 	return 0;
@@ -364,20 +584,32 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	seen = name_seen(c, de->name, de->name_len);
 	if (seen < 0)
 		return seen;
-	if (seen)
+	/* repairing, a duplicate is reported after the walk: its fix rebuilds
+	 * the directory, which needs every entry */
+	if (seen && !w->rb)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
 	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		if (fsck_report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino))
-			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
-		return 0;
+		if (fsck_report_if(c, clearable, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir, de->ino)) {
+			int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+			fsck_fix_done(c, err);
+			if (!err)
+				return 0;
+		}
+		return rb_keep(w, de, de->file_type, seen);
 	}
 	if (!(fsck_iflags(c, de->ino) & IN_USE)) {
-		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino))
-			fsck_fix_done(c, ek_fix_dirent_clear(c->ws, w->ei, de));
-		return 0;
+		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino)) {
+			int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+			fsck_fix_done(c, err);
+			if (!err)
+				return 0;
+		}
+		return rb_keep(w, de, de->file_type, seen);
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */
 	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
@@ -416,7 +648,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	    fsck_report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
 		      name, w->dir, de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))))
 		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
-	return 0;
+	/* a rebuild gives the entry its inode's type (a type the inode's mode
+	 * does not say: the entry's own) */
+	return rb_keep(w, de, fsck_mode_ftype(fsck_imode(c, de->ino)) ?
+			      fsck_mode_ftype(fsck_imode(c, de->ino)) : de->file_type, seen);
 }
 
 /*
@@ -466,8 +701,15 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	err = ek_dx_root_parse(fs, dir, pblk, c->dxbuf, root);
+	if (err && err != -EK_BADCRC && w->rb && root->fault != EK_DX_OK && root->fault != EK_DX_CSUM) {
+		/* its fix rebuilds the directory from every entry: after the walk */
+		w->root_fault = root->fault;
+		w->root_fault_blk = pblk;
+		snprintf(w->root_fault_msg, sizeof(w->root_fault_msg), "%s", ek_error_msg(err));
+		return 0;
+	}
 	if (err && err != -EK_BADCRC) {
-		dx_report_fault(c, dir->ino, pblk, root, err);
+		dx_report_fault(c, w, pblk, root, err);
 		return 0;
 	}
 	/* casefolded names hash after Unicode folding: their ranges are not checked */
@@ -482,10 +724,11 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
  * walk the index from @root (in c->dxbuf), then name the blocks in use
  * that no entry named.
  */
-static int htree_check(struct check *c, const struct ek_inode *dir, const struct ek_dx_node *root)
+static int htree_check(struct check *c, struct dirwalk *w, const struct ek_inode *dir,
+		       const struct ek_dx_node *root)
 {
 	struct ek_fs *fs = c->fs;
-	struct dxcheck x = { .c = c, .dir = dir, .levels = root->indirect_levels,
+	struct dxcheck x = { .c = c, .w = w, .dir = dir, .levels = root->indirect_levels,
 			     .nblocks = (dir->size + fs->blksz - 1) >> fs->log_blksz };
 	int err;
 
@@ -516,10 +759,11 @@ static int htree_check(struct check *c, const struct ek_inode *dir, const struct
 
 			if (ek_bit_test(x.named, rank))
 				continue;
-			fsck_report(c, EK_PR_HTREE_UNREFERENCED, &(struct ek_finding){ .ino = dir->ino,
-			       .blk = x.runs[i].pblk + k, .has_blk = true, .group = -1 },
-			       dir->ino, (unsigned)(x.runs[i].lblk + k),
-			       (unsigned long long)(x.runs[i].pblk + k));
+			if (fsck_report(c, EK_PR_HTREE_UNREFERENCED, &(struct ek_finding){ .ino = dir->ino,
+					.blk = x.runs[i].pblk + k, .has_blk = true, .group = -1 },
+					dir->ino, (unsigned)(x.runs[i].lblk + k),
+					(unsigned long long)(x.runs[i].pblk + k)))
+				fsck_fix_done(c, dir_rebuild(w));
 		}
 out:
 	free(x.runs);
@@ -533,16 +777,21 @@ int fsck_pass2(struct check *c)
 	uint8_t *iblk = ek_malloc(fs->blksz);
 	ek_blk_t iblk_at = 0;
 	bool iblk_have = false;
+	struct rbuf rb = { 0 };
+	int ret = 0;
 
 	if (!iblk)
 		return -ENOMEM;
 
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
-		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1 };
+		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1,
+				     .rb = c->ws ? &rb : NULL, .root_fault = -1 };
 		struct ek_dx_node root;
 		struct ek_inode ei;
 		int err, dx = 0;
+		bool walked = false;
+		char dmsg[320];
 
 		fsck_units(c, 2, d, c->ndirs);
 		if ((fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
@@ -553,6 +802,7 @@ int fsck_pass2(struct check *c)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		c->ndxl = 0;
 		c->dxl_unsorted = false;
+		rb.n = rb.len = 0;
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		w.ei = &ei;
@@ -561,22 +811,52 @@ int fsck_pass2(struct check *c)
 			dx = htree_root(c, &w, &ei, &root);
 		if (dx < 0) {
 			ek_inode_release(&ei);
-			free(iblk);
-			return dx;
+			ret = dx;
+			break;
 		}
-		if (!err || err == -EK_BADCRC)
+		if (!err || err == -EK_BADCRC) {
+			walked = true;
 			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
-		if (err && err != -ENOMEM)
-			fsck_report(c, EK_PR_DIR_DAMAGED, AT_INODE(ino), ek_error_msg(err));
-		if (dx && err != -ENOMEM)
-			err = htree_check(c, &ei, &root);
+		}
+		if (err == -ENOMEM) {
+			ek_inode_release(&ei);
+			ret = err;
+			break;
+		}
+		if (err)	/* before the repairs below record errors of their own */
+			snprintf(dmsg, sizeof(dmsg), "%s", ek_error_msg(err));
+		/* repairing: what the walk put off (see htree_root, pass2_entry) */
+		if (w.root_fault >= 0)
+			dx_report(c, &w, w.root_fault_blk, (unsigned)w.root_fault, w.root_fault_msg);
+		for (size_t i = 0; w.rb && i < rb.n; i++) {
+			char name[256];
+
+			if (!rb.v[i].dup)
+				continue;
+			memcpy(name, rb.names + rb.v[i].at, rb.v[i].len);
+			name[rb.v[i].len] = 0;
+			if (fsck_report(c, EK_PR_ENTRY_DUPLICATE, &(struct ek_finding){ .ino = rb.v[i].ino,
+					.dir = ino, .group = -1 }, name, ino))
+				fsck_fix_done(c, dir_rebuild(&w));
+		}
+		/* damaged blocks: the directory rebuilt from the entries read,
+		 * with new checksums (the walk reads past a bad entry's block) */
+		if (err && fsck_report_if(c, walked && (err == -EK_CORRUPT || err == -EK_BADCRC),
+					  EK_PR_DIR_DAMAGED, AT_INODE(ino), dmsg))
+			fsck_fix_done(c, dir_rebuild(&w));
+		err = 0;
+		if (dx && !(w.rebuild_tried && !w.rebuild_err))
+			err = htree_check(c, &w, &ei, &root);
 		ek_inode_release(&ei);
 		if (err == -ENOMEM) {
-			free(iblk);
-			return err;
+			ret = err;
+			break;
 		}
 	}
 	free(iblk);
-	fsck_units(c, 2, c->ndirs, c->ndirs);
-	return 0;
+	free(rb.v);
+	free(rb.names);
+	if (!ret)
+		fsck_units(c, 2, c->ndirs, c->ndirs);
+	return ret;
 }
