@@ -870,6 +870,16 @@ bool ek_dir_block_csum_ok(struct ek_fs *fs, const struct ek_inode *dir, uint64_t
 void ek_dir_block_reseal(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk, uint8_t *b);
 /* under metadata_csum: the checksum tail of leaf @b of directory @dir, and its checksum */
 void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b);
+/*
+ * Salvage block @buf (logical @lblk of @dir) as e2fsck's pass 2 does: each
+ * entry the checker refuses is mended (rec_len cut to the end, merged into
+ * the entry before, or the rest of the block given up), so the readable
+ * entries stay.  Index nodes are left alone; a leaf's checksum tail is
+ * kept (not resealed).  Returns the entries mended (0: the block was fine),
+ * *@first_bad the offset of the first.
+ */
+int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			 uint8_t *buf, uint32_t *first_bad);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);

@@ -124,6 +124,7 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 		     ek_ino_t *out);
 void fsck_fix_done(struct check *c, int err);
 void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n);
+int fsck_commit(struct check *c);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino);

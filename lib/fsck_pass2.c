@@ -40,6 +40,8 @@ struct rbent {
 struct rbuf {
 	struct rbent *v;
 	size_t n, cap;
+	ek_blk_t *dots;		/* the inodes of the '.' and '..' entries counted */
+	size_t ndots, dots_cap;
 	char *names;
 	size_t len, names_cap;
 };
@@ -145,8 +147,10 @@ static int rb_keep(struct dirwalk *w, const struct ek_dirent *de, uint8_t type, 
 {
 	struct rbuf *rb = w->rb;
 
-	if (!rb || dot_or_dotdot(de))
+	if (!rb)
 		return 0;
+	if (dot_or_dotdot(de))	/* a rebuild writes its own */
+		return fsck_blk_push(&rb->dots, &rb->ndots, &rb->dots_cap, de->ino);
 	if (rb->n == rb->cap) {
 		size_t cap = rb->cap ? rb->cap * 2 : 64;
 		struct rbent *v = realloc(rb->v, cap * sizeof(*v));
@@ -307,6 +311,14 @@ static int dir_rebuild(struct dirwalk *w)
 	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n, &indexed);
 	if (err)
 		goto out;
+	/* the references the walk counted for '.' and '..' give way to the new ones */
+	for (size_t i = 0; i < rb->ndots; i++)
+		fsck_ref_drop(c, (ek_ino_t)rb->dots[i]);
+	err = fsck_ref_add(c, w->dir);
+	if (!err)
+		err = fsck_ref_add(c, parent);
+	if (err)
+		goto out;
 	w->di->parent = parent;
 	if (old.n > 1)
 		qsort(old.v, old.n, sizeof(*old.v), cmp_blk);
@@ -320,6 +332,73 @@ out:
 	free(dropped);
 	w->rebuild_err = err;
 	return err;
+}
+
+/* ---- pass 2: salvaging damaged blocks (repairing) --------------------------------- */
+
+struct salvage {
+	struct dirwalk *w;
+	uint8_t *buf;
+	uint64_t nblocks;
+	bool any;		/* a block was salvaged into c->ws */
+};
+
+static int salvage_cb(void *arg, const struct ek_mapping *m)
+{
+	struct salvage *s = arg;
+	struct check *c = s->w->c;
+	struct ek_fs *fs = c->fs;
+	uint64_t end;
+
+	if (m->kind != EK_MAP_DATA || m->unwritten || m->lblk >= s->nblocks)
+		return 0;
+	end = m->len > s->nblocks - m->lblk ? s->nblocks : m->lblk + m->len;
+	for (uint64_t l = m->lblk; l < end && !c->err; l++) {
+		ek_blk_t pblk = m->pblk + (l - m->lblk);
+		struct ek_finding at = { .ino = s->w->dir, .blk = pblk, .has_blk = true, .group = -1 };
+		uint32_t off;
+		uint8_t *b;
+		int err;
+
+		if (ek_fs_read_blocks(fs, pblk, 1, s->buf))
+			continue;	/* the entry walk names it */
+		if (!ek_dir_block_salvage(fs, s->w->ei, l, s->buf, &off))
+			continue;
+		if (!fsck_report(c, EK_PR_DIR_SALVAGE, &at, s->w->dir, (unsigned long long)l, off))
+			continue;
+		err = ek_wset_block(c->ws, pblk, &b);
+		if (!err) {
+			memcpy(b, s->buf, fs->blksz);
+			ek_dir_block_reseal(fs, s->w->ei, l, b);
+			s->any = true;
+		}
+		fsck_fix_done(c, err);
+	}
+	return c->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+/*
+ * Repairing, before the entry walk of a directory in blocks: every block
+ * whose entries the checker refuses is salvaged as e2fsck's pass 2 does
+ * (lib: ek_dir_block_salvage) and committed, so the walk reads the
+ * entries the damage hid.  -ENOMEM or a commit's error, else 0.
+ */
+static int salvage_blocks(struct dirwalk *w)
+{
+	struct check *c = w->c;
+	struct salvage s = { .w = w, .nblocks = (w->ei->size + c->fs->blksz - 1) >> c->fs->log_blksz };
+	int err;
+
+	if (!c->ws || ek_inode_has_inline(w->ei))
+		return 0;
+	s.buf = ek_malloc(c->fs->blksz);
+	if (!s.buf)
+		return -ENOMEM;
+	err = ek_map_walk(c->fs, w->ei, salvage_cb, &s);
+	free(s.buf);
+	if (err == -ENOMEM)
+		return err;
+	return s.any ? fsck_commit(c) : 0;	/* a damaged map: pass 1 named it */
 }
 
 /* ---- pass 2: htree indexes ----------------------------------------------------- */
@@ -599,7 +678,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 			if (!err)
 				return 0;
 		}
-		return rb_keep(w, de, de->file_type, seen);
+		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
 	}
 	if (!(fsck_iflags(c, de->ino) & IN_USE)) {
 		if (fsck_report_if(c, clearable, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir, de->ino)) {
@@ -609,7 +688,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 			if (!err)
 				return 0;
 		}
-		return rb_keep(w, de, de->file_type, seen);
+		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */
 	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
@@ -802,11 +881,20 @@ int fsck_pass2(struct check *c)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		c->ndxl = 0;
 		c->dxl_unsorted = false;
-		rb.n = rb.len = 0;
+		rb.n = rb.len = rb.ndots = 0;
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		w.ei = &ei;
 		w.policy = c->crypt ? c->crypt[ino] : 0;
+		if (!err || err == -EK_BADCRC) {
+			int serr = salvage_blocks(&w);
+
+			if (serr) {
+				ek_inode_release(&ei);
+				ret = serr;
+				break;
+			}
+		}
 		if ((!err || err == -EK_BADCRC) && ek_dir_is_htree(fs, &ei))
 			dx = htree_root(c, &w, &ei, &root);
 		if (dx < 0) {
@@ -841,7 +929,8 @@ int fsck_pass2(struct check *c)
 		}
 		/* damaged blocks: the directory rebuilt from the entries read,
 		 * with new checksums (the walk reads past a bad entry's block) */
-		if (err && fsck_report_if(c, walked && (err == -EK_CORRUPT || err == -EK_BADCRC),
+		if (err && fsck_report_if(c, walked && (err == -EK_CORRUPT || err == -EK_BADCRC) &&
+					  !ek_inode_has_inline(&ei),
 					  EK_PR_DIR_DAMAGED, AT_INODE(ino), dmsg))
 			fsck_fix_done(c, dir_rebuild(&w));
 		err = 0;
@@ -856,6 +945,7 @@ int fsck_pass2(struct check *c)
 	free(iblk);
 	free(rb.v);
 	free(rb.names);
+	free(rb.dots);
 	if (!ret)
 		fsck_units(c, 2, c->ndirs, c->ndirs);
 	return ret;
