@@ -1486,6 +1486,14 @@ void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uin
 	put_le16(b + off + 4, ek_rec_len_to_disk(rec_len, fs->blksz));
 }
 
+void ek_dirent_name_fix(uint8_t *name, uint8_t name_len)
+{
+	/* as e2fsck's fix of an illegal name: each '/' and NUL becomes '.' */
+	for (unsigned i = 0; i < name_len; i++)
+		if (name[i] == '/' || !name[i])
+			name[i] = '.';
+}
+
 /* where block @b (logical @lblk of @dir) keeps its checksum: leaf tail or dx tail */
 static bool block_csum_at(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
 			  const uint8_t *b, uint32_t *at, uint32_t *want)

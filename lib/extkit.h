@@ -860,6 +860,8 @@ void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t in
 void ek_dirent_set_ino(uint8_t *b, uint32_t off, ek_ino_t ino);
 void ek_dirent_set_type(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint8_t file_type);
 void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint32_t rec_len);
+/* the @name_len bytes of an entry's name: each '/' and NUL made '.' */
+void ek_dirent_name_fix(uint8_t *name, uint8_t name_len);
 /*
  * Block @b (logical @lblk) of directory @dir: does its checksum (leaf tail,
  * or htree root/node tail) match (true too when it has none)?  Reseal:
@@ -1869,6 +1871,8 @@ int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
  */
 int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 		       struct ek_dirent_new *ents, size_t n, bool *indexed);
+/* entry @de of directory @dir: each '/' and NUL of its name made '.' (repair.c) */
+int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de);
 /* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */
 int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_t *map,
 			uint64_t nbits);

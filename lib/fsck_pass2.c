@@ -19,6 +19,12 @@ struct dirwalk {
 	struct rbuf *rb;	/* repairing: the entries kept for a rebuild, else NULL */
 	bool rebuild_tried;	/* dir_rebuild() ran; its result: */
 	int rebuild_err;
+	/* block 0 of a directory in blocks: entries seen there, and whether
+	 * the first is '.' naming the directory and the second '..' */
+	unsigned nfirst;
+	bool dot_ok, dotdot_ok;
+	unsigned ndot, ndotdot;	/* '.' and '..' entries seen anywhere */
+	const char *dot_unterminated;	/* repairing: "." or "..", reported after the walk */
 	/* repairing: a root the dx codec refused, reported after the entry walk */
 	int root_fault;		/* a problem ID, or -1 */
 	ek_blk_t root_fault_blk;
@@ -644,22 +650,57 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
+	struct ek_dirent renamed;
 	bool clearable;
 	int seen;
 
+	if (de->lblk == 0 && !ek_inode_has_inline(w->ei)) {
+		if (w->nfirst == 0)
+			w->dot_ok = de->name_len == 1 && de->name[0] == '.' && de->ino == w->dir;
+		else if (w->nfirst == 1)
+			w->dotdot_ok = de->name_len == 2 && !memcmp(de->name, "..", 2);
+		w->nfirst++;
+	}
+	if (!de->ino)	/* unused: seen only for the places of '.' and '..' */
+		return 0;
 	memcpy(name, de->name, de->name_len);
 	name[de->name_len] = 0;
+	/* a second '.' or '..' (e2fsck: a duplicate '.' entry): cleared */
+	if (dot_or_dotdot(de) && (de->name_len == 1 ? w->ndot++ : w->ndotdot++) &&
+	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_DUP_DOT, &at,
+			   name, w->dir)) {
+		int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;
+	}
 	/* block 0 is the htree root: its '.' and '..' are no leaf's */
 	if (w->dx_version >= 0 && de->lblk && htree_note(c, w, de))
 		return -ENOMEM;
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		w->di->parent = de->ino;
 	}
-	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)))
-		fsck_report(c, EK_PR_ENTRY_BAD_NAME, &at, name, w->dir);
+	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)) &&
+	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_BAD_NAME, &at,
+			   name, w->dir)) {
+		int err = ek_fix_dirent_name(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err) {	/* the rest of the checks see the new name */
+			ek_dirent_name_fix((uint8_t *)name, de->name_len);
+			renamed = *de;
+			renamed.name = name;
+			de = &renamed;
+		}
+	}
 	/* e2fsck: the byte after '.' or '..' is a NUL (a record holds it) */
-	if (dot_or_dotdot(de) && de->rec_len >= 12 && de->name[de->name_len])
-		fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, &at, name, w->dir);
+	if (dot_or_dotdot(de) && de->rec_len >= 12 && de->name[de->name_len]) {
+		if (w->rb)	/* its fix rebuilds the directory: after the walk */
+			w->dot_unterminated = de->name_len == 1 ? "." : "..";
+		else
+			fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, &at, name, w->dir);
+	}
 	seen = name_seen(c, de->name, de->name_len);
 	if (seen < 0)
 		return seen;
@@ -715,9 +756,18 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if ((fsck_iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {
 		struct dinfo *d = fsck_dinfo_of(c, de->ino);
 
-		if (!d || d->named_in || de->ino == EXT4_ROOT_INO)
-			fsck_report(c, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir, de->ino);
-		else
+		if (!d || d->named_in || de->ino == EXT4_ROOT_INO) {
+			if (fsck_report_if(c, clearable, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir,
+					   de->ino)) {
+				int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+				fsck_fix_done(c, err);
+				if (!err) {
+					fsck_ref_drop(c, de->ino);
+					return 0;
+				}
+			}
+		} else
 			d->named_in = w->dir;
 	}
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
@@ -904,7 +954,7 @@ int fsck_pass2(struct check *c)
 		}
 		if (!err || err == -EK_BADCRC) {
 			walked = true;
-			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
+			err = ek_dir_iterate(fs, &ei, EK_DIR_INCLUDE_EMPTY, pass2_entry, &w);
 		}
 		if (err == -ENOMEM) {
 			ek_inode_release(&ei);
@@ -927,6 +977,16 @@ int fsck_pass2(struct check *c)
 					.dir = ino, .group = -1 }, name, ino))
 				fsck_fix_done(c, dir_rebuild(&w));
 		}
+		/* '.' and '..' first in block 0, NUL after them (e2fsck's pass 2) */
+		if (w.dot_unterminated &&
+		    fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, AT_INODE(ino), w.dot_unterminated, ino))
+			fsck_fix_done(c, dir_rebuild(&w));
+		if (walked && !ek_inode_has_inline(&ei) && !w.dot_ok &&
+		    fsck_report(c, EK_PR_DIR_NO_DOT, AT_INODE(ino), ino))
+			fsck_fix_done(c, dir_rebuild(&w));
+		if (walked && !ek_inode_has_inline(&ei) && !w.dotdot_ok &&
+		    fsck_report(c, EK_PR_DIR_NO_DOTDOT, AT_INODE(ino), ino))
+			fsck_fix_done(c, dir_rebuild(&w));
 		/* damaged blocks: the directory rebuilt from the entries read,
 		 * with new checksums (the walk reads past a bad entry's block) */
 		if (err && fsck_report_if(c, walked && (err == -EK_CORRUPT || err == -EK_BADCRC) &&
