@@ -213,28 +213,33 @@ static int old_block_cb(void *arg, const struct ek_mapping *m)
 }
 
 /*
- * A name for duplicate @e that the directory does not hold: its last bytes
- * replaced by "~N" (the name grown when it is shorter than that), as
- * e2fsck's pass 3A renames a non-unique name.  Into @out (256 bytes);
- * its length, or 0 when none was found.
+ * A name for a duplicate of @name that the directory does not hold, made
+ * as e2fsck's pass 3A makes one: grown into the padding of its entry (by
+ * 2 bytes when the padding has them, else to the next multiple of 4), its
+ * last bytes then "~0", "~1"...  Into @out (256 bytes); its length, or 0
+ * when none was found.
  */
 static unsigned dup_rename(struct check *c, const char *name, unsigned len, char *out)
 {
+	unsigned room = ((len - 1) & 3) < 2 ? len + 2 : (len + 3) & ~3u;
+
+	if (room > 255)
+		room = 255;
 	for (unsigned k = 0; k < 10000; k++) {
 		char suf[8];
-		int sl = snprintf(suf, sizeof(suf), "~%u", k);
-		unsigned keep = len > (unsigned)sl ? len - (unsigned)sl : len;
+		unsigned sl = (unsigned)snprintf(suf, sizeof(suf), "~%u", k);
+		unsigned keep = room > sl ? room - sl : 0;
 		int seen;
 
-		if (keep + (unsigned)sl > 255)
-			keep = 255 - (unsigned)sl;
+		if (keep > len)
+			keep = len;
 		memcpy(out, name, keep);
-		memcpy(out + keep, suf, (size_t)sl);
-		seen = name_seen(c, out, keep + (unsigned)sl);
+		memcpy(out + keep, suf, sl);
+		seen = name_seen(c, out, keep + sl);
 		if (seen < 0)
 			return 0;
 		if (!seen)
-			return keep + (unsigned)sl;
+			return keep + sl;
 	}
 	return 0;
 }
