@@ -1753,6 +1753,10 @@ struct ek_fsck_opts {
 	/* polled between passes and findings: nonzero stops the check after
 	 * the commit of what was fixed (-ECANCELED); or NULL */
 	const volatile int *cancel;
+	/* repairing, e2fsck -D: every directory in blocks rebuilt (entries in
+	 * hash order under an index, else by inode number), not a finding;
+	 * ek_fsck_summary.dirs_optimized counts them */
+	bool optimize_dirs;
 };
 
 struct ek_fsck_summary {
@@ -1763,6 +1767,7 @@ struct ek_fsck_summary {
 	uint64_t fixed[EK_SEV_COUNT];		/* of those, fixed */
 	uint64_t commits;			/* write sets committed */
 	uint64_t blocks_written;		/* blocks in them */
+	uint64_t dirs_optimized;		/* rebuilt by optimize_dirs (-D) */
 };
 
 /*

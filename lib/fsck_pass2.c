@@ -17,6 +17,7 @@ struct dirwalk {
 	int dx_version;		/* htree: the hash of its names (ek_dx_hash), or -1 */
 	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
 	struct rbuf *rb;	/* repairing: the entries kept for a rebuild, else NULL */
+	ek_ino_t *lost_found;	/* the root's "lost+found" entry, once walked */
 	bool rebuild_tried;	/* dir_rebuild() ran; its result: */
 	int rebuild_err;
 	/* block 0 of a directory in blocks: entries seen there, and whether
@@ -188,6 +189,17 @@ static int cmp_blk(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
+static int cmp_ent_ino(const void *a, const void *b)
+{
+	const struct ek_dirent_new *x = a, *y = b;
+	int c;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	c = memcmp(x->name, y->name, x->name_len < y->name_len ? x->name_len : y->name_len);
+	return c ? c : (int)x->name_len - (int)y->name_len;
+}
+
 struct oldblocks {
 	ek_blk_t *v;
 	size_t n, cap;
@@ -316,6 +328,10 @@ static int dir_rebuild(struct dirwalk *w)
 		ents[n].file_type = e->type;
 		n++;
 	}
+	/* e2fsck's pass 3A: a directory left linear lists its entries by
+	 * inode number (the builder orders an indexed one by hash) */
+	if (n > 1)
+		qsort(ents, n, sizeof(*ents), cmp_ent_ino);
 	/* a directory without '..': the root, which pass 3 corrects */
 	if (!parent || parent > c->fs->sb.inodes_count)
 		parent = EXT4_ROOT_INO;
@@ -686,6 +702,8 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		w->di->parent = de->ino;
 	}
+	if (w->dir == EXT4_ROOT_INO && de->name_len == 10 && !memcmp(de->name, "lost+found", 10))
+		*w->lost_found = de->ino;
 	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)) &&
 	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_BAD_NAME, &at,
 			   name, w->dir)) {
@@ -912,6 +930,7 @@ int fsck_pass2(struct check *c)
 	ek_blk_t iblk_at = 0;
 	bool iblk_have = false;
 	struct rbuf rb = { 0 };
+	ek_ino_t lost_found = 0;
 	int ret = 0;
 
 	if (!iblk)
@@ -920,7 +939,8 @@ int fsck_pass2(struct check *c)
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
 		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1,
-				     .rb = c->ws ? &rb : NULL, .root_fault = -1 };
+				     .rb = c->ws ? &rb : NULL, .root_fault = -1,
+				     .lost_found = &lost_found };
 		struct ek_dx_node root;
 		struct ek_inode ei;
 		int err, dx = 0;
@@ -1001,6 +1021,13 @@ int fsck_pass2(struct check *c)
 		err = 0;
 		if (dx && !(w.rebuild_tried && !w.rebuild_err))
 			err = htree_check(c, &w, &ei, &root);
+		/* -D: a directory the checks left alone, rebuilt as e2fsck -D
+		 * does (one the lib cannot rebuild, e.g. casefolded, is left;
+		 * lost+found keeps the empty blocks that reconnecting needs) */
+		if (!err && c->o->optimize_dirs && c->ws && walked && !w.rebuild_tried &&
+		    ino != lost_found &&
+		    !ek_inode_has_inline(&ei) && !dir_rebuild(&w))
+			c->sum->dirs_optimized++;
 		ek_inode_release(&ei);
 		if (err == -ENOMEM) {
 			ret = err;
