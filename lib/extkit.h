@@ -1866,16 +1866,27 @@ int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
 /* ---- directory repairs (repair_dir.c) ---- */
+/* where a repair gets a new block (fsck: its allocator, which marks it) */
+struct ek_dir_alloc {
+	int (*fn)(void *arg, ek_blk_t goal, ek_blk_t *out);
+	void *arg;
+};
 /*
  * Rewrite directory @ino whole: '.', '..' = @parent and @ents (names
  * distinct, no '.' or '..'; reordered), built by ek_dir_build() into the
  * directory's first logical blocks, the blocks past them freed and i_size
- * cut to the new length; EXT4_INDEX_FL set as *@indexed says.  -EK_UNSUPP
- * (nothing changed) for an inline or casefolded directory, or when the
- * new blocks need more than the directory's mapped, written first blocks.
+ * set to the new length; EXT4_INDEX_FL set as *@indexed says.  When those
+ * first blocks have holes or unwritten extents, or are too few, an
+ * extent-mapped directory gets a new map: its blocks in logical order,
+ * then blocks from @alloc (NULL: none).  -EK_UNSUPP (nothing changed) for
+ * an inline or casefolded directory, or a new map it cannot have
+ * (indirect-mapped, bigalloc, a larger extent tree).
  */
 int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
-		       struct ek_dirent_new *ents, size_t n, bool *indexed);
+		       struct ek_dirent_new *ents, size_t n, const struct ek_dir_alloc *alloc,
+		       bool *indexed);
+/* directory @ino's unwritten extents marked written (what they hold is read) */
+int ek_fix_dir_written(struct ek_wset *ws, ek_ino_t ino);
 /* entry @de of directory @dir: each '/' and NUL of its name made '.' (repair.c) */
 int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de);
 /* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */

@@ -18,6 +18,7 @@ struct dirwalk {
 	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
 	struct rbuf *rb;	/* repairing: the entries kept for a rebuild, else NULL */
 	ek_ino_t *lost_found;	/* the root's "lost+found" entry, once walked */
+	int64_t hole;		/* the first logical block below i_size not mapped, or -1 */
 	bool rebuild_tried;	/* dir_rebuild() ran; its result: */
 	int rebuild_err;
 	/* block 0 of a directory in blocks: entries seen there, and whether
@@ -200,6 +201,12 @@ static int cmp_ent_ino(const void *a, const void *b)
 	return c ? c : (int)x->name_len - (int)y->name_len;
 }
 
+/* a block for a rebuilt directory: fsck's allocator, marked in both maps */
+static int rebuild_alloc(void *arg, ek_blk_t goal, ek_blk_t *out)
+{
+	return fsck_alloc_block(arg, goal, out);
+}
+
 struct oldblocks {
 	ek_blk_t *v;
 	size_t n, cap;
@@ -335,7 +342,8 @@ static int dir_rebuild(struct dirwalk *w)
 	/* a directory without '..': the root, which pass 3 corrects */
 	if (!parent || parent > c->fs->sb.inodes_count)
 		parent = EXT4_ROOT_INO;
-	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n, &indexed);
+	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n,
+				 &(struct ek_dir_alloc){ rebuild_alloc, c }, &indexed);
 	if (err)
 		goto out;
 	/* the references the walk counted for '.' and '..' give way to the new ones */
@@ -367,7 +375,10 @@ struct salvage {
 	struct dirwalk *w;
 	uint8_t *buf;
 	uint64_t nblocks;
+	uint64_t next;		/* the first logical block not yet mapped */
 	bool any;		/* a block was salvaged into c->ws */
+	bool unwritten_seen;	/* DIR_UNWRITTEN reported */
+	bool written;		/* and fixed: its blocks are read as the others */
 };
 
 static int salvage_cb(void *arg, const struct ek_mapping *m)
@@ -377,9 +388,30 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 	struct ek_fs *fs = c->fs;
 	uint64_t end;
 
-	if (m->kind != EK_MAP_DATA || m->unwritten || m->lblk >= s->nblocks)
+	if (m->kind != EK_MAP_DATA || m->lblk >= s->nblocks)
 		return 0;
 	end = m->len > s->nblocks - m->lblk ? s->nblocks : m->lblk + m->len;
+	/* the first hole below i_size: unmapped, or unwritten (read as one) */
+	if (s->w->hole < 0 && m->lblk > s->next)
+		s->w->hole = (int64_t)s->next;
+	if (end > s->next)
+		s->next = end;
+	if (m->unwritten && !s->unwritten_seen) {
+		/* e2fsck's pass 1: a directory's blocks are written ones */
+		s->unwritten_seen = true;
+		if (fsck_report(c, EK_PR_DIR_UNWRITTEN, AT_INODE(s->w->dir), s->w->dir,
+				(unsigned long long)m->lblk)) {
+			int err = ek_fix_dir_written(c->ws, s->w->dir);
+
+			fsck_fix_done(c, err);
+			s->written = !err;
+			s->any |= !err;
+		}
+	}
+	if (m->unwritten && !s->written && s->w->hole < 0)
+		s->w->hole = (int64_t)m->lblk;
+	if ((m->unwritten && !s->written) || !c->ws)
+		return 0;
 	for (uint64_t l = m->lblk; l < end && !c->err; l++) {
 		ek_blk_t pblk = m->pblk + (l - m->lblk);
 		struct ek_finding at = { .ino = s->w->dir, .blk = pblk, .has_blk = true, .group = -1 };
@@ -405,10 +437,12 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 }
 
 /*
- * Repairing, before the entry walk of a directory in blocks: every block
- * whose entries the checker refuses is salvaged as e2fsck's pass 2 does
- * (lib: ek_dir_block_salvage) and committed, so the walk reads the
- * entries the damage hid.  -ENOMEM or a commit's error, else 0.
+ * Before the entry walk of a directory in blocks: its first hole below
+ * i_size noted (w->hole); repairing, every block whose entries the
+ * checker refuses is salvaged as e2fsck's pass 2 does (lib:
+ * ek_dir_block_salvage) and committed, so the walk reads the entries the
+ * damage hid.  -ENOMEM or a commit's error, 1 when a repair was committed
+ * (the inode is to be read again), else 0.
  */
 static int salvage_blocks(struct dirwalk *w)
 {
@@ -416,16 +450,20 @@ static int salvage_blocks(struct dirwalk *w)
 	struct salvage s = { .w = w, .nblocks = (w->ei->size + c->fs->blksz - 1) >> c->fs->log_blksz };
 	int err;
 
-	if (!c->ws || ek_inode_has_inline(w->ei))
+	if (ek_inode_has_inline(w->ei))
 		return 0;
-	s.buf = ek_malloc(c->fs->blksz);
-	if (!s.buf)
+	if (c->ws && !(s.buf = ek_malloc(c->fs->blksz)))
 		return -ENOMEM;
 	err = ek_map_walk(c->fs, w->ei, salvage_cb, &s);
 	free(s.buf);
 	if (err == -ENOMEM)
 		return err;
-	return s.any ? fsck_commit(c) : 0;	/* a damaged map: pass 1 named it */
+	if (!err && w->hole < 0 && s.next < s.nblocks)
+		w->hole = (int64_t)s.next;
+	if (!s.any)
+		return 0;	/* a damaged map: pass 1 named it */
+	err = fsck_commit(c);
+	return err ? err : 1;
 }
 
 /* ---- pass 2: htree indexes ----------------------------------------------------- */
@@ -940,7 +978,7 @@ int fsck_pass2(struct check *c)
 		ek_ino_t ino = c->dirs[d].ino;
 		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1,
 				     .rb = c->ws ? &rb : NULL, .root_fault = -1,
-				     .lost_found = &lost_found };
+				     .lost_found = &lost_found, .hole = -1 };
 		struct ek_dx_node root;
 		struct ek_inode ei;
 		int err, dx = 0;
@@ -964,6 +1002,12 @@ int fsck_pass2(struct check *c)
 		if (!err || err == -EK_BADCRC) {
 			int serr = salvage_blocks(&w);
 
+			if (serr == 1) {	/* its map may have changed */
+				ek_inode_release(&ei);
+				iblk_have = false;
+				err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
+				serr = err == -ENOMEM ? err : 0;	/* else named below */
+			}
 			if (serr) {
 				ek_inode_release(&ei);
 				ret = serr;
@@ -1011,6 +1055,12 @@ int fsck_pass2(struct check *c)
 			fsck_fix_done(c, dir_rebuild(&w));
 		if (walked && !ek_inode_has_inline(&ei) && !w.dotdot_ok &&
 		    fsck_report(c, EK_PR_DIR_NO_DOTDOT, AT_INODE(ino), ino))
+			fsck_fix_done(c, dir_rebuild(&w));
+		/* a hole in a linear directory (an htree's is damage the walk
+		 * names), as e2fsck's pass 2 but with largedir, which allows them */
+		if (walked && w.hole >= 0 && !ek_dir_is_htree(fs, &ei) &&
+		    !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
+		    fsck_report(c, EK_PR_DIR_HOLE, AT_INODE(ino), ino, (unsigned long long)w.hole))
 			fsck_fix_done(c, dir_rebuild(&w));
 		/* damaged blocks: the directory rebuilt from the entries read,
 		 * with new checksums (the walk reads past a bad entry's block) */
