@@ -201,6 +201,24 @@ static int cmp_ent_ino(const void *a, const void *b)
 	return c ? c : (int)x->name_len - (int)y->name_len;
 }
 
+/* @delta bytes more (or, wrapping, fewer) charged to directory @ei's ids */
+static int quota_recharge(struct check *c, const struct ek_inode *ei, uint64_t delta)
+{
+	uint32_t id[EK_QUOTA_TYPES] = { ei->uid, ei->gid, ei->projid };
+
+	for (unsigned t = 0; t < EK_QUOTA_TYPES && delta; t++) {
+		int err;
+
+		if (!c->quota_on[t] ||
+		    (t == EK_QUOTA_PRJ && c->fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE))
+			continue;
+		err = ek_quota_tally_add(&c->quota[t], id[t], 0, delta, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* a block for a rebuilt directory: fsck's allocator, marked in both maps */
 static int rebuild_alloc(void *arg, ek_blk_t goal, ek_blk_t *out)
 {
@@ -280,6 +298,8 @@ static int dir_rebuild(struct dirwalk *w)
 	ek_ino_t *dropped = NULL;
 	size_t n = 0, ndropped = 0;
 	ek_ino_t parent = w->di->parent;
+	uint64_t blocks0;
+	uint8_t *raw;
 	bool indexed;
 	int err;
 
@@ -342,8 +362,17 @@ static int dir_rebuild(struct dirwalk *w)
 	/* a directory without '..': the root, which pass 3 corrects */
 	if (!parent || parent > c->fs->sb.inodes_count)
 		parent = EXT4_ROOT_INO;
+	err = ek_wset_inode(c->ws, w->dir, &raw);
+	if (err)
+		goto out;
+	blocks0 = ek_inode_iblocks(c->fs, raw);
 	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n,
 				 &(struct ek_dir_alloc){ rebuild_alloc, c }, &indexed);
+	if (err)
+		goto out;
+	/* the space the directory gained or gave back, charged as pass 1 did */
+	if (!(get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_HUGE_FILE_FL))
+		err = quota_recharge(c, w->ei, (ek_inode_iblocks(c->fs, raw) - blocks0) * 512);
 	if (err)
 		goto out;
 	/* the references the walk counted for '.' and '..' give way to the new ones */
