@@ -254,16 +254,18 @@ static int old_block_cb(void *arg, const struct ek_mapping *m)
  * as e2fsck's pass 3A makes one: grown into the padding of its entry (by
  * 2 bytes when the padding has them, else to the next multiple of 4), its
  * last bytes then "~0", "~1"...  Into @out (256 bytes); its length, or 0
- * when none was found.
+ * when none was found.  After "~15", numbers go on from *@next, which
+ * only grows: many copies of one name cost a few tries each, not a scan.
  */
-static unsigned dup_rename(struct check *c, const char *name, unsigned len, char *out)
+static unsigned dup_rename(struct check *c, const char *name, unsigned len, char *out,
+			   unsigned *next)
 {
 	unsigned room = ((len - 1) & 3) < 2 ? len + 2 : (len + 3) & ~3u;
 
 	if (room > 255)
 		room = 255;
-	for (unsigned k = 0; k < 10000; k++) {
-		char suf[8];
+	for (unsigned i = 0, k = 0; i < 1000; i++, k = i < 16 ? i : (*next)++) {
+		char suf[16];	/* "~" and up to 10 digits */
 		unsigned sl = (unsigned)snprintf(suf, sizeof(suf), "~%u", k);
 		unsigned keep = room > sl ? room - sl : 0;
 		int seen;
@@ -299,6 +301,7 @@ static int dir_rebuild(struct dirwalk *w)
 	size_t n = 0, ndropped = 0;
 	ek_ino_t parent = w->di->parent;
 	uint64_t blocks0;
+	unsigned next_k = 16;
 	uint8_t *raw;
 	bool indexed;
 	int err;
@@ -340,7 +343,8 @@ static int dir_rebuild(struct dirwalk *w)
 				dropped[ndropped++] = e->ino;
 				continue;
 			}
-			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, renamed + i * 256);
+			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, renamed + i * 256,
+							       &next_k);
 			if (!ents[n].name_len) {
 				err = ek_unsupp("directory inode %u: no new name for duplicate entry",
 						w->dir);
