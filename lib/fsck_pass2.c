@@ -19,6 +19,7 @@ struct dirwalk {
 	struct rbuf *rb;	/* repairing: the entries kept for a rebuild, else NULL */
 	ek_ino_t *lost_found;	/* the root's "lost+found" entry, once walked */
 	int64_t hole;		/* the first logical block below i_size not mapped, or -1 */
+	bool mapped;		/* it maps a data block */
 	bool rebuild_tried;	/* dir_rebuild() ran; its result: */
 	int rebuild_err;
 	/* block 0 of a directory in blocks: entries seen there, and whether
@@ -421,7 +422,10 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 	struct ek_fs *fs = c->fs;
 	uint64_t end;
 
-	if (m->kind != EK_MAP_DATA || m->lblk >= s->nblocks)
+	if (m->kind != EK_MAP_DATA)
+		return 0;
+	s->w->mapped = true;
+	if (m->lblk >= s->nblocks)
 		return 0;
 	end = m->len > s->nblocks - m->lblk ? s->nblocks : m->lblk + m->len;
 	/* the first hole below i_size: unmapped, or unwritten (read as one) */
@@ -1015,7 +1019,7 @@ int fsck_pass2(struct check *c)
 		struct ek_dx_node root;
 		struct ek_inode ei;
 		int err, dx = 0;
-		bool walked = false;
+		bool walked = false, dots;
 		char dmsg[320];
 
 		fsck_units(c, 2, d, c->ndirs);
@@ -1083,11 +1087,12 @@ int fsck_pass2(struct check *c)
 		if (w.dot_unterminated &&
 		    fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, AT_INODE(ino), w.dot_unterminated, ino))
 			fsck_fix_done(c, dir_rebuild(&w));
-		if (walked && !ek_inode_has_inline(&ei) && !w.dot_ok &&
-		    fsck_report(c, EK_PR_DIR_NO_DOT, AT_INODE(ino), ino))
+		/* (a block 0 whose first entry is refused: named as damage, as
+		 * e2fsck -n gives up such a block; salvaged, its entries count) */
+		dots = walked && !ek_inode_has_inline(&ei) && (w.nfirst || !w.mapped);
+		if (dots && !w.dot_ok && fsck_report(c, EK_PR_DIR_NO_DOT, AT_INODE(ino), ino))
 			fsck_fix_done(c, dir_rebuild(&w));
-		if (walked && !ek_inode_has_inline(&ei) && !w.dotdot_ok &&
-		    fsck_report(c, EK_PR_DIR_NO_DOTDOT, AT_INODE(ino), ino))
+		if (dots && !w.dotdot_ok && fsck_report(c, EK_PR_DIR_NO_DOTDOT, AT_INODE(ino), ino))
 			fsck_fix_done(c, dir_rebuild(&w));
 		/* a hole in a linear directory (an htree's is damage the walk
 		 * names), as e2fsck's pass 2 but with largedir, which allows them */
