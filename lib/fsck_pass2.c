@@ -149,6 +149,27 @@ static bool dot_or_dotdot(const struct ek_dirent *de)
 	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
 }
 
+/*
+ * Block @b is claimed more than once (another inode, or metadata): a
+ * directory repair does not write it, which could destroy the other
+ * owner's data until pass 1B-D's cloning exists.  c->dups is sorted at
+ * the start of pass 2.
+ */
+static bool shared_block(const struct check *c, ek_blk_t b)
+{
+	size_t lo = 0, hi = c->ndups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->dups[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ndups && c->dups[lo] == b;
+}
+
 /* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
 
 /* keep entry @de (file type @type) for a rebuild; -ENOMEM */
@@ -321,6 +342,13 @@ static int dir_rebuild(struct dirwalk *w)
 					"directory is not rebuilt", w->dir);
 		goto out;
 	}
+	for (size_t i = 0; i < old.n; i++)
+		if (shared_block(c, old.v[i])) {
+			err = ek_unsupp("directory inode %u: block %llu is claimed by another owner "
+					"too, the directory is not rebuilt", w->dir,
+					(unsigned long long)old.v[i]);
+			goto out;
+		}
 	ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*ents));
 	dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*dropped));
 	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
@@ -456,7 +484,7 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 		uint8_t *b;
 		int err;
 
-		if (ek_fs_read_blocks(fs, pblk, 1, s->buf))
+		if (shared_block(c, pblk) || ek_fs_read_blocks(fs, pblk, 1, s->buf))
 			continue;	/* the entry walk names it */
 		if (!ek_dir_block_salvage(fs, s->w->ei, l, s->buf, &off))
 			continue;
@@ -1010,6 +1038,8 @@ int fsck_pass2(struct check *c)
 
 	if (!iblk)
 		return -ENOMEM;
+	if (c->ndups > 1)	/* for shared_block() */
+		qsort(c->dups, c->ndups, sizeof(*c->dups), cmp_blk);
 
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
