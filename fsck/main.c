@@ -41,6 +41,7 @@ struct fk {
 	bool pending_json;	/* a finding being fixed: its record waits for the outcome */
 	struct ek_finding pending;
 	const char *undo_path;	/* -z */
+	bool optimize_dirs;	/* -D */
 	enum ek_out_mode mode;
 	struct ek_out *out;
 	struct ek_out *lines;	/* --jsonl: the findings, one per line (else NULL) */
@@ -296,7 +297,7 @@ static void restarting(void *arg)
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-v] [-t] [-z undo] [-C fd] [-E journal_only]\n"
+	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-D] [-v] [-t] [-z undo] [-C fd] [-E journal_only]\n"
 		"       [-b superblock] [-B blocksize] [-j journal] [--json | --jsonl] IMAGE\n"
 		"Check and repair an ext2/ext3/ext4 image with e2fsck's passes.\n"
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
@@ -308,6 +309,7 @@ static void usage(FILE *f, const char *prog)
 		"  -z FILE     save every block overwritten in the new undo file FILE\n"
 		"              (e2undo's format: e2undo FILE IMAGE restores the image)\n"
 		"  -f          check even when the filesystem is marked clean\n"
+		"  -D          rebuild every directory (htree index or sorted), as e2fsck -D\n"
 		"  -v          more detail\n"
 		"  -t          time each pass (wall/user/system seconds) and the peak memory\n"
 		"  -C FD       progress: e2fsck's \"pass done total device\" lines to FD, or\n"
@@ -446,7 +448,7 @@ int main(int argc, char **argv)
 	bool modified = false;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tVE:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nfvb:B:j:payz:C:tDVE:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n': f.no_change = true; f.fix_mode = MODE_NO; nmodes++; break;
 		case 'p': case 'a':
@@ -459,6 +461,7 @@ int main(int argc, char **argv)
 		case 'f': f.force = true; break;
 		case 'v': f.verbose = true; break;
 		case 't': f.timing = true; break;	/* -tt as -t */
+		case 'D': f.optimize_dirs = true; break;
 		case 'C':
 			f.progress_fd = (int)strtol(optarg, &end, 10);
 			if (*end || !*optarg || f.progress_fd < 0) {
@@ -515,6 +518,11 @@ int main(int argc, char **argv)
 		/* e2fsck's words */
 		fprintf(stderr, "%s: Only one of the options -p/-a, -n or -y may be specified.\n",
 			f.prog);
+		return FSCK_USAGE;
+	}
+	if (f.no_change && f.optimize_dirs) {
+		/* e2fsck's words */
+		fprintf(stderr, "%s: The -n and -D options are incompatible.\n", f.prog);
 		return FSCK_USAGE;
 	}
 	if (f.no_change && f.undo_path) {
@@ -743,7 +751,8 @@ int main(int argc, char **argv)
 							.journal = jnl, .undo = undo,
 							.fixed = fixed, .no_journal = no_journal,
 							.restarting = restarting,
-							.cancel = &cancel_flag },
+							.cancel = &cancel_flag,
+							.optimize_dirs = f.optimize_dirs },
 			    &sum);
 	if (f.pending_json) {
 		f.pending.fixed = false;
@@ -772,7 +781,9 @@ int main(int argc, char **argv)
 	}
 	/* warnings (e2fsck's "IGNORED") leave the verdict clean; or-ed as e2fsck */
 	ret = sum.findings[EK_SEV_ERROR] > sum.fixed[EK_SEV_ERROR] ? FSCK_UNCORRECTED : FSCK_OK;
-	if (modified)
+	/* as e2fsck, directories -D rebuilt and nothing else leave the status 0 */
+	if (modified && (recovered || sum.fixed[EK_SEV_ERROR] || sum.fixed[EK_SEV_WARNING] ||
+			 !sum.dirs_optimized))
 		ret |= FSCK_NONDESTRUCT;
 	if (modified)
 		ek_out_text(f.out, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", f.image);
@@ -795,6 +806,7 @@ int main(int argc, char **argv)
 	ek_out_u64(f.out, "fixed_errors", sum.fixed[EK_SEV_ERROR]);
 	ek_out_u64(f.out, "fixed_warnings", sum.fixed[EK_SEV_WARNING]);
 	ek_out_u64(f.out, "fixed", sum.fixed[EK_SEV_ERROR] + sum.fixed[EK_SEV_WARNING]);
+	ek_out_u64(f.out, "dirs_optimized", sum.dirs_optimized);
 	ek_out_bool(f.out, "modified", modified);
 	ek_out_u64(f.out, "commits", sum.commits);
 	ek_out_u64(f.out, "exit_code", ret);

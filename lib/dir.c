@@ -1540,6 +1540,14 @@ void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uin
 	put_le16(b + off + 4, ek_rec_len_to_disk(rec_len, fs->blksz));
 }
 
+void ek_dirent_name_fix(uint8_t *name, uint8_t name_len)
+{
+	/* as e2fsck's fix of an illegal name: each '/' and NUL becomes '.' */
+	for (unsigned i = 0; i < name_len; i++)
+		if (name[i] == '/' || !name[i])
+			name[i] = '.';
+}
+
 /* where block @b (logical @lblk of @dir) keeps its checksum: leaf tail or dx tail */
 static bool block_csum_at(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
 			  const uint8_t *b, uint32_t *at, uint32_t *want)
@@ -1578,4 +1586,141 @@ void ek_dir_block_reseal(struct ek_fs *fs, const struct ek_inode *dir, uint64_t 
 
 	if (block_csum_at(fs, dir, lblk, b, &at, &want))
 		put_le32(b + at, want);
+}
+
+/* ---- salvaging a damaged block (fsck repairs) ------------------------------------ */
+
+/*
+ * One bad entry at *@off of region buf[0, @end) (@prev: the entry before
+ * it, or UINT32_MAX), mended as e2fsck's pass 2 salvages one: an 8-byte
+ * hole closed by moving the rest up; an entry running past the end cut
+ * to it when its name fits; a bad entry whose rec_len is plausible merged
+ * into the one before; else the rest of the region given to the entry
+ * before (or made one empty entry).
+ */
+static void salvage_one(const struct ek_fs *fs, uint8_t *buf, uint32_t prev, uint32_t *off,
+			uint32_t end)
+{
+	uint8_t *de = buf + *off;
+	uint32_t room = end - *off, rlen, nlen = 0;
+	int64_t left;
+
+	if (room < EXT4_DIR_ENTRY_HDR) {
+		rlen = room;
+	} else {
+		rlen = ek_rec_len_from_disk(get_le16(de + 4), fs->blksz);
+		nlen = de[6];
+	}
+	left = (int64_t)room - rlen;
+	if (left >= DIRENT_MIN && rlen == EXT4_DIR_ENTRY_HDR) {
+		memmove(de, de + EXT4_DIR_ENTRY_HDR, (size_t)left);
+		memset(de + left, 0, EXT4_DIR_ENTRY_HDR);
+		return;
+	}
+	if (left < 0 && room > EXT4_DIR_ENTRY_HDR && nlen + EXT4_DIR_ENTRY_HDR <= room &&
+	    get_le32(de) <= fs->sb.inodes_count && !memchr(de + 8, 0, nlen)) {
+		put_le16(de + 4, ek_rec_len_to_disk(room, fs->blksz));
+		return;
+	}
+	if (prev != UINT32_MAX && rlen && !(rlen % 4) && rlen <= room) {
+		uint32_t prl = ek_rec_len_from_disk(get_le16(buf + prev + 4), fs->blksz);
+
+		put_le16(buf + prev + 4, ek_rec_len_to_disk(prl + rlen, fs->blksz));
+		*off += rlen;
+		return;
+	}
+	if (prev != UINT32_MAX) {
+		uint32_t prl = ek_rec_len_from_disk(get_le16(buf + prev + 4), fs->blksz);
+
+		put_le16(buf + prev + 4, ek_rec_len_to_disk(prl + room, fs->blksz));
+		*off = end;
+		return;
+	}
+	/* room >= 12 here: a region is a multiple of 4 and at least 12 bytes */
+	put_le32(de, 0);
+	put_le16(de + 4, ek_rec_len_to_disk(room, fs->blksz));
+	de[6] = 0;
+	de[7] = 0;
+}
+
+/* the entry at @off tiles the region right (rec_len and name_len), whatever its inode */
+static bool entry_shape_ok(const struct ek_fs *fs, const uint8_t *buf, uint32_t off, uint32_t end,
+			   bool hash_in_de)
+{
+	const uint8_t *de = buf + off;
+	uint32_t room = end - off, rlen, nlen;
+	bool with_hash;
+
+	if (room < DIRENT_MIN)
+		return false;
+	rlen = ek_rec_len_from_disk(get_le16(de + 4), fs->blksz);
+	nlen = de[6];
+	with_hash = hash_in_de && !is_dot_or_dotdot(de + 8, nlen);
+	return get_le32(de) && rlen >= rec_len_needed(nlen ? nlen : 1, with_hash) && !(rlen % 4) &&
+	       rlen <= room && (rlen == room || room - rlen >= DIRENT_MIN);
+}
+
+/* the entry at @off is sound but leaves 4 or 8 bytes before @end */
+static bool entry_short_of_end(const struct ek_fs *fs, const uint8_t *buf, uint32_t off,
+			       uint32_t end, bool hash_in_de)
+{
+	const uint8_t *de = buf + off;
+	uint32_t room = end - off, rlen, nlen;
+
+	if (room < DIRENT_MIN)
+		return false;
+	rlen = ek_rec_len_from_disk(get_le16(de + 4), fs->blksz);
+	nlen = de[6];
+	return rlen >= rec_len_needed(nlen ? nlen : 1, hash_in_de && !is_dot_or_dotdot(de + 8, nlen)) &&
+	       !(rlen % 4) && rlen < room && room - rlen < DIRENT_MIN;
+}
+
+int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			 uint8_t *buf, uint32_t *first_bad)
+{
+	bool hash_in_de = dir_hash_in_dirent(dir);
+	uint32_t end = fs->blksz, off = 0, prev = UINT32_MAX, rlen;
+	int steps = 0, guard;
+
+	*first_bad = 0;
+	/* as the reader: an index node holds no entries; a leaf with a tail
+	 * ends before it */
+	if (dir_is_dx(fs, dir) && lblk && looks_like_dx_node(fs, buf) &&
+	    !(fs->has_csum && leaf_has_tail(fs, buf)))
+		return 0;
+	if (fs->has_csum && !(dir_is_dx(fs, dir) && lblk == 0) && leaf_has_tail(fs, buf))
+		end -= DIRENT_TAIL;
+	/* each step moves on or shrinks what is left: bounded by the region */
+	guard = (int)(end / 4) + 2;
+	while (off < end && guard-- > 0) {
+		if (!ek_dirent_check(fs, dir->ino, 0, buf, off, end, hash_in_de, &rlen)) {
+			prev = off;
+			off += rlen;
+			continue;
+		}
+		if (!steps)
+			*first_bad = off;
+		steps++;
+		if (entry_short_of_end(fs, buf, off, end, hash_in_de)) {
+			/* it leaves fewer bytes than an entry after it: it takes
+			 * them (e2fsck reads it, then gives the scrap to it) */
+			put_le16(buf + off + 4, ek_rec_len_to_disk(end - off, fs->blksz));
+			continue;
+		}
+		if (entry_shape_ok(fs, buf, off, end, hash_in_de)) {
+			/* only its inode is wrong (out of range, or a name of 0
+			 * bytes): the entry is made unused, the rest kept */
+			put_le32(buf + off, 0);
+			continue;
+		}
+		salvage_one(fs, buf, prev, &off, end);
+	}
+	if (off < end) {	/* the guard ran out (cannot happen): give up the rest */
+		if (prev != UINT32_MAX)
+			put_le16(buf + prev + 4, ek_rec_len_to_disk(end - prev, fs->blksz));
+		else
+			ek_dirent_put(fs, buf, 0, 0, end, "", 0, 0);
+		steps++;
+	}
+	return steps;
 }

@@ -881,6 +881,8 @@ void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t in
 void ek_dirent_set_ino(uint8_t *b, uint32_t off, ek_ino_t ino);
 void ek_dirent_set_type(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint8_t file_type);
 void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint32_t rec_len);
+/* the @name_len bytes of an entry's name: each '/' and NUL made '.' */
+void ek_dirent_name_fix(uint8_t *name, uint8_t name_len);
 /*
  * Block @b (logical @lblk) of directory @dir: does its checksum (leaf tail,
  * or htree root/node tail) match (true too when it has none)?  Reseal:
@@ -891,6 +893,16 @@ bool ek_dir_block_csum_ok(struct ek_fs *fs, const struct ek_inode *dir, uint64_t
 void ek_dir_block_reseal(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk, uint8_t *b);
 /* under metadata_csum: the checksum tail of leaf @b of directory @dir, and its checksum */
 void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_t *b);
+/*
+ * Salvage block @buf (logical @lblk of @dir) as e2fsck's pass 2 does: each
+ * entry the checker refuses is mended (rec_len cut to the end, merged into
+ * the entry before, or the rest of the block given up), so the readable
+ * entries stay.  Index nodes are left alone; a leaf's checksum tail is
+ * kept (not resealed).  Returns the entries mended (0: the block was fine),
+ * *@first_bad the offset of the first.
+ */
+int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			 uint8_t *buf, uint32_t *first_bad);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);
@@ -1781,6 +1793,10 @@ struct ek_fsck_opts {
 	/* polled between passes and findings: nonzero stops the check after
 	 * the commit of what was fixed (-ECANCELED); or NULL */
 	const volatile int *cancel;
+	/* repairing, e2fsck -D: every directory in blocks rebuilt (entries in
+	 * hash order under an index, else by inode number), not a finding;
+	 * ek_fsck_summary.dirs_optimized counts them */
+	bool optimize_dirs;
 };
 
 struct ek_fsck_summary {
@@ -1791,6 +1807,7 @@ struct ek_fsck_summary {
 	uint64_t fixed[EK_SEV_COUNT];		/* of those, fixed */
 	uint64_t commits;			/* write sets committed */
 	uint64_t blocks_written;		/* blocks in them */
+	uint64_t dirs_optimized;		/* rebuilt by optimize_dirs (-D) */
 };
 
 /*
@@ -1888,6 +1905,30 @@ int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
 			const struct ek_dirent *de);
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
+/* ---- directory repairs (repair_dir.c) ---- */
+/* where a repair gets a new block (fsck: its allocator, which marks it) */
+struct ek_dir_alloc {
+	int (*fn)(void *arg, ek_blk_t goal, ek_blk_t *out);
+	void *arg;
+};
+/*
+ * Rewrite directory @ino whole: '.', '..' = @parent and @ents (names
+ * distinct, no '.' or '..'; reordered), built by ek_dir_build() into the
+ * directory's first logical blocks, the blocks past them freed and i_size
+ * set to the new length; EXT4_INDEX_FL set as *@indexed says.  When those
+ * first blocks have holes or unwritten extents, or are too few, an
+ * extent-mapped directory gets a new map: its blocks in logical order,
+ * then blocks from @alloc (NULL: none).  -EK_UNSUPP (nothing changed) for
+ * an inline or casefolded directory, or a new map it cannot have
+ * (indirect-mapped, bigalloc, a larger extent tree).
+ */
+int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
+		       struct ek_dirent_new *ents, size_t n, const struct ek_dir_alloc *alloc,
+		       bool *indexed);
+/* directory @ino's unwritten extents marked written (what they hold is read) */
+int ek_fix_dir_written(struct ek_wset *ws, ek_ino_t ino);
+/* entry @de of directory @dir: each '/' and NUL of its name made '.' (repair.c) */
+int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de);
 /* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */
 int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_t *map,
 			uint64_t nbits);

@@ -169,7 +169,8 @@ static int commit(struct check *c)
 	return cancelled(c) ? -ECANCELED : 0;
 }
 
-/* a commit inside a pass (pass 1D: each inode's copies in one transaction) */
+/* a pass's fixes so far committed, so what follows reads them (a salvaged
+ * block; pass 1D: each inode's copies in one transaction) */
 int fsck_commit(struct check *c)
 {
 	return commit(c);
@@ -749,6 +750,30 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 		}
 	}
 	return ek_err(-ENOSPC, "no free inode left for the repair");
+}
+
+/*
+ * Blocks a repair may have freed (a directory cut shorter): each one the
+ * set's bitmap now has free is freed in the computed map too, so pass 5
+ * does not mark it in use again.
+ */
+void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n)
+{
+	struct ek_fs *fs = c->fs;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t g;
+		uint64_t bit;
+		const uint8_t *disk;
+
+		if (!ek_fs_block_valid(fs, blks[i]))
+			continue;
+		g = ek_group_of_block(fs, blks[i]);
+		bit = (blks[i] - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+		disk = disk_bitmap(c, g, false);
+		if (disk && !ek_bit_test(disk, bit) && c->bmap[g])
+			c->bmap[g][bit >> 3] &= ~(1u << (bit & 7));
+	}
 }
 
 /* ---- the whole check ----------------------------------------------------------- */

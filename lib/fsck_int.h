@@ -142,6 +142,8 @@ int fsck_commit(struct check *c);
 int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
 		     ek_ino_t *out);
 void fsck_fix_done(struct check *c, int err);
+void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n);
+int fsck_commit(struct check *c);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
 void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits);

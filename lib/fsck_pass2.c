@@ -16,6 +16,43 @@ struct dirwalk {
 	uint32_t policy;	/* its encryption policy (struct check's crypt) */
 	int dx_version;		/* htree: the hash of its names (ek_dx_hash), or -1 */
 	const struct ek_inode *ei;	/* the directory's inode (repairs edit its blocks) */
+	struct rbuf *rb;	/* repairing: the entries kept for a rebuild, else NULL */
+	ek_ino_t *lost_found;	/* the root's "lost+found" entry, once walked */
+	int64_t hole;		/* the first logical block below i_size not mapped, or -1 */
+	bool mapped;		/* it maps a data block */
+	bool rebuild_tried;	/* dir_rebuild() ran; its result: */
+	int rebuild_err;
+	/* block 0 of a directory in blocks: entries seen there, and whether
+	 * the first is '.' naming the directory and the second '..' */
+	unsigned nfirst;
+	bool dot_ok, dotdot_ok;
+	unsigned ndot, ndotdot;	/* '.' and '..' entries seen anywhere */
+	const char *dot_unterminated;	/* repairing: "." or "..", reported after the walk */
+	/* repairing: a root the dx codec refused, reported after the entry walk */
+	int root_fault;		/* a problem ID, or -1 */
+	ek_blk_t root_fault_blk;
+	char root_fault_msg[320];	/* as struct ek_error's */
+};
+
+/*
+ * Repairing: the entries of the directory being read that a rebuild keeps
+ * (every one the walk read and no fix cleared), with their names, in one
+ * buffer reused from directory to directory.
+ */
+struct rbent {
+	size_t at;		/* the name, in names */
+	ek_ino_t ino;
+	uint8_t len, type;
+	bool dup;		/* a name seen before in the directory */
+};
+
+struct rbuf {
+	struct rbent *v;
+	size_t n, cap;
+	ek_blk_t *dots;		/* the inodes of the '.' and '..' entries counted */
+	size_t ndots, dots_cap;
+	char *names;
+	size_t len, names_cap;
 };
 
 /* one leaf of an htree directory: the lowest and highest hash of its names */
@@ -112,6 +149,388 @@ static bool dot_or_dotdot(const struct ek_dirent *de)
 	       (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.');
 }
 
+/*
+ * Block @b is claimed more than once (another inode, or metadata): a
+ * directory repair does not write it, which could destroy the other
+ * owner's data until pass 1B-D's cloning exists.  c->dups is sorted at
+ * the start of pass 2.
+ */
+static bool shared_block(const struct check *c, ek_blk_t b)
+{
+	size_t lo = 0, hi = c->ndups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->dups[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ndups && c->dups[lo] == b;
+}
+
+/* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
+
+/* keep entry @de (file type @type) for a rebuild; -ENOMEM */
+static int rb_keep(struct dirwalk *w, const struct ek_dirent *de, uint8_t type, bool dup)
+{
+	struct rbuf *rb = w->rb;
+
+	if (!rb)
+		return 0;
+	if (dot_or_dotdot(de))	/* a rebuild writes its own */
+		return fsck_blk_push(&rb->dots, &rb->ndots, &rb->dots_cap, de->ino);
+	if (rb->n == rb->cap) {
+		size_t cap = rb->cap ? rb->cap * 2 : 64;
+		struct rbent *v = realloc(rb->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		rb->v = v;
+		rb->cap = cap;
+	}
+	if (rb->len + de->name_len > rb->names_cap) {
+		size_t cap = (rb->names_cap + de->name_len) * 2;
+		char *v = realloc(rb->names, cap);
+
+		if (!v)
+			return -ENOMEM;
+		rb->names = v;
+		rb->names_cap = cap;
+	}
+	memcpy(rb->names + rb->len, de->name, de->name_len);
+	rb->v[rb->n++] = (struct rbent){ rb->len, de->ino, de->name_len, type, dup };
+	rb->len += de->name_len;
+	return 0;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	const ek_blk_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int cmp_ent_ino(const void *a, const void *b)
+{
+	const struct ek_dirent_new *x = a, *y = b;
+	int c;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	c = memcmp(x->name, y->name, x->name_len < y->name_len ? x->name_len : y->name_len);
+	return c ? c : (int)x->name_len - (int)y->name_len;
+}
+
+/* @delta bytes more (or, wrapping, fewer) charged to directory @ei's ids */
+static int quota_recharge(struct check *c, const struct ek_inode *ei, uint64_t delta)
+{
+	uint32_t id[EK_QUOTA_TYPES] = { ei->uid, ei->gid, ei->projid };
+
+	for (unsigned t = 0; t < EK_QUOTA_TYPES && delta; t++) {
+		int err;
+
+		if (!c->quota_on[t] ||
+		    (t == EK_QUOTA_PRJ && c->fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE))
+			continue;
+		err = ek_quota_tally_add(&c->quota[t], id[t], 0, delta, false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* a block for a rebuilt directory: fsck's allocator, marked in both maps */
+static int rebuild_alloc(void *arg, ek_blk_t goal, ek_blk_t *out)
+{
+	return fsck_alloc_block(arg, goal, out);
+}
+
+struct oldblocks {
+	ek_blk_t *v;
+	size_t n, cap;
+};
+
+/* the blocks of the directory's map (data and tree), which a rebuild may free */
+static int old_block_cb(void *arg, const struct ek_mapping *m)
+{
+	struct oldblocks *o = arg;
+
+	if (m->kind == EK_MAP_TREE)
+		return fsck_blk_push(&o->v, &o->n, &o->cap, m->pblk);
+	if (m->kind != EK_MAP_DATA)
+		return 0;
+	/* the map walk checked each run lies in the filesystem */
+	for (uint64_t k = 0; k < m->len; k++) {
+		int err = fsck_blk_push(&o->v, &o->n, &o->cap, m->pblk + k);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * A name for a duplicate of @name that the directory does not hold, made
+ * as e2fsck's pass 3A makes one: grown into the padding of its entry (by
+ * 2 bytes when the padding has them, else to the next multiple of 4), its
+ * last bytes then "~0", "~1"...  Into @out (256 bytes); its length, or 0
+ * when none was found.  After "~15", numbers go on from *@next, which
+ * only grows: many copies of one name cost a few tries each, not a scan.
+ */
+static unsigned dup_rename(struct check *c, const char *name, unsigned len, char *out,
+			   unsigned *next)
+{
+	unsigned room = ((len - 1) & 3) < 2 ? len + 2 : (len + 3) & ~3u;
+
+	if (room > 255)
+		room = 255;
+	for (unsigned i = 0, k = 0; i < 1000; i++, k = i < 16 ? i : (*next)++) {
+		char suf[16];	/* "~" and up to 10 digits */
+		unsigned sl = (unsigned)snprintf(suf, sizeof(suf), "~%u", k);
+		unsigned keep = room > sl ? room - sl : 0;
+		int seen;
+
+		if (keep > len)
+			keep = len;
+		memcpy(out, name, keep);
+		memcpy(out + keep, suf, sl);
+		seen = name_seen(c, out, keep + sl);
+		if (seen < 0)
+			return 0;
+		if (!seen)
+			return keep + sl;
+	}
+	return 0;
+}
+
+/*
+ * Rewrite the directory being walked from the entries kept (lib:
+ * ek_fix_dir_rebuild): a second entry of a name to the same inode is
+ * dropped, to another inode renamed (dropped in an encrypted directory,
+ * whose names cannot be changed without the key), as e2fsck's pass 3A.
+ * Once per directory: later findings it fixes get the same result.
+ */
+static int dir_rebuild(struct dirwalk *w)
+{
+	struct check *c = w->c;
+	struct rbuf *rb = w->rb;
+	struct oldblocks old = { 0 };
+	struct ek_dirent_new *ents = NULL;
+	char *renamed = NULL;
+	ek_ino_t *dropped = NULL;
+	size_t n = 0, ndropped = 0;
+	ek_ino_t parent = w->di->parent;
+	uint64_t blocks0;
+	unsigned next_k = 16;
+	uint8_t *raw;
+	bool indexed;
+	int err;
+
+	if (w->rebuild_tried)
+		return w->rebuild_err;
+	w->rebuild_tried = true;
+	if (!rb || !c->ws) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = ek_map_walk(c->fs, w->ei, old_block_cb, &old);
+	if (err) {
+		if (err != -ENOMEM)
+			err = ek_unsupp("directory inode %u: its block map cannot be read, the "
+					"directory is not rebuilt", w->dir);
+		goto out;
+	}
+	for (size_t i = 0; i < old.n; i++)
+		if (shared_block(c, old.v[i])) {
+			err = ek_unsupp("directory inode %u: block %llu is claimed by another owner "
+					"too, the directory is not rebuilt", w->dir,
+					(unsigned long long)old.v[i]);
+			goto out;
+		}
+	ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*ents));
+	dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*dropped));
+	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
+	err = -ENOMEM;
+	if (!ents || !dropped || !renamed)
+		goto out;
+	for (size_t i = 0; i < rb->n; i++) {
+		const struct rbent *e = &rb->v[i];
+		const char *name = rb->names + e->at;
+		bool drop = w->encrypted;
+
+		if (e->dup) {
+			/* the first entry of this name */
+			for (size_t k = 0; k < i; k++)
+				if (!rb->v[k].dup && rb->v[k].len == e->len &&
+				    !memcmp(rb->names + rb->v[k].at, name, e->len)) {
+					drop |= rb->v[k].ino == e->ino;
+					break;
+				}
+			if (drop) {
+				dropped[ndropped++] = e->ino;
+				continue;
+			}
+			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, renamed + i * 256,
+							       &next_k);
+			if (!ents[n].name_len) {
+				err = ek_unsupp("directory inode %u: no new name for duplicate entry",
+						w->dir);
+				goto out;
+			}
+			name = renamed + i * 256;
+		} else {
+			ents[n].name_len = e->len;
+		}
+		ents[n].name = name;
+		ents[n].ino = e->ino;
+		ents[n].file_type = e->type;
+		n++;
+	}
+	/* e2fsck's pass 3A: a directory left linear lists its entries by
+	 * inode number (the builder orders an indexed one by hash) */
+	if (n > 1)
+		qsort(ents, n, sizeof(*ents), cmp_ent_ino);
+	/* a directory without '..': the root, which pass 3 corrects */
+	if (!parent || parent > c->fs->sb.inodes_count)
+		parent = EXT4_ROOT_INO;
+	err = ek_wset_inode(c->ws, w->dir, &raw);
+	if (err)
+		goto out;
+	blocks0 = ek_inode_iblocks(c->fs, raw);
+	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n,
+				 &(struct ek_dir_alloc){ rebuild_alloc, c }, &indexed);
+	if (err)
+		goto out;
+	/* the space the directory gained or gave back, charged as pass 1 did */
+	if (!(get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_HUGE_FILE_FL))
+		err = quota_recharge(c, w->ei, (ek_inode_iblocks(c->fs, raw) - blocks0) * 512);
+	if (err)
+		goto out;
+	/* the references the walk counted for '.' and '..' give way to the new ones */
+	for (size_t i = 0; i < rb->ndots; i++)
+		fsck_ref_drop(c, (ek_ino_t)rb->dots[i]);
+	err = fsck_ref_add(c, w->dir);
+	if (!err)
+		err = fsck_ref_add(c, parent);
+	if (err)
+		goto out;
+	w->di->parent = parent;
+	if (old.n > 1)
+		qsort(old.v, old.n, sizeof(*old.v), cmp_blk);
+	fsck_forget_freed(c, old.v, old.n);
+	for (size_t i = 0; i < ndropped; i++)
+		fsck_ref_drop(c, dropped[i]);
+out:
+	free(old.v);
+	free(ents);
+	free(renamed);
+	free(dropped);
+	w->rebuild_err = err;
+	return err;
+}
+
+/* ---- pass 2: salvaging damaged blocks (repairing) --------------------------------- */
+
+struct salvage {
+	struct dirwalk *w;
+	uint8_t *buf;
+	uint64_t nblocks;
+	uint64_t next;		/* the first logical block not yet mapped */
+	bool any;		/* a block was salvaged into c->ws */
+	bool unwritten_seen;	/* DIR_UNWRITTEN reported */
+	bool written;		/* and fixed: its blocks are read as the others */
+};
+
+static int salvage_cb(void *arg, const struct ek_mapping *m)
+{
+	struct salvage *s = arg;
+	struct check *c = s->w->c;
+	struct ek_fs *fs = c->fs;
+	uint64_t end;
+
+	if (m->kind != EK_MAP_DATA)
+		return 0;
+	s->w->mapped = true;
+	if (m->lblk >= s->nblocks)
+		return 0;
+	end = m->len > s->nblocks - m->lblk ? s->nblocks : m->lblk + m->len;
+	/* the first hole below i_size: unmapped, or unwritten (read as one) */
+	if (s->w->hole < 0 && m->lblk > s->next)
+		s->w->hole = (int64_t)s->next;
+	if (end > s->next)
+		s->next = end;
+	if (m->unwritten && !s->unwritten_seen) {
+		/* e2fsck's pass 1: a directory's blocks are written ones */
+		s->unwritten_seen = true;
+		if (fsck_report(c, EK_PR_DIR_UNWRITTEN, AT_INODE(s->w->dir), s->w->dir,
+				(unsigned long long)m->lblk)) {
+			int err = ek_fix_dir_written(c->ws, s->w->dir);
+
+			fsck_fix_done(c, err);
+			s->written = !err;
+			s->any |= !err;
+		}
+	}
+	if (m->unwritten && !s->written && s->w->hole < 0)
+		s->w->hole = (int64_t)m->lblk;
+	if ((m->unwritten && !s->written) || !c->ws)
+		return 0;
+	for (uint64_t l = m->lblk; l < end && !c->err; l++) {
+		ek_blk_t pblk = m->pblk + (l - m->lblk);
+		struct ek_finding at = { .ino = s->w->dir, .blk = pblk, .has_blk = true, .group = -1 };
+		uint32_t off;
+		uint8_t *b;
+		int err;
+
+		if (shared_block(c, pblk) || ek_fs_read_blocks(fs, pblk, 1, s->buf))
+			continue;	/* the entry walk names it */
+		if (!ek_dir_block_salvage(fs, s->w->ei, l, s->buf, &off))
+			continue;
+		if (!fsck_report(c, EK_PR_DIR_SALVAGE, &at, s->w->dir, (unsigned long long)l, off))
+			continue;
+		err = ek_wset_block(c->ws, pblk, &b);
+		if (!err) {
+			memcpy(b, s->buf, fs->blksz);
+			ek_dir_block_reseal(fs, s->w->ei, l, b);
+			s->any = true;
+		}
+		fsck_fix_done(c, err);
+	}
+	return c->err == -ENOMEM ? -ENOMEM : 0;
+}
+
+/*
+ * Before the entry walk of a directory in blocks: its first hole below
+ * i_size noted (w->hole); repairing, every block whose entries the
+ * checker refuses is salvaged as e2fsck's pass 2 does (lib:
+ * ek_dir_block_salvage) and committed, so the walk reads the entries the
+ * damage hid.  -ENOMEM or a commit's error, 1 when a repair was committed
+ * (the inode is to be read again), else 0.
+ */
+static int salvage_blocks(struct dirwalk *w)
+{
+	struct check *c = w->c;
+	struct salvage s = { .w = w, .nblocks = (w->ei->size + c->fs->blksz - 1) >> c->fs->log_blksz };
+	int err;
+
+	if (ek_inode_has_inline(w->ei))
+		return 0;
+	if (c->ws && !(s.buf = ek_malloc(c->fs->blksz)))
+		return -ENOMEM;
+	err = ek_map_walk(c->fs, w->ei, salvage_cb, &s);
+	free(s.buf);
+	if (err == -ENOMEM)
+		return err;
+	if (!err && w->hole < 0 && s.next < s.nblocks)
+		w->hole = (int64_t)s.next;
+	if (!s.any)
+		return 0;	/* a damaged map: pass 1 named it */
+	err = fsck_commit(c);
+	return err ? err : 1;
+}
+
 /* ---- pass 2: htree indexes ----------------------------------------------------- */
 
 /*
@@ -172,6 +591,7 @@ struct dxrun {
 
 struct dxcheck {
 	struct check *c;
+	struct dirwalk *w;
 	const struct ek_inode *dir;
 	unsigned levels;	/* the root's indirect_levels */
 	uint64_t nblocks;	/* i_size in blocks */
@@ -242,9 +662,9 @@ static const struct dxleaf *dx_leaf_of(const struct check *c, uint32_t lblk)
 	return lo < c->ndxl && c->dxl[lo].lblk == lblk ? &c->dxl[lo] : NULL;
 }
 
-/* an index block the dx codec refused (@err, the rule in @n->fault) */
-static void dx_report_fault(struct check *c, ek_ino_t dir, ek_blk_t pblk,
-			    const struct ek_dx_node *n, int err)
+/* an index block the dx codec refused (the rule @fault, in words @msg) */
+static void dx_report(struct check *c, struct dirwalk *w, ek_blk_t pblk, unsigned fault,
+		      const char *msg)
 {
 	static const enum ek_problem_id id[] = {
 		[EK_DX_ROOT] = EK_PR_HTREE_ROOT_BAD,
@@ -257,13 +677,19 @@ static void dx_report_fault(struct check *c, ek_ino_t dir, ek_blk_t pblk,
 		[EK_DX_BLOCK] = EK_PR_HTREE_BAD_BLOCK,
 		[EK_DX_ORDER] = EK_PR_HTREE_ORDER,
 	};
-	struct ek_finding at = { .ino = dir, .blk = pblk, .has_blk = true, .group = -1 };
+	struct ek_finding at = { .ino = w->dir, .blk = pblk, .has_blk = true, .group = -1 };
 
 	/* a bad checksum alone: the entry walk named it (DIR_DAMAGED) */
-	if (n->fault == EK_DX_OK || n->fault == EK_DX_CSUM ||
-	    n->fault >= sizeof(id) / sizeof(id[0]))
+	if (fault == EK_DX_OK || fault == EK_DX_CSUM || fault >= sizeof(id) / sizeof(id[0]))
 		return;
-	fsck_report(c, id[n->fault], &at, ek_error_msg(err));
+	if (fsck_report(c, id[fault], &at, msg))
+		fsck_fix_done(c, dir_rebuild(w));
+}
+
+static void dx_report_fault(struct check *c, struct dirwalk *w, ek_blk_t pblk,
+			    const struct ek_dx_node *n, int err)
+{
+	dx_report(c, w, pblk, n->fault, ek_error_msg(err));
 }
 
 /*
@@ -297,7 +723,8 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 		if (!r) {
 			ek_corrupt_ino(x->dir->ino, "htree directory: entry %u of index block %u points to block %u, which is not allocated",
 				       i, lblk, b);
-			fsck_report(c, EK_PR_HTREE_BAD_BLOCK, &at, ek_error_msg(-EK_CORRUPT));
+			if (fsck_report(c, EK_PR_HTREE_BAD_BLOCK, &at, ek_error_msg(-EK_CORRUPT)))
+				fsck_fix_done(c, dir_rebuild(x->w));
 			return 1;
 		}
 		k = r->rank + (b - r->lblk);
@@ -305,8 +732,9 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 		at.blk = pb;
 		at.has_blk = true;
 		if (ek_bit_test(x->named, k)) {
-			fsck_report(c, EK_PR_HTREE_REFERENCED_TWICE, &at, x->dir->ino, b,
-			       (unsigned long long)pb);
+			if (fsck_report(c, EK_PR_HTREE_REFERENCED_TWICE, &at, x->dir->ino, b,
+					(unsigned long long)pb))
+				fsck_fix_done(c, dir_rebuild(x->w));
 			continue;
 		}
 		x->named[k >> 3] |= 1u << (k & 7);
@@ -321,7 +749,7 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 				continue;	/* the entry walk read it too and named it */
 			err = ek_dx_node_parse(fs, x->dir, pb, buf, &child);
 			if (err && err != -EK_BADCRC) {
-				dx_report_fault(c, x->dir->ino, pb, &child, err);
+				dx_report_fault(c, x->w, pb, &child, err);
 				return 1;
 			}
 			err = dx_walk(x, &child, b, depth + 1, elo, ehi);
@@ -330,9 +758,10 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 		} else {
 			const struct dxleaf *l = dx_leaf_of(c, b);
 
-			if (l && (l->min < elo || l->max > ehi))
-				fsck_report(c, EK_PR_HTREE_HASH_RANGE, &at, x->dir->ino, b,
-				       (unsigned long long)pb, l->min, l->max, elo, ehi);
+			if (l && (l->min < elo || l->max > ehi) &&
+			    fsck_report(c, EK_PR_HTREE_HASH_RANGE, &at, x->dir->ino, b,
+					(unsigned long long)pb, l->min, l->max, elo, ehi))
+				fsck_fix_done(c, dir_rebuild(x->w));
 		}
 	}
 	return 0;
@@ -391,26 +820,65 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_fs *fs = c->fs;
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
+	struct ek_dirent renamed;
 	bool clearable, dotdot;
 	int seen;
 
+	if (de->lblk == 0 && !ek_inode_has_inline(w->ei)) {
+		if (w->nfirst == 0)
+			w->dot_ok = de->name_len == 1 && de->name[0] == '.' && de->ino == w->dir;
+		else if (w->nfirst == 1)
+			w->dotdot_ok = de->name_len == 2 && !memcmp(de->name, "..", 2);
+		w->nfirst++;
+	}
+	if (!de->ino)	/* unused: seen only for the places of '.' and '..' */
+		return 0;
 	memcpy(name, de->name, de->name_len);
 	name[de->name_len] = 0;
+	/* a second '.' or '..' (e2fsck: a duplicate '.' entry): cleared */
+	if (dot_or_dotdot(de) && (de->name_len == 1 ? w->ndot++ : w->ndotdot++) &&
+	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_DUP_DOT, &at,
+			   name, w->dir)) {
+		int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;
+	}
 	/* block 0 is the htree root: its '.' and '..' are no leaf's */
 	if (w->dx_version >= 0 && de->lblk && htree_note(c, w, de))
 		return -ENOMEM;
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		w->di->parent = de->ino;
 	}
-	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)))
-		fsck_report(c, EK_PR_ENTRY_BAD_NAME, &at, name, w->dir);
+	if (w->dir == EXT4_ROOT_INO && de->name_len == 10 && !memcmp(de->name, "lost+found", 10))
+		*w->lost_found = de->ino;
+	if (!w->encrypted && (memchr(de->name, '/', de->name_len) || memchr(de->name, 0, de->name_len)) &&
+	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_BAD_NAME, &at,
+			   name, w->dir)) {
+		int err = ek_fix_dirent_name(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err) {	/* the rest of the checks see the new name */
+			ek_dirent_name_fix((uint8_t *)name, de->name_len);
+			renamed = *de;
+			renamed.name = name;
+			de = &renamed;
+		}
+	}
 	/* e2fsck: the byte after '.' or '..' is a NUL (a record holds it) */
-	if (dot_or_dotdot(de) && de->rec_len >= 12 && de->name[de->name_len])
-		fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, &at, name, w->dir);
+	if (dot_or_dotdot(de) && de->rec_len >= 12 && de->name[de->name_len]) {
+		if (w->rb)	/* its fix rebuilds the directory: after the walk */
+			w->dot_unterminated = de->name_len == 1 ? "." : "..";
+		else
+			fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, &at, name, w->dir);
+	}
 	seen = name_seen(c, de->name, de->name_len);
 	if (seen < 0)
 		return seen;
-	if (seen)
+	/* repairing, a duplicate is reported after the walk: its fix rebuilds
+	 * the directory, which needs every entry */
+	if (seen && !w->rb)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
 	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
@@ -421,20 +889,28 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
 		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir,
-				   de->ino))
-			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
-						   : dotdot_clear(c, w));
-		return 0;
+				   de->ino)) {
+			int err = clearable ? ek_fix_dirent_clear(c->ws, w->ei, de) : dotdot_clear(c, w);
+
+			fsck_fix_done(c, err);
+			if (!err && clearable)
+				return 0;
+		}
+		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
 	}
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name))
-		return 0;
+		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
 	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
 		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir,
-				   de->ino))
-			fsck_fix_done(c, clearable ? ek_fix_dirent_clear(c->ws, w->ei, de)
-						   : dotdot_clear(c, w));
-		return 0;
+				   de->ino)) {
+			int err = clearable ? ek_fix_dirent_clear(c->ws, w->ei, de) : dotdot_clear(c, w);
+
+			fsck_fix_done(c, err);
+			if (!err && clearable)
+				return 0;
+		}
+		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */
 	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
@@ -461,9 +937,18 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if ((fsck_iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {
 		struct dinfo *d = fsck_dinfo_of(c, de->ino);
 
-		if (!d || d->named_in || de->ino == EXT4_ROOT_INO)
-			fsck_report(c, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir, de->ino);
-		else
+		if (!d || d->named_in || de->ino == EXT4_ROOT_INO) {
+			if (fsck_report_if(c, clearable, EK_PR_ENTRY_DIR_LINK, &at, name, w->dir,
+					   de->ino)) {
+				int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+				fsck_fix_done(c, err);
+				if (!err) {
+					fsck_ref_drop(c, de->ino);
+					return 0;
+				}
+			}
+		} else
 			d->named_in = w->dir;
 	}
 	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
@@ -473,7 +958,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	    fsck_report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
 		      name, w->dir, de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))))
 		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
-	return 0;
+	/* a rebuild gives the entry its inode's type (a type the inode's mode
+	 * does not say: the entry's own) */
+	return rb_keep(w, de, fsck_mode_ftype(fsck_imode(c, de->ino)) ?
+			      fsck_mode_ftype(fsck_imode(c, de->ino)) : de->file_type, seen);
 }
 
 /*
@@ -523,8 +1011,15 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	err = ek_dx_root_parse(fs, dir, pblk, c->dxbuf, root);
+	if (err && err != -EK_BADCRC && w->rb && root->fault != EK_DX_OK && root->fault != EK_DX_CSUM) {
+		/* its fix rebuilds the directory from every entry: after the walk */
+		w->root_fault = root->fault;
+		w->root_fault_blk = pblk;
+		snprintf(w->root_fault_msg, sizeof(w->root_fault_msg), "%s", ek_error_msg(err));
+		return 0;
+	}
 	if (err && err != -EK_BADCRC) {
-		dx_report_fault(c, dir->ino, pblk, root, err);
+		dx_report_fault(c, w, pblk, root, err);
 		return 0;
 	}
 	/* casefolded names hash after Unicode folding: their ranges are not checked */
@@ -539,10 +1034,11 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
  * walk the index from @root (in c->dxbuf), then name the blocks in use
  * that no entry named.
  */
-static int htree_check(struct check *c, const struct ek_inode *dir, const struct ek_dx_node *root)
+static int htree_check(struct check *c, struct dirwalk *w, const struct ek_inode *dir,
+		       const struct ek_dx_node *root)
 {
 	struct ek_fs *fs = c->fs;
-	struct dxcheck x = { .c = c, .dir = dir, .levels = root->indirect_levels,
+	struct dxcheck x = { .c = c, .w = w, .dir = dir, .levels = root->indirect_levels,
 			     .nblocks = (dir->size + fs->blksz - 1) >> fs->log_blksz };
 	int err;
 
@@ -573,10 +1069,11 @@ static int htree_check(struct check *c, const struct ek_inode *dir, const struct
 
 			if (ek_bit_test(x.named, rank))
 				continue;
-			fsck_report(c, EK_PR_HTREE_UNREFERENCED, &(struct ek_finding){ .ino = dir->ino,
-			       .blk = x.runs[i].pblk + k, .has_blk = true, .group = -1 },
-			       dir->ino, (unsigned)(x.runs[i].lblk + k),
-			       (unsigned long long)(x.runs[i].pblk + k));
+			if (fsck_report(c, EK_PR_HTREE_UNREFERENCED, &(struct ek_finding){ .ino = dir->ino,
+					.blk = x.runs[i].pblk + k, .has_blk = true, .group = -1 },
+					dir->ino, (unsigned)(x.runs[i].lblk + k),
+					(unsigned long long)(x.runs[i].pblk + k)))
+				fsck_fix_done(c, dir_rebuild(w));
 		}
 out:
 	free(x.runs);
@@ -590,16 +1087,25 @@ int fsck_pass2(struct check *c)
 	uint8_t *iblk = ek_malloc(fs->blksz);
 	ek_blk_t iblk_at = 0;
 	bool iblk_have = false;
+	struct rbuf rb = { 0 };
+	ek_ino_t lost_found = 0;
+	int ret = 0;
 
 	if (!iblk)
 		return -ENOMEM;
+	if (c->ndups > 1)	/* for shared_block() */
+		qsort(c->dups, c->ndups, sizeof(*c->dups), cmp_blk);
 
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;
-		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1 };
+		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1,
+				     .rb = c->ws ? &rb : NULL, .root_fault = -1,
+				     .lost_found = &lost_found, .hole = -1 };
 		struct ek_dx_node root;
 		struct ek_inode ei;
 		int err, dx = 0;
+		bool walked = false, dots;
+		char dmsg[320];
 
 		fsck_units(c, 2, d, c->ndirs);
 		if ((fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
@@ -610,30 +1116,102 @@ int fsck_pass2(struct check *c)
 			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
 		c->ndxl = 0;
 		c->dxl_unsorted = false;
+		rb.n = rb.len = rb.ndots = 0;
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		w.ei = &ei;
 		w.policy = c->crypt ? c->crypt[ino] : 0;
+		if (!err || err == -EK_BADCRC) {
+			int serr = salvage_blocks(&w);
+
+			if (serr == 1) {	/* its map may have changed */
+				ek_inode_release(&ei);
+				iblk_have = false;
+				err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
+				serr = err == -ENOMEM ? err : 0;	/* else named below */
+			}
+			if (serr) {
+				ek_inode_release(&ei);
+				ret = serr;
+				break;
+			}
+		}
 		if ((!err || err == -EK_BADCRC) && ek_dir_is_htree(fs, &ei))
 			dx = htree_root(c, &w, &ei, &root);
 		if (dx < 0) {
 			ek_inode_release(&ei);
-			free(iblk);
-			return dx;
+			ret = dx;
+			break;
 		}
-		if (!err || err == -EK_BADCRC)
-			err = ek_dir_iterate(fs, &ei, 0, pass2_entry, &w);
-		if (err && err != -ENOMEM)
-			fsck_report(c, EK_PR_DIR_DAMAGED, AT_INODE(ino), ek_error_msg(err));
-		if (dx && err != -ENOMEM)
-			err = htree_check(c, &ei, &root);
+		if (!err || err == -EK_BADCRC) {
+			walked = true;
+			err = ek_dir_iterate(fs, &ei, EK_DIR_INCLUDE_EMPTY, pass2_entry, &w);
+		}
+		if (err == -ENOMEM) {
+			ek_inode_release(&ei);
+			ret = err;
+			break;
+		}
+		if (err)	/* before the repairs below record errors of their own */
+			snprintf(dmsg, sizeof(dmsg), "%s", ek_error_msg(err));
+		/* repairing: what the walk put off (see htree_root, pass2_entry) */
+		if (w.root_fault >= 0)
+			dx_report(c, &w, w.root_fault_blk, (unsigned)w.root_fault, w.root_fault_msg);
+		for (size_t i = 0; w.rb && i < rb.n; i++) {
+			char name[256];
+
+			if (!rb.v[i].dup)
+				continue;
+			memcpy(name, rb.names + rb.v[i].at, rb.v[i].len);
+			name[rb.v[i].len] = 0;
+			if (fsck_report(c, EK_PR_ENTRY_DUPLICATE, &(struct ek_finding){ .ino = rb.v[i].ino,
+					.dir = ino, .group = -1 }, name, ino))
+				fsck_fix_done(c, dir_rebuild(&w));
+		}
+		/* '.' and '..' first in block 0, NUL after them (e2fsck's pass 2) */
+		if (w.dot_unterminated &&
+		    fsck_report(c, EK_PR_ENTRY_DOT_UNTERMINATED, AT_INODE(ino), w.dot_unterminated, ino))
+			fsck_fix_done(c, dir_rebuild(&w));
+		/* (a block 0 whose first entry is refused: named as damage, as
+		 * e2fsck -n gives up such a block; salvaged, its entries count) */
+		dots = walked && !ek_inode_has_inline(&ei) && (w.nfirst || !w.mapped);
+		if (dots && !w.dot_ok && fsck_report(c, EK_PR_DIR_NO_DOT, AT_INODE(ino), ino))
+			fsck_fix_done(c, dir_rebuild(&w));
+		if (dots && !w.dotdot_ok && fsck_report(c, EK_PR_DIR_NO_DOTDOT, AT_INODE(ino), ino))
+			fsck_fix_done(c, dir_rebuild(&w));
+		/* a hole in a linear directory (an htree's is damage the walk
+		 * names), as e2fsck's pass 2 but with largedir, which allows them */
+		if (walked && w.hole >= 0 && !ek_dir_is_htree(fs, &ei) &&
+		    !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
+		    fsck_report(c, EK_PR_DIR_HOLE, AT_INODE(ino), ino, (unsigned long long)w.hole))
+			fsck_fix_done(c, dir_rebuild(&w));
+		/* damaged blocks: the directory rebuilt from the entries read,
+		 * with new checksums (the walk reads past a bad entry's block) */
+		if (err && fsck_report_if(c, walked && (err == -EK_CORRUPT || err == -EK_BADCRC) &&
+					  !ek_inode_has_inline(&ei),
+					  EK_PR_DIR_DAMAGED, AT_INODE(ino), dmsg))
+			fsck_fix_done(c, dir_rebuild(&w));
+		err = 0;
+		if (dx && !(w.rebuild_tried && !w.rebuild_err))
+			err = htree_check(c, &w, &ei, &root);
+		/* -D: a directory the checks left alone, rebuilt as e2fsck -D
+		 * does (one the lib cannot rebuild, e.g. casefolded, is left;
+		 * lost+found keeps the empty blocks that reconnecting needs) */
+		if (!err && c->o->optimize_dirs && c->ws && walked && !w.rebuild_tried &&
+		    ino != lost_found &&
+		    !ek_inode_has_inline(&ei) && !dir_rebuild(&w))
+			c->sum->dirs_optimized++;
 		ek_inode_release(&ei);
 		if (err == -ENOMEM) {
-			free(iblk);
-			return err;
+			ret = err;
+			break;
 		}
 	}
 	free(iblk);
-	fsck_units(c, 2, c->ndirs, c->ndirs);
-	return 0;
+	free(rb.v);
+	free(rb.names);
+	free(rb.dots);
+	if (!ret)
+		fsck_units(c, 2, c->ndirs, c->ndirs);
+	return ret;
 }

@@ -333,3 +333,23 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	*wsp = NULL;
 	return ek_wset_init(fs, wsp);
 }
+
+/* ---- dirfix: entries of pass 2 ---- */
+
+int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	bool ok;
+	uint8_t *b;
+	int err = dirent_block(ws, dir, de, &b, &ok);
+
+	if (err)
+		return err;
+	if (de->offset + 8 + (uint32_t)de->name_len > fs->blksz || b[de->offset + 6] != de->name_len)
+		return ek_corrupt_ino(dir->ino, "directory block %llu: no entry of %u bytes at offset %u",
+				      (unsigned long long)de->lblk, de->name_len, de->offset);
+	ek_dirent_name_fix(b + de->offset + 8, de->name_len);
+	if (ok)
+		ek_dir_block_reseal(fs, dir, de->lblk, b);
+	return 0;
+}

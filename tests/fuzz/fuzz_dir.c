@@ -2,7 +2,9 @@
 /*
  * fuzz_dir.c - directories: open the input as an image, walk the tree from
  * the root (depth and entry budgets), look up every name met plus a few
- * fixed ones, parse htree roots, read symlinks and resolve some paths.
+ * fixed ones, parse htree roots, salvage block 0 of each directory as fsck
+ * does (twice: the second finds nothing to mend), read symlinks and
+ * resolve some paths.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +86,19 @@ static void walk_dir(struct walk *w, ek_ino_t ino)
 		    ek_dx_root_parse(w->fs, &ei, pblk, b, &n) != -EK_CORRUPT)
 			for (unsigned i = 0; i < n.count; i++)
 				(void)ek_dx_entry_block(&n, i);
+		free(b);
+	}
+	if (!(ei.flags & EXT4_INLINE_DATA_FL)) {
+		/* fsck's salvage of block 0: a salvaged block needs no more */
+		uint8_t *b = ek_malloc(w->fs->blksz);
+		ek_blk_t pblk;
+		uint32_t off;
+
+		if (b && ek_map_bmap(w->fs, &ei, 0, &pblk, NULL) == 0 && pblk &&
+		    ek_fs_read_blocks(w->fs, pblk, 1, b) == 0 &&
+		    ek_dir_block_salvage(w->fs, &ei, 0, b, &off) &&
+		    ek_dir_block_salvage(w->fs, &ei, 0, b, &off))
+			abort();
 		free(b);
 	}
 	ek_inode_release(&ei);
