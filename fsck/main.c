@@ -229,6 +229,12 @@ static int finding(void *arg, const struct ek_finding *fd)
 	}
 	switch (f->fix_mode) {
 	case MODE_PREEN:
+		/* a warning preen does not fix is left, as e2fsck's PR_PREEN_NO */
+		if (!p->preen && p->severity == EK_SEV_WARNING) {
+			ek_out_text(o, "%s.  Not fixed (preen)\n", fd->message);
+			finding_json(f, fd);
+			return 0;
+		}
 		if (!p->preen) {
 			ek_out_text(o, "%s.\n", fd->message);
 			finding_json(f, fd);

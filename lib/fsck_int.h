@@ -106,6 +106,18 @@ struct check {
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
+	/* pass 1 repairs of the inode being walked (fsck_pass1.c) */
+	struct ek_ext *xv;	/* its extents as walked (what a rebuilt tree maps) */
+	size_t nxv, xv_cap;
+	ek_blk_t *xtree;	/* its extent tree blocks as walked (reused by a rebuild) */
+	size_t nxtree, xtree_cap;
+	size_t dups_at;		/* c->ndups before its walk */
+	size_t nx_at;		/* c->nx before its xattr block was counted */
+	uint32_t illegal;	/* indirect map: illegal pointers met */
+	bool map_rebuild;	/* a fix dropped entries: the tree is rebuilt after the walk */
+	bool map_clear;		/* a fix clears the inode (too many illegal blocks) */
+	bool map_left;		/* a bad entry was left: its counts are unknown */
+	bool cleared;		/* a fix cleared it: no more checks */
 };
 
 
@@ -123,6 +135,8 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out);
 int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
 		     ek_ino_t *out);
 void fsck_fix_done(struct check *c, int err);
+void fsck_inode_forget(struct check *c, ek_ino_t ino);
+void fsck_unmark(struct check *c, ek_blk_t blk);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
 uint16_t fsck_imode(const struct check *c, ek_ino_t ino);

@@ -72,6 +72,15 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	}
 	if (m->kind == EK_MAP_INDEX)
 		return 0;	/* its child node follows as EK_MAP_TREE */
+	/* repairing an extent tree: what a rebuild keeps */
+	if (c->ws && (c->ei->flags & EXT4_EXTENTS_FL)) {
+		struct ek_ext e = { (uint32_t)m->lblk, (uint32_t)m->len, m->pblk, m->unwritten };
+
+		err = m->kind == EK_MAP_DATA ? ek_ext_append(&c->xv, &c->nxv, &c->xv_cap, &e) :
+		      fsck_blk_push(&c->xtree, &c->nxtree, &c->xtree_cap, m->pblk);
+		if (err)
+			return err;
+	}
 	/* the resize inode maps reserved GDT blocks, not clusters of data */
 	if (m->kind == EK_MAP_DATA && c->fs->cluster_bits && c->ei->ino != EXT4_RESIZE_INO &&
 	    c->ei->ino != EXT4_BAD_INO)
@@ -88,6 +97,185 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	for (uint64_t i = 0; i < m->len && !err; i++)
 		err = claim(c, m->pblk + i);
 	return err;
+}
+
+/* ---- pass 1 repairs of block maps ------------------------------------------- */
+
+#define MAX_ILLEGAL_BLOCKS 12	/* e2fsck's: at this many, clear the inode? */
+#define MAP_CLEAR 1		/* map_bad() stopped the walk: the inode is cleared */
+
+/*
+ * A bad entry of the map being walked (ek_map_walk_checked), reported as
+ * e2fsck's pass 1 does; fixed where met: an extent or index entry is
+ * dropped (the tree is rebuilt from the rest after the walk), an illegal
+ * indirect pointer zeroed, a checksum set.  Left unfixed, the blocks the
+ * entry leads to are not claimed: pass 5 frees nothing.
+ */
+static int map_bad(void *arg, const struct ek_map_bad *b)
+{
+	struct check *c = arg;
+	ek_ino_t ino = c->ei->ino;
+	struct ek_finding at = { .ino = ino, .blk = b->pblk, .has_blk = true, .group = -1 };
+	char why[200];
+	bool fix = false;
+
+	snprintf(why, sizeof(why), "%s", ek_error_msg(b->err));
+	switch (b->kind) {
+	case EK_MAPBAD_CSUM:
+		if (fsck_report(c, EK_PR_EXTENT_CHECKSUM, &at, ino, (unsigned long long)b->pblk))
+			fsck_fix_done(c, ek_fix_extent_csum(c->ws, ino, b->pblk));
+		return 0;	/* the node is walked either way */
+	case EK_MAPBAD_START:
+		if (fsck_report(c, EK_PR_EXTENT_INDEX_START, &at, why)) {
+			c->map_rebuild = true;
+			fsck_fix_done(c, 0);
+		}
+		return 0;
+	case EK_MAPBAD_EXTENT:
+		fix = fsck_report(c, EK_PR_EXTENT_INVALID, &at, ino, (unsigned long long)b->lblk,
+				  (unsigned long long)b->pblk, (unsigned long long)b->len, why);
+		break;
+	case EK_MAPBAD_INDEX:
+		fix = fsck_report(c, EK_PR_EXTENT_NODE_INVALID, &at, ino, (unsigned long long)b->pblk,
+				  (unsigned long long)b->lblk, why);
+		break;
+	case EK_MAPBAD_IND:
+		/* as e2fsck: at the 12th, clearing the whole inode is offered */
+		if (++c->illegal == MAX_ILLEGAL_BLOCKS &&
+		    fsck_report(c, EK_PR_TOO_MANY_ILLEGAL_BLOCKS, AT_INODE(ino), ino)) {
+			c->map_clear = true;
+			return MAP_CLEAR;	/* fsck_fix_done() once cleared */
+		}
+		fix = fsck_report(c, EK_PR_ILLEGAL_BLOCK, &at, b->level ? "indirect block" : "block",
+				  (unsigned long long)b->lblk, (unsigned long long)b->pblk, ino);
+		if (fix)
+			fsck_fix_done(c, ek_fix_ind_pointer(c->ws, ino, b->node, b->slot));
+		if (!fix)
+			c->map_left = c->claims_incomplete = true;
+		return 0;
+	}
+	if (fix) {
+		c->map_rebuild = true;	/* the entry goes with the rebuild */
+		fsck_fix_done(c, 0);
+	} else {
+		c->map_left = c->claims_incomplete = true;
+	}
+	return 0;
+}
+
+/* was @blk claimed a second time during this inode's walk (by it)? */
+static bool dup_since(const struct check *c, ek_blk_t blk)
+{
+	for (size_t i = c->dups_at; i < c->ndups; i++)
+		if (c->dups[i] == blk)
+			return true;
+	return false;
+}
+
+/* a rebuilt tree's blocks: the old ones first, then new ones near them */
+struct rebuild {
+	struct check *c;
+	size_t next_old;
+	ek_blk_t goal;
+	uint64_t added;
+};
+
+static int rebuild_alloc(void *arg, ek_blk_t *blk)
+{
+	struct rebuild *r = arg;
+	struct check *c = r->c;
+
+	while (r->next_old < c->nxtree) {
+		ek_blk_t b = c->xtree[r->next_old++];
+
+		if (!dup_since(c, b)) {	/* a block another inode claims is not rewritten */
+			*blk = b;
+			return 0;
+		}
+	}
+	r->added++;
+	return fsck_alloc_block(c, r->goal, blk);
+}
+
+static int rebuild_put(void *arg, ek_blk_t blk, const uint8_t *node)
+{
+	struct rebuild *r = arg;
+	uint8_t *b;
+	int err = ek_wset_block(r->c->ws, blk, &b);
+
+	if (!err)
+		memcpy(b, node, r->c->fs->blksz);
+	return err;
+}
+
+/*
+ * The extent tree of the inode being walked rewritten from the extents the
+ * walk kept (bad entries dropped), in as few blocks as extent.c's writer
+ * needs: old tree blocks reused first, the rest released (unclaimed, so
+ * pass 5 frees them); c->claimed follows.
+ */
+static int rebuild_tree(struct check *c)
+{
+	struct rebuild r = { .c = c };
+	struct ek_tree_sink sink = { rebuild_alloc, rebuild_put, &r };
+	int err;
+
+	r.goal = c->nxtree ? c->xtree[0] : c->nxv ? c->xv[0].pblk : 0;
+	err = ek_fix_extent_tree(c->ws, c->ei->ino, c->xv, c->nxv, &sink);
+	if (err)
+		return err;
+	for (size_t i = r.next_old; i < c->nxtree; i++) {
+		if (dup_since(c, c->xtree[i]))
+			continue;
+		fsck_unmark(c, c->xtree[i]);
+		c->claimed--;
+	}
+	c->claimed += r.added;
+	return 0;
+}
+
+/* unclaim what the walk of a cleared inode claimed (not blocks others claim) */
+static int unclaim_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct check *c = arg;
+
+	if (m->kind == EK_MAP_INDEX)
+		return 0;
+	for (uint64_t i = 0; i < m->len; i++)
+		if (!dup_since(c, m->pblk + i))
+			fsck_unmark(c, m->pblk + i);
+	return 0;
+}
+
+static int skip_bad(void *arg, const struct ek_map_bad *b)
+{
+	(void)arg;
+	(void)b;
+	return 0;
+}
+
+/*
+ * Clear inode @ei (the pending finding's fix, as e2fsck's "Clear inode"):
+ * on disk through repair_inode.c, and in the checker's state: not in use,
+ * its blocks and xattr block reference no longer claimed (@walked: its map
+ * was walked and claimed).  Pass 2 then clears the entries naming it.
+ */
+static int clear_inode(struct check *c, struct ek_inode *ei, bool walked)
+{
+	int err = ek_fix_inode_clear(c->ws, ei->ino, (uint32_t)c->o->now);
+
+	if (err)
+		return err;
+	if (walked && fsck_has_map(c->fs, ei)) {
+		err = ek_map_walk_checked(c->fs, ei, unclaim_mapping, skip_bad, c);
+		if (err == -ENOMEM)
+			return err;
+	}
+	c->ndups = c->dups_at;	/* its second claims are gone with it */
+	c->nx = c->nx_at;	/* and its reference to an xattr block */
+	fsck_inode_forget(c, ei->ino);
+	c->cleared = true;
+	return 0;
 }
 
 bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
@@ -333,14 +521,16 @@ static void check_extent_shape(struct check *c, const struct ek_inode *ei)
 		else if (c->xnum[d] <= above)
 			how = "shorter";
 		if (how) {
-			fsck_report(c, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino), ei->ino,
-			       depth - d, how);
+			/* as e2fsck -y's pass 1E: rebuilt */
+			if (fsck_report(c, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino), ei->ino,
+					depth - d, how))
+				fsck_fix_done(c, rebuild_tree(c));
 			return;
 		}
 	}
 }
 
-static int check_symlink(struct check *c, const struct ek_inode *ei)
+static int check_symlink(struct check *c, struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
 	char *buf, why[200] = "";
@@ -384,7 +574,9 @@ static int check_symlink(struct check *c, const struct ek_inode *ei)
 	if (!*why)
 		return 0;
 bad:
-	fsck_report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why);
+	/* as e2fsck (its pass 2): cleared, the entries naming it then too */
+	if (fsck_report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why))
+		fsck_fix_done(c, clear_inode(c, ei, true));
 	return 0;
 }
 
@@ -568,6 +760,12 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 						 (uint64_t)c->o->now));
 		return 0;
 	}
+	/* this inode's repair state (clear_inode() undoes its claims) */
+	c->dups_at = c->ndups;
+	c->nx_at = c->nx;
+	c->nxv = c->nxtree = 0;
+	c->illegal = 0;
+	c->map_rebuild = c->map_clear = c->map_left = c->cleared = false;
 	err = fsck_inode_in_use(c, ei->ino, ei->mode, ei->links_count);
 	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = fsck_iflags_or(c, ei->ino, IS_DIR);
@@ -584,9 +782,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		fsck_report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
 	if (qf)
 		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
-	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino))
-		fsck_report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
-	else if (check_device(c, ei))
+	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino)) {
+		/* as e2fsck's pass 2 (it deallocates the inode) */
+		if (fsck_report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode))
+			fsck_fix_done(c, clear_inode(c, ei, false));
+	} else if (check_device(c, ei))
 		;	/* named there */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
 		 fsck_report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
@@ -610,8 +810,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
 		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
 		       get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
-	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES))
-		fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino);
+	if (c->cleared)
+		return 0;
+	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES) &&
+	    fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_IMAGIC_FL));
 	/* as e2fsck's handle_htree(); the kernel reads such an inode without its index */
 	if ((ei->flags & EXT4_INDEX_FL) && !ek_is_dir(ei->mode))
 		fsck_report(c, EK_PR_HTREE_NOT_DIR, AT_INODE(ei->ino), ei->ino);
@@ -645,23 +848,46 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			c->claimed++;	/* counted here, marked once for all its users */
 	}
 	if (fsck_has_map(fs, ei)) {
-		err = ek_map_walk(fs, ei, claim_mapping, c);
-		if (err == -ENOMEM)
+		err = ek_map_walk_checked(fs, ei, claim_mapping, map_bad, c);
+		if (err == -ENOMEM || err == -EIO)
 			return err;
-		if (err && err != -EK_BADCRC) {
-			fsck_report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+		if (err == MAP_CLEAR) {
+			fsck_fix_done(c, clear_inode(c, ei, true));
+			if (c->cleared)
+				return 0;
+			c->claims_incomplete = true;
+			return charge_quota(c, ei, true);
+		}
+		if (err) {
+			/* the root itself (e2fsck: "corrupt extent header", the
+			 * inode cleared); the filesystem's own inodes are not */
+			if (fsck_report_if(c, ei->ino >= fs->sb.first_ino, EK_PR_BLOCK_MAP_DAMAGED,
+					   AT_INODE(ei->ino), ek_error_msg(err)))
+				fsck_fix_done(c, clear_inode(c, ei, true));
+			if (c->cleared)
+				return 0;
 			/* its counts are unknown: no i_blocks finding */
 			return charge_quota(c, ei, true);
 		}
-		if (err == -EK_BADCRC)
-			fsck_report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
-		else
+		if (c->map_rebuild) {
+			err = rebuild_tree(c);
+			if (err == -ENOMEM)
+				return err;
+			if (err)
+				fsck_report_if(c, false, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino),
+					       ek_error_msg(err));
+		}
+		if (c->map_left || err)
+			return charge_quota(c, ei, true);	/* its counts are unknown */
+		if (!c->map_rebuild)
 			check_extent_shape(c, ei);
 	}
 	if (ek_is_lnk(ei->mode) && !qf) {
 		err = check_symlink(c, ei);
 		if (err)
 			return err;
+		if (c->cleared)
+			return 0;
 	} else if (fsck_has_map(fs, ei)) {
 		check_size(c, ei);
 	}

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+/*
+ * repair_inode.c - the fixes of fsck's pass 1: inodes and their block maps
+ * (see repair.c for the model: each fix edits blocks inside a write set
+ * through the object's codec; nothing is written before the pass's commit).
+ *
+ *   ek_fix_inode_clear    an inode beyond repair, as e2fsck's
+ *                         e2fsck_clear_inode(): unlinked and deleted now;
+ *                         its blocks are not claimed, so pass 5 frees them,
+ *                         and pass 2 clears the entries naming it
+ *   ek_fix_ind_pointer    an illegal pointer of an indirect map zeroed
+ *   ek_fix_extent_csum    an extent block that passes checks resealed
+ *   ek_fix_extent_tree    the extent tree rewritten around its bad entries
+ *                         (extent.c's writer: full leaves, fewest levels)
+ */
+#include <string.h>
+#include "extkit.h"
+
+#define IOFF(f) offsetof(struct ext4_inode, f)
+
+int ek_fix_inode_clear(struct ek_wset *ws, ek_ino_t ino, uint32_t now)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	put_le16(raw + IOFF(i_links_count), 0);
+	put_le32(raw + IOFF(i_dtime), now);
+	put_le32(raw + IOFF(i_flags), 0);
+	/* a reserved inode is checked whatever its link count: its map goes too */
+	if (ino < fs->sb.first_ino)
+		memset(raw + IOFF(i_block), 0, EXT4_N_BLOCKS * 4);
+	ek_inode_csum_set(fs, ino, raw);
+	return 0;
+}
+
+int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *b;
+	int err;
+
+	if (!node) {
+		if (slot >= EXT4_N_BLOCKS)
+			return -EINVAL;
+		err = ek_wset_inode(ws, ino, &b);
+		if (err)
+			return err;
+		put_le32(b + IOFF(i_block) + 4 * slot, 0);
+		ek_inode_csum_set(fs, ino, b);
+		return 0;
+	}
+	if (slot >= fs->blksz / 4)
+		return -EINVAL;
+	err = ek_wset_block(ws, node, &b);	/* indirect blocks carry no checksum */
+	if (!err)
+		put_le32(b + 4 * slot, 0);
+	return err;
+}
+
+int ek_fix_extent_csum(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw, *b;
+	uint32_t gen;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	gen = get_le32(raw + IOFF(i_generation));
+	err = ek_wset_block(ws, blk, &b);
+	if (!err)
+		err = ek_ext_node_check(ino, blk, b, fs->blksz, -1);
+	if (!err)
+		err = ek_ext_block_csum_set(fs, ino, gen, b);
+	return err;
+}
+
+int ek_fix_extent_tree(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,
+		       const struct ek_tree_sink *sink)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	if (!(get_le32(raw + IOFF(i_flags)) & EXT4_EXTENTS_FL))
+		return ek_err(-EINVAL, "inode %llu has no extent tree", (unsigned long long)ino);
+	err = ek_extent_tree_write(fs, ino, raw, v, n, sink);
+	if (!err)
+		ek_inode_csum_set(fs, ino, raw);
+	return err;
+}
