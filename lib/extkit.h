@@ -1988,6 +1988,16 @@ int ek_ext_block_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ui
 /* as e2fsck clears an inode beyond repair: i_links_count 0, i_dtime @now,
  * i_flags 0; a reserved inode (below s_first_ino) loses its i_block too */
 int ek_fix_inode_clear(struct ek_wset *ws, ek_ino_t ino, uint32_t now);
+/* one field of raw inode @ino set to @v (its checksum set) */
+enum ek_inode_field {
+	EK_IFIELD_FILE_ACL,	/* i_file_acl, both halves */
+	EK_IFIELD_FADDR,	/* i_obso_faddr */
+	EK_IFIELD_SIZE_HIGH,	/* i_size_high alone */
+	EK_IFIELD_BLOCKS_HI,	/* l_i_blocks_high alone */
+};
+int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, uint64_t v);
+/* the filesystem feature @ro_compat set in the superblock (large_file...) */
+int ek_fix_super_ro_compat(struct ek_wset *ws, uint32_t ro_compat);
 /* indirect map of @ino: pointer @slot of indirect block @node (0: i_block) = 0 */
 int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot);
 /* extent tree block @blk of @ino: its checksum set (the block passes checks) */

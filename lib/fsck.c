@@ -818,6 +818,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (!err)
 		err = fsck_check_xattr_refs(&c);
 	if (!err)
+		fsck_pass1_end(&c);
+	if (!err)
 		fsck_units(&c, 1, fs->group_count, fs->group_count);
 	if (!err)
 		err = commit(&c);

@@ -118,6 +118,7 @@ struct check {
 	bool map_clear;		/* a fix clears the inode (too many illegal blocks) */
 	bool map_left;		/* a bad entry was left: its counts are unknown */
 	bool cleared;		/* a fix cleared it: no more checks */
+	uint64_t large_files;	/* regular files of 2 GiB or more */
 };
 
 
@@ -164,6 +165,7 @@ int fsck_check_xattr_refs(struct check *c);
 bool fsck_has_map(const struct ek_fs *fs, const struct ek_inode *ei);
 int fsck_mark_xattr(struct check *c);
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr);
+void fsck_pass1_end(struct check *c);
 bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino);
 bool fsck_sb_ino(const struct ek_fs *fs, ek_ino_t ino);
 

@@ -342,12 +342,18 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	if (ei->file_acl && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		ek_blk_t acl = ei->file_acl;
 
-		fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
-		       .blk = acl, .has_blk = true, .group = -1 },
-		       ei->ino, (unsigned long long)acl);
+		bool fixed = false;
+
+		if (fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
+				.blk = acl, .has_blk = true, .group = -1 },
+				ei->ino, (unsigned long long)acl)) {
+			fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0));
+			fixed = true;
+		}
 		ei->file_acl = 0;	/* the in-inode xattrs only */
 		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
-		ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
+		if (!fixed)
+			ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
 	} else if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl)) {
 		return 0;	/* named below */
 	} else {
@@ -581,7 +587,7 @@ bad:
 }
 
 /* i_size against the blocks the map holds, by e2fsck's rules */
-static void check_size(struct check *c, const struct ek_inode *ei)
+static void check_size(struct check *c, struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
 	uint64_t bs = fs->blksz, want = 0;
@@ -597,14 +603,30 @@ static void check_size(struct check *c, const struct ek_inode *ei)
 		else if (nblock < have && have - nblock > fs->raw_sb->s_prealloc_dir_blocks)
 			bad = true;
 		want = have * bs;
-	} else if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs) {
-		/* written blocks past i_size; unwritten ones may lie past it */
-		bad = true;
-		want = (uint64_t)(c->last_init + 1) * bs;
+	} else {
+		/* as e2fsck: written blocks past i_size (unwritten ones may lie
+		 * past it), or a size no map of its kind can reach; it then
+		 * wants the size up to the last block mapped */
+		uint64_t per = bs / 4, max;
+
+		if (ei->flags & EXT4_EXTENTS_FL)
+			max = (1ull << (32 + fs->log_blksz)) - 1;
+		else
+			max = (EXT4_NDIR_BLOCKS + per + per * per + per * per * per) * bs;
+		if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs)
+			bad = true;
+		else if (ei->size > max)
+			bad = true;
+		want = (uint64_t)(c->last_lblk + 1) * bs;
 	}
 	if (bad && fsck_report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
-			  (unsigned long long)ei->size, (unsigned long long)want))
-		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want));
+			  (unsigned long long)ei->size, (unsigned long long)want)) {
+		int err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->size = want;	/* what the later checks see */
+	}
 }
 
 
@@ -681,32 +703,42 @@ static void check_quota_ino(struct check *c, const struct ek_inode *ei)
 }
 
 /*
- * Devices, fifos and sockets keep no blocks: e2fsck calls one illegal
- * with the extents, index or inline-data flag, with a size, or immutable
- * (which a device cannot be made) with i_block words past the device
- * numbers set (e2fsck_pass1_check_device_inode, check_size).  True when
- * named.
+ * Devices, fifos and sockets keep no blocks (e2fsck_pass1_check_device_inode,
+ * check_extents_inlinedata, check_size): one with the index flag, or
+ * immutable (which a device cannot be made) with i_block words past the
+ * device numbers set, is illegal, and cleared as e2fsck's pass 2 does
+ * (true: cleared or named so); the extents or inline data flag is
+ * cleared, a size set to zero.
  */
-static bool check_device(struct check *c, const struct ek_inode *ei)
+static bool check_device(struct check *c, struct ek_inode *ei)
 {
 	const __le32 *ib = ek_inode_i_block(ei);
 	char why[64] = "";
 
 	if (!special(ei->mode) || ek_is_lnk(ei->mode))
 		return false;
-	if (ei->flags & (EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
-		snprintf(why, sizeof(why), "flags 0x%x: extents, index or inline data", ei->flags);
-	else if (ei->size)
-		snprintf(why, sizeof(why), "i_size %llu, should be zero", (unsigned long long)ei->size);
+	if (ei->flags & EXT4_INDEX_FL)
+		snprintf(why, sizeof(why), "flags 0x%x: the htree index flag", ei->flags);
 	else if (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL))
 		for (int i = 4; i < EXT4_N_BLOCKS && !*why; i++)
 			if (ib[i])
 				snprintf(why, sizeof(why), "immutable, with i_block[%d] set", i);
-	if (!*why)
-		return false;
-	/* "an illegal block device": the type name past its article "a " */
-	fsck_report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino, fsck_type_name(ei->mode) + 2, why);
-	return true;
+	if (*why) {
+		/* "an illegal block device": the type name past its article "a " */
+		if (fsck_report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino,
+				fsck_type_name(ei->mode) + 2, why))
+			fsck_fix_done(c, clear_inode(c, ei, false));
+		return true;
+	}
+	if ((ei->flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) &&
+	    fsck_report(c, EK_PR_SPECIAL_FLAGS_BAD, AT_INODE(ei->ino), ei->ino,
+			fsck_type_name(ei->mode) + 2))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+					      EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL));
+	if (ei->size && fsck_report(c, EK_PR_SPECIAL_SIZE, AT_INODE(ei->ino), ei->ino,
+				    fsck_type_name(ei->mode) + 2, (unsigned long long)ei->size))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, 0));
+	return false;	/* the immutable flag is judged next */
 }
 
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
@@ -793,25 +825,28 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			fsck_type_name(ei->mode)))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
 					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
+	if (c->cleared)
+		return 0;
 	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
 	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
-	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)))
-		fsck_report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
-		       get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)));
+	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)) &&
+	    fsck_report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
+			get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high))))
+		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_BLOCKS_HI, 0));
 	if (ei->dtime && ei->links_count && !fsck_reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO && fsck_report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
 	/* fields no kernel writes any more (e2fsck's pass 2 bad-inode checks) */
-	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)))
-		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
-		       get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)));
+	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)) &&
+	    fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
+			get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr))))
+		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FADDR, 0));
 	if (ek_is_dir(ei->mode) && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
-	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
-		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
-		       get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
-	if (c->cleared)
-		return 0;
+	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)) &&
+	    fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
+			get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high))))
+		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_SIZE_HIGH, 0));
 	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES) &&
 	    fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_IMAGIC_FL));
@@ -838,11 +873,14 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (err)
 		return err;
 	if (ei->file_acl && ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
-		if (!ek_fs_block_valid(fs, ei->file_acl))
-			fsck_report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
-			       .blk = ei->file_acl, .has_blk = true, .group = -1 },
-			       ei->ino, (unsigned long long)ei->file_acl);
-		else if ((err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))
+		if (!ek_fs_block_valid(fs, ei->file_acl)) {
+			if (fsck_report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
+					.blk = ei->file_acl, .has_blk = true, .group = -1 },
+					ei->ino, (unsigned long long)ei->file_acl)) {
+				fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0));
+				ei->file_acl = 0;
+			}
+		} else if ((err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))
 			return err;
 		else
 			c->claimed++;	/* counted here, marked once for all its users */
@@ -891,6 +929,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	} else if (fsck_has_map(fs, ei)) {
 		check_size(c, ei);
 	}
+	/* e2fsck: a regular file of 2 GiB or more needs large_file */
+	if (ek_is_reg(ei->mode) && ei->size >= 0x80000000ull)
+		c->large_files++;
 	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */
@@ -945,4 +986,13 @@ int fsck_check_xattr_refs(struct check *c)
 			fsck_fix_done(c, ek_fix_xattr_refcount(c->ws, c->xblk[i], (uint32_t)(j - i)));
 	}
 	return 0;
+}
+
+/* the end of pass 1: what the inodes need of the superblock (e2fsck checks
+ * large_file at the end of its pass 2) */
+void fsck_pass1_end(struct check *c)
+{
+	if (c->large_files && !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE) &&
+	    fsck_report(c, EK_PR_LARGE_FILE_MISSING, AT_GROUP(-1)))
+		fsck_fix_done(c, ek_fix_super_ro_compat(c->ws, EXT4_FEATURE_RO_COMPAT_LARGE_FILE));
 }

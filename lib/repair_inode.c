@@ -8,6 +8,8 @@
  *                         e2fsck_clear_inode(): unlinked and deleted now;
  *                         its blocks are not claimed, so pass 5 frees them,
  *                         and pass 2 clears the entries naming it
+ *   ek_fix_inode_field    a field e2fsck zeroes (i_faddr, i_file_acl...)
+ *   ek_fix_super_ro_compat a feature the inodes need (large_file)
  *   ek_fix_ind_pointer    an illegal pointer of an indirect map zeroed
  *   ek_fix_extent_csum    an extent block that passes checks resealed
  *   ek_fix_extent_tree    the extent tree rewritten around its bad entries
@@ -34,6 +36,44 @@ int ek_fix_inode_clear(struct ek_wset *ws, ek_ino_t ino, uint32_t now)
 		memset(raw + IOFF(i_block), 0, EXT4_N_BLOCKS * 4);
 	ek_inode_csum_set(fs, ino, raw);
 	return 0;
+}
+
+int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, uint64_t v)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	switch (f) {
+	case EK_IFIELD_FILE_ACL:
+		ek_inode_file_acl_set(raw, v);
+		break;
+	case EK_IFIELD_FADDR:
+		put_le32(raw + IOFF(i_obso_faddr), (uint32_t)v);
+		break;
+	case EK_IFIELD_SIZE_HIGH:
+		put_le32(raw + IOFF(i_size_high), (uint32_t)v);
+		break;
+	case EK_IFIELD_BLOCKS_HI:
+		put_le16(raw + IOFF(l_i_blocks_high), (uint16_t)v);
+		break;
+	default:
+		return -EINVAL;
+	}
+	ek_inode_csum_set(fs, ino, raw);
+	return 0;
+}
+
+int ek_fix_super_ro_compat(struct ek_wset *ws, uint32_t ro_compat)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+
+	if (!sb)
+		return -ENOMEM;
+	sb->s_feature_ro_compat = cpu_to_le32(le32_to_cpu(sb->s_feature_ro_compat) | ro_compat);
+	return 0;	/* the seal sets its checksum */
 }
 
 int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot)
