@@ -1996,7 +1996,8 @@ enum ek_inode_field {
 	EK_IFIELD_BLOCKS_HI,	/* l_i_blocks_high alone */
 };
 int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, uint64_t v);
-/* the filesystem feature @ro_compat set in the superblock (large_file...) */
+/* the filesystem feature @ro_compat set in the superblock (large_file...);
+ * a revision 0 superblock made dynamic first, as e2fsck does */
 int ek_fix_super_ro_compat(struct ek_wset *ws, uint32_t ro_compat);
 /* indirect map of @ino: pointer @slot of indirect block @node (0: i_block) = 0 */
 int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot);

@@ -72,6 +72,13 @@ int ek_fix_super_ro_compat(struct ek_wset *ws, uint32_t ro_compat)
 
 	if (!sb)
 		return -ENOMEM;
+	/* a revision 0 superblock has no feature fields: made dynamic first,
+	 * as e2fsck's ext2fs_update_dynamic_rev() (the old fixed values) */
+	if (le32_to_cpu(sb->s_rev_level) == EXT4_GOOD_OLD_REV) {
+		sb->s_rev_level = cpu_to_le32(1);
+		sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+		sb->s_inode_size = cpu_to_le16(EXT4_GOOD_OLD_INODE_SIZE);
+	}
 	sb->s_feature_ro_compat = cpu_to_le32(le32_to_cpu(sb->s_feature_ro_compat) | ro_compat);
 	return 0;	/* the seal sets its checksum */
 }
