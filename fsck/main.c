@@ -298,7 +298,7 @@ static void usage(FILE *f, const char *prog)
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
 		"              the check reads the image as its recovery would leave it\n"
 		"  -p, -a      preen: replay the journal, fix what e2fsck -p fixes without\n"
-		"              asking, stop at anything else (exit 4)\n"
+		"              asking, leave other warnings, stop at other errors (exit 4)\n"
 		"  -y          fix every finding that has a repair\n"
 		"              (none of -n, -p, -y: ask per finding; needs a terminal)\n"
 		"  -z FILE     save every block overwritten in the new undo file FILE\n"
