@@ -417,7 +417,7 @@ static int policy_id(struct check *c, const struct ek_crypt_policy *p, uint32_t 
  * corrupt is a finding and leaves the inode without a policy, so the
  * entries naming it in an encrypted directory are findings too.
  */
-static int check_crypt(struct check *c, const struct ek_inode *ei)
+static int check_crypt(struct check *c, struct ek_inode *ei)
 {
 	struct ek_crypt_policy p;
 	uint8_t *val;
@@ -433,7 +433,10 @@ static int check_crypt(struct check *c, const struct ek_inode *ei)
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ENODATA) {
-		fsck_report(c, EK_PR_ENCRYPT_NO_XATTR, AT_INODE(ei->ino), ei->ino);
+		/* as e2fsck: the flag goes, the inode stays (unencrypted) */
+		if (fsck_report(c, EK_PR_ENCRYPT_NO_XATTR, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+						      EXT4_ENCRYPT_FL));
 		return 0;
 	}
 	if (err)
@@ -441,7 +444,9 @@ static int check_crypt(struct check *c, const struct ek_inode *ei)
 	err = ek_crypt_ctx_decode(ei->ino, val, len, &p);
 	free(val);
 	if (err < 0) {
-		fsck_report(c, EK_PR_ENCRYPT_XATTR_BAD, AT_INODE(ei->ino), ek_error_msg(err));
+		/* as e2fsck: an encrypted inode without a usable policy is cleared */
+		if (fsck_report(c, EK_PR_ENCRYPT_XATTR_BAD, AT_INODE(ei->ino), ek_error_msg(err)))
+			fsck_fix_done(c, clear_inode(c, ei, false));
 		return 0;
 	}
 	if (err == 1) {
@@ -810,8 +815,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (derr == -EK_BADCRC) {
 		if (fsck_report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
 			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
-	} else if (derr)
-		fsck_report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
+	} else if (derr && fsck_report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr))) {
+		fsck_fix_done(c, ek_fix_inode_extra_isize(c->ws, ei->ino));	/* e2fsck's preen too */
+	}
 	if (qf)
 		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
 	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino)) {
@@ -870,7 +876,7 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (err)
 		return err;
 	err = check_crypt(c, ei);
-	if (err)
+	if (err || c->cleared)
 		return err;
 	if (ei->file_acl && ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		if (!ek_fs_block_valid(fs, ei->file_acl)) {

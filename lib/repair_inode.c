@@ -9,6 +9,7 @@
  *                         its blocks are not claimed, so pass 5 frees them,
  *                         and pass 2 clears the entries naming it
  *   ek_fix_inode_field    a field e2fsck zeroes (i_faddr, i_file_acl...)
+ *   ek_fix_inode_extra_isize  an invalid i_extra_isize, as e2fsck sets it
  *   ek_fix_super_ro_compat a feature the inodes need (large_file)
  *   ek_fix_ind_pointer    an illegal pointer of an indirect map zeroed
  *   ek_fix_extent_csum    an extent block that passes checks resealed
@@ -62,6 +63,33 @@ int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, 
 	default:
 		return -EINVAL;
 	}
+	ek_inode_csum_set(fs, ino, raw);
+	return 0;
+}
+
+int ek_fix_inode_extra_isize(struct ek_wset *ws, ek_ino_t ino)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint32_t max = fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE;
+	uint16_t x, want;
+	uint8_t *raw;
+	int err;
+
+	if (fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE)
+		return ek_err(-EINVAL, "inode %llu: no extra fields", (unsigned long long)ino);
+	err = ek_wset_inode(ws, ino, &raw);
+	if (err)
+		return err;
+	x = get_le16(raw + IOFF(i_extra_isize));
+	/* e2fsck's rule: at least i_extra_isize and i_checksum_hi, at most the
+	 * room, a multiple of 4; out of range: the superblock's wish */
+	if (!x || (x >= 4 && x <= max && !(x & 3)))
+		return ek_err(-EINVAL, "inode %llu: i_extra_isize %u is valid",
+			      (unsigned long long)ino, x);
+	want = x < 4 || x > max ? le16_to_cpu(fs->raw_sb->s_want_extra_isize) : (x + 3) & ~3u;
+	if (want > max || (want & 3))
+		want = 32 <= max ? 32 : 0;
+	put_le16(raw + IOFF(i_extra_isize), want);
 	ek_inode_csum_set(fs, ino, raw);
 	return 0;
 }
