@@ -1999,6 +1999,8 @@ int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, 
 /* an invalid i_extra_isize set as e2fsck does (s_want_extra_isize when out
  * of range, else rounded up to 4); -EINVAL when it is valid */
 int ek_fix_inode_extra_isize(struct ek_wset *ws, ek_ino_t ino);
+/* the in-inode xattrs of @ino removed (their header's magic zeroed) */
+int ek_fix_inode_xattrs_clear(struct ek_wset *ws, ek_ino_t ino);
 /* the filesystem feature @ro_compat set in the superblock (large_file...);
  * a revision 0 superblock made dynamic first, as e2fsck does */
 int ek_fix_super_ro_compat(struct ek_wset *ws, uint32_t ro_compat);

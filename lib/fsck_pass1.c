@@ -361,8 +361,30 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	}
 	if (err == -ENOMEM)
 		return err;
-	if (err)
-		fsck_report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+	if (err && fsck_report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err))) {
+		ek_blk_t acl = ei->file_acl;
+		int in_inode;
+
+		/* as e2fsck: damaged in-inode xattrs are all removed; a
+		 * damaged xattr block is dropped from the inode (pass 5 frees it) */
+		ei->file_acl = 0;
+		in_inode = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+		ei->file_acl = acl;
+		if (in_inode == -ENOMEM) {
+			fsck_fix_done(c, in_inode);
+			return in_inode;
+		}
+		if (in_inode) {
+			fsck_fix_done(c, ek_fix_inode_xattrs_clear(c->ws, ei->ino));
+		} else if (acl) {
+			err = ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0);
+			fsck_fix_done(c, err);
+			if (!err)
+				ei->file_acl = 0;
+		} else {
+			fsck_fix_done(c, -EINVAL);
+		}
+	}
 	return 0;
 }
 
@@ -532,9 +554,14 @@ static void check_extent_shape(struct check *c, const struct ek_inode *ei)
 		else if (c->xnum[d] <= above)
 			how = "shorter";
 		if (how) {
-			/* as e2fsck -y's pass 1E: rebuilt */
-			if (fsck_report(c, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino), ei->ino,
-					depth - d, how))
+			/* as e2fsck -y's pass 1E: rebuilt; not with quota on, whose
+			 * usage the freed tree blocks would change (no fix yet) */
+			bool quota = false;
+
+			for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+				quota |= c->quota_on[t];
+			if (fsck_report_if(c, !quota, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino),
+					   ei->ino, depth - d, how))
 				fsck_fix_done(c, rebuild_tree(c));
 			return;
 		}

@@ -10,6 +10,7 @@
  *                         and pass 2 clears the entries naming it
  *   ek_fix_inode_field    a field e2fsck zeroes (i_faddr, i_file_acl...)
  *   ek_fix_inode_extra_isize  an invalid i_extra_isize, as e2fsck sets it
+ *   ek_fix_inode_xattrs_clear the in-inode xattr area emptied (damaged)
  *   ek_fix_super_ro_compat a feature the inodes need (large_file)
  *   ek_fix_ind_pointer    an illegal pointer of an indirect map zeroed
  *   ek_fix_extent_csum    an extent block that passes checks resealed
@@ -90,6 +91,25 @@ int ek_fix_inode_extra_isize(struct ek_wset *ws, ek_ino_t ino)
 	if (want > max || (want & 3))
 		want = 32 <= max ? 32 : 0;
 	put_le16(raw + IOFF(i_extra_isize), want);
+	ek_inode_csum_set(fs, ino, raw);
+	return 0;
+}
+
+int ek_fix_inode_xattrs_clear(struct ek_wset *ws, ek_ino_t ino)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw;
+	uint16_t x;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	x = fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE ? get_le16(raw + IOFF(i_extra_isize)) : 0;
+	if (!x || x & 3 || EXT4_GOOD_OLD_INODE_SIZE + (uint32_t)x + 4 > fs->inode_size)
+		return ek_err(-EINVAL, "inode %llu: no room for in-inode xattrs",
+			      (unsigned long long)ino);
+	/* as e2fsck: the header's magic zeroed, every in-inode xattr gone */
+	put_le32(raw + EXT4_GOOD_OLD_INODE_SIZE + x, 0);
 	ek_inode_csum_set(fs, ino, raw);
 	return 0;
 }
