@@ -325,6 +325,13 @@ static int note_ea_inode(void *arg, const struct ek_xattr *xa)
 	return 0;
 }
 
+static int no_xattr(void *arg, const struct ek_xattr *xa)
+{
+	(void)arg;
+	(void)xa;
+	return 0;
+}
+
 /* the xattrs of @ei through xattr.c's checked walk */
 static int check_xattrs(struct check *c, struct ek_inode *ei)
 {
@@ -361,29 +368,21 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	}
 	if (err == -ENOMEM)
 		return err;
-	if (err && fsck_report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err))) {
+	if (err) {
+		char msg[sizeof(((struct ek_finding *)0)->message)];
 		ek_blk_t acl = ei->file_acl;
 		int in_inode;
 
-		/* as e2fsck: damaged in-inode xattrs are all removed; a
-		 * damaged xattr block is dropped from the inode (pass 5 frees it) */
+		/* where is the damage?  In-inode xattrs are all removed, as
+		 * e2fsck does; a damaged xattr block has no fix yet */
+		snprintf(msg, sizeof(msg), "%s", ek_error_msg(err));
 		ei->file_acl = 0;
-		in_inode = ek_xattr_iterate(fs, ei, note_ea_inode, c);
+		in_inode = ek_xattr_iterate(fs, ei, no_xattr, NULL);
 		ei->file_acl = acl;
-		if (in_inode == -ENOMEM) {
-			fsck_fix_done(c, in_inode);
+		if (in_inode == -ENOMEM)
 			return in_inode;
-		}
-		if (in_inode) {
+		if (fsck_report_if(c, in_inode != 0, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), msg))
 			fsck_fix_done(c, ek_fix_inode_xattrs_clear(c->ws, ei->ino));
-		} else if (acl) {
-			err = ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0);
-			fsck_fix_done(c, err);
-			if (!err)
-				ei->file_acl = 0;
-		} else {
-			fsck_fix_done(c, -EINVAL);
-		}
 	}
 	return 0;
 }
