@@ -232,6 +232,12 @@ static int finding(void *arg, const struct ek_finding *fd)
 	}
 	switch (f->fix_mode) {
 	case MODE_PREEN:
+		/* a warning preen does not fix is left, as e2fsck's PR_PREEN_NO */
+		if (!p->preen && p->severity == EK_SEV_WARNING) {
+			ek_out_text(o, "%s.  Not fixed (preen)\n", fd->message);
+			finding_json(f, fd);
+			return 0;
+		}
 		if (!p->preen) {
 			ek_out_text(o, "%s.\n", fd->message);
 			finding_json(f, fd);
@@ -303,7 +309,7 @@ static void usage(FILE *f, const char *prog)
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
 		"              the check reads the image as its recovery would leave it\n"
 		"  -p, -a      preen: replay the journal, fix what e2fsck -p fixes without\n"
-		"              asking, stop at anything else (exit 4)\n"
+		"              asking, leave other warnings, stop at other errors (exit 4)\n"
 		"  -y          fix every finding that has a repair\n"
 		"              (none of -n, -p, -y: ask per finding; needs a terminal)\n"
 		"  -z FILE     save every block overwritten in the new undo file FILE\n"

@@ -104,6 +104,20 @@ uint32_t ek_ext_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, c
 			 sizeof(*eh) + (size_t)le16_to_cpu(eh->eh_max) * sizeof(struct ext4_extent));
 }
 
+int ek_ext_block_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, uint8_t *node)
+{
+	const struct ext4_extent_header *eh = (const void *)node;
+	size_t off = sizeof(*eh) + (size_t)le16_to_cpu(eh->eh_max) * sizeof(struct ext4_extent);
+
+	if (!fs->has_csum)
+		return 0;
+	if (le16_to_cpu(eh->eh_magic) != EXT4_EXT_MAGIC || off + 4 > fs->blksz)
+		return ek_corrupt_ino(ino, "extent block: no room for its checksum (eh_max %u)",
+				      le16_to_cpu(eh->eh_max));
+	put_le32(node + off, ek_ext_block_csum(fs, ino, gen, node));
+	return 0;
+}
+
 static void put_header(uint8_t *p, uint16_t entries, uint16_t max, uint16_t depth)
 {
 	struct ext4_extent_header *h = (void *)p;

@@ -630,6 +630,37 @@ typedef int (*ek_map_fn)(void *arg, const struct ek_mapping *m);
  * mismatch is -EK_BADCRC at the end, after the walk completed.
  */
 int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void *arg);
+/*
+ * A bad entry ek_map_walk_checked() met: @err is its -EK_CORRUPT (or
+ * -EK_BADCRC for EK_MAPBAD_CSUM), its message recorded (ek_error_msg).
+ */
+enum ek_map_bad_kind {
+	EK_MAPBAD_EXTENT,	/* a leaf extent: length 0, out of order, or outside the fs */
+	EK_MAPBAD_INDEX,	/* an index entry: out of order, its child outside the fs,
+				 * met twice, or a bad header (@pblk: the child) */
+	EK_MAPBAD_START,	/* an index entry whose child starts elsewhere (walked) */
+	EK_MAPBAD_CSUM,		/* tree block @pblk passes checks but fails its checksum */
+	EK_MAPBAD_IND,		/* an indirect map pointer outside the fs (or met twice):
+				 * @level 0 a data block, 1-3 an indirect block */
+};
+struct ek_map_bad {
+	enum ek_map_bad_kind kind;
+	int err;
+	ek_blk_t node;		/* the block holding the entry; 0: the inode's i_block */
+	unsigned slot;		/* the entry's index in it */
+	unsigned level;		/* extents: depth of @node; indirect: see above */
+	uint64_t lblk, len;	/* the entry's logical start and length (0: an index) */
+	ek_blk_t pblk;		/* the physical block (a child node for an index) */
+};
+/* return 0 to go on without the entry (CSUM, START: with it), else stop */
+typedef int (*ek_map_bad_fn)(void *arg, const struct ek_map_bad *b);
+/*
+ * ek_map_walk() telling @bad about each bad entry below the root instead
+ * of stopping: the walk goes on past it (nothing it leads to is emitted).
+ * A bad root header still stops the walk.
+ */
+int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
+			ek_map_bad_fn bad, void *arg);
 /* physical block for @lblk; *pblk = 0 for a hole.  *unwritten optional. */
 int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		ek_blk_t *pblk, bool *unwritten);
@@ -2072,6 +2103,39 @@ struct ek_tree_sink {
 void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n);
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
+/* the checksum tail of extent tree block @node (after eh_max entries) set;
+ * -EK_CORRUPT when the header leaves it no room (no-op without metadata_csum) */
+int ek_ext_block_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, uint8_t *node);
+
+/* ---- repairs of pass 1: inodes and their maps (repair_inode.c) ----------
+ *
+ * Each edits the blocks concerned inside write set @ws through their
+ * codecs (inode.c, extent.c), the inode's checksum set.
+ */
+/* as e2fsck clears an inode beyond repair: i_links_count 0, i_dtime @now,
+ * i_flags 0; a reserved inode (below s_first_ino) loses its i_block too */
+int ek_fix_inode_clear(struct ek_wset *ws, ek_ino_t ino, uint32_t now);
+/* one field of raw inode @ino set to @v (its checksum set) */
+enum ek_inode_field {
+	EK_IFIELD_FILE_ACL,	/* i_file_acl, both halves */
+	EK_IFIELD_FADDR,	/* i_obso_faddr */
+	EK_IFIELD_SIZE_HIGH,	/* i_size_high alone */
+	EK_IFIELD_BLOCKS_HI,	/* l_i_blocks_high alone */
+};
+int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, uint64_t v);
+/* an invalid i_extra_isize set as e2fsck does (s_want_extra_isize when out
+ * of range, else rounded up to 4); -EINVAL when it is valid */
+int ek_fix_inode_extra_isize(struct ek_wset *ws, ek_ino_t ino);
+/* the in-inode xattrs of @ino removed (their header's magic zeroed) */
+int ek_fix_inode_xattrs_clear(struct ek_wset *ws, ek_ino_t ino);
+/* indirect map of @ino: pointer @slot of indirect block @node (0: i_block) = 0 */
+int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot);
+/* extent tree block @blk of @ino: its checksum set (the block passes checks) */
+int ek_fix_extent_csum(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk);
+/* the extent tree of @ino rewritten to map @v[0..n) (sorted, valid), tree
+ * blocks from @sink (ek_extent_tree_write) */
+int ek_fix_extent_tree(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,
+		       const struct ek_tree_sink *sink);
 /*
  * Unsharing (extent.c; e2fsck's pass 1D clone): inode @ino (raw inode @raw,
  * inside @ws) gets its own copy of the blocks of its map that @ops->decide

@@ -358,13 +358,22 @@ int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t lin
 	return 0;
 }
 
-/* a repair deleted @ino: no longer in use (entries naming it are then cleared) */
+/* a repair cleared @ino in pass 1: not in use, not a directory */
 void fsck_inode_forget(struct check *c, ek_ino_t ino)
 {
-	uint8_t *p = ist_make(c, ino);
+	uint8_t *p = ist(c, ino);
+	struct dinfo *d = fsck_dinfo_of(c, ino);
 
 	if (p)
-		p[ST_FLAGS] = p[ST_LINKS] = 0;
+		memset(p, 0, 3);
+	if (d) {
+		size_t at = (size_t)(d - c->dirs);
+
+		memmove(d, d + 1, (c->ndirs - at - 1) * sizeof(*d));
+		c->ndirs--;
+	}
+	if (c->crypt)
+		c->crypt[ino] = 0;
 }
 
 /* pass 2: one more entry names @ino (in use) */
@@ -516,6 +525,22 @@ int fsck_mark(struct check *c, ek_blk_t blk, bool *was)
 	}
 	map[bit >> 3] |= 1u << (bit & 7);
 	return 0;
+}
+
+/* a repair released @blk (a cleared inode's, a rebuilt tree's): no longer
+ * claimed, so pass 5 frees it */
+void fsck_unmark(struct check *c, ek_blk_t blk)
+{
+	struct ek_fs *fs = c->fs;
+	uint32_t g;
+	uint64_t bit;
+
+	if (blk < fs->sb.first_data_block || blk >= fs->sb.blocks_count)
+		return;
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	if (c->bmap[g])
+		c->bmap[g][bit >> 3] &= ~(1u << (bit & 7));
 }
 
 /* metadata, kept as a range: marked in a group's bitmap when it is made */
@@ -900,6 +925,8 @@ static void state_release(struct check *c)
 	free(c->pol_slots);
 	free(c->dxl);
 	free(c->dxbuf);
+	free(c->xv);
+	free(c->xtree);
 	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
 			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,

@@ -122,6 +122,18 @@ struct check {
 	/* pass 1 and the xattr blocks marked: with every claim known, the
 	 * computed map alone says which blocks are free (as e2fsck allocates) */
 	bool claims_done;
+	/* pass 1 repairs of the inode being walked (fsck_pass1.c) */
+	struct ek_ext *xv;	/* its extents as walked (what a rebuilt tree maps) */
+	size_t nxv, xv_cap;
+	ek_blk_t *xtree;	/* its extent tree blocks as walked (reused by a rebuild) */
+	size_t nxtree, xtree_cap;
+	size_t dups_at;		/* c->ndups before its walk */
+	size_t nx_at;		/* c->nx before its xattr block was counted */
+	uint32_t illegal;	/* indirect map: illegal pointers met */
+	bool map_rebuild;	/* a fix dropped entries: the tree is rebuilt after the walk */
+	bool map_clear;		/* a fix clears the inode (too many illegal blocks) */
+	bool map_left;		/* a bad entry was left: its counts are unknown */
+	bool cleared;		/* a fix cleared it: no more checks */
 };
 
 
@@ -144,6 +156,8 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 void fsck_fix_done(struct check *c, int err);
 void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n);
 int fsck_commit(struct check *c);
+void fsck_inode_forget(struct check *c, ek_ino_t ino);
+void fsck_unmark(struct check *c, ek_blk_t blk);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits);
 void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits);

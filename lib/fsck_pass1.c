@@ -72,6 +72,15 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	}
 	if (m->kind == EK_MAP_INDEX)
 		return 0;	/* its child node follows as EK_MAP_TREE */
+	/* repairing an extent tree: what a rebuild keeps */
+	if (c->ws && (c->ei->flags & EXT4_EXTENTS_FL)) {
+		struct ek_ext e = { (uint32_t)m->lblk, (uint32_t)m->len, m->pblk, m->unwritten };
+
+		err = m->kind == EK_MAP_DATA ? ek_ext_append(&c->xv, &c->nxv, &c->xv_cap, &e) :
+		      fsck_blk_push(&c->xtree, &c->nxtree, &c->xtree_cap, m->pblk);
+		if (err)
+			return err;
+	}
 	/* the resize inode maps reserved GDT blocks, not clusters of data */
 	if (m->kind == EK_MAP_DATA && c->fs->cluster_bits && c->ei->ino != EXT4_RESIZE_INO &&
 	    c->ei->ino != EXT4_BAD_INO)
@@ -88,6 +97,185 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	for (uint64_t i = 0; i < m->len && !err; i++)
 		err = claim(c, m->pblk + i);
 	return err;
+}
+
+/* ---- pass 1 repairs of block maps ------------------------------------------- */
+
+#define MAX_ILLEGAL_BLOCKS 12	/* e2fsck's: at this many, clear the inode? */
+#define MAP_CLEAR 1		/* map_bad() stopped the walk: the inode is cleared */
+
+/*
+ * A bad entry of the map being walked (ek_map_walk_checked), reported as
+ * e2fsck's pass 1 does; fixed where met: an extent or index entry is
+ * dropped (the tree is rebuilt from the rest after the walk), an illegal
+ * indirect pointer zeroed, a checksum set.  Left unfixed, the blocks the
+ * entry leads to are not claimed: pass 5 frees nothing.
+ */
+static int map_bad(void *arg, const struct ek_map_bad *b)
+{
+	struct check *c = arg;
+	ek_ino_t ino = c->ei->ino;
+	struct ek_finding at = { .ino = ino, .blk = b->pblk, .has_blk = true, .group = -1 };
+	char why[200];
+	bool fix = false;
+
+	snprintf(why, sizeof(why), "%s", ek_error_msg(b->err));
+	switch (b->kind) {
+	case EK_MAPBAD_CSUM:
+		if (fsck_report(c, EK_PR_EXTENT_CHECKSUM, &at, ino, (unsigned long long)b->pblk))
+			fsck_fix_done(c, ek_fix_extent_csum(c->ws, ino, b->pblk));
+		return 0;	/* the node is walked either way */
+	case EK_MAPBAD_START:
+		if (fsck_report(c, EK_PR_EXTENT_INDEX_START, &at, why)) {
+			c->map_rebuild = true;
+			fsck_fix_done(c, 0);
+		}
+		return 0;
+	case EK_MAPBAD_EXTENT:
+		fix = fsck_report(c, EK_PR_EXTENT_INVALID, &at, ino, (unsigned long long)b->lblk,
+				  (unsigned long long)b->pblk, (unsigned long long)b->len, why);
+		break;
+	case EK_MAPBAD_INDEX:
+		fix = fsck_report(c, EK_PR_EXTENT_NODE_INVALID, &at, ino, (unsigned long long)b->pblk,
+				  (unsigned long long)b->lblk, why);
+		break;
+	case EK_MAPBAD_IND:
+		/* as e2fsck: at the 12th, clearing the whole inode is offered */
+		if (++c->illegal == MAX_ILLEGAL_BLOCKS &&
+		    fsck_report(c, EK_PR_TOO_MANY_ILLEGAL_BLOCKS, AT_INODE(ino), ino)) {
+			c->map_clear = true;
+			return MAP_CLEAR;	/* fsck_fix_done() once cleared */
+		}
+		fix = fsck_report(c, EK_PR_ILLEGAL_BLOCK, &at, b->level ? "indirect block" : "block",
+				  (unsigned long long)b->lblk, (unsigned long long)b->pblk, ino);
+		if (fix)
+			fsck_fix_done(c, ek_fix_ind_pointer(c->ws, ino, b->node, b->slot));
+		if (!fix)
+			c->map_left = c->claims_incomplete = true;
+		return 0;
+	}
+	if (fix) {
+		c->map_rebuild = true;	/* the entry goes with the rebuild */
+		fsck_fix_done(c, 0);
+	} else {
+		c->map_left = c->claims_incomplete = true;
+	}
+	return 0;
+}
+
+/* was @blk claimed a second time during this inode's walk (by it)? */
+static bool dup_since(const struct check *c, ek_blk_t blk)
+{
+	for (size_t i = c->dups_at; i < c->ndups; i++)
+		if (c->dups[i] == blk)
+			return true;
+	return false;
+}
+
+/* a rebuilt tree's blocks: the old ones first, then new ones near them */
+struct rebuild {
+	struct check *c;
+	size_t next_old;
+	ek_blk_t goal;
+	uint64_t added;
+};
+
+static int rebuild_alloc(void *arg, ek_blk_t *blk)
+{
+	struct rebuild *r = arg;
+	struct check *c = r->c;
+
+	while (r->next_old < c->nxtree) {
+		ek_blk_t b = c->xtree[r->next_old++];
+
+		if (!dup_since(c, b)) {	/* a block another inode claims is not rewritten */
+			*blk = b;
+			return 0;
+		}
+	}
+	r->added++;
+	return fsck_alloc_block(c, r->goal, blk);
+}
+
+static int rebuild_put(void *arg, ek_blk_t blk, const uint8_t *node)
+{
+	struct rebuild *r = arg;
+	uint8_t *b;
+	int err = ek_wset_block(r->c->ws, blk, &b);
+
+	if (!err)
+		memcpy(b, node, r->c->fs->blksz);
+	return err;
+}
+
+/*
+ * The extent tree of the inode being walked rewritten from the extents the
+ * walk kept (bad entries dropped), in as few blocks as extent.c's writer
+ * needs: old tree blocks reused first, the rest released (unclaimed, so
+ * pass 5 frees them); c->claimed follows.
+ */
+static int rebuild_tree(struct check *c)
+{
+	struct rebuild r = { .c = c };
+	struct ek_tree_sink sink = { rebuild_alloc, rebuild_put, &r };
+	int err;
+
+	r.goal = c->nxtree ? c->xtree[0] : c->nxv ? c->xv[0].pblk : 0;
+	err = ek_fix_extent_tree(c->ws, c->ei->ino, c->xv, c->nxv, &sink);
+	if (err)
+		return err;
+	for (size_t i = r.next_old; i < c->nxtree; i++) {
+		if (dup_since(c, c->xtree[i]))
+			continue;
+		fsck_unmark(c, c->xtree[i]);
+		c->claimed--;
+	}
+	c->claimed += r.added;
+	return 0;
+}
+
+/* unclaim what the walk of a cleared inode claimed (not blocks others claim) */
+static int unclaim_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct check *c = arg;
+
+	if (m->kind == EK_MAP_INDEX)
+		return 0;
+	for (uint64_t i = 0; i < m->len; i++)
+		if (!dup_since(c, m->pblk + i))
+			fsck_unmark(c, m->pblk + i);
+	return 0;
+}
+
+static int skip_bad(void *arg, const struct ek_map_bad *b)
+{
+	(void)arg;
+	(void)b;
+	return 0;
+}
+
+/*
+ * Clear inode @ei (the pending finding's fix, as e2fsck's "Clear inode"):
+ * on disk through repair_inode.c, and in the checker's state: not in use,
+ * its blocks and xattr block reference no longer claimed (@walked: its map
+ * was walked and claimed).  Pass 2 then clears the entries naming it.
+ */
+static int clear_inode(struct check *c, struct ek_inode *ei, bool walked)
+{
+	int err = ek_fix_inode_clear(c->ws, ei->ino, (uint32_t)c->o->now);
+
+	if (err)
+		return err;
+	if (walked && fsck_has_map(c->fs, ei)) {
+		err = ek_map_walk_checked(c->fs, ei, unclaim_mapping, skip_bad, c);
+		if (err == -ENOMEM)
+			return err;
+	}
+	c->ndups = c->dups_at;	/* its second claims are gone with it */
+	c->nx = c->nx_at;	/* and its reference to an xattr block */
+	fsck_inode_forget(c, ei->ino);
+	c->cleared = true;
+	return 0;
 }
 
 bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino)
@@ -137,6 +325,13 @@ static int note_ea_inode(void *arg, const struct ek_xattr *xa)
 	return 0;
 }
 
+static int no_xattr(void *arg, const struct ek_xattr *xa)
+{
+	(void)arg;
+	(void)xa;
+	return 0;
+}
+
 /* the xattrs of @ei through xattr.c's checked walk */
 static int check_xattrs(struct check *c, struct ek_inode *ei)
 {
@@ -154,12 +349,18 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	if (ei->file_acl && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		ek_blk_t acl = ei->file_acl;
 
-		fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
-		       .blk = acl, .has_blk = true, .group = -1 },
-		       ei->ino, (unsigned long long)acl);
+		bool fixed = false;
+
+		if (fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
+				.blk = acl, .has_blk = true, .group = -1 },
+				ei->ino, (unsigned long long)acl)) {
+			fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0));
+			fixed = true;
+		}
 		ei->file_acl = 0;	/* the in-inode xattrs only */
 		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
-		ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
+		if (!fixed)
+			ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
 	} else if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl)) {
 		return 0;	/* named below */
 	} else {
@@ -167,8 +368,22 @@ static int check_xattrs(struct check *c, struct ek_inode *ei)
 	}
 	if (err == -ENOMEM)
 		return err;
-	if (err)
-		fsck_report(c, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+	if (err) {
+		char msg[sizeof(((struct ek_finding *)0)->message)];
+		ek_blk_t acl = ei->file_acl;
+		int in_inode;
+
+		/* where is the damage?  In-inode xattrs are all removed, as
+		 * e2fsck does; a damaged xattr block has no fix yet */
+		snprintf(msg, sizeof(msg), "%s", ek_error_msg(err));
+		ei->file_acl = 0;
+		in_inode = ek_xattr_iterate(fs, ei, no_xattr, NULL);
+		ei->file_acl = acl;
+		if (in_inode == -ENOMEM)
+			return in_inode;
+		if (fsck_report_if(c, in_inode != 0, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), msg))
+			fsck_fix_done(c, ek_fix_inode_xattrs_clear(c->ws, ei->ino));
+	}
 	return 0;
 }
 
@@ -223,7 +438,7 @@ static int policy_id(struct check *c, const struct ek_crypt_policy *p, uint32_t 
  * corrupt is a finding and leaves the inode without a policy, so the
  * entries naming it in an encrypted directory are findings too.
  */
-static int check_crypt(struct check *c, const struct ek_inode *ei)
+static int check_crypt(struct check *c, struct ek_inode *ei)
 {
 	struct ek_crypt_policy p;
 	uint8_t *val;
@@ -239,7 +454,10 @@ static int check_crypt(struct check *c, const struct ek_inode *ei)
 	if (err == -ENOMEM)
 		return err;
 	if (err == -ENODATA) {
-		fsck_report(c, EK_PR_ENCRYPT_NO_XATTR, AT_INODE(ei->ino), ei->ino);
+		/* as e2fsck: the flag goes, the inode stays (unencrypted) */
+		if (fsck_report(c, EK_PR_ENCRYPT_NO_XATTR, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+						      EXT4_ENCRYPT_FL));
 		return 0;
 	}
 	if (err)
@@ -247,7 +465,9 @@ static int check_crypt(struct check *c, const struct ek_inode *ei)
 	err = ek_crypt_ctx_decode(ei->ino, val, len, &p);
 	free(val);
 	if (err < 0) {
-		fsck_report(c, EK_PR_ENCRYPT_XATTR_BAD, AT_INODE(ei->ino), ek_error_msg(err));
+		/* as e2fsck: an encrypted inode without a usable policy is cleared */
+		if (fsck_report(c, EK_PR_ENCRYPT_XATTR_BAD, AT_INODE(ei->ino), ek_error_msg(err)))
+			fsck_fix_done(c, clear_inode(c, ei, false));
 		return 0;
 	}
 	if (err == 1) {
@@ -333,14 +553,21 @@ static void check_extent_shape(struct check *c, const struct ek_inode *ei)
 		else if (c->xnum[d] <= above)
 			how = "shorter";
 		if (how) {
-			fsck_report(c, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino), ei->ino,
-			       depth - d, how);
+			/* as e2fsck -y's pass 1E: rebuilt; not with quota on, whose
+			 * usage the freed tree blocks would change (no fix yet) */
+			bool quota = false;
+
+			for (unsigned t = 0; t < EK_QUOTA_TYPES; t++)
+				quota |= c->quota_on[t];
+			if (fsck_report_if(c, !quota, EK_PR_EXTENT_TREE_SHRINKABLE, AT_INODE(ei->ino),
+					   ei->ino, depth - d, how))
+				fsck_fix_done(c, rebuild_tree(c));
 			return;
 		}
 	}
 }
 
-static int check_symlink(struct check *c, const struct ek_inode *ei)
+static int check_symlink(struct check *c, struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
 	char *buf, why[200] = "";
@@ -384,12 +611,14 @@ static int check_symlink(struct check *c, const struct ek_inode *ei)
 	if (!*why)
 		return 0;
 bad:
-	fsck_report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why);
+	/* as e2fsck (its pass 2): cleared, the entries naming it then too */
+	if (fsck_report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why))
+		fsck_fix_done(c, clear_inode(c, ei, true));
 	return 0;
 }
 
 /* i_size against the blocks the map holds, by e2fsck's rules */
-static void check_size(struct check *c, const struct ek_inode *ei)
+static void check_size(struct check *c, struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
 	uint64_t bs = fs->blksz, want = 0;
@@ -405,23 +634,30 @@ static void check_size(struct check *c, const struct ek_inode *ei)
 		else if (nblock < have && have - nblock > fs->raw_sb->s_prealloc_dir_blocks)
 			bad = true;
 		want = have * bs;
-	} else if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs) {
-		/* written blocks past i_size; unwritten ones may lie past it */
-		bad = true;
-		want = (uint64_t)(c->last_init + 1) * bs;
-	}
-	uint64_t size = ei->size;
+	} else {
+		/* as e2fsck: written blocks past i_size (unwritten ones may lie
+		 * past it), or a size no map of its kind can reach; it then
+		 * wants the size up to the last block mapped */
+		uint64_t per = bs / 4, max;
 
+		if (ei->flags & EXT4_EXTENTS_FL)
+			max = (1ull << (32 + fs->log_blksz)) - 1;
+		else
+			max = (EXT4_NDIR_BLOCKS + per + per * per + per * per * per) * bs;
+		if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs)
+			bad = true;
+		else if (ei->size > max)
+			bad = true;
+		want = (uint64_t)(c->last_lblk + 1) * bs;
+	}
 	if (bad && fsck_report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
 			  (unsigned long long)ei->size, (unsigned long long)want)) {
 		int err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want);
 
 		fsck_fix_done(c, err);
-		size = err ? size : want;
+		if (!err)
+			ei->size = want;	/* what the later checks see */
 	}
-	/* as e2fsck: a regular file of 2 GiB or more needs large_file (fsck_check_features) */
-	if (ek_is_reg(ei->mode) && size >= 0x80000000ull)
-		c->large_files = true;
 }
 
 
@@ -496,32 +732,42 @@ static void check_quota_ino(struct check *c, const struct ek_inode *ei)
 }
 
 /*
- * Devices, fifos and sockets keep no blocks: e2fsck calls one illegal
- * with the extents, index or inline-data flag, with a size, or immutable
- * (which a device cannot be made) with i_block words past the device
- * numbers set (e2fsck_pass1_check_device_inode, check_size).  True when
- * named.
+ * Devices, fifos and sockets keep no blocks (e2fsck_pass1_check_device_inode,
+ * check_extents_inlinedata, check_size): one with the index flag, or
+ * immutable (which a device cannot be made) with i_block words past the
+ * device numbers set, is illegal, and cleared as e2fsck's pass 2 does
+ * (true: cleared or named so); the extents or inline data flag is
+ * cleared, a size set to zero.
  */
-static bool check_device(struct check *c, const struct ek_inode *ei)
+static bool check_device(struct check *c, struct ek_inode *ei)
 {
 	const __le32 *ib = ek_inode_i_block(ei);
 	char why[64] = "";
 
 	if (!special(ei->mode) || ek_is_lnk(ei->mode))
 		return false;
-	if (ei->flags & (EXT4_INDEX_FL | EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
-		snprintf(why, sizeof(why), "flags 0x%x: extents, index or inline data", ei->flags);
-	else if (ei->size)
-		snprintf(why, sizeof(why), "i_size %llu, should be zero", (unsigned long long)ei->size);
+	if (ei->flags & EXT4_INDEX_FL)
+		snprintf(why, sizeof(why), "flags 0x%x: the htree index flag", ei->flags);
 	else if (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL))
 		for (int i = 4; i < EXT4_N_BLOCKS && !*why; i++)
 			if (ib[i])
 				snprintf(why, sizeof(why), "immutable, with i_block[%d] set", i);
-	if (!*why)
-		return false;
-	/* "an illegal block device": the type name past its article "a " */
-	fsck_report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino, fsck_type_name(ei->mode) + 2, why);
-	return true;
+	if (*why) {
+		/* "an illegal block device": the type name past its article "a " */
+		if (fsck_report(c, EK_PR_SPECIAL_ILLEGAL, AT_INODE(ei->ino), ei->ino,
+				fsck_type_name(ei->mode) + 2, why))
+			fsck_fix_done(c, clear_inode(c, ei, false));
+		return true;
+	}
+	if ((ei->flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) &&
+	    fsck_report(c, EK_PR_SPECIAL_FLAGS_BAD, AT_INODE(ei->ino), ei->ino,
+			fsck_type_name(ei->mode) + 2))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
+					      EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL));
+	if (ei->size && fsck_report(c, EK_PR_SPECIAL_SIZE, AT_INODE(ei->ino), ei->ino,
+				    fsck_type_name(ei->mode) + 2, (unsigned long long)ei->size))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, 0));
+	return false;	/* the immutable flag is judged next */
 }
 
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
@@ -575,6 +821,12 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 						 (uint64_t)c->o->now));
 		return 0;
 	}
+	/* this inode's repair state (clear_inode() undoes its claims) */
+	c->dups_at = c->ndups;
+	c->nx_at = c->nx;
+	c->nxv = c->nxtree = 0;
+	c->illegal = 0;
+	c->map_rebuild = c->map_clear = c->map_left = c->cleared = false;
 	err = fsck_inode_in_use(c, ei->ino, ei->mode, ei->links_count);
 	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = fsck_iflags_or(c, ei->ino, IS_DIR);
@@ -587,38 +839,47 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (derr == -EK_BADCRC) {
 		if (fsck_report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
 			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
-	} else if (derr)
-		fsck_report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr));
+	} else if (derr && fsck_report(c, EK_PR_INODE_DAMAGED, AT_INODE(ei->ino), ek_error_msg(derr))) {
+		fsck_fix_done(c, ek_fix_inode_extra_isize(c->ws, ei->ino));	/* e2fsck's preen too */
+	}
 	if (qf)
 		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
-	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino))
-		fsck_report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode);
-	else if (check_device(c, ei))
+	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino)) {
+		/* as e2fsck's pass 2 (it deallocates the inode) */
+		if (fsck_report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode))
+			fsck_fix_done(c, clear_inode(c, ei, false));
+	} else if (check_device(c, ei))
 		;	/* named there */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
 		 fsck_report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
 			fsck_type_name(ei->mode)))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR,
 					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
+	if (c->cleared)
+		return 0;
 	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
 	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
-	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)))
-		fsck_report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
-		       get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)));
+	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)) &&
+	    fsck_report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
+			get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high))))
+		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_BLOCKS_HI, 0));
 	if (ei->dtime && ei->links_count && !fsck_reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO && fsck_report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
 	/* fields no kernel writes any more (e2fsck's pass 2 bad-inode checks) */
-	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)))
-		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
-		       get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)));
+	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)) &&
+	    fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
+			get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr))))
+		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FADDR, 0));
 	if (ek_is_dir(ei->mode) && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
-	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
-		fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
-		       get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
-	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES))
-		fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino);
+	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)) &&
+	    fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
+			get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high))))
+		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_SIZE_HIGH, 0));
+	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES) &&
+	    fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino))
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_IMAGIC_FL));
 	/* as e2fsck's handle_htree(); the kernel reads such an inode without its index */
 	if ((ei->flags & EXT4_INDEX_FL) && !ek_is_dir(ei->mode))
 		fsck_report(c, EK_PR_HTREE_NOT_DIR, AT_INODE(ei->ino), ei->ino);
@@ -639,39 +900,68 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (err)
 		return err;
 	err = check_crypt(c, ei);
-	if (err)
+	if (err || c->cleared)
 		return err;
 	if (ei->file_acl && ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
-		if (!ek_fs_block_valid(fs, ei->file_acl))
-			fsck_report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
-			       .blk = ei->file_acl, .has_blk = true, .group = -1 },
-			       ei->ino, (unsigned long long)ei->file_acl);
-		else if ((err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))
+		if (!ek_fs_block_valid(fs, ei->file_acl)) {
+			if (fsck_report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
+					.blk = ei->file_acl, .has_blk = true, .group = -1 },
+					ei->ino, (unsigned long long)ei->file_acl)) {
+				fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0));
+				ei->file_acl = 0;
+			}
+		} else if ((err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))
 			return err;
 		else
 			c->claimed++;	/* counted here, marked once for all its users */
 	}
 	if (fsck_has_map(fs, ei)) {
-		err = ek_map_walk(fs, ei, claim_mapping, c);
-		if (err == -ENOMEM)
+		err = ek_map_walk_checked(fs, ei, claim_mapping, map_bad, c);
+		if (err == -ENOMEM || err == -EIO)
 			return err;
-		if (err && err != -EK_BADCRC) {
-			fsck_report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
+		if (err == MAP_CLEAR) {
+			fsck_fix_done(c, clear_inode(c, ei, true));
+			if (c->cleared)
+				return 0;
+			c->claims_incomplete = true;
+			return charge_quota(c, ei, true);
+		}
+		if (err) {
+			/* the root itself (e2fsck: "corrupt extent header", the
+			 * inode cleared); the filesystem's own inodes are not */
+			if (fsck_report_if(c, ei->ino >= fs->sb.first_ino, EK_PR_BLOCK_MAP_DAMAGED,
+					   AT_INODE(ei->ino), ek_error_msg(err)))
+				fsck_fix_done(c, clear_inode(c, ei, true));
+			if (c->cleared)
+				return 0;
 			/* its counts are unknown: no i_blocks finding */
 			return charge_quota(c, ei, true);
 		}
-		if (err == -EK_BADCRC)
-			fsck_report(c, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino), ek_error_msg(err));
-		else
+		if (c->map_rebuild) {
+			err = rebuild_tree(c);
+			if (err == -ENOMEM)
+				return err;
+			if (err)
+				fsck_report_if(c, false, EK_PR_BLOCK_MAP_DAMAGED, AT_INODE(ei->ino),
+					       ek_error_msg(err));
+		}
+		if (c->map_left || err)
+			return charge_quota(c, ei, true);	/* its counts are unknown */
+		if (!c->map_rebuild)
 			check_extent_shape(c, ei);
 	}
 	if (ek_is_lnk(ei->mode) && !qf) {
 		err = check_symlink(c, ei);
 		if (err)
 			return err;
+		if (c->cleared)
+			return 0;
 	} else if (fsck_has_map(fs, ei)) {
 		check_size(c, ei);
 	}
+	/* e2fsck: a regular file of 2 GiB or more needs large_file (fsck_check_features) */
+	if (ek_is_reg(ei->mode) && ei->size >= 0x80000000ull)
+		c->large_files = true;
 	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */

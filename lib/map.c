@@ -24,6 +24,7 @@ struct walk {
 	const struct ek_inode *ei;
 	ek_map_fn fn;
 	void *arg;
+	ek_map_bad_fn bad;	/* NULL: a bad entry stops the walk */
 	struct ek_set seen;	/* tree blocks met so far */
 	int badcrc;		/* first checksum error, reported at the end */
 	uint8_t *buf[EXT4_EXT_MAX_DEPTH + 1];	/* one node buffer per level */
@@ -37,6 +38,20 @@ static int emit(struct walk *w, enum ek_map_kind kind, unsigned level, uint64_t 
 	struct ek_mapping m = { kind, level, lblk, len, pblk, unwritten };
 
 	return w->fn(w->arg, &m);
+}
+
+/*
+ * Bad entry @err met: without a bad callback the walk stops with it;
+ * with one, the callback says (0) to go on without the entry.
+ */
+static int bad(struct walk *w, int err, enum ek_map_bad_kind kind, ek_blk_t node, unsigned slot,
+	       unsigned level, uint64_t lblk, uint64_t len, ek_blk_t pblk)
+{
+	struct ek_map_bad b = { kind, err, node, slot, level, lblk, len, pblk };
+
+	if (!w->bad || (err != -EK_CORRUPT && err != -EK_BADCRC))
+		return err;
+	return w->bad(w->arg, &b);
 }
 
 /* the node buffer of @level, allocated on first use (most files have no tree blocks) */
@@ -66,7 +81,8 @@ static int read_tree_block(struct walk *w, ek_blk_t blk, uint8_t *buf, const cha
 
 /* ---- extent trees ------------------------------------------------------ */
 
-static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf)
+static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf, unsigned slot,
+			   ek_blk_t parent, uint32_t lblk)
 {
 	const struct ext4_extent_header *eh = (const void *)buf;
 	size_t off = sizeof(*eh) + (size_t)le16_to_cpu(eh->eh_max) * sizeof(struct ext4_extent);
@@ -76,25 +92,36 @@ static int ext_verify_csum(struct walk *w, ek_blk_t blk, const uint8_t *buf)
 		return 0;
 	want = get_le32(buf + off);
 	got = ek_ext_block_csum(w->fs, w->ei->ino, w->ei->generation, buf);
-	if (want != got && !w->badcrc)
+	if (want == got)
+		return 0;
+	if (w->bad) {
+		const struct ext4_extent_header *h = (const void *)buf;
+
+		return bad(w, ek_badcrc(blk, "inode %u: extent block %llu checksum 0x%08x does not "
+					"match 0x%08x", w->ei->ino, (unsigned long long)blk, want, got),
+			   EK_MAPBAD_CSUM, parent, slot, le16_to_cpu(h->eh_depth), lblk, 1, blk);
+	}
+	if (!w->badcrc)
 		w->badcrc = ek_badcrc(blk, "inode %u: extent block checksum 0x%08x does not match 0x%08x",
 				      w->ei->ino, want, got);
 	return 0;
 }
 
-/* @start: where the parent's index entry says the node starts (-1: the root) */
-static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_blk_t blk,
-			 int depth, int64_t start)
+/*
+ * Walk extent node @node (@blk, 0: the root in i_block); the root's header
+ * is checked here, a child's by its parent before the child is claimed
+ * (EK_MAP_TREE), so a bad child is one bad index entry.
+ */
+static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_blk_t blk)
 {
 	const struct ext4_extent_header *eh = (const void *)node;
 	uint16_t entries;
 	unsigned d;
 	uint64_t next = 0;	/* entries must be in increasing logical order */
-	int err;
+	int err = 0;
 
-	err = ek_ext_node_check(w->ei->ino, blk, eh, size, depth);
-	if (!err && start >= 0)
-		err = ek_ext_node_check_start(w->ei->ino, blk, node, (uint32_t)start);
+	if (!blk)
+		err = ek_ext_node_check(w->ei->ino, blk, eh, size, -1);
 	if (err)
 		return err;
 	entries = le16_to_cpu(eh->eh_entries);
@@ -107,16 +134,23 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 			struct ek_ext e = ek_ext_decode(p);
 			uint32_t lblk = e.lblk, len = e.len;
 			ek_blk_t pblk = e.pblk;
+			int why = 0;
 
 			if (len == 0)
-				return ek_corrupt_ino(w->ei->ino, "extent %u in block %llu has length 0",
-						      i, (unsigned long long)blk);
-			if (lblk < next)
-				return ek_corrupt_ino(w->ei->ino, "extent %u in block %llu: logical block %u overlaps or is out of order",
-						      i, (unsigned long long)blk, lblk);
-			if (!ek_fs_range_valid(w->fs, pblk, len))
-				return ek_corrupt_ino(w->ei->ino, "extent %u (logical %u, %u blocks) points outside the filesystem at %llu",
-						      i, lblk, len, (unsigned long long)pblk);
+				why = ek_corrupt_ino(w->ei->ino, "extent %u in block %llu has length 0",
+						     i, (unsigned long long)blk);
+			else if (lblk < next)
+				why = ek_corrupt_ino(w->ei->ino, "extent %u in block %llu: logical block %u overlaps or is out of order",
+						     i, (unsigned long long)blk, lblk);
+			else if (!ek_fs_range_valid(w->fs, pblk, len))
+				why = ek_corrupt_ino(w->ei->ino, "extent %u (logical %u, %u blocks) points outside the filesystem at %llu",
+						     i, lblk, len, (unsigned long long)pblk);
+			if (why) {
+				err = bad(w, why, EK_MAPBAD_EXTENT, blk, i, 0, lblk, len, pblk);
+				if (err)
+					return err;
+				continue;	/* skipped: @next stays */
+			}
 			next = (uint64_t)lblk + len;
 			err = emit(w, EK_MAP_DATA, 0, lblk, len, pblk, e.unwritten);
 		} else {
@@ -124,24 +158,40 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 			uint32_t lblk = le32_to_cpu(ix->ei_block);
 			ek_blk_t child = ek_ext_idx_child(p);
 			uint8_t *cbuf = level_buf(w, d - 1);
+			enum ek_map_bad_kind kind = EK_MAPBAD_INDEX;
 
-			if (i > 0 && lblk < next)
-				return ek_corrupt_ino(w->ei->ino, "extent index %u in block %llu out of order",
-						      i, (unsigned long long)blk);
-			next = (uint64_t)lblk + 1;
 			if (!cbuf)
 				return -ENOMEM;
+			if (i > 0 && lblk < next)
+				err = ek_corrupt_ino(w->ei->ino, "extent index %u in block %llu out of order",
+						     i, (unsigned long long)blk);
+			if (!err)
+				err = read_tree_block(w, child, cbuf, "extent tree");
+			if (!err)
+				err = ek_ext_node_check(w->ei->ino, child, cbuf, w->fs->blksz, (int)d - 1);
+			if (!err) {
+				err = ek_ext_node_check_start(w->ei->ino, child, cbuf, lblk);
+				kind = EK_MAPBAD_START;
+			}
+			if (err) {
+				err = bad(w, err, kind, blk, i, d, lblk, 0, child);
+				if (err)
+					return err;
+				if (kind == EK_MAPBAD_INDEX)
+					continue;	/* skipped, with what it leads to */
+				/* a start that does not match: the subtree is walked */
+			}
+			next = (uint64_t)lblk + 1;
 			err = emit(w, EK_MAP_INDEX, d, lblk, 0, child, false);
-			if (err)
-				return err;
-			err = read_tree_block(w, child, cbuf, "extent tree");
 			if (err)
 				return err;
 			err = emit(w, EK_MAP_TREE, d - 1, lblk, 1, child, false);
 			if (err)
 				return err;
-			ext_verify_csum(w, child, cbuf);
-			err = ext_walk_node(w, cbuf, w->fs->blksz, child, d - 1, lblk);
+			err = ext_verify_csum(w, child, cbuf, i, blk, lblk);
+			if (err)
+				return err;
+			err = ext_walk_node(w, cbuf, w->fs->blksz, child);
 		}
 		if (err)
 			return err;
@@ -161,11 +211,14 @@ static int ind_flush(struct walk *w)
 	return err;
 }
 
-static int ind_data(struct walk *w, uint64_t lblk, ek_blk_t pblk)
+/* data block @pblk for @lblk, named in slot @slot of @node (0: i_block) */
+static int ind_data(struct walk *w, uint64_t lblk, ek_blk_t pblk, ek_blk_t node, unsigned slot)
 {
 	if (!ek_fs_block_valid(w->fs, pblk))
-		return ek_corrupt_ino(w->ei->ino, "logical block %llu maps outside the filesystem to %llu",
-				      (unsigned long long)lblk, (unsigned long long)pblk);
+		return bad(w, ek_corrupt_ino(w->ei->ino, "logical block %llu maps outside the "
+					     "filesystem to %llu", (unsigned long long)lblk,
+					     (unsigned long long)pblk),
+			   EK_MAPBAD_IND, node, slot, 0, lblk, 1, pblk);
 	if (w->run.len && w->run.lblk + w->run.len == lblk && w->run.pblk + w->run.len == pblk) {
 		w->run.len++;
 		return 0;
@@ -176,8 +229,10 @@ static int ind_data(struct walk *w, uint64_t lblk, ek_blk_t pblk)
 	return err;
 }
 
-/* walk an indirect block of @level (1 = single) covering logical blocks from @lblk */
-static int ind_walk(struct walk *w, ek_blk_t blk, unsigned level, uint64_t lblk)
+/* walk an indirect block of @level (1 = single) covering logical blocks
+ * from @lblk, named in slot @slot of @node (0: i_block) */
+static int ind_walk(struct walk *w, ek_blk_t blk, unsigned level, uint64_t lblk, ek_blk_t node,
+		    unsigned slot)
 {
 	uint32_t per = w->fs->blksz / 4;
 	uint64_t span = 1;
@@ -192,8 +247,8 @@ static int ind_walk(struct walk *w, ek_blk_t blk, unsigned level, uint64_t lblk)
 	if (err)
 		return err;
 	err = read_tree_block(w, blk, buf, "indirect");
-	if (err)
-		return err;
+	if (err)	/* skipped, with what it leads to */
+		return bad(w, err, EK_MAPBAD_IND, node, slot, level, lblk, 0, blk);
 	err = emit(w, EK_MAP_TREE, level, lblk, 1, blk, false);
 	if (err)
 		return err;
@@ -202,8 +257,8 @@ static int ind_walk(struct walk *w, ek_blk_t blk, unsigned level, uint64_t lblk)
 
 		if (!p)
 			continue;
-		err = level == 1 ? ind_data(w, lblk + i, p) :
-				   ind_walk(w, p, level - 1, lblk + i * span);
+		err = level == 1 ? ind_data(w, lblk + i, p, blk, i) :
+				   ind_walk(w, p, level - 1, lblk + i * span, blk, i);
 		if (err)
 			return err;
 		/* our buffer for this level is reused by siblings only, not children */
@@ -221,13 +276,13 @@ static int ind_walk_inode(struct walk *w)
 	for (unsigned i = 0; i < EXT4_NDIR_BLOCKS; i++) {
 		ek_blk_t p = le32_to_cpu(ib[i]);
 
-		if (p && (err = ind_data(w, i, p)))
+		if (p && (err = ind_data(w, i, p, 0, i)))
 			return err;
 	}
 	for (unsigned level = 1; level <= 3 && lblk < EK_MAX_LBLK; level++) {
 		ek_blk_t p = le32_to_cpu(ib[EXT4_IND_BLOCK + level - 1]);
 
-		if (p && (err = ind_walk(w, p, level, lblk)))
+		if (p && (err = ind_walk(w, p, level, lblk, 0, EXT4_IND_BLOCK + level - 1)))
 			return err;
 		lblk += span;
 		span *= per;
@@ -249,14 +304,19 @@ static bool has_block_map(const struct ek_fs *fs, const struct ek_inode *ei)
 
 int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void *arg)
 {
-	struct walk w = { .fs = fs, .ei = ei, .fn = fn, .arg = arg };
+	return ek_map_walk_checked(fs, ei, fn, NULL, arg);
+}
+
+int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
+			ek_map_bad_fn badfn, void *arg)
+{
+	struct walk w = { .fs = fs, .ei = ei, .fn = fn, .bad = badfn, .arg = arg };
 	int err = 0;
 
 	if (!has_block_map(fs, ei))
 		return 0;
 	if (ei->flags & EXT4_EXTENTS_FL)
-		err = ext_walk_node(&w, (const uint8_t *)ek_inode_i_block(ei),
-				    EXT4_N_BLOCKS * 4, 0, -1, -1);
+		err = ext_walk_node(&w, (const uint8_t *)ek_inode_i_block(ei), EXT4_N_BLOCKS * 4, 0);
 	else
 		err = ind_walk_inode(&w);
 	if (!err)

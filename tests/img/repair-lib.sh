@@ -57,7 +57,8 @@ trim() { printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 # run_cases: one case a line, '@' between the fields:
 #   base image in $T | damage | expected IDs (sorted) | preen fixes them (1) or halts (0)
 # the damage: "f:CMD;CMD" (debugfs -w -f), "py:CODE" (python3 on the image,
-# with SUB, I12 and BB replaced by $subblk, $i12 and $bb), else one debugfs
+# with SUB, I12 and BB replaced by $subblk, $i12 and $bb, then by the sed
+# script in $pysub when the test sets one), else one debugfs
 # -w request ($f2 and $acl replaced).  Each case under -fy and -fp: fixed
 # (exit 1, every finding fixed), e2fsck -fn and extkit-fsck -fn clean after,
 # and on "base" the files as $T/files.base (E2CMP set: on every base, the
@@ -70,7 +71,7 @@ run_cases() {
 			cp "$T/$base" "$T/img"
 			case $how in
 			f:*)	printf '%s\n' "${how#f:}" | tr ';' '\n' | debugfs -w -f - "$T/img" > /dev/null 2>&1 ;;
-			py:*)	python3 -c "$(printf '%s' "${how#py:}" | sed "s/SUB/$subblk/g; s/I12/$i12/g; s/BB/$bb/g")" "$T/img" ;;
+			py:*)	python3 -c "$(printf '%s' "${how#py:}" | sed "s/SUB/$subblk/g; s/I12/$i12/g; s/BB/$bb/g; ${pysub:-}")" "$T/img" ;;
 			*)	debugfs -w -R "$(printf '%s' "$how" | sed "s/\$f2/$f2/; s/\$acl/$acl/")" "$T/img" > /dev/null 2>&1 ;;
 			esac
 			cp "$T/img" "$T/damaged"
