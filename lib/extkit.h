@@ -2105,6 +2105,8 @@ struct ek_geometry_opts {
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
+	uint32_t desc_size;		/* -E desc_size= with 64bit, 0: 64 */
+	uint64_t resize_blocks;		/* -E resize=: room to grow to this many blocks, 0: 1024× */
 };
 
 struct ek_geometry {
@@ -2153,6 +2155,12 @@ struct ek_newfs_opts {
 	bool periodic_fsck;		/* mke2fs.conf enable_periodic_fsck: 180 days, ~20 mounts */
 	bool lazy_journal_init;		/* leave the journal's blocks unwritten */
 	bool defer_root;		/* the root's entries come later (ek_newfs_dir_write) */
+	uint16_t raid_stride;		/* s_raid_stride: also spreads the bitmaps without flex_bg */
+	uint32_t raid_stripe_width;	/* s_raid_stripe_width */
+	bool root_perms_given;		/* -E root_perms=: the root's permission bits are: */
+	uint16_t root_perms;		/* else 0755 */
+	bool test_fs;			/* s_flags test_filesys (ext4dev era kernels) */
+	uint32_t orphan_file_blocks;	/* -E orphan_file_size=, 0: by the size */
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2249,6 +2257,7 @@ struct ek_populate_opts {
 	/* a warning for people (lib never prints); may be NULL */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
+	bool no_xattrs;			/* copy no xattrs (mke2fs -E no_copy_xattrs) */
 };
 
 struct ek_populate_stats {

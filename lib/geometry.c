@@ -60,7 +60,8 @@ static uint32_t reserved_gdt(const struct ek_geometry *g)
 }
 
 /* inodes per group and groups for @inodes over the current block count */
-static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_blocks)
+static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_blocks,
+		      uint32_t resize_gdt)
 {
 	for (;;) {
 		uint64_t ipg, itb;
@@ -104,7 +105,8 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		g->inode_table_blocks = (uint32_t)div_up(ipg * g->inode_size, g->blocksize);
 		g->inodes = ipg * g->groups;
 		g->desc_blocks = (uint32_t)div_up(g->groups, g->blocksize / g->desc_size);
-		g->reserved_gdt = (g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? reserved_gdt(g) : 0;
+		g->reserved_gdt = !(g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? 0 :
+				  resize_gdt ? resize_gdt : reserved_gdt(g);
 		/*
 		 * descriptors over 3/4 of a group: mke2fs turns to meta_bg, which
 		 * extkit does not write; reserved ones just go (no resize inode)
@@ -213,6 +215,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 {
 	const struct size_type *st = size_types;
 	uint64_t inodes, ratio, size_blocks, trimmed_blocks;
+	uint32_t resize_gdt = 0;
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -263,6 +266,16 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	if ((err = check_features(g)))
 		return err;
 	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;
+	if (o->desc_size) {
+		if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT))
+			return ek_err(-EINVAL, "desc_size=%u needs the 64bit feature (-O 64bit)",
+				      o->desc_size);
+		if (o->desc_size < EXT4_MIN_DESC_SIZE_64BIT || o->desc_size > EXT4_MAX_DESC_SIZE ||
+		    (o->desc_size & (o->desc_size - 1)) || o->desc_size > g->blocksize)
+			return ek_err(-EINVAL, "desc_size=%u: a power of two from %u to %u",
+				      o->desc_size, EXT4_MIN_DESC_SIZE_64BIT, EXT4_MAX_DESC_SIZE);
+		g->desc_size = o->desc_size;
+	}
 
 	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
 		uint32_t cs = o->cluster_size ? o->cluster_size : 16 * g->blocksize;
@@ -305,10 +318,31 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1; use a smaller -N or a "
 			      "larger -i", (unsigned long long)inodes);
 
+	if (o->resize_blocks) {
+		/*
+		 * -E resize=: as mke2fs's option parser counts it, over the size
+		 * before any trimming and the -g (or full) group size; none when
+		 * the descriptors already reach that far
+		 */
+		uint64_t bpg = o->blocks_per_group ? o->blocks_per_group : g->blocksize * 8ull;
+		uint64_t per = g->blocksize / g->desc_size;
+		uint64_t have = div_up(div_up(g->blocks, bpg), per);
+		uint64_t need = div_up(div_up(o->resize_blocks, bpg), per);
+
+		if (o->resize_blocks <= g->blocks)
+			return ek_err(-EINVAL, "resize=%llu: the maximum must be more than the "
+				      "filesystem's %llu blocks", (unsigned long long)o->resize_blocks,
+				      (unsigned long long)g->blocks);
+		if (need > have) {
+			resize_gdt = need - have > g->blocksize / 4 ? g->blocksize / 4 :
+				     (uint32_t)(need - have);
+			g->compat |= EXT4_FEATURE_COMPAT_RESIZE_INODE;
+		}
+	}
 	for (;;) {
 		uint64_t rem, overhead;
 
-		err = fit_inodes(g, inodes, size_blocks);
+		err = fit_inodes(g, inodes, size_blocks, resize_gdt);
 		if (err)
 			return err;
 		rem = (g->blocks - g->first_data_block) % g->blocks_per_group;

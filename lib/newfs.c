@@ -351,11 +351,29 @@ static int place_group_tables(struct ek_newfs *nf, uint32_t g)
 		if ((err = find_free(nf, it_start, last, itb, &grp->inode_table)))
 			goto out_full;
 	} else {
-		if ((err = find_free(nf, first, last, 1, &grp->block_bitmap)))
+		ek_blk_t start = first;
+
+		if (nf->o.raid_stride) {
+			/*
+			 * a RAID stride: the bitmaps start one inode table past the
+			 * group's first free block, moved on by stride × group within
+			 * the group, so they spread over the disks
+			 */
+			if ((err = find_free(nf, first, last, 1, &start)))
+				goto out_full;
+			start += itb;
+			if (start <= last)
+				start += (uint64_t)nf->o.raid_stride * g % (last - start + 1);
+			if (start >= last)
+				start = first;
+		}
+		if ((err = find_free(nf, start, last, 1, &grp->block_bitmap)) &&
+		    (err = find_free(nf, first, last, 1, &grp->block_bitmap)))
 			goto out_full;
 		if ((err = mark_block(nf, grp->block_bitmap, g)))
 			return err;
-		if ((err = find_free(nf, first, last, 1, &grp->inode_bitmap)))
+		if ((err = find_free(nf, start, last, 1, &grp->inode_bitmap)) &&
+		    (err = find_free(nf, first, last, 1, &grp->inode_bitmap)))
 			goto out_full;
 		if ((err = mark_block(nf, grp->inode_bitmap, g)))
 			return err;
@@ -625,7 +643,8 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	err = use_inode(nf, EXT4_ROOT_INO, true);
 	if (err)
 		goto out;
-	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0755);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode),
+		 S_IFDIR | (nf->o.root_perms_given ? nf->o.root_perms & 07777 : 0755));
 	ek_inode_owner_set(raw, nf->o.root_uid, nf->o.root_gid);
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 3);
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
@@ -1099,7 +1118,8 @@ out:
 /* the orphan file: empty blocks with their tails (inode 12) */
 static int make_orphan_file(struct ek_newfs *nf)
 {
-	uint64_t blocks = nf->g.blocks < 128 * 1024 ? 32 : nf->g.blocks < 2048 * 1024 ?
+	uint64_t blocks = nf->o.orphan_file_blocks ? nf->o.orphan_file_blocks :
+			  nf->g.blocks < 128 * 1024 ? 32 : nf->g.blocks < 2048 * 1024 ?
 			  nf->g.blocks / 4096 : 512;
 	struct ek_ext run = { .lblk = 0, .len = (uint32_t)blocks }, *v = NULL;
 	ek_ino_t ino = nf->next_ino++;
@@ -1211,7 +1231,9 @@ static void build_super(struct ek_newfs *nf)
 	 * host's): the flag tells every reader how the names were hashed, and
 	 * the image stays the same bytes on every host
 	 */
-	sb->s_flags = cpu_to_le32(0x1);
+	sb->s_flags = cpu_to_le32(0x1 | (o->test_fs ? EXT2_FLAGS_TEST_FILESYS : 0));
+	sb->s_raid_stride = cpu_to_le16(o->raid_stride);
+	sb->s_raid_stripe_width = cpu_to_le32(o->raid_stripe_width);
 	sb->s_log_groups_per_flex = (uint8_t)g->log_flex;
 	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		sb->s_checksum_type = 1;	/* crc32c */

@@ -192,8 +192,8 @@ static int xlist_read(struct pop *p, struct xlist *l)
 	ssize_t len = llistxattr(p->path, NULL, 0);
 
 	memset(l, 0, sizeof(*l));
-	if (len <= 0)
-		return 0;	/* none, or the source filesystem has none */
+	if (len <= 0 || p->o->no_xattrs)
+		return 0;	/* none, the source filesystem has none, or none wanted */
 	if (!ek_has_compat(p->fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		if (!p->xattr_warned)
 			warn(p, "'%s' has xattrs, but the filesystem has no ext_attr feature: "

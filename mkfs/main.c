@@ -48,8 +48,11 @@ static void usage(FILE *f, const char *prog)
 "  -L label            volume label\n"
 "  -M dir              last mounted directory\n"
 "  -U uuid|random|time|clear   filesystem UUID\n"
-"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, lazy_itable_init=0|1,\n"
-"                      lazy_journal_init=0|1, nodiscard, discard, offset=BYTES\n"
+"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, root_perms=OCTAL,\n"
+"                      lazy_itable_init=0|1, lazy_journal_init=0|1, nodiscard,\n"
+"                      discard, offset=BYTES, stride=N, stripe_width=N,\n"
+"                      desc_size=BYTES, resize=BLOCKS, test_fs,\n"
+"                      assume_storage_prezeroed, orphan_file_size=N, no_copy_xattrs\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
 "  -d dir              copy this directory tree into the filesystem\n"
 "  --skip-unreadable   warn about unreadable source files instead of failing\n"
@@ -125,6 +128,40 @@ static int parse_size(const char *s, uint64_t unit, uint64_t *out)
 		return -1;
 	*out = v * mul;
 	return 0;
+}
+
+/*
+ * A block count as mke2fs reads one (parse_num_blocks2): bare, blocks of
+ * @bs; with K, M, G or T, that many bytes in blocks; with s, 512-byte
+ * sectors in blocks.
+ */
+static int parse_blocks(const char *s, uint32_t bs, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case '\0': *out = v; return 0;
+	case 't': case 'T': shift += 10; /* fall through */
+	case 'g': case 'G': shift += 10; /* fall through */
+	case 'm': case 'M': shift += 10; /* fall through */
+	case 'k': case 'K':
+		if (end[1] || (v && (v << shift) >> shift != v))
+			return -1;
+		*out = (v << shift) / (bs / 1024);
+		return 0;
+	case 's':
+		if (end[1])
+			return -1;
+		*out = v * 512 / bs;
+		return 0;
+	}
+	return -1;
 }
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -243,6 +280,52 @@ int mk_parse_extended(struct mk *m, const char *list)
 		} else if (!strcmp(t, "offset") && val) {
 			if (parse_size(val, 1, &m->offset))
 				rc = mk_fail(m, "offset=%s: not a size", val);
+		} else if ((!strcmp(t, "stride")) && val) {
+			uint32_t v;
+
+			if (parse_u32(val, &v))
+				rc = mk_fail(m, "stride=%s: not a number of blocks", val);
+			m->o.raid_stride = (uint16_t)v;	/* s_raid_stride is 16 bits, as mke2fs */
+		} else if ((!strcmp(t, "stripe_width") || !strcmp(t, "stripe-width")) && val) {
+			if (parse_u32(val, &m->o.raid_stripe_width))
+				rc = mk_fail(m, "%s=%s: not a number of blocks", t, val);
+		} else if ((!strcmp(t, "desc_size") || !strcmp(t, "desc-size")) && val) {
+			if (parse_u32(val, &m->o.geo.desc_size) ||
+			    (m->o.geo.desc_size & (m->o.geo.desc_size - 1)))
+				rc = mk_fail(m, "%s=%s: not a power of two", t, val);
+		} else if (!strcmp(t, "resize") && val) {
+			/* blocks (or a size with a suffix): known once the block size is */
+			if (m->o.geo.blocksize &&
+			    (parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
+			     !m->o.geo.resize_blocks))
+				rc = mk_fail(m, "resize=%s: not a number of blocks", val);
+		} else if (!strcmp(t, "orphan_file_size") && val) {
+			uint64_t v = 0;
+
+			if (m->o.geo.blocksize) {
+				if (parse_blocks(val, m->o.geo.blocksize, &v) || v > UINT32_MAX)
+					rc = mk_fail(m, "orphan_file_size=%s: not a size", val);
+				m->o.orphan_file_blocks = (uint32_t)v;
+			}
+		} else if (!strcmp(t, "root_perms") && val) {
+			char *end;
+			unsigned long v = strtoul(val, &end, 8);
+
+			if (end == val || *end || v > 07777)
+				rc = mk_fail(m, "root_perms=%s: octal permission bits (at most 07777)", val);
+			m->o.root_perms_given = true;
+			m->o.root_perms = (uint16_t)v;
+		} else if (!strcmp(t, "test_fs")) {
+			m->o.test_fs = true;
+		} else if (!strcmp(t, "assume_storage_prezeroed")) {
+			m->prezeroed = !val || strcmp(val, "0");
+		} else if (!strcmp(t, "no_copy_xattrs")) {
+			m->no_copy_xattrs = true;
+		} else if (!strcmp(t, "packed_meta_blocks") && (!val || strcmp(val, "0"))) {
+			rc = mk_fail(m, "packed_meta_blocks: extkit-mkfs does not pack the group tables "
+				     "yet");
+		} else if (!strcmp(t, "packed_meta_blocks")) {
+			;	/* =0: the default */
 		} else {
 			rc = mk_fail(m, "unknown or incomplete extended option '%s'", t);
 		}
@@ -283,6 +366,54 @@ static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
 	return found;
 }
 
+/* an unsigned number from the environment (MKE2FS_DEVICE_SECTSIZE and friends) */
+static bool env_u32(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+
+	if (!v)
+		return false;
+	*out = (uint32_t)strtoul(v, NULL, 10);	/* as mke2fs's atoi(): junk is 0 */
+	return true;
+}
+
+/*
+ * The device's logical and physical sector sizes (a regular file has
+ * none), and libblkid's topology of a block device: minimum and optimal
+ * I/O sizes, alignment offset.  MKE2FS_DEVICE_SECTSIZE and
+ * MKE2FS_DEVICE_PHYS_SECTSIZE stand in for the sector sizes, as in mke2fs.
+ */
+static void probe_device(struct mk *m, const struct stat *st)
+{
+	if (S_ISBLK(st->st_mode)) {
+		int fd = open(m->target, O_RDONLY | O_CLOEXEC), v;
+		unsigned int pv;
+		blkid_probe pr;
+		blkid_topology tp;
+
+		if (fd >= 0) {
+			if (!ioctl(fd, BLKSSZGET, &v) && v > 0)
+				m->lsector = (uint32_t)v;
+			if (!ioctl(fd, BLKPBSZGET, &pv))
+				m->psector = pv;
+			close(fd);
+		}
+		pr = blkid_new_probe_from_filename(m->target);
+		if (pr && (tp = blkid_probe_get_topology(pr))) {
+			m->have_topology = true;
+			m->min_io = blkid_topology_get_minimum_io_size(tp);
+			m->opt_io = blkid_topology_get_optimal_io_size(tp);
+			m->align_offset = blkid_topology_get_alignment_offset(tp);
+		}
+		if (pr)
+			blkid_free_probe(pr);
+	}
+	env_u32("MKE2FS_DEVICE_SECTSIZE", &m->lsector);
+	env_u32("MKE2FS_DEVICE_PHYS_SECTSIZE", &m->psector);
+	if (!m->psector)
+		m->psector = m->lsector;	/* kernels without the distinction */
+}
+
 /*
  * Look at the target, writing nothing: its size (*size, bytes for the
  * filesystem), and a refusal of what is mounted or holds a filesystem or
@@ -290,7 +421,7 @@ static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
  */
 static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 {
-	struct stat st;
+	struct stat st = { 0 };
 	char *existing;
 	int fd;
 
@@ -301,10 +432,12 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 			return mk_fail(m, "'%s' does not exist: give a size to create it", m->target);
 		m->missing = true;
 		*size = want;
+		probe_device(m, &st);	/* a new file: the environment's sizes only */
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return mk_fail(m, "'%s' is neither a regular file nor a block device", m->target);
+	probe_device(m, &st);
 	if (!m->dry_run && ek_target_mounted(m->target))
 		return mk_fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
 	if (S_ISREG(st.st_mode)) {
@@ -704,6 +837,8 @@ int main(int argc, char **argv)
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
+	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
+		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
 	m.o.geo.size = size;
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
@@ -749,6 +884,8 @@ int main(int argc, char **argv)
 	if ((rc = ready_target(&m, size)))
 		goto out;
 	rc = 1;
+	if (m.prezeroed)
+		m.o.zeroed = m.o.discard_zeroed = true;
 	if ((err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
 		mk_fail(&m, "%s", ek_error_msg(err));
 		goto out;
@@ -766,6 +903,7 @@ int main(int argc, char **argv)
 			.skip_unreadable = m.skip_unreadable,
 			.warn = warn_cb,
 			.warn_arg = &m,
+			.no_xattrs = m.no_copy_xattrs,
 		};
 		struct ek_populate_stats ps = { 0 };
 
