@@ -300,6 +300,12 @@ const struct ek_feature *ek_feature_table(size_t *count);
  */
 #define EK_DEFM_JMODE 0x0060
 int ek_mntopt_lookup(const char *name, uint32_t *mask);
+/*
+ * The e2fsprogs name of one option bit, or of a journal mode (@mask holding
+ * only EK_DEFM_JMODE bits); NULL for a bit without a name (MNTOPT_n).
+ * Static storage.
+ */
+const char *ek_mntopt_name(uint32_t mask);
 
 /* the superblock's split block counts: the hi half only with 64bit (super.c) */
 enum ek_sb_field { EK_SB_BLOCKS_COUNT, EK_SB_R_BLOCKS_COUNT, EK_SB_FREE_BLOCKS_COUNT };
