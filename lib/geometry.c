@@ -167,9 +167,10 @@ static int check_features(const struct ek_geometry *g)
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
 	    !(g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
 		return ek_err(-EINVAL, "metadata_csum_seed needs metadata_csum");
-	if ((g->compat & (EXT4_FEATURE_COMPAT_ORPHAN_FILE | EXT4_FEATURE_COMPAT_FAST_COMMIT)) &&
+	/* fast_commit without a journal: mke2fs sets the flag, and so does extkit */
+	if ((g->compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL))
-		return ek_err(-EINVAL, "orphan_file and fast_commit need has_journal");
+		return ek_err(-EINVAL, "orphan_file needs has_journal");
 	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) &&
 	    !(g->incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
 		return ek_err(-EINVAL, "bigalloc needs extent");
@@ -188,12 +189,20 @@ static int check_features(const struct ek_geometry *g)
 	return 0;
 }
 
-/* blocks reserved for root out of @blocks: -m, or 5 % */
-static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t blocks)
+/*
+ * Blocks reserved for root: -m (or 5 %) of the @whole size; a size
+ * @trimmed to whole groups gets the same share of it as a ratio of
+ * those two counts (ext2fs_initialize), rounding as mke2fs rounds
+ */
+static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t whole,
+			       uint64_t trimmed)
 {
-	if (o->reserved_given)
-		return (uint64_t)(o->reserved_percent * (double)blocks / 100.0);
-	return (uint64_t)(5.0 * (double)blocks / 100.0);
+	double pct = o->reserved_given ? o->reserved_percent : 5.0;
+	uint64_t r = (uint64_t)(pct * (double)whole / 100.0);
+
+	if (trimmed == whole || !whole)
+		return r;
+	return (uint64_t)(100.0 * (double)r / (double)whole * (double)trimmed / 100.0);
 }
 
 /* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
@@ -216,6 +225,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	const struct size_type *st = size_types;
 	uint64_t inodes, ratio, size_blocks, trimmed_blocks;
 	uint32_t resize_gdt = 0;
+	bool default_inodes;
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -296,6 +306,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	/* bigalloc: block 0 starts group 0 whatever the block size */
 	g->first_data_block = g->blocksize == 1024 && !g->cluster_bits ? 1 : 0;
 	g->blocks = size_blocks = trimmed_blocks = o->size / g->blocksize;
+	/* bigalloc: whole clusters (the inode and reserved counts keep the size asked for) */
+	g->blocks &= ~((1ull << g->cluster_bits) - 1);
 	if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) && g->blocks > 0xFFFFFFFFull)
 		return ek_err(-EINVAL, "%llu blocks need the 64bit feature: use -O 64bit "
 			      "(with extent, as ext4 has) or a larger -b",
@@ -314,6 +326,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	}
 	/* the inode request is made once, from the size before any trimming */
 	inodes = o->inodes ? o->inodes : g->blocks * g->blocksize / ratio;
+	/* none asked for (a huge ratio): ext2fs_initialize's one per 4 KiB, of each try's size */
+	default_inodes = !inodes;
 	if (inodes > 0xFFFFFFFFull)
 		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1; use a smaller -N or a "
 			      "larger -i", (unsigned long long)inodes);
@@ -342,6 +356,10 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	for (;;) {
 		uint64_t rem, overhead;
 
+		if (default_inodes)
+			inodes = g->blocks / (g->blocksize >= 4096 ? 1 : 4096 / g->blocksize);
+		if (inodes < EXT4_GOOD_OLD_FIRST_INO + 1)
+			inodes = EXT4_GOOD_OLD_FIRST_INO + 1;	/* room for lost+found */
 		err = fit_inodes(g, inodes, size_blocks, resize_gdt);
 		if (err)
 			return err;
@@ -364,11 +382,9 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		return ek_err(-EINVAL, "%llu inodes are too few: a filesystem needs at least %u "
 			      "(the reserved ones and lost+found); use -N 16 or a smaller -i",
 			      (unsigned long long)g->inodes, EXT4_GOOD_OLD_FIRST_INO + 1);
-	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file) */
-	if (g->blocks < 2048) {
-		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE |
-			       EXT4_FEATURE_COMPAT_FAST_COMMIT);
-	}
+	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file, but keeps fast_commit) */
+	if (g->blocks < 2048)
+		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE);
 	if (g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) {
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
 						     : journal_default(g->blocks);
@@ -398,6 +414,6 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	 * mke2fs takes the share of the size last trimmed to: a later retry
 	 * with smaller groups goes back to the whole size but keeps it
 	 */
-	g->reserved_blocks = reserved_share(o, trimmed_blocks);
+	g->reserved_blocks = reserved_share(o, size_blocks, trimmed_blocks);
 	return 0;
 }

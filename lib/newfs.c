@@ -508,6 +508,14 @@ static int use_inode(struct ek_newfs *nf, ek_ino_t ino, bool dir)
 
 	if (!ek_newfs_inode(nf, ino))
 		return -ENOMEM;
+	/*
+	 * ext2fs_new_inode() initialises a group's block bitmap too when it
+	 * takes the group's first inode (check_inode_uninit): lost+found's
+	 * group always (mke2fs reserves inodes 3-10 only after making it),
+	 * a later inode's group when nothing in it was used before
+	 */
+	if (ino == EXT4_LPF_INO || (ino > EXT4_LPF_INO && !nf->iused[g]))
+		nf->foreign[g] = true;
 	nf->iused[g]++;
 	if (dir)
 		nf->dirs[g]++;

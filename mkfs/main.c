@@ -243,6 +243,7 @@ static int pick_uuid(struct mk *m, const char *arg, const char *what, const char
 int mk_parse_extended(struct mk *m, const char *list)
 {
 	char *copy = strdup(list), *save = NULL;
+	bool resize_seen = false;
 	int rc = 0;
 
 	if (!copy)
@@ -290,10 +291,13 @@ int mk_parse_extended(struct mk *m, const char *list)
 			if (parse_u32(val, &m->o.raid_stripe_width))
 				rc = mk_fail(m, "%s=%s: not a number of blocks", t, val);
 		} else if ((!strcmp(t, "desc_size") || !strcmp(t, "desc-size")) && val) {
-			if (parse_u32(val, &m->o.geo.desc_size) ||
+			if (resize_seen)	/* mke2fs counts resize= with the size it has then */
+				rc = mk_fail(m, "-E %s must come before resize=", t);
+			else if (parse_u32(val, &m->o.geo.desc_size) ||
 			    (m->o.geo.desc_size & (m->o.geo.desc_size - 1)))
 				rc = mk_fail(m, "%s=%s: not a power of two", t, val);
 		} else if (!strcmp(t, "resize") && val) {
+			resize_seen = true;
 			/* blocks (or a size with a suffix): known once the block size is */
 			if (m->o.geo.blocksize &&
 			    (parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
@@ -881,7 +885,8 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if ((rc = ready_target(&m, size)))
+	/* the file holds the filesystem's whole blocks, as mke2fs leaves it */
+	if ((rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
 		goto out;
 	rc = 1;
 	if (m.prezeroed)
