@@ -205,6 +205,21 @@ static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t whole,
 	return (uint64_t)(100.0 * (double)r / (double)whole * (double)trimmed / 100.0);
 }
 
+/*
+ * Blocks ext2fs_initialize counts free: all but the superblock copies,
+ * descriptors and, unless flex groups (of more than one) may move them,
+ * each group's bitmaps and inode table
+ */
+static uint64_t free_blocks(const struct ek_geometry *g, bool flex)
+{
+	uint64_t used = g->first_data_block;
+
+	for (uint32_t i = 0; i < g->groups; i++)
+		used += (flex ? 0 : 2 + g->inode_table_blocks) +
+			(ek_geometry_has_super(i) ? 1 + g->desc_blocks + g->reserved_gdt : 0);
+	return used < g->blocks ? g->blocks - used : 0;
+}
+
 /* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
 static uint64_t journal_default(uint64_t blocks)
 {
@@ -295,11 +310,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 				      "%u, at most 256 MiB", cs, g->blocksize);
 		while ((g->blocksize << g->cluster_bits) < cs)
 			g->cluster_bits++;
-		if (o->blocks_per_group)
-			return ek_err(-EINVAL, "-g: blocks per group are set by the cluster size "
-				      "with bigalloc");
-		if (ratio < cs)
-			ratio = cs;	/* no more inodes than clusters */
+		if (!o->inode_ratio && ratio < cs)
+			ratio = cs;	/* a profile's ratio: no more inodes than clusters (-i as given) */
 	} else if (o->cluster_size) {
 		return ek_err(-EINVAL, "-C: a cluster size needs bigalloc (-O bigalloc)");
 	}
@@ -317,7 +329,16 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	/* a group's block count must fit 16 bits less 8 (mke2fs's EXT2_MAX_BLOCKS_PER_GROUP) */
 	g->clusters_per_group = g->blocksize * 8 < 65528 ? g->blocksize * 8 : 65528;
 	g->blocks_per_group = g->clusters_per_group << g->cluster_bits;
-	if (o->blocks_per_group) {
+	if (o->blocks_per_group && g->cluster_bits) {
+		/* bigalloc: -g counts clusters per group (as mke2fs takes it) */
+		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
+		    o->blocks_per_group > g->blocksize * 8)
+			return ek_err(-EINVAL, "-g %u: clusters per group must be a multiple of 8 "
+				      "from 256 to %u", o->blocks_per_group, g->blocksize * 8);
+		if (o->blocks_per_group < g->clusters_per_group)
+			g->clusters_per_group = o->blocks_per_group;
+		g->blocks_per_group = g->clusters_per_group << g->cluster_bits;
+	} else if (o->blocks_per_group) {
 		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
 		    o->blocks_per_group > g->blocks_per_group)
 			return ek_err(-EINVAL, "%u blocks per group: must be a multiple of 8 from 256 to %u",
@@ -386,19 +407,22 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	if (g->blocks < 2048)
 		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE);
 	if (g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) {
+		bool flex = (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) && o->flex_size != 1;
+
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
 						     : journal_default(g->blocks);
-		if (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
-		    g->journal_blocks > g->blocks / 2)
-			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
-				      "blocks and at most half of the filesystem's %llu; use "
-				      "another -J size=", (unsigned long long)g->journal_blocks,
-				      (unsigned long long)g->blocks);
 		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
 			/* mke2fs: 1/64 of the default size more, whatever size was asked */
 			g->fc_blocks = (uint32_t)(journal_default(g->blocks) / 64);
 			g->journal_blocks += g->fc_blocks;
 		}
+		/* a size asked for: at most half the blocks the group tables leave free */
+		if (o->journal_bytes && (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
+					 g->journal_blocks > free_blocks(g, flex) / 2))
+			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
+				      "blocks and at most half of the %llu the filesystem has free; use "
+				      "another -J size=", (unsigned long long)g->journal_blocks,
+				      (unsigned long long)free_blocks(g, flex));
 	}
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) {
 		uint32_t flex = o->flex_size ? o->flex_size : 16;
