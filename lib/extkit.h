@@ -2167,6 +2167,11 @@ struct ek_newfs_opts {
 	uint16_t root_perms;		/* else 0755 */
 	bool test_fs;			/* s_flags test_filesys (ext4dev era kernels) */
 	uint32_t orphan_file_blocks;	/* -E orphan_file_size=, 0: by the size */
+	/*
+	 * leave bytes 2048-4095 of the target as they are: mke2fs -z's undo
+	 * layer drops that part of its wipe of the old superblock area
+	 */
+	bool keep_2k_4k;
 };
 
 /* the three time fields of an inode plus crtime */

@@ -1371,7 +1371,7 @@ int ek_newfs_begin(struct ek_newfs *nf)
 	 * filesystem; old signatures in the first 4 KiB and the last 128 KiB
 	 * (swap, RAID, GPT backup) with it, as mke2fs clears them
 	 */
-	err = ek_io_pwrite(nf->fs.io, z, sizeof(z), 0);
+	err = ek_io_pwrite(nf->fs.io, z, nf->o.keep_2k_4k ? 2048 : sizeof(z), 0);
 	if (!err && !nf->o.zeroed) {
 		uint64_t end = nf->g.blocks << nf->fs.log_blksz;
 		uint64_t from = end > (128u << 10) ? (end - (128u << 10)) & ~4095ull : 0;

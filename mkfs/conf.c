@@ -528,7 +528,7 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 	}
 	if (get_int(&c, "force_undo", 0) || c.err) {
 		if (!c.err)
-			mk_fail(m, "%s: force_undo: extkit-mkfs writes no undo file yet", m->conf_path);
+			mk_fail(m, "%s: force_undo: extkit-mkfs writes an undo file only with -z", m->conf_path);
 		goto out;
 	}
 	/* each type's "options", then the command line's -E */

@@ -59,6 +59,8 @@ static void usage(FILE *f, const char *prog)
 "  -o Linux            the creator OS (Linux only)\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
+"  -z undo-file        save every block overwritten in the new file undo-file\n"
+"                      (e2undo undo-file device restores them)\n"
 "  -q                  quiet\n"
 "  -v                  print the mke2fs.conf types used\n"
 "  -e continue|remount-ro|panic   behaviour on errors\n"
@@ -514,7 +516,8 @@ static int ready_target(struct mk *m, uint64_t size)
 		close(fd);
 		return mk_fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
 	}
-	if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	/* an undo file cannot bring back what a discard punched out (nor can mke2fs's) */
+	if (m->discard && !m->undo_path && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				     (off_t)m->offset, (off_t)size)) {
 		m->o.zeroed = true;
 		/*
@@ -676,6 +679,7 @@ int main(int argc, char **argv)
 	static struct mk m = { .prog = "extkit-mkfs", .discard = true };
 	struct ek_newfs *nf = NULL;
 	struct ek_io *io = NULL;
+	struct ek_undo *undo = NULL;
 	struct ek_out *out = NULL;
 	uint64_t want = 0, size = 0;
 	const char *sde;
@@ -685,7 +689,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:FnqvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:FnqvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -784,6 +788,7 @@ int main(int argc, char **argv)
 				return mk_fail(&m, "-o %s: extkit-mkfs writes filesystems for Linux only "
 					       "(-o Linux)", optarg);
 			break;
+		case 'z': m.undo_path = optarg; break;
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
 		case 'q': m.quiet = true; break;
@@ -863,6 +868,7 @@ int main(int argc, char **argv)
 	    pick_uuid(&m, m.hash_seed_arg, "hash seed", inputs, m.o.hash_seed))
 		goto out;
 
+	m.o.keep_2k_4k = m.undo_path != NULL;	/* as mke2fs -z leaves them */
 	/* the whole layout first: a request that cannot work touches nothing */
 	m.o.defer_root = m.src_dir != NULL;
 	if ((err = ek_newfs_create(NULL, &m.o, &nf))) {
@@ -894,6 +900,16 @@ int main(int argc, char **argv)
 	if ((err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
 		mk_fail(&m, "%s", ek_error_msg(err));
 		goto out;
+	}
+	if (m.undo_path) {
+		if ((err = ek_undo_create(m.undo_path, io, ek_newfs_geometry(nf)->blocksize, &undo)) ||
+		    (err = ek_io_set_undo(io, undo))) {
+			mk_fail(&m, "-z '%s': %s", m.undo_path, ek_error_msg(err));
+			goto out;
+		}
+		if (!m.quiet)
+			ek_out_text(out, "Overwriting '%s'; to undo: e2undo %s %s\n", m.target,
+				    m.undo_path, m.target);
 	}
 	ek_newfs_set_target(nf, io, m.o.zeroed);
 	ek_newfs_set_discard_zeroed(nf, m.o.discard_zeroed);
@@ -938,6 +954,11 @@ out:
 		ek_out_free(out);
 	}
 	ek_newfs_free(nf);
+	if (undo) {
+		ek_io_set_undo(io, NULL);
+		if ((err = ek_undo_close(undo)) && !rc)
+			rc = mk_fail(&m, "-z '%s': %s", m.undo_path, ek_error_msg(err));
+	}
 	ek_io_close(io);
 	free(inputs);
 	mk_conf_release(&m);

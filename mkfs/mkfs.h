@@ -43,6 +43,7 @@ struct mk {
 	uint64_t min_io, opt_io, align_offset;
 	bool prezeroed;			/* -E assume_storage_prezeroed */
 	bool no_copy_xattrs;		/* -E no_copy_xattrs */
+	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
 };
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
