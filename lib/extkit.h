@@ -2269,6 +2269,10 @@ struct ek_populate_opts {
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	bool no_xattrs;			/* copy no xattrs (mke2fs -E no_copy_xattrs) */
+	/* may be NULL: called after each inode made, @done of @progress_total */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+	uint64_t progress_total;	/* ek_populate_measure()'s inodes */
 };
 
 struct ek_populate_stats {

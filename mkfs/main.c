@@ -620,6 +620,7 @@ static int check_tree(struct mk *m, struct ek_newfs *nf)
 
 	if (err)
 		return mk_fail(m, "%s", ek_error_msg(err));	/* it names the tree */
+	m->tree_inodes = need.inodes;
 	if (need.inodes > ifree)
 		return mk_fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
 			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
@@ -629,6 +630,14 @@ static int check_tree(struct mk *m, struct ek_newfs *nf)
 			    "filesystem has %" PRIu64 " KiB free; give a larger size", m->src_dir,
 			    need.blocks * g->blocksize >> 10, bfree * g->blocksize >> 10);
 	return 0;
+}
+
+/* -d: a bar on stderr while the tree is copied */
+static void populate_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct mk *m = arg;
+
+	ek_out_bar(stderr, "Copying files", &m->bar_last, done, total);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -926,9 +935,20 @@ int main(int argc, char **argv)
 			.warn_arg = &m,
 			.no_xattrs = m.no_copy_xattrs,
 		};
+
+		/* a tree of some size, a terminal to show it on: a progress bar */
+		if (!m.quiet && !m.json && isatty(STDERR_FILENO) && m.tree_inodes >= 1000) {
+			m.bar_last = 101;
+			po.progress = populate_progress;
+			po.progress_arg = &m;
+			po.progress_total = m.tree_inodes;
+		}
 		struct ek_populate_stats ps = { 0 };
 
-		if ((err = ek_populate(nf, m.src_dir, &po, &ps))) {
+		err = ek_populate(nf, m.src_dir, &po, &ps);
+		if (po.progress && m.bar_last != 100)
+			fputc('\n', stderr);	/* the bar's line ends (at 100% it has) */
+		if (err) {
 			mk_fail(&m, "%s", ek_error_msg(err));
 			goto out;
 		}

@@ -44,6 +44,8 @@ struct mk {
 	bool prezeroed;			/* -E assume_storage_prezeroed */
 	bool no_copy_xattrs;		/* -E no_copy_xattrs */
 	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
+	uint64_t tree_inodes;		/* -d: inodes the tree needs (the progress bar's total) */
+	unsigned bar_last;		/* ek_out_bar()'s state */
 };
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
