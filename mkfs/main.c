@@ -59,6 +59,10 @@ static void usage(FILE *f, const char *prog)
 "  -o Linux            the creator OS (Linux only)\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
+"  -l file             the bad blocks listed in file (none: made as without)\n"
+"  -c                  run badblocks(8) first (-cc: its write test); bad blocks refused\n"
+"  -r 1                the revision level (1 only)\n"
+"  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
 "  -z undo-file        save every block overwritten in the new file undo-file\n"
 "                      (e2undo undo-file device restores them)\n"
 "  -q                  quiet\n"
@@ -531,6 +535,85 @@ static int ready_target(struct mk *m, uint64_t size)
 	return 0;
 }
 
+/* ---- bad blocks (-l, -c) ------------------------------------------------------------- */
+
+/*
+ * Bad blocks listed in @f (decimal block numbers, one a line, as badblocks
+ * writes them): their count in *@n; a line that is not a number fails.
+ */
+static int read_badblocks(struct mk *m, FILE *f, const char *what, uint64_t *n)
+{
+	char line[128];
+
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+
+		if (!strtoull(line, &end, 10) && end == line) {
+			if (line[strspn(line, " \t\r\n")] == '\0')
+				continue;
+			return mk_fail(m, "%s: '%.*s' is not a block number", what,
+				       (int)strcspn(line, "\n"), line);
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * -l FILE and -c: the bad blocks of the target, as mke2fs gets them (-c runs
+ * badblocks(8) as mke2fs does).  None: the filesystem is made as without
+ * them.  Some: refused, as extkit-mkfs cannot leave blocks out yet.
+ */
+static int bad_blocks(struct mk *m, uint32_t bs, uint64_t blocks)
+{
+	uint64_t n = 0;
+	FILE *f;
+	int rc;
+
+	if (m->badblocks_file) {
+		if (!(f = fopen(m->badblocks_file, "r")))
+			return mk_fail(m, "-l '%s': %s", m->badblocks_file, strerror(errno));
+		rc = read_badblocks(m, f, m->badblocks_file, &n);
+		fclose(f);
+		if (rc)
+			return rc;
+	}
+	if (m->check_blocks && !n) {
+		char *cmd;
+		int st;
+
+		if (system("command -v badblocks >/dev/null 2>&1"))
+			return mk_fail(m, "-c: badblocks (e2fsprogs) is not installed: install it, "
+				       "or leave -c out");
+		if (m->offset)
+			return mk_fail(m, "-c: badblocks cannot test from -E offset=");
+		if (asprintf(&cmd, "badblocks -b %u -X %s%s'%s' %" PRIu64, bs, m->quiet ? "" : "-s ",
+			     m->check_blocks > 1 ? "-w " : "", m->target, blocks - 1) < 0)
+			return mk_fail(m, "out of memory");
+		if (strchr(m->target, '\'')) {
+			free(cmd);
+			return mk_fail(m, "-c: '%s': a name with a quote", m->target);
+		}
+		if (m->verbose)
+			fprintf(stderr, "%s: running %s\n", m->prog, cmd);
+		f = popen(cmd, "r");
+		free(cmd);
+		if (!f)
+			return mk_fail(m, "-c: cannot run badblocks: %s", strerror(errno));
+		rc = read_badblocks(m, f, "badblocks", &n);
+		st = pclose(f);
+		if (rc)
+			return rc;
+		if (st)
+			return mk_fail(m, "-c: badblocks failed (status %d)", st);
+	}
+	if (n)
+		return mk_fail(m, "'%s' has %" PRIu64 " bad block%s: extkit-mkfs cannot leave bad "
+			       "blocks out yet (mke2fs -l/-c can)", m->target, n, n == 1 ? "" : "s");
+	return 0;
+}
+
 /* ---- output -------------------------------------------------------------------------- */
 
 static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
@@ -698,7 +781,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:FnqvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -798,6 +881,16 @@ int main(int argc, char **argv)
 					       "(-o Linux)", optarg);
 			break;
 		case 'z': m.undo_path = optarg; break;
+		case 'r':
+			if (parse_u32(optarg, &v) || v > 1)
+				return mk_fail(&m, "-r %s: a revision level is 0 or 1", optarg);
+			if (v == 0)
+				return mk_fail(&m, "-r 0: extkit-mkfs writes revision 1 filesystems only "
+					       "(revision 0 keeps a superblock copy in every group)");
+			break;
+		case 'l': m.badblocks_file = optarg; break;
+		case 'c': m.check_blocks++; break;
+		case 'D': break;	/* direct I/O: extkit writes and syncs before the superblock */
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
 		case 'q': m.quiet = true; break;
@@ -902,6 +995,9 @@ int main(int argc, char **argv)
 	}
 	/* the file holds the filesystem's whole blocks, as mke2fs leaves it */
 	if ((rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
+		goto out;
+	if ((m.badblocks_file || m.check_blocks) &&
+	    (rc = bad_blocks(&m, ek_newfs_geometry(nf)->blocksize, ek_newfs_fs(nf)->sb.blocks_count)))
 		goto out;
 	rc = 1;
 	if (m.prezeroed)

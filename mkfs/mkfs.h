@@ -46,6 +46,8 @@ struct mk {
 	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
 	uint64_t tree_inodes;		/* -d: inodes the tree needs (the progress bar's total) */
 	unsigned bar_last;		/* ek_out_bar()'s state */
+	const char *badblocks_file;	/* -l */
+	int check_blocks;		/* -c: 1 read test, 2 (-cc) read-write test */
 };
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
