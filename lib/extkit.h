@@ -2198,6 +2198,15 @@ void ek_inode_time_set(const struct ek_fs *fs, void *raw, enum ek_time_field f,
  * ek_newfs_free(), which leaves @io open.
  */
 int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out);
+/*
+ * An external journal device (mke2fs -O journal_dev) of @o->geo.size bytes
+ * in @o->geo.blocksize blocks on @io (NULL: only check, *@blocks set): a
+ * superblock with no groups or inodes (journal_dev; metadata_csum from
+ * @o->geo.ro_compat), the journal superblock in the next block with no
+ * users yet and the log to the end, the rest zeroed unless @o->zeroed or
+ * lazy_journal_init.  -EINVAL naming a bad size.
+ */
+int ek_newfs_journal_dev(struct ek_io *io, const struct ek_newfs_opts *o, uint64_t *blocks);
 void ek_newfs_free(struct ek_newfs *nf);
 /* the new filesystem for the library's readers and checksum helpers (no I/O) */
 struct ek_fs *ek_newfs_fs(struct ek_newfs *nf);

@@ -1179,6 +1179,21 @@ ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf)
 	return nf->journal_start;
 }
 
+/* s_max_mnt_count and s_checkinterval: never, or mke2fs.conf's enable_periodic_fsck */
+static void fsck_interval(struct ext4_super_block *sb, const struct ek_newfs_opts *o)
+{
+	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
+	if (o->periodic_fsck) {
+		/* mke2fs: 180 days, and 20 mounts plus a jitter taken from the UUID */
+		unsigned sum = 0;
+
+		for (int i = 0; i < 16; i++)
+			sum += o->uuid[i];
+		sb->s_checkinterval = cpu_to_le32(86400u * 180u);
+		sb->s_max_mnt_count = cpu_to_le16((uint16_t)(20 + sum % 20));
+	}
+}
+
 /* the superblock mke2fs writes (mkfs/NOTES.md §7), counts filled in by finish */
 static void build_super(struct ek_newfs *nf)
 {
@@ -1196,16 +1211,7 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_clusters_per_group = cpu_to_le32(g->clusters_per_group);
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
 	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, o->now);
-	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
-	if (o->periodic_fsck) {
-		/* mke2fs: 180 days, and 20 mounts plus a jitter taken from the UUID */
-		unsigned sum = 0;
-
-		for (int i = 0; i < 16; i++)
-			sum += o->uuid[i];
-		sb->s_checkinterval = cpu_to_le32(86400u * 180u);
-		sb->s_max_mnt_count = cpu_to_le16((uint16_t)(20 + sum % 20));
-	}
+	fsck_interval(sb, o);
 	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
@@ -1676,6 +1682,89 @@ out:
 	free(gdt);
 	free(bitmap);
 	free(sbblk);
+	return err;
+}
+
+/* ---- an external journal device ---------------------------------------------------------- */
+
+int ek_newfs_journal_dev(struct ek_io *io, const struct ek_newfs_opts *o, uint64_t *blocks)
+{
+	uint32_t bs = o->geo.blocksize, isize = o->geo.inode_size ? o->geo.inode_size : 256;
+	uint64_t n = bs ? o->geo.size / bs : 0;
+	uint32_t first = bs == 1024 ? 1 : 0;
+	uint8_t *buf;
+	struct ext4_super_block sb;
+	int err = 0;
+
+	if (bs < 1024 || bs > 65536 || (bs & (bs - 1)))
+		return ek_err(-EINVAL, "block size %u is not a power of two from 1024 to 65536", bs);
+	if (n < 1024 || n > 0xFFFFFFFFull)
+		return ek_err(-EINVAL, "a journal device of %llu blocks: it must hold 1024 to 2^32 - 1",
+			      (unsigned long long)n);
+	*blocks = n;
+	if (!io)
+		return 0;
+	/* the superblock: no groups, no inodes, the journal_dev feature */
+	memset(&sb, 0, sizeof(sb));
+	sb.s_blocks_count_lo = cpu_to_le32((uint32_t)n);
+	sb.s_first_data_block = cpu_to_le32(first);
+	for (uint32_t b = bs; b > 1024; b >>= 1)
+		sb.s_log_block_size = cpu_to_le32(le32_to_cpu(sb.s_log_block_size) + 1);
+	sb.s_log_cluster_size = sb.s_log_block_size;
+	sb.s_blocks_per_group = sb.s_clusters_per_group = cpu_to_le32(bs * 8);
+	ek_time_set(&sb.s_wtime, &sb.s_wtime_hi, o->now);
+	ek_time_set(&sb.s_lastcheck, &sb.s_lastcheck_hi, o->now);
+	ek_time_set(&sb.s_mkfs_time, &sb.s_mkfs_time_hi, o->now);
+	fsck_interval(&sb, o);
+	sb.s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
+	sb.s_state = cpu_to_le16(EXT4_VALID_FS);
+	sb.s_errors = cpu_to_le16(o->errors ? o->errors : 1);
+	sb.s_rev_level = cpu_to_le32(1);
+	sb.s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+	sb.s_inode_size = cpu_to_le16((uint16_t)isize);
+	sb.s_feature_incompat = cpu_to_le32(EXT4_FEATURE_INCOMPAT_JOURNAL_DEV);
+	sb.s_feature_ro_compat = cpu_to_le32(o->geo.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	memcpy(sb.s_uuid, o->uuid, 16);
+	memcpy(sb.s_volume_name, o->label, sizeof(sb.s_volume_name));
+	memcpy(sb.s_last_mounted, o->last_mounted, sizeof(sb.s_last_mounted));
+	memcpy(sb.s_hash_seed, o->hash_seed, 16);
+	sb.s_def_hash_version = o->hash_given ? o->def_hash_version : EXT4_HASH_HALF_MD4;
+	sb.s_default_mount_opts = cpu_to_le32(o->mntopts_given ? o->default_mount_opts : 0x0C);
+	if (isize > EXT4_GOOD_OLD_INODE_SIZE) {
+		sb.s_min_extra_isize = cpu_to_le16(32);
+		sb.s_want_extra_isize = cpu_to_le16(32);
+	}
+	/* no s_flags: no directories to hash (mke2fs leaves them 0 here) */
+	if (o->geo.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb.s_checksum_type = 1;
+	if (!(buf = ek_calloc(1, ZERO_CHUNK)))
+		return -ENOMEM;
+	/* the old superblock first, then the whole device zeroed (the log reads as empty) */
+	err = ek_io_pwrite(io, buf, 4096 < n * bs ? 4096 : n * bs, 0);
+	for (uint64_t off = 0; !err && !o->zeroed && !o->lazy_journal_init && off < n * bs;
+	     off += ZERO_CHUNK)
+		err = ek_io_pwrite(io, buf, n * bs - off < ZERO_CHUNK ? n * bs - off : ZERO_CHUNK, off);
+	if (!err) {
+		/* the journal superblock, in the block after the superblock's: no users yet */
+		struct ek_jsb j = { .version = 2, .blocksize = bs, .maxlen = (uint32_t)n,
+				    .first = (bs == 1024 ? 2 : 1) + 1, .sequence = 1 };
+
+		memcpy(j.uuid, o->uuid, 16);
+		memset(buf, 0, bs);
+		ek_jsb_encode(&j, buf);
+		err = ek_io_pwrite(io, buf, bs, (uint64_t)(first + 1) * bs);
+	}
+	if (!err)
+		err = ek_io_sync(io);
+	if (!err) {
+		sb.s_kbytes_written = cpu_to_le64(1);
+		if (o->geo.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+			sb.s_checksum = cpu_to_le32(ek_super_csum(&sb));
+		err = ek_io_pwrite(io, &sb, sizeof(sb), EXT4_SUPERBLOCK_OFFSET);
+	}
+	if (!err)
+		err = ek_io_sync(io);
+	free(buf);
 	return err;
 }
 

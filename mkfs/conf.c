@@ -346,6 +346,12 @@ static int features(struct conf *c)
 	}
 	if (m->journal_flag)
 		f[EK_FEAT_COMPAT] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	if (f[EK_FEAT_INCOMPAT] & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV) {
+		/* an external journal device: that feature, and metadata_csum if asked */
+		f[EK_FEAT_COMPAT] = 0;
+		f[EK_FEAT_INCOMPAT] = EXT4_FEATURE_INCOMPAT_JOURNAL_DEV;
+		f[EK_FEAT_RO_COMPAT] &= EXT4_FEATURE_RO_COMPAT_METADATA_CSUM;
+	}
 	/* mke2fs drops uninit_bg when metadata_csum is on: it does the same and more */
 	if (f[EK_FEAT_RO_COMPAT] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		f[EK_FEAT_RO_COMPAT] &= ~EXT4_FEATURE_RO_COMPAT_GDT_CSUM;

@@ -535,6 +535,58 @@ static int ready_target(struct mk *m, uint64_t size)
 	return 0;
 }
 
+/* ---- -O journal_dev ------------------------------------------------------------------- */
+
+/* an external journal device for other filesystems' -J device= */
+static int journal_device(struct mk *m, uint64_t size)
+{
+	struct ek_io *io = NULL;
+	struct ek_undo *undo = NULL;
+	uint64_t blocks;
+	char uuid[37];
+	int err, rc = 1;
+
+	m->o.geo.size = size;
+	if (m->src_dir)
+		return mk_fail(m, "-d: a journal device holds no files");
+	if ((err = ek_newfs_journal_dev(NULL, &m->o, &blocks)))
+		return mk_fail(m, "%s", ek_error_msg(err));
+	uuid_unparse(m->o.uuid, uuid);
+	if (!m->quiet && !m->json)
+		printf("Creating a journal device of %" PRIu64 " %uk blocks\nUUID: %s\n", blocks,
+		       m->o.geo.blocksize / 1024, uuid);
+	if (m->json)
+		printf("{\"journal_device\":true,\"uuid\":\"%s\",\"blocks\":%" PRIu64
+		       ",\"block_size\":%u,\"written\":%s}\n", uuid, blocks, m->o.geo.blocksize,
+		       m->dry_run ? "false" : "true");
+	if (m->dry_run)
+		return 0;
+	if ((rc = ready_target(m, blocks * m->o.geo.blocksize)))
+		return rc;
+	rc = 1;
+	if ((err = ek_io_open(m->target, EK_IO_RW, m->offset, &io))) {
+		mk_fail(m, "%s", ek_error_msg(err));
+		goto out;
+	}
+	if (m->undo_path && ((err = ek_undo_create(m->undo_path, io, m->o.geo.blocksize, &undo)) ||
+			     (err = ek_io_set_undo(io, undo)))) {
+		mk_fail(m, "-z '%s': %s", m->undo_path, ek_error_msg(err));
+		goto out;
+	}
+	if ((err = ek_newfs_journal_dev(io, &m->o, &blocks)))
+		fail_write(m, err);
+	else
+		rc = 0;
+out:
+	if (undo) {
+		ek_io_set_undo(io, NULL);
+		if ((err = ek_undo_close(undo)) && !rc)
+			rc = mk_fail(m, "-z '%s': %s", m->undo_path, ek_error_msg(err));
+	}
+	ek_io_close(io);
+	return rc;
+}
+
 /* ---- bad blocks (-l, -c) ------------------------------------------------------------- */
 
 /*
@@ -971,6 +1023,10 @@ int main(int argc, char **argv)
 		goto out;
 
 	m.o.keep_2k_4k = m.undo_path != NULL;	/* as mke2fs -z leaves them */
+	if (m.o.geo.incompat & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV) {
+		rc = journal_device(&m, size);
+		goto out;
+	}
 	/* the whole layout first: a request that cannot work touches nothing */
 	m.o.defer_root = m.src_dir != NULL;
 	if ((err = ek_newfs_create(NULL, &m.o, &nf))) {
