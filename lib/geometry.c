@@ -346,7 +346,7 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		g->blocks_per_group = g->clusters_per_group = o->blocks_per_group;
 	}
 	/* the inode request is made once, from the size before any trimming */
-	inodes = o->inodes ? o->inodes : g->blocks * g->blocksize / ratio;
+	inodes = o->inodes ? o->inodes : size_blocks * g->blocksize / ratio;
 	/* none asked for (a huge ratio): ext2fs_initialize's one per 4 KiB, of each try's size */
 	default_inodes = !inodes;
 	if (inodes > 0xFFFFFFFFull)

@@ -1327,7 +1327,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		if ((err = make_journal(nf)))
 			goto out_free;
-		nf->overhead += nf->g.journal_blocks >> nf->cshift;
+		/* whole clusters, as EXT2FS_NUM_B2C (a fast-commit area may end one part way) */
+		nf->overhead += (nf->g.journal_blocks + (1ull << nf->cshift) - 1) >> nf->cshift;
 	}
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) && (err = make_orphan_file(nf)))
 		goto out_free;
