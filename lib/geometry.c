@@ -123,11 +123,15 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		g->desc_blocks = (uint32_t)div_up(g->groups, g->blocksize / g->desc_size);
 		g->reserved_gdt = !(g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? 0 :
 				  resize_gdt ? resize_gdt : reserved_gdt(g);
-		/* descriptors over 3/4 of a group: mke2fs turns to meta_bg */
+		/*
+		 * descriptors over 3/4 of a group: mke2fs turns to meta_bg; a count
+		 * -E resize= asked for stays in s_reserved_gdt_blocks (ext2fs_initialize's
+		 * set_field keeps it), though meta_bg reserves no blocks for it
+		 */
 		if (g->reserved_gdt + g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4) {
 			g->incompat |= EXT4_FEATURE_INCOMPAT_META_BG;
 			g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
-			g->reserved_gdt = 0;
+			g->reserved_gdt = resize_gdt;
 		}
 		/* meta_bg: one descriptor block at most in a group */
 		if (3 + g->inode_table_blocks + g->reserved_gdt +
@@ -414,6 +418,15 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 			resize_gdt = need - have > g->blocksize / 4 ? g->blocksize / 4 :
 				     (uint32_t)(need - have);
 			g->compat |= EXT4_FEATURE_COMPAT_RESIZE_INODE;
+			/* as mke2fs: the resize inode this turns on meets the same rules */
+			if (g->incompat & EXT4_FEATURE_INCOMPAT_META_BG)
+				return ek_err(-EINVAL, "resize=%llu needs resize_inode, and resize_inode "
+					      "and meta_bg exclude each other: leave out resize= or "
+					      "meta_bg", (unsigned long long)o->resize_blocks);
+			if (!(g->ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
+				return ek_err(-EINVAL, "resize=%llu needs resize_inode, which needs "
+					      "sparse_super: leave out resize= or add -O sparse_super",
+					      (unsigned long long)o->resize_blocks);
 		}
 	}
 	for (;;) {

@@ -770,7 +770,10 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 			ek_blk_t sb = i == 0 && g->blocksize == 1024 ? 1 : first;
 			bool has_sb = ek_geometry_has_super(g, i);
 			/* meta_bg: a group's copy of its own descriptor block, superblock or not */
-			uint32_t gdt = ek_group_sb_gdt_blocks(fs, i) - has_sb - g->reserved_gdt * has_sb;
+			bool meta = g->incompat & EXT4_FEATURE_INCOMPAT_META_BG;
+			/* meta_bg reserves no GDT blocks (a resize= count only stays in the superblock) */
+			uint32_t rsv = has_sb && !meta ? g->reserved_gdt : 0;
+			uint32_t gdt = ek_group_sb_gdt_blocks(fs, i) - has_sb - rsv;
 
 			if (has_sb)
 				ek_out_u64(o, "superblock", sb);
@@ -779,7 +782,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 				ek_out_u64(o, "gdt_blocks", gdt);
 			}
 			if (has_sb)
-				ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
+				ek_out_u64(o, "reserved_gdt_blocks", rsv);
 		}
 		ek_out_u64(o, "block_bitmap", grp->block_bitmap);
 		ek_out_u64(o, "inode_bitmap", grp->inode_bitmap);
