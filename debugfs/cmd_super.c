@@ -207,30 +207,23 @@ static const char *interval_text(uint32_t secs, char *buf, size_t len)
 	return buf;
 }
 
-/* s_default_mount_opts: bits 5-6 are the journal mode, a number, not flags */
-#define DEFM_JMODE	0x0060
-
-/* default mount options (s_default_mount_opts), journal mode first */
+/* default mount options (s_default_mount_opts), journal mode first; names from lib */
 static void mntopts_text(struct ek_out *o, uint32_t m)
 {
-	static const char *names[32] = {
-		"debug", "bsdgroups", "user_xattr", "acl", "uid16", NULL, NULL, NULL,
-		"nobarrier", "block_validity", "discard", "nodelalloc",
-	};
-	static const char *jmode[4] = { NULL, "journal_data", "journal_data_ordered",
-					"journal_data_writeback" };
 	const char *sep = "";
 
 	ek_out_text(o, "%-26s", "Default mount options:");
-	if (m & DEFM_JMODE) {
-		ek_out_text(o, "%s", jmode[(m & DEFM_JMODE) >> 5]);
+	if (m & EK_DEFM_JMODE) {
+		ek_out_text(o, "%s", ek_mntopt_name(m & EK_DEFM_JMODE));
 		sep = " ";
 	}
 	for (int b = 0; b < 32; b++) {
-		if (!(m & (1u << b)) || ((1u << b) & DEFM_JMODE))
+		const char *name = ek_mntopt_name(1u << b);
+
+		if (!(m & (1u << b)) || ((1u << b) & EK_DEFM_JMODE))
 			continue;
-		if (names[b])
-			ek_out_text(o, "%s%s", sep, names[b]);
+		if (name)
+			ek_out_text(o, "%s%s", sep, name);
 		else
 			ek_out_text(o, "%sMNTOPT_%d", sep, b);
 		sep = " ";

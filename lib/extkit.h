@@ -309,6 +309,12 @@ const struct ek_feature *ek_feature_table(size_t *count);
  */
 #define EK_DEFM_JMODE 0x0060
 int ek_mntopt_lookup(const char *name, uint32_t *mask);
+/*
+ * The e2fsprogs name of one option bit, or of a journal mode (@mask holding
+ * only EK_DEFM_JMODE bits); NULL for a bit without a name (MNTOPT_n).
+ * Static storage.
+ */
+const char *ek_mntopt_name(uint32_t mask);
 
 /* the superblock's split block counts: the hi half only with 64bit (super.c) */
 enum ek_sb_field { EK_SB_BLOCKS_COUNT, EK_SB_R_BLOCKS_COUNT, EK_SB_FREE_BLOCKS_COUNT };
@@ -2328,6 +2334,8 @@ struct ek_geometry_opts {
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
 	bool num_backup_given;		/* -E num_backup_sb= (sparse_super2), else 2 */
 	uint32_t num_backup_sb;
+	uint32_t desc_size;		/* -E desc_size= with 64bit, 0: 64 */
+	uint64_t resize_blocks;		/* -E resize=: room to grow to this many blocks, 0: 1024× */
 };
 
 struct ek_geometry {
@@ -2383,6 +2391,17 @@ struct ek_newfs_opts {
 	char mmp_bdevname[33];
 	/* quota: the files made, 1 << EK_QUOTA_*; 0: user and group (and project with project) */
 	uint8_t quota_types;
+	uint16_t raid_stride;		/* s_raid_stride: also spreads the bitmaps without flex_bg */
+	uint32_t raid_stripe_width;	/* s_raid_stripe_width */
+	bool root_perms_given;		/* -E root_perms=: the root's permission bits are: */
+	uint16_t root_perms;		/* else 0755 */
+	bool test_fs;			/* s_flags test_filesys (ext4dev era kernels) */
+	uint32_t orphan_file_blocks;	/* -E orphan_file_size=, 0: by the size */
+	/*
+	 * leave bytes 2048-4095 of the target as they are: mke2fs -z's undo
+	 * layer drops that part of its wipe of the old superblock area
+	 */
+	bool keep_2k_4k;
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2409,6 +2428,15 @@ void ek_inode_time_set(const struct ek_fs *fs, void *raw, enum ek_time_field f,
  * ek_newfs_free(), which leaves @io open.
  */
 int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out);
+/*
+ * An external journal device (mke2fs -O journal_dev) of @o->geo.size bytes
+ * in @o->geo.blocksize blocks on @io (NULL: only check, *@blocks set): a
+ * superblock with no groups or inodes (journal_dev; metadata_csum from
+ * @o->geo.ro_compat), the journal superblock in the next block with no
+ * users yet and the log to the end, the rest zeroed unless @o->zeroed or
+ * lazy_journal_init.  -EINVAL naming a bad size.
+ */
+int ek_newfs_journal_dev(struct ek_io *io, const struct ek_newfs_opts *o, uint64_t *blocks);
 void ek_newfs_free(struct ek_newfs *nf);
 /* the new filesystem for the library's readers and checksum helpers (no I/O) */
 struct ek_fs *ek_newfs_fs(struct ek_newfs *nf);
@@ -2479,6 +2507,11 @@ struct ek_populate_opts {
 	/* a warning for people (lib never prints); may be NULL */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
+	bool no_xattrs;			/* copy no xattrs (mke2fs -E no_copy_xattrs) */
+	/* may be NULL: called after each inode made, @done of @progress_total */
+	void (*progress)(void *arg, uint64_t done, uint64_t total);
+	void *progress_arg;
+	uint64_t progress_total;	/* ek_populate_measure()'s inodes */
 };
 
 struct ek_populate_stats {

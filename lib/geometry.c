@@ -76,7 +76,7 @@ static uint32_t reserved_gdt(const struct ek_geometry *g)
 
 /* inodes per group and groups for @inodes over the current block count */
 static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_blocks,
-		      const uint32_t want_bgs[2])
+		      const uint32_t want_bgs[2], uint32_t resize_gdt)
 {
 	for (;;) {
 		uint64_t ipg, itb;
@@ -121,12 +121,17 @@ static int fit_inodes(struct ek_geometry *g, uint64_t inodes, uint64_t size_bloc
 		g->inode_table_blocks = (uint32_t)div_up(ipg * g->inode_size, g->blocksize);
 		g->inodes = ipg * g->groups;
 		g->desc_blocks = (uint32_t)div_up(g->groups, g->blocksize / g->desc_size);
-		g->reserved_gdt = (g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? reserved_gdt(g) : 0;
-		/* descriptors over 3/4 of a group: mke2fs turns to meta_bg */
+		g->reserved_gdt = !(g->compat & EXT4_FEATURE_COMPAT_RESIZE_INODE) ? 0 :
+				  resize_gdt ? resize_gdt : reserved_gdt(g);
+		/*
+		 * descriptors over 3/4 of a group: mke2fs turns to meta_bg; a count
+		 * -E resize= asked for stays in s_reserved_gdt_blocks (ext2fs_initialize's
+		 * set_field keeps it), though meta_bg reserves no blocks for it
+		 */
 		if (g->reserved_gdt + g->desc_blocks > (uint64_t)g->blocks_per_group * 3 / 4) {
 			g->incompat |= EXT4_FEATURE_INCOMPAT_META_BG;
 			g->compat &= ~EXT4_FEATURE_COMPAT_RESIZE_INODE;
-			g->reserved_gdt = 0;
+			g->reserved_gdt = resize_gdt;
 		}
 		/* meta_bg: one descriptor block at most in a group */
 		if (3 + g->inode_table_blocks + g->reserved_gdt +
@@ -183,9 +188,10 @@ static int check_features(const struct ek_geometry *g)
 	if ((g->incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
 	    !(g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
 		return ek_err(-EINVAL, "metadata_csum_seed needs metadata_csum");
-	if ((g->compat & (EXT4_FEATURE_COMPAT_ORPHAN_FILE | EXT4_FEATURE_COMPAT_FAST_COMMIT)) &&
+	/* fast_commit without a journal: mke2fs sets the flag, and so does extkit */
+	if ((g->compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE) &&
 	    !(g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL))
-		return ek_err(-EINVAL, "orphan_file and fast_commit need has_journal");
+		return ek_err(-EINVAL, "orphan_file needs has_journal");
 	if ((g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) &&
 	    !(g->incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
 		return ek_err(-EINVAL, "bigalloc needs extent");
@@ -213,12 +219,44 @@ static int check_features(const struct ek_geometry *g)
 	return 0;
 }
 
-/* blocks reserved for root out of @blocks: -m, or 5 % */
-static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t blocks)
+/*
+ * Blocks reserved for root: -m (or 5 %) of the @whole size; a size
+ * @trimmed to whole groups gets the same share of it as a ratio of
+ * those two counts (ext2fs_initialize), rounding as mke2fs rounds
+ */
+static uint64_t reserved_share(const struct ek_geometry_opts *o, uint64_t whole,
+			       uint64_t trimmed)
 {
-	if (o->reserved_given)
-		return (uint64_t)(o->reserved_percent * (double)blocks / 100.0);
-	return (uint64_t)(5.0 * (double)blocks / 100.0);
+	double pct = o->reserved_given ? o->reserved_percent : 5.0;
+	uint64_t r = (uint64_t)(pct * (double)whole / 100.0);
+
+	if (trimmed == whole || !whole)
+		return r;
+	return (uint64_t)(100.0 * (double)r / (double)whole * (double)trimmed / 100.0);
+}
+
+/*
+ * Blocks ext2fs_initialize counts free: all but the superblock copies,
+ * descriptors (meta_bg: a meta group's block in its first, second and last
+ * group) and, unless flex groups (of more than one) may move them, each
+ * group's bitmaps and inode table
+ */
+static uint64_t free_blocks(const struct ek_geometry *g, bool flex)
+{
+	bool meta = g->incompat & EXT4_FEATURE_INCOMPAT_META_BG;
+	uint32_t dpb = g->blocksize / g->desc_size;
+	uint64_t used = g->first_data_block;
+
+	for (uint32_t i = 0; i < g->groups; i++) {
+		uint32_t r = i % dpb;
+
+		used += flex ? 0 : 2 + g->inode_table_blocks;
+		if (ek_geometry_has_super(g, i))
+			used += 1 + (meta ? 0 : g->desc_blocks + g->reserved_gdt);
+		if (meta && (r == 0 || r == 1 || r == dpb - 1))
+			used++;
+	}
+	return used < g->blocks ? g->blocks - used : 0;
 }
 
 /* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
@@ -240,7 +278,8 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 {
 	const struct size_type *st = size_types;
 	uint64_t inodes, ratio, size_blocks, trimmed_blocks;
-	uint32_t want_bgs[2], nbackup;
+	uint32_t want_bgs[2], nbackup, resize_gdt = 0;
+	bool default_inodes;
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -291,6 +330,16 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	if ((err = check_features(g)))
 		return err;
 	g->desc_size = (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? EXT4_MIN_DESC_SIZE_64BIT : 32;
+	if (o->desc_size) {
+		if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT))
+			return ek_err(-EINVAL, "desc_size=%u needs the 64bit feature (-O 64bit)",
+				      o->desc_size);
+		if (o->desc_size < EXT4_MIN_DESC_SIZE_64BIT || o->desc_size > EXT4_MAX_DESC_SIZE ||
+		    (o->desc_size & (o->desc_size - 1)) || o->desc_size > g->blocksize)
+			return ek_err(-EINVAL, "desc_size=%u: a power of two from %u to %u",
+				      o->desc_size, EXT4_MIN_DESC_SIZE_64BIT, EXT4_MAX_DESC_SIZE);
+		g->desc_size = o->desc_size;
+	}
 
 	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_BIGALLOC) {
 		uint32_t cs = o->cluster_size ? o->cluster_size : 16 * g->blocksize;
@@ -300,17 +349,16 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 				      "%u, at most 256 MiB", cs, g->blocksize);
 		while ((g->blocksize << g->cluster_bits) < cs)
 			g->cluster_bits++;
-		if (o->blocks_per_group)
-			return ek_err(-EINVAL, "-g: blocks per group are set by the cluster size "
-				      "with bigalloc");
-		if (ratio < cs)
-			ratio = cs;	/* no more inodes than clusters */
+		if (!o->inode_ratio && ratio < cs)
+			ratio = cs;	/* a profile's ratio: no more inodes than clusters (-i as given) */
 	} else if (o->cluster_size) {
 		return ek_err(-EINVAL, "-C: a cluster size needs bigalloc (-O bigalloc)");
 	}
 	/* bigalloc: block 0 starts group 0 whatever the block size */
 	g->first_data_block = g->blocksize == 1024 && !g->cluster_bits ? 1 : 0;
 	g->blocks = size_blocks = trimmed_blocks = o->size / g->blocksize;
+	/* bigalloc: whole clusters (the inode and reserved counts keep the size asked for) */
+	g->blocks &= ~((1ull << g->cluster_bits) - 1);
 	if (!(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) && g->blocks > 0xFFFFFFFFull)
 		return ek_err(-EINVAL, "%llu blocks need the 64bit feature: use -O 64bit "
 			      "(with extent, as ext4 has) or a larger -b",
@@ -320,7 +368,16 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	/* a group's block count must fit 16 bits less 8 (mke2fs's EXT2_MAX_BLOCKS_PER_GROUP) */
 	g->clusters_per_group = g->blocksize * 8 < 65528 ? g->blocksize * 8 : 65528;
 	g->blocks_per_group = g->clusters_per_group << g->cluster_bits;
-	if (o->blocks_per_group) {
+	if (o->blocks_per_group && g->cluster_bits) {
+		/* bigalloc: -g counts clusters per group (as mke2fs takes it) */
+		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
+		    o->blocks_per_group > g->blocksize * 8)
+			return ek_err(-EINVAL, "-g %u: clusters per group must be a multiple of 8 "
+				      "from 256 to %u", o->blocks_per_group, g->blocksize * 8);
+		if (o->blocks_per_group < g->clusters_per_group)
+			g->clusters_per_group = o->blocks_per_group;
+		g->blocks_per_group = g->clusters_per_group << g->cluster_bits;
+	} else if (o->blocks_per_group) {
 		if (o->blocks_per_group % 8 || o->blocks_per_group < 256 ||
 		    o->blocks_per_group > g->blocks_per_group)
 			return ek_err(-EINVAL, "%u blocks per group: must be a multiple of 8 from 256 to %u",
@@ -328,7 +385,9 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		g->blocks_per_group = g->clusters_per_group = o->blocks_per_group;
 	}
 	/* the inode request is made once, from the size before any trimming */
-	inodes = o->inodes ? o->inodes : g->blocks * g->blocksize / ratio;
+	inodes = o->inodes ? o->inodes : size_blocks * g->blocksize / ratio;
+	/* none asked for (a huge ratio): ext2fs_initialize's one per 4 KiB, of each try's size */
+	default_inodes = !inodes;
 	if (inodes > 0xFFFFFFFFull)
 		return ek_err(-EINVAL, "%llu inodes: at most 2^32 - 1; use a smaller -N or a "
 			      "larger -i", (unsigned long long)inodes);
@@ -339,11 +398,46 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		return ek_err(-EINVAL, "num_backup_sb=%u: 0, 1 or 2", nbackup);
 	want_bgs[0] = nbackup >= 1 ? 1 : 0;
 	want_bgs[1] = nbackup >= 2 ? UINT32_MAX : 0;
+
+	if (o->resize_blocks) {
+		/*
+		 * -E resize=: as mke2fs's option parser counts it, over the size
+		 * before any trimming and the -g (or full) group size; none when
+		 * the descriptors already reach that far
+		 */
+		uint64_t bpg = o->blocks_per_group ? o->blocks_per_group : g->blocksize * 8ull;
+		uint64_t per = g->blocksize / g->desc_size;
+		uint64_t have = div_up(div_up(g->blocks, bpg), per);
+		uint64_t need = div_up(div_up(o->resize_blocks, bpg), per);
+
+		if (o->resize_blocks <= g->blocks)
+			return ek_err(-EINVAL, "resize=%llu: the maximum must be more than the "
+				      "filesystem's %llu blocks", (unsigned long long)o->resize_blocks,
+				      (unsigned long long)g->blocks);
+		if (need > have) {
+			resize_gdt = need - have > g->blocksize / 4 ? g->blocksize / 4 :
+				     (uint32_t)(need - have);
+			g->compat |= EXT4_FEATURE_COMPAT_RESIZE_INODE;
+			/* as mke2fs: the resize inode this turns on meets the same rules */
+			if (g->incompat & EXT4_FEATURE_INCOMPAT_META_BG)
+				return ek_err(-EINVAL, "resize=%llu needs resize_inode, and resize_inode "
+					      "and meta_bg exclude each other: leave out resize= or "
+					      "meta_bg", (unsigned long long)o->resize_blocks);
+			if (!(g->ro_compat & EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER))
+				return ek_err(-EINVAL, "resize=%llu needs resize_inode, which needs "
+					      "sparse_super: leave out resize= or add -O sparse_super",
+					      (unsigned long long)o->resize_blocks);
+		}
+	}
 	for (;;) {
 		uint64_t rem, overhead;
 		bool last_has_super;
 
-		err = fit_inodes(g, inodes, size_blocks, want_bgs);
+		if (default_inodes)
+			inodes = g->blocks / (g->blocksize >= 4096 ? 1 : 4096 / g->blocksize);
+		if (inodes < EXT4_GOOD_OLD_FIRST_INO + 1)
+			inodes = EXT4_GOOD_OLD_FIRST_INO + 1;	/* room for lost+found */
+		err = fit_inodes(g, inodes, size_blocks, want_bgs, resize_gdt);
 		if (err)
 			return err;
 		rem = (g->blocks - g->first_data_block) % g->blocks_per_group;
@@ -370,25 +464,26 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		return ek_err(-EINVAL, "%llu inodes are too few: a filesystem needs at least %u "
 			      "(the reserved ones and lost+found); use -N 16 or a smaller -i",
 			      (unsigned long long)g->inodes, EXT4_GOOD_OLD_FIRST_INO + 1);
-	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file) */
-	if (g->blocks < 2048) {
-		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE |
-			       EXT4_FEATURE_COMPAT_FAST_COMMIT);
-	}
+	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file, but keeps fast_commit) */
+	if (g->blocks < 2048)
+		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE);
 	if (g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) {
+		bool flex = (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) && o->flex_size != 1;
+
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
 						     : journal_default(g->blocks);
-		if (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
-		    g->journal_blocks > g->blocks / 2)
-			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
-				      "blocks and at most half of the filesystem's %llu; use "
-				      "another -J size=", (unsigned long long)g->journal_blocks,
-				      (unsigned long long)g->blocks);
 		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
 			/* mke2fs: 1/64 of the default size more, whatever size was asked */
 			g->fc_blocks = (uint32_t)(journal_default(g->blocks) / 64);
 			g->journal_blocks += g->fc_blocks;
 		}
+		/* a size asked for: at most half the blocks the group tables leave free */
+		if (o->journal_bytes && (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
+					 g->journal_blocks > free_blocks(g, flex) / 2))
+			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
+				      "blocks and at most half of the %llu the filesystem has free; use "
+				      "another -J size=", (unsigned long long)g->journal_blocks,
+				      (unsigned long long)free_blocks(g, flex));
 	}
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) {
 		uint32_t flex = o->flex_size ? o->flex_size : 16;
@@ -404,6 +499,6 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 	 * mke2fs takes the share of the size last trimmed to: a later retry
 	 * with smaller groups goes back to the whole size but keeps it
 	 */
-	g->reserved_blocks = reserved_share(o, trimmed_blocks);
+	g->reserved_blocks = reserved_share(o, size_blocks, trimmed_blocks);
 	return 0;
 }

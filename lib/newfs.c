@@ -353,11 +353,29 @@ static int place_group_tables(struct ek_newfs *nf, uint32_t g)
 		if ((err = find_free(nf, it_start, last, itb, &grp->inode_table)))
 			goto out_full;
 	} else {
-		if ((err = find_free(nf, first, last, 1, &grp->block_bitmap)))
+		ek_blk_t start = first;
+
+		if (nf->o.raid_stride) {
+			/*
+			 * a RAID stride: the bitmaps start one inode table past the
+			 * group's first free block, moved on by stride × group within
+			 * the group, so they spread over the disks
+			 */
+			if ((err = find_free(nf, first, last, 1, &start)))
+				goto out_full;
+			start += itb;
+			if (start <= last)
+				start += (uint64_t)nf->o.raid_stride * g % (last - start + 1);
+			if (start >= last)
+				start = first;
+		}
+		if ((err = find_free(nf, start, last, 1, &grp->block_bitmap)) &&
+		    (err = find_free(nf, first, last, 1, &grp->block_bitmap)))
 			goto out_full;
 		if ((err = mark_block(nf, grp->block_bitmap, g)))
 			return err;
-		if ((err = find_free(nf, first, last, 1, &grp->inode_bitmap)))
+		if ((err = find_free(nf, start, last, 1, &grp->inode_bitmap)) &&
+		    (err = find_free(nf, first, last, 1, &grp->inode_bitmap)))
 			goto out_full;
 		if ((err = mark_block(nf, grp->inode_bitmap, g)))
 			return err;
@@ -492,6 +510,14 @@ static int use_inode(struct ek_newfs *nf, ek_ino_t ino, bool dir)
 
 	if (!ek_newfs_inode(nf, ino))
 		return -ENOMEM;
+	/*
+	 * ext2fs_new_inode() initialises a group's block bitmap too when it
+	 * takes the group's first inode (check_inode_uninit): lost+found's
+	 * group always (mke2fs reserves inodes 3-10 only after making it),
+	 * a later inode's group when nothing in it was used before
+	 */
+	if (ino == EXT4_LPF_INO || (ino > EXT4_LPF_INO && !nf->iused[g]))
+		nf->foreign[g] = true;
 	nf->iused[g]++;
 	if (dir)
 		nf->dirs[g]++;
@@ -627,7 +653,8 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	err = use_inode(nf, EXT4_ROOT_INO, true);
 	if (err)
 		goto out;
-	put_le16(raw + offsetof(struct ext4_inode, i_mode), S_IFDIR | 0755);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode),
+		 S_IFDIR | (nf->o.root_perms_given ? nf->o.root_perms & 07777 : 0755));
 	ek_inode_owner_set(raw, nf->o.root_uid, nf->o.root_gid);
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 3);
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
@@ -1390,7 +1417,8 @@ static int make_quota(struct ek_newfs *nf)
 /* the orphan file: empty blocks with their tails (inode 12) */
 static int make_orphan_file(struct ek_newfs *nf)
 {
-	uint64_t blocks = nf->g.blocks < 128 * 1024 ? 32 : nf->g.blocks < 2048 * 1024 ?
+	uint64_t blocks = nf->o.orphan_file_blocks ? nf->o.orphan_file_blocks :
+			  nf->g.blocks < 128 * 1024 ? 32 : nf->g.blocks < 2048 * 1024 ?
 			  nf->g.blocks / 4096 : 512;
 	struct ek_ext run = { .lblk = 0, .len = (uint32_t)blocks }, *v = NULL;
 	ek_ino_t ino = nf->next_ino++;
@@ -1443,6 +1471,21 @@ ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf)
 	return nf->journal_start;
 }
 
+/* s_max_mnt_count and s_checkinterval: never, or mke2fs.conf's enable_periodic_fsck */
+static void fsck_interval(struct ext4_super_block *sb, const struct ek_newfs_opts *o)
+{
+	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
+	if (o->periodic_fsck) {
+		/* mke2fs: 180 days, and 20 mounts plus a jitter taken from the UUID */
+		unsigned sum = 0;
+
+		for (int i = 0; i < 16; i++)
+			sum += o->uuid[i];
+		sb->s_checkinterval = cpu_to_le32(86400u * 180u);
+		sb->s_max_mnt_count = cpu_to_le16((uint16_t)(20 + sum % 20));
+	}
+}
+
 /* the superblock mke2fs writes (mkfs/NOTES.md §7), counts filled in by finish */
 static void build_super(struct ek_newfs *nf)
 {
@@ -1460,16 +1503,7 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_clusters_per_group = cpu_to_le32(g->clusters_per_group);
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
 	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, o->now);
-	sb->s_max_mnt_count = cpu_to_le16(0xFFFF);
-	if (o->periodic_fsck) {
-		/* mke2fs: 180 days, and 20 mounts plus a jitter taken from the UUID */
-		unsigned sum = 0;
-
-		for (int i = 0; i < 16; i++)
-			sum += o->uuid[i];
-		sb->s_checkinterval = cpu_to_le32(86400u * 180u);
-		sb->s_max_mnt_count = cpu_to_le16((uint16_t)(20 + sum % 20));
-	}
+	fsck_interval(sb, o);
 	sb->s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
@@ -1506,7 +1540,9 @@ static void build_super(struct ek_newfs *nf)
 	 * host's): the flag tells every reader how the names were hashed, and
 	 * the image stays the same bytes on every host
 	 */
-	sb->s_flags = cpu_to_le32(0x1);
+	sb->s_flags = cpu_to_le32(0x1 | (o->test_fs ? EXT2_FLAGS_TEST_FILESYS : 0));
+	sb->s_raid_stride = cpu_to_le16(o->raid_stride);
+	sb->s_raid_stripe_width = cpu_to_le32(o->raid_stripe_width);
 	sb->s_log_groups_per_flex = (uint8_t)g->log_flex;
 	if (g->ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		sb->s_checksum_type = 1;	/* crc32c */
@@ -1595,7 +1631,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		if ((err = make_journal(nf)))
 			goto out_free;
-		nf->overhead += nf->g.journal_blocks >> nf->cshift;
+		/* whole clusters, as EXT2FS_NUM_B2C (a fast-commit area may end one part way) */
+		nf->overhead += (nf->g.journal_blocks + (1ull << nf->cshift) - 1) >> nf->cshift;
 	}
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP) && (err = make_mmp(nf)))
 		goto out_free;
@@ -1649,7 +1686,7 @@ int ek_newfs_begin(struct ek_newfs *nf)
 	 * filesystem; old signatures in the first 4 KiB and the last 128 KiB
 	 * (swap, RAID, GPT backup) with it, as mke2fs clears them
 	 */
-	err = ek_io_pwrite(nf->fs.io, z, sizeof(z), 0);
+	err = ek_io_pwrite(nf->fs.io, z, nf->o.keep_2k_4k ? 2048 : sizeof(z), 0);
 	if (!err && !nf->o.zeroed) {
 		uint64_t end = nf->g.blocks << nf->fs.log_blksz;
 		uint64_t from = end > (128u << 10) ? (end - (128u << 10)) & ~4095ull : 0;
@@ -1981,6 +2018,89 @@ out:
 	free(gdt);
 	free(bitmap);
 	free(sbblk);
+	return err;
+}
+
+/* ---- an external journal device ---------------------------------------------------------- */
+
+int ek_newfs_journal_dev(struct ek_io *io, const struct ek_newfs_opts *o, uint64_t *blocks)
+{
+	uint32_t bs = o->geo.blocksize, isize = o->geo.inode_size ? o->geo.inode_size : 256;
+	uint64_t n = bs ? o->geo.size / bs : 0;
+	uint32_t first = bs == 1024 ? 1 : 0;
+	uint8_t *buf;
+	struct ext4_super_block sb;
+	int err = 0;
+
+	if (bs < 1024 || bs > 65536 || (bs & (bs - 1)))
+		return ek_err(-EINVAL, "block size %u is not a power of two from 1024 to 65536", bs);
+	if (n < 1024 || n > 0xFFFFFFFFull)
+		return ek_err(-EINVAL, "a journal device of %llu blocks: it must hold 1024 to 2^32 - 1",
+			      (unsigned long long)n);
+	*blocks = n;
+	if (!io)
+		return 0;
+	/* the superblock: no groups, no inodes, the journal_dev feature */
+	memset(&sb, 0, sizeof(sb));
+	sb.s_blocks_count_lo = cpu_to_le32((uint32_t)n);
+	sb.s_first_data_block = cpu_to_le32(first);
+	for (uint32_t b = bs; b > 1024; b >>= 1)
+		sb.s_log_block_size = cpu_to_le32(le32_to_cpu(sb.s_log_block_size) + 1);
+	sb.s_log_cluster_size = sb.s_log_block_size;
+	sb.s_blocks_per_group = sb.s_clusters_per_group = cpu_to_le32(bs * 8);
+	ek_time_set(&sb.s_wtime, &sb.s_wtime_hi, o->now);
+	ek_time_set(&sb.s_lastcheck, &sb.s_lastcheck_hi, o->now);
+	ek_time_set(&sb.s_mkfs_time, &sb.s_mkfs_time_hi, o->now);
+	fsck_interval(&sb, o);
+	sb.s_magic = cpu_to_le16(EXT4_SUPER_MAGIC);
+	sb.s_state = cpu_to_le16(EXT4_VALID_FS);
+	sb.s_errors = cpu_to_le16(o->errors ? o->errors : 1);
+	sb.s_rev_level = cpu_to_le32(1);
+	sb.s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
+	sb.s_inode_size = cpu_to_le16((uint16_t)isize);
+	sb.s_feature_incompat = cpu_to_le32(EXT4_FEATURE_INCOMPAT_JOURNAL_DEV);
+	sb.s_feature_ro_compat = cpu_to_le32(o->geo.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	memcpy(sb.s_uuid, o->uuid, 16);
+	memcpy(sb.s_volume_name, o->label, sizeof(sb.s_volume_name));
+	memcpy(sb.s_last_mounted, o->last_mounted, sizeof(sb.s_last_mounted));
+	memcpy(sb.s_hash_seed, o->hash_seed, 16);
+	sb.s_def_hash_version = o->hash_given ? o->def_hash_version : EXT4_HASH_HALF_MD4;
+	sb.s_default_mount_opts = cpu_to_le32(o->mntopts_given ? o->default_mount_opts : 0x0C);
+	if (isize > EXT4_GOOD_OLD_INODE_SIZE) {
+		sb.s_min_extra_isize = cpu_to_le16(32);
+		sb.s_want_extra_isize = cpu_to_le16(32);
+	}
+	/* no s_flags: no directories to hash (mke2fs leaves them 0 here) */
+	if (o->geo.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb.s_checksum_type = 1;
+	if (!(buf = ek_calloc(1, ZERO_CHUNK)))
+		return -ENOMEM;
+	/* the old superblock first, then the whole device zeroed (the log reads as empty) */
+	err = ek_io_pwrite(io, buf, 4096 < n * bs ? 4096 : n * bs, 0);
+	for (uint64_t off = 0; !err && !o->zeroed && !o->lazy_journal_init && off < n * bs;
+	     off += ZERO_CHUNK)
+		err = ek_io_pwrite(io, buf, n * bs - off < ZERO_CHUNK ? n * bs - off : ZERO_CHUNK, off);
+	if (!err) {
+		/* the journal superblock, in the block after the superblock's: no users yet */
+		struct ek_jsb j = { .version = 2, .blocksize = bs, .maxlen = (uint32_t)n,
+				    .first = (bs == 1024 ? 2 : 1) + 1, .sequence = 1 };
+
+		memcpy(j.uuid, o->uuid, 16);
+		memset(buf, 0, bs);
+		ek_jsb_encode(&j, buf);
+		err = ek_io_pwrite(io, buf, bs, (uint64_t)(first + 1) * bs);
+	}
+	if (!err)
+		err = ek_io_sync(io);
+	if (!err) {
+		sb.s_kbytes_written = cpu_to_le64(1);
+		if (o->geo.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+			sb.s_checksum = cpu_to_le32(ek_super_csum(&sb));
+		err = ek_io_pwrite(io, &sb, sizeof(sb), EXT4_SUPERBLOCK_OFFSET);
+	}
+	if (!err)
+		err = ek_io_sync(io);
+	free(buf);
 	return err;
 }
 

@@ -68,6 +68,7 @@ struct pop {
 	bool xattr_warned;
 	int depth;			/* directories open above this one */
 	uint64_t free_before;		/* free blocks before the copy */
+	uint64_t made;			/* inodes made so far (progress) */
 };
 
 static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -192,8 +193,8 @@ static int xlist_read(struct pop *p, struct xlist *l)
 	ssize_t len = llistxattr(p->path, NULL, 0);
 
 	memset(l, 0, sizeof(*l));
-	if (len <= 0)
-		return 0;	/* none, or the source filesystem has none */
+	if (len <= 0 || p->o->no_xattrs)
+		return 0;	/* none, the source filesystem has none, or none wanted */
 	if (!ek_has_compat(p->fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
 		if (!p->xattr_warned)
 			warn(p, "'%s' has xattrs, but the filesystem has no ext_attr feature: "
@@ -821,6 +822,8 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 	}
 	if ((err = ek_newfs_inode_new(p->nf, (uint16_t)s.st_mode, &ino, &raw)))
 		goto out;
+	if (p->o->progress)
+		p->o->progress(p->o->progress_arg, ++p->made, p->o->progress_total);
 	set_attrs(p, raw, &s);
 	de->ino = ino;
 	/* a directory's xattrs are stored with its entries (copy_dir: maybe inline) */

@@ -527,6 +527,14 @@ static const struct { const char *name; uint32_t mask; } mntopts[] = {
 	{ "nodelalloc", 0x0800 },
 };
 
+const char *ek_mntopt_name(uint32_t mask)
+{
+	for (size_t i = 0; i < sizeof(mntopts) / sizeof(mntopts[0]); i++)
+		if (mntopts[i].mask == mask)
+			return mntopts[i].name;
+	return NULL;
+}
+
 int ek_mntopt_lookup(const char *name, uint32_t *mask)
 {
 	char *end;

@@ -25,6 +25,7 @@
  * over every relation.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +346,12 @@ static int features(struct conf *c)
 	}
 	if (m->journal_flag)
 		f[EK_FEAT_COMPAT] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	if (f[EK_FEAT_INCOMPAT] & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV) {
+		/* an external journal device: that feature, and metadata_csum if asked */
+		f[EK_FEAT_COMPAT] = 0;
+		f[EK_FEAT_INCOMPAT] = EXT4_FEATURE_INCOMPAT_JOURNAL_DEV;
+		f[EK_FEAT_RO_COMPAT] &= EXT4_FEATURE_RO_COMPAT_METADATA_CSUM;
+	}
 	/* mke2fs drops uninit_bg when metadata_csum is on: it does the same and more */
 	if (f[EK_FEAT_RO_COMPAT] & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		f[EK_FEAT_RO_COMPAT] &= ~EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
@@ -414,6 +421,30 @@ static int encoding(struct conf *c)
 	return 0;
 }
 
+/*
+ * RAID stride and stripe width from the device's I/O topology, in blocks,
+ * as mke2fs sets them (only above one block); -E stride= and
+ * stripe_width= come later and win.  An alignment offset is reported.
+ */
+static void device_topology(struct mk *m, uint32_t bs)
+{
+	uint64_t min_io = m->min_io, opt_io = m->opt_io;
+
+	if (!m->have_topology)
+		return;
+	if (!min_io && m->psector > bs)
+		min_io = m->psector;
+	if (!opt_io)
+		opt_io = min_io ? min_io : m->psector > bs ? m->psector : 0;
+	if (min_io > bs)
+		m->o.raid_stride = (uint32_t)(min_io / bs);
+	if (opt_io > bs)
+		m->o.raid_stripe_width = (uint32_t)(opt_io / bs);
+	if (m->align_offset && !m->quiet)
+		mk_warn(m, "'%s' is misaligned by %" PRIu64 " bytes against its physical sectors: "
+			"expect poor performance, or repartition", m->target, m->align_offset);
+}
+
 int mk_conf_resolve(struct mk *m, uint64_t size)
 {
 	struct conf c = { .m = m };
@@ -436,8 +467,19 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 				m->conf_path, bs);
 			goto out;
 		}
+		/* never below the device's logical sector */
+		if (m->lsector && (uint32_t)bs < m->lsector)
+			bs = (int)m->lsector;
 		g->blocksize = (uint32_t)bs;
+	} else if (g->blocksize < m->lsector) {
+		mk_fail(m, "-b %u: smaller than the logical sector size of '%s' (%u bytes)",
+			g->blocksize, m->target, m->lsector);
+		goto out;
+	} else if (g->blocksize < m->psector && m->psector <= (uint32_t)sysconf(_SC_PAGESIZE)) {
+		mk_warn(m, "-b %u is less than the physical sector size of '%s' (%u bytes)",
+			g->blocksize, m->target, m->psector);
 	}
+	device_topology(m, g->blocksize);
 	/* more blocks than 32 bits count: 64bit if the conf allows (resize_inode goes) */
 	if (size / g->blocksize > 0xFFFFFFFFull && !(g->incompat & EXT4_FEATURE_INCOMPAT_64BIT) &&
 	    get_bool(&c, "auto_64-bit_support", false))
@@ -534,7 +576,7 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 	}
 	if (get_int(&c, "force_undo", 0) || c.err) {
 		if (!c.err)
-			mk_fail(m, "%s: force_undo: extkit-mkfs writes no undo file yet", m->conf_path);
+			mk_fail(m, "%s: force_undo: extkit-mkfs writes an undo file only with -z", m->conf_path);
 		goto out;
 	}
 	/* each type's "options", then the command line's -E */

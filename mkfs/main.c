@@ -48,8 +48,11 @@ static void usage(FILE *f, const char *prog)
 "  -L label            volume label\n"
 "  -M dir              last mounted directory\n"
 "  -U uuid|random|time|clear   filesystem UUID\n"
-"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, lazy_itable_init=0|1,\n"
-"                      lazy_journal_init=0|1, nodiscard, discard, offset=BYTES,\n"
+"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, root_perms=OCTAL,\n"
+"                      lazy_itable_init=0|1, lazy_journal_init=0|1, nodiscard,\n"
+"                      discard, offset=BYTES, stride=N, stripe_width=N,\n"
+"                      desc_size=BYTES, resize=BLOCKS, test_fs,\n"
+"                      assume_storage_prezeroed, orphan_file_size=N, no_copy_xattrs,\n"
 "                      num_backup_sb=0|1|2, mmp_update_interval=SECS,\n"
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
 "                      encoding_flags=strict\n"
@@ -59,6 +62,12 @@ static void usage(FILE *f, const char *prog)
 "  -o Linux            the creator OS (Linux only)\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
+"  -l file             the bad blocks listed in file (none: made as without)\n"
+"  -c                  run badblocks(8) first (-cc: its write test); bad blocks refused\n"
+"  -r 1                the revision level (1 only)\n"
+"  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
+"  -z undo-file        save every block overwritten in the new file undo-file\n"
+"                      (e2undo undo-file device restores them)\n"
 "  -q                  quiet\n"
 "  -v                  print the mke2fs.conf types used\n"
 "  -e continue|remount-ro|panic   behaviour on errors\n"
@@ -128,6 +137,40 @@ static int parse_size(const char *s, uint64_t unit, uint64_t *out)
 		return -1;
 	*out = v * mul;
 	return 0;
+}
+
+/*
+ * A block count as mke2fs reads one (parse_num_blocks2): bare, blocks of
+ * @bs; with K, M, G or T, that many bytes in blocks; with s, 512-byte
+ * sectors in blocks.
+ */
+static int parse_blocks(const char *s, uint32_t bs, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case '\0': *out = v; return 0;
+	case 't': case 'T': shift += 10; /* fall through */
+	case 'g': case 'G': shift += 10; /* fall through */
+	case 'm': case 'M': shift += 10; /* fall through */
+	case 'k': case 'K':
+		if (end[1] || (v && (v << shift) >> shift != v))
+			return -1;
+		*out = (v << shift) / (bs / 1024);
+		return 0;
+	case 's':
+		if (end[1])
+			return -1;
+		*out = v * 512 / bs;
+		return 0;
+	}
+	return -1;
 }
 
 static int parse_u32(const char *s, uint32_t *out)
@@ -235,6 +278,7 @@ static int parse_quotatype(struct mk *m, const char *val)
 int mk_parse_extended(struct mk *m, const char *list)
 {
 	char *copy = strdup(list), *save = NULL;
+	bool resize_seen = false;
 	int rc = 0;
 
 	if (!copy)
@@ -292,6 +336,55 @@ int mk_parse_extended(struct mk *m, const char *list)
 		} else if (!strcmp(t, "offset") && val) {
 			if (parse_size(val, 1, &m->offset))
 				rc = mk_fail(m, "offset=%s: not a size", val);
+		} else if ((!strcmp(t, "stride")) && val) {
+			uint32_t v;
+
+			if (parse_u32(val, &v))
+				rc = mk_fail(m, "stride=%s: not a number of blocks", val);
+			m->o.raid_stride = (uint16_t)v;	/* s_raid_stride is 16 bits, as mke2fs */
+		} else if ((!strcmp(t, "stripe_width") || !strcmp(t, "stripe-width")) && val) {
+			if (parse_u32(val, &m->o.raid_stripe_width))
+				rc = mk_fail(m, "%s=%s: not a number of blocks", t, val);
+		} else if ((!strcmp(t, "desc_size") || !strcmp(t, "desc-size")) && val) {
+			if (resize_seen)	/* mke2fs counts resize= with the size it has then */
+				rc = mk_fail(m, "-E %s must come before resize=", t);
+			else if (parse_u32(val, &m->o.geo.desc_size) ||
+			    (m->o.geo.desc_size & (m->o.geo.desc_size - 1)))
+				rc = mk_fail(m, "%s=%s: not a power of two", t, val);
+		} else if (!strcmp(t, "resize") && val) {
+			resize_seen = true;
+			/* blocks (or a size with a suffix): known once the block size is */
+			if (m->o.geo.blocksize &&
+			    (parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
+			     !m->o.geo.resize_blocks))
+				rc = mk_fail(m, "resize=%s: not a number of blocks", val);
+		} else if (!strcmp(t, "orphan_file_size") && val) {
+			uint64_t v = 0;
+
+			if (m->o.geo.blocksize) {
+				if (parse_blocks(val, m->o.geo.blocksize, &v) || v > UINT32_MAX)
+					rc = mk_fail(m, "orphan_file_size=%s: not a size", val);
+				m->o.orphan_file_blocks = (uint32_t)v;
+			}
+		} else if (!strcmp(t, "root_perms") && val) {
+			char *end;
+			unsigned long v = strtoul(val, &end, 8);
+
+			if (end == val || *end || v > 07777)
+				rc = mk_fail(m, "root_perms=%s: octal permission bits (at most 07777)", val);
+			m->o.root_perms_given = true;
+			m->o.root_perms = (uint16_t)v;
+		} else if (!strcmp(t, "test_fs")) {
+			m->o.test_fs = true;
+		} else if (!strcmp(t, "assume_storage_prezeroed")) {
+			m->prezeroed = !val || strcmp(val, "0");
+		} else if (!strcmp(t, "no_copy_xattrs")) {
+			m->no_copy_xattrs = true;
+		} else if (!strcmp(t, "packed_meta_blocks") && (!val || strcmp(val, "0"))) {
+			rc = mk_fail(m, "packed_meta_blocks: extkit-mkfs does not pack the group tables "
+				     "yet");
+		} else if (!strcmp(t, "packed_meta_blocks")) {
+			;	/* =0: the default */
 		} else {
 			rc = mk_fail(m, "unknown or incomplete extended option '%s'", t);
 		}
@@ -332,6 +425,54 @@ static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
 	return found;
 }
 
+/* an unsigned number from the environment (MKE2FS_DEVICE_SECTSIZE and friends) */
+static bool env_u32(const char *name, uint32_t *out)
+{
+	const char *v = getenv(name);
+
+	if (!v)
+		return false;
+	*out = (uint32_t)strtoul(v, NULL, 10);	/* as mke2fs's atoi(): junk is 0 */
+	return true;
+}
+
+/*
+ * The device's logical and physical sector sizes (a regular file has
+ * none), and libblkid's topology of a block device: minimum and optimal
+ * I/O sizes, alignment offset.  MKE2FS_DEVICE_SECTSIZE and
+ * MKE2FS_DEVICE_PHYS_SECTSIZE stand in for the sector sizes, as in mke2fs.
+ */
+static void probe_device(struct mk *m, const struct stat *st)
+{
+	if (S_ISBLK(st->st_mode)) {
+		int fd = open(m->target, O_RDONLY | O_CLOEXEC), v;
+		unsigned int pv;
+		blkid_probe pr;
+		blkid_topology tp;
+
+		if (fd >= 0) {
+			if (!ioctl(fd, BLKSSZGET, &v) && v > 0)
+				m->lsector = (uint32_t)v;
+			if (!ioctl(fd, BLKPBSZGET, &pv))
+				m->psector = pv;
+			close(fd);
+		}
+		pr = blkid_new_probe_from_filename(m->target);
+		if (pr && (tp = blkid_probe_get_topology(pr))) {
+			m->have_topology = true;
+			m->min_io = blkid_topology_get_minimum_io_size(tp);
+			m->opt_io = blkid_topology_get_optimal_io_size(tp);
+			m->align_offset = blkid_topology_get_alignment_offset(tp);
+		}
+		if (pr)
+			blkid_free_probe(pr);
+	}
+	env_u32("MKE2FS_DEVICE_SECTSIZE", &m->lsector);
+	env_u32("MKE2FS_DEVICE_PHYS_SECTSIZE", &m->psector);
+	if (!m->psector)
+		m->psector = m->lsector;	/* kernels without the distinction */
+}
+
 /*
  * Look at the target, writing nothing: its size (*size, bytes for the
  * filesystem), and a refusal of what is mounted or holds a filesystem or
@@ -339,7 +480,7 @@ static char *probe_existing(const char *path, uint64_t offset, uint64_t size)
  */
 static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 {
-	struct stat st;
+	struct stat st = { 0 };
 	char *existing;
 	int fd;
 
@@ -350,10 +491,12 @@ static int check_target(struct mk *m, uint64_t want, uint64_t *size)
 			return mk_fail(m, "'%s' does not exist: give a size to create it", m->target);
 		m->missing = true;
 		*size = want;
+		probe_device(m, &st);	/* a new file: the environment's sizes only */
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return mk_fail(m, "'%s' is neither a regular file nor a block device", m->target);
+	probe_device(m, &st);
 	if (!m->dry_run && ek_target_mounted(m->target))
 		return mk_fail(m, "'%s' is mounted: refusing to make a filesystem on it", m->target);
 	if (S_ISREG(st.st_mode)) {
@@ -426,7 +569,8 @@ static int ready_target(struct mk *m, uint64_t size)
 		close(fd);
 		return mk_fail(m, "cannot extend '%s': %s", m->target, strerror(errno));
 	}
-	if (m->discard && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	/* an undo file cannot bring back what a discard punched out (nor can mke2fs's) */
+	if (m->discard && !m->undo_path && !fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				     (off_t)m->offset, (off_t)size)) {
 		m->o.zeroed = true;
 		/*
@@ -437,6 +581,137 @@ static int ready_target(struct mk *m, uint64_t size)
 		m->o.discard_zeroed = m->file_size >= (m->cli_blocksize ? m->cli_blocksize : 1024);
 	}
 	close(fd);
+	return 0;
+}
+
+/* ---- -O journal_dev ------------------------------------------------------------------- */
+
+/* an external journal device for other filesystems' -J device= */
+static int journal_device(struct mk *m, uint64_t size)
+{
+	struct ek_io *io = NULL;
+	struct ek_undo *undo = NULL;
+	uint64_t blocks;
+	char uuid[37];
+	int err, rc = 1;
+
+	m->o.geo.size = size;
+	if (m->src_dir)
+		return mk_fail(m, "-d: a journal device holds no files");
+	if ((err = ek_newfs_journal_dev(NULL, &m->o, &blocks)))
+		return mk_fail(m, "%s", ek_error_msg(err));
+	uuid_unparse(m->o.uuid, uuid);
+	if (!m->quiet && !m->json)
+		printf("Creating a journal device of %" PRIu64 " %uk blocks\nUUID: %s\n", blocks,
+		       m->o.geo.blocksize / 1024, uuid);
+	if (m->json)
+		printf("{\"journal_device\":true,\"uuid\":\"%s\",\"blocks\":%" PRIu64
+		       ",\"block_size\":%u,\"written\":%s}\n", uuid, blocks, m->o.geo.blocksize,
+		       m->dry_run ? "false" : "true");
+	if (m->dry_run)
+		return 0;
+	if ((rc = ready_target(m, blocks * m->o.geo.blocksize)))
+		return rc;
+	rc = 1;
+	if ((err = ek_io_open(m->target, EK_IO_RW, m->offset, &io))) {
+		mk_fail(m, "%s", ek_error_msg(err));
+		goto out;
+	}
+	if (m->undo_path && ((err = ek_undo_create(m->undo_path, io, m->o.geo.blocksize, &undo)) ||
+			     (err = ek_io_set_undo(io, undo)))) {
+		mk_fail(m, "-z '%s': %s", m->undo_path, ek_error_msg(err));
+		goto out;
+	}
+	if ((err = ek_newfs_journal_dev(io, &m->o, &blocks)))
+		fail_write(m, err);
+	else
+		rc = 0;
+out:
+	if (undo) {
+		ek_io_set_undo(io, NULL);
+		if ((err = ek_undo_close(undo)) && !rc)
+			rc = mk_fail(m, "-z '%s': %s", m->undo_path, ek_error_msg(err));
+	}
+	ek_io_close(io);
+	return rc;
+}
+
+/* ---- bad blocks (-l, -c) ------------------------------------------------------------- */
+
+/*
+ * Bad blocks listed in @f (decimal block numbers, one a line, as badblocks
+ * writes them): their count in *@n; a line that is not a number fails.
+ */
+static int read_badblocks(struct mk *m, FILE *f, const char *what, uint64_t *n)
+{
+	char line[128];
+
+	*n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+
+		if (!strtoull(line, &end, 10) && end == line) {
+			if (line[strspn(line, " \t\r\n")] == '\0')
+				continue;
+			return mk_fail(m, "%s: '%.*s' is not a block number", what,
+				       (int)strcspn(line, "\n"), line);
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * -l FILE and -c: the bad blocks of the target, as mke2fs gets them (-c runs
+ * badblocks(8) as mke2fs does).  None: the filesystem is made as without
+ * them.  Some: refused, as extkit-mkfs cannot leave blocks out yet.
+ */
+static int bad_blocks(struct mk *m, uint32_t bs, uint64_t blocks)
+{
+	uint64_t n = 0;
+	FILE *f;
+	int rc;
+
+	if (m->badblocks_file) {
+		if (!(f = fopen(m->badblocks_file, "r")))
+			return mk_fail(m, "-l '%s': %s", m->badblocks_file, strerror(errno));
+		rc = read_badblocks(m, f, m->badblocks_file, &n);
+		fclose(f);
+		if (rc)
+			return rc;
+	}
+	if (m->check_blocks && !n) {
+		char *cmd;
+		int st;
+
+		if (system("command -v badblocks >/dev/null 2>&1"))
+			return mk_fail(m, "-c: badblocks (e2fsprogs) is not installed: install it, "
+				       "or leave -c out");
+		if (m->offset)
+			return mk_fail(m, "-c: badblocks cannot test from -E offset=");
+		if (asprintf(&cmd, "badblocks -b %u -X %s%s'%s' %" PRIu64, bs, m->quiet ? "" : "-s ",
+			     m->check_blocks > 1 ? "-w " : "", m->target, blocks - 1) < 0)
+			return mk_fail(m, "out of memory");
+		if (strchr(m->target, '\'')) {
+			free(cmd);
+			return mk_fail(m, "-c: '%s': a name with a quote", m->target);
+		}
+		if (m->verbose)
+			fprintf(stderr, "%s: running %s\n", m->prog, cmd);
+		f = popen(cmd, "r");
+		free(cmd);
+		if (!f)
+			return mk_fail(m, "-c: cannot run badblocks: %s", strerror(errno));
+		rc = read_badblocks(m, f, "badblocks", &n);
+		st = pclose(f);
+		if (rc)
+			return rc;
+		if (st)
+			return mk_fail(m, "-c: badblocks failed (status %d)", st);
+	}
+	if (n)
+		return mk_fail(m, "'%s' has %" PRIu64 " bad block%s: extkit-mkfs cannot leave bad "
+			       "blocks out yet (mke2fs -l/-c can)", m->target, n, n == 1 ? "" : "s");
 	return 0;
 }
 
@@ -495,7 +770,10 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 			ek_blk_t sb = i == 0 && g->blocksize == 1024 ? 1 : first;
 			bool has_sb = ek_geometry_has_super(g, i);
 			/* meta_bg: a group's copy of its own descriptor block, superblock or not */
-			uint32_t gdt = ek_group_sb_gdt_blocks(fs, i) - has_sb - g->reserved_gdt * has_sb;
+			bool meta = g->incompat & EXT4_FEATURE_INCOMPAT_META_BG;
+			/* meta_bg reserves no GDT blocks (a resize= count only stays in the superblock) */
+			uint32_t rsv = has_sb && !meta ? g->reserved_gdt : 0;
+			uint32_t gdt = ek_group_sb_gdt_blocks(fs, i) - has_sb - rsv;
 
 			if (has_sb)
 				ek_out_u64(o, "superblock", sb);
@@ -504,7 +782,7 @@ static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
 				ek_out_u64(o, "gdt_blocks", gdt);
 			}
 			if (has_sb)
-				ek_out_u64(o, "reserved_gdt_blocks", g->reserved_gdt);
+				ek_out_u64(o, "reserved_gdt_blocks", rsv);
 		}
 		ek_out_u64(o, "block_bitmap", grp->block_bitmap);
 		ek_out_u64(o, "inode_bitmap", grp->inode_bitmap);
@@ -536,6 +814,7 @@ static int check_tree(struct mk *m, struct ek_newfs *nf)
 
 	if (err)
 		return mk_fail(m, "%s", ek_error_msg(err));	/* it names the tree */
+	m->tree_inodes = need.inodes;
 	if (need.inodes > ifree)
 		return mk_fail(m, "-d '%s': the tree needs %" PRIu64 " inodes, the filesystem has %" PRIu64
 			    " free; use -N %" PRIu64 " or a smaller -i", m->src_dir, need.inodes,
@@ -545,6 +824,14 @@ static int check_tree(struct mk *m, struct ek_newfs *nf)
 			    "filesystem has %" PRIu64 " KiB free; give a larger size", m->src_dir,
 			    need.blocks * g->blocksize >> 10, bfree * g->blocksize >> 10);
 	return 0;
+}
+
+/* -d: a bar on stderr while the tree is copied */
+static void populate_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct mk *m = arg;
+
+	ek_out_bar(stderr, "Copying files", &m->bar_last, done, total);
 }
 
 static void warn_cb(void *arg, const char *msg)
@@ -595,6 +882,7 @@ int main(int argc, char **argv)
 	static struct mk m = { .prog = "extkit-mkfs", .discard = true };
 	struct ek_newfs *nf = NULL;
 	struct ek_io *io = NULL;
+	struct ek_undo *undo = NULL;
 	struct ek_out *out = NULL;
 	uint64_t want = 0, size = 0;
 	const char *sde;
@@ -604,7 +892,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:FnqvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -703,6 +991,17 @@ int main(int argc, char **argv)
 				return mk_fail(&m, "-o %s: extkit-mkfs writes filesystems for Linux only "
 					       "(-o Linux)", optarg);
 			break;
+		case 'z': m.undo_path = optarg; break;
+		case 'r':
+			if (parse_u32(optarg, &v) || v > 1)
+				return mk_fail(&m, "-r %s: a revision level is 0 or 1", optarg);
+			if (v == 0)
+				return mk_fail(&m, "-r 0: extkit-mkfs writes revision 1 filesystems only "
+					       "(revision 0 keeps a superblock copy in every group)");
+			break;
+		case 'l': m.badblocks_file = optarg; break;
+		case 'c': m.check_blocks++; break;
+		case 'D': break;	/* direct I/O: extkit writes and syncs before the superblock */
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
 		case 'q': m.quiet = true; break;
@@ -768,6 +1067,8 @@ int main(int argc, char **argv)
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
+	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
+		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
 	m.o.geo.size = size;
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
@@ -788,6 +1089,11 @@ int main(int argc, char **argv)
 	    pick_uuid(&m, m.hash_seed_arg, "hash seed", inputs, m.o.hash_seed))
 		goto out;
 
+	m.o.keep_2k_4k = m.undo_path != NULL;	/* as mke2fs -z leaves them */
+	if (m.o.geo.incompat & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV) {
+		rc = journal_device(&m, size);
+		goto out;
+	}
 	/* the whole layout first: a request that cannot work touches nothing */
 	m.o.defer_root = m.src_dir != NULL;
 	if ((err = ek_newfs_create(NULL, &m.o, &nf))) {
@@ -810,12 +1116,28 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if ((rc = ready_target(&m, size)))
+	/* the file holds the filesystem's whole blocks, as mke2fs leaves it */
+	if ((rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
+		goto out;
+	if ((m.badblocks_file || m.check_blocks) &&
+	    (rc = bad_blocks(&m, ek_newfs_geometry(nf)->blocksize, ek_newfs_fs(nf)->sb.blocks_count)))
 		goto out;
 	rc = 1;
+	if (m.prezeroed)
+		m.o.zeroed = m.o.discard_zeroed = true;
 	if ((err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
 		mk_fail(&m, "%s", ek_error_msg(err));
 		goto out;
+	}
+	if (m.undo_path) {
+		if ((err = ek_undo_create(m.undo_path, io, ek_newfs_geometry(nf)->blocksize, &undo)) ||
+		    (err = ek_io_set_undo(io, undo))) {
+			mk_fail(&m, "-z '%s': %s", m.undo_path, ek_error_msg(err));
+			goto out;
+		}
+		if (!m.quiet)
+			ek_out_text(out, "Overwriting '%s'; to undo: e2undo %s %s\n", m.target,
+				    m.undo_path, m.target);
 	}
 	ek_newfs_set_target(nf, io, m.o.zeroed);
 	ek_newfs_set_discard_zeroed(nf, m.o.discard_zeroed);
@@ -830,10 +1152,22 @@ int main(int argc, char **argv)
 			.skip_unreadable = m.skip_unreadable,
 			.warn = warn_cb,
 			.warn_arg = &m,
+			.no_xattrs = m.no_copy_xattrs,
 		};
+
+		/* a tree of some size, a terminal to show it on: a progress bar */
+		if (!m.quiet && !m.json && isatty(STDERR_FILENO) && m.tree_inodes >= 1000) {
+			m.bar_last = 101;
+			po.progress = populate_progress;
+			po.progress_arg = &m;
+			po.progress_total = m.tree_inodes;
+		}
 		struct ek_populate_stats ps = { 0 };
 
-		if ((err = ek_populate(nf, m.src_dir, &po, &ps))) {
+		err = ek_populate(nf, m.src_dir, &po, &ps);
+		if (po.progress && m.bar_last != 100)
+			fputc('\n', stderr);	/* the bar's line ends (at 100% it has) */
+		if (err) {
 			mk_fail(&m, "%s", ek_error_msg(err));
 			goto out;
 		}
@@ -859,6 +1193,11 @@ out:
 		ek_out_free(out);
 	}
 	ek_newfs_free(nf);
+	if (undo) {
+		ek_io_set_undo(io, NULL);
+		if ((err = ek_undo_close(undo)) && !rc)
+			rc = mk_fail(&m, "-z '%s': %s", m.undo_path, ek_error_msg(err));
+	}
 	ek_io_close(io);
 	free(inputs);
 	mk_conf_release(&m);

@@ -41,6 +41,17 @@ struct mk {
 	/* what mk_conf_resolve() decided */
 	char *type_name;		/* ext2, ext3, ext4 or another [fs_types] name */
 	char *conf_path;		/* the mke2fs.conf read, or "built-in defaults" */
+	/* the device (check_target): sector sizes and libblkid's I/O topology */
+	uint32_t lsector, psector;	/* logical, physical; 0: unknown (a file) */
+	bool have_topology;		/* a block device libblkid gave a topology for */
+	uint64_t min_io, opt_io, align_offset;
+	bool prezeroed;			/* -E assume_storage_prezeroed */
+	bool no_copy_xattrs;		/* -E no_copy_xattrs */
+	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
+	uint64_t tree_inodes;		/* -d: inodes the tree needs (the progress bar's total) */
+	unsigned bar_last;		/* ek_out_bar()'s state */
+	const char *badblocks_file;	/* -l */
+	int check_blocks;		/* -c: 1 read test, 2 (-cc) read-write test */
 };
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
