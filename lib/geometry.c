@@ -58,9 +58,10 @@ static void backup_groups(struct ek_geometry *g, const uint32_t want[2])
 	}
 }
 
+/* a / b rounded up; 0 for b == 0 (a geometry not computed yet: the caller refuses it) */
 static uint64_t div_up(uint64_t a, uint64_t b)
 {
-	return (a + b - 1) / b;
+	return b ? (a + b - 1) / b : 0;
 }
 
 /* reserved GDT blocks: room to grow to 1024 times the size, or 2^32 blocks */
