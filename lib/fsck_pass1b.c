@@ -243,6 +243,23 @@ struct clone {
 	ek_blk_t xold;		/* the xattr block planned to be copied, or 0 */
 };
 
+/* claim @k given up (planning: undone by clone_cancel) */
+static int clone_drop(struct clone *cl, size_t k)
+{
+	if (cl->ndropped == cl->dropped_cap) {
+		size_t cap = cl->dropped_cap ? cl->dropped_cap * 2 : 16;
+		size_t *v = realloc(cl->dropped, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cl->dropped = v;
+		cl->dropped_cap = cap;
+	}
+	cl->dropped[cl->ndropped++] = k;
+	cl->left[k]--;
+	return 0;
+}
+
 static int clone_decide(void *arg, ek_blk_t blk, bool tree)
 {
 	struct clone *cl = arg;
@@ -259,17 +276,8 @@ static int clone_decide(void *arg, ek_blk_t blk, bool tree)
 		if (cl->held[k])
 			d = 1;
 		else if (cl->left[k] > 1) {
-			if (cl->ndropped == cl->dropped_cap) {
-				size_t cap = cl->dropped_cap ? cl->dropped_cap * 2 : 16;
-				size_t *v = realloc(cl->dropped, cap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				cl->dropped = v;
-				cl->dropped_cap = cap;
-			}
-			cl->dropped[cl->ndropped++] = k;
-			cl->left[k]--;
+			if (clone_drop(cl, k))
+				return -ENOMEM;
 			d = 1;
 		}
 	}
@@ -336,25 +344,6 @@ static void clone_cancel(struct clone *cl)
 	cl->ndropped = cl->npre = 0;
 }
 
-/* plan inode @ino's copies and allocate their blocks (near @goal); on
- * failure nothing is left changed */
-/* claim @k given up (planning: undone by clone_cancel) */
-static int clone_drop(struct clone *cl, size_t k)
-{
-	if (cl->ndropped == cl->dropped_cap) {
-		size_t cap = cl->dropped_cap ? cl->dropped_cap * 2 : 16;
-		size_t *v = realloc(cl->dropped, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cl->dropped = v;
-		cl->dropped_cap = cap;
-	}
-	cl->dropped[cl->ndropped++] = k;
-	cl->left[k]--;
-	return 0;
-}
-
 /*
  * The xattr block of inode @ino (its pair in @mine[0..n)) when another
  * claim holds it too: copied, and every inode naming it moved to the copy
@@ -381,6 +370,8 @@ static int clone_plan_xattr(struct clone *cl, const struct owner1b *mine, size_t
 	return err;
 }
 
+/* plan inode @ino's copies and allocate their blocks (near @goal); on
+ * failure nothing is left changed */
 static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal, const struct owner1b *mine,
 		      size_t n)
 {

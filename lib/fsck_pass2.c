@@ -813,6 +813,25 @@ static int dotdot_clear(struct check *c, struct dirwalk *w)
 	return err;
 }
 
+/*
+ * An entry naming an inode it cannot name (@id: out of range, or not in
+ * use): cleared (@clearable), or '..' set to 0 (@dotdot) when repairing;
+ * else kept for a rebuild.
+ */
+static int entry_to_nowhere(struct check *c, struct dirwalk *w, const struct ek_dirent *de,
+			    const struct ek_finding *at, const char *name, int seen, bool clearable,
+			    bool dotdot, enum ek_problem_id id)
+{
+	if (fsck_report_if(c, clearable || dotdot, id, at, name, w->dir, de->ino)) {
+		int err = clearable ? ek_fix_dirent_clear(c->ws, w->ei, de) : dotdot_clear(c, w);
+
+		fsck_fix_done(c, err);
+		if (!err && clearable)
+			return 0;
+	}
+	return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
+}
+
 static int pass2_entry(void *arg, const struct ek_dirent *de)
 {
 	struct dirwalk *w = arg;
@@ -888,29 +907,15 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		 de->offset == 12 && !ek_inode_has_inline(w->ei);
 	if (de->ino > fs->sb.inodes_count || (de->ino < fs->sb.first_ino &&
 					     de->ino != EXT4_ROOT_INO && de->ino != 0)) {
-		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_BAD_INODE, &at, name, w->dir,
-				   de->ino)) {
-			int err = clearable ? ek_fix_dirent_clear(c->ws, w->ei, de) : dotdot_clear(c, w);
-
-			fsck_fix_done(c, err);
-			if (!err && clearable)
-				return 0;
-		}
-		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
+		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
+					EK_PR_ENTRY_BAD_INODE);
 	}
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name))
 		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
 	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
-		if (fsck_report_if(c, clearable || dotdot, EK_PR_ENTRY_UNUSED_INODE, &at, name, w->dir,
-				   de->ino)) {
-			int err = clearable ? ek_fix_dirent_clear(c->ws, w->ei, de) : dotdot_clear(c, w);
-
-			fsck_fix_done(c, err);
-			if (!err && clearable)
-				return 0;
-		}
-		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
+		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
+					EK_PR_ENTRY_UNUSED_INODE);
 	}
 	/* its inode cannot be read: e2fsck would clear the entry */
 	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
