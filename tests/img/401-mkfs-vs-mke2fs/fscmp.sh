@@ -9,7 +9,7 @@ import struct,sys
 f=open('$a','rb'); f.seek(1024); s=f.read(1024)
 mmp=struct.unpack_from('<Q',s,0x168)[0] if struct.unpack_from('<I',s,0x60)[0] & 0x100 else -1
 print(1024<<struct.unpack_from('<I',s,0x18)[0], struct.unpack_from('<I',s,0x14)[0], struct.unpack_from('<I',s,0x20)[0], mmp)")
-cmp -l "$a" "$b" | awk -v bs=$bs -v first=$first -v bpg=$bpg -v mmp=$mmp '
+python3 "$(dirname "$0")/../sparsecmp.py" -l "$a" "$b" | awk -v bs=$bs -v first=$first -v bpg=$bpg -v mmp=$mmp '
 { off = $1 - 1
   if (off >= 1024 && off < 2048) rel = off - 1024
   else { blk = int(off / bs); r = off - blk * bs
