@@ -254,11 +254,11 @@ report_one() {
 # and the lines print in test order
 jobs=${EK_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 case $jobs in ''|*[!0-9]*|0) jobs=1 ;; esac
-order=		# names started and not yet reported, in test order
+order=		# names not yet reported, in test order
 running() {	# tests started whose status is not written yet
 	n=0
 	for name in $order; do
-		[ -f "$work/$name.res/status" ] || n=$((n + 1))
+		[ -d "$work/$name.res" ] && [ ! -f "$work/$name.res/status" ] && n=$((n + 1))
 	done
 	echo $n
 }
@@ -271,13 +271,31 @@ flush() {	# report the finished tests at the head of the order
 		order="$*"
 	done
 }
+# the slowest tests (tests/img/slow, slowest first) start first, so that
+# no long test is left running alone at the end; lines still print in
+# test order
+order=
 for dir in $tests; do
+	order="$order ${dir##*/}"
+done
+first=
+[ -f "$imgdir/slow" ] && first=$(sed 's/#.*//' "$imgdir/slow" | tr '\n' ' ')
+start_order=
+for name in $first; do
+	for dir in $tests; do
+		[ "${dir##*/}" = "$name" ] && start_order="$start_order $dir"
+	done
+done
+for dir in $tests; do
+	case " $first " in *" ${dir##*/} "*) ;; *) start_order="$start_order $dir" ;; esac
+done
+for dir in $start_order; do
 	while [ "$(running)" -ge $jobs ]; do
 		flush
 		sleep 0.2
 	done
+	mkdir -p "$work/${dir##*/}.res"	# counted as running from now
 	run_one "$dir" &
-	order="$order ${dir##*/}"
 	flush
 done
 wait
