@@ -6,16 +6,21 @@ line per image on stdout:
 ours1: our -fy's exit; e2fn: e2fsck -fn's exit after it; ours2: a second
 -fy's exit (0: it found nothing); kept_*: the regular files e2fsprogs'
 debugfs rdump reads back whole from the image each tool repaired (e2fsck
--fy run until clean, at most 3 times); note: 'sanitizer' or 'crash' when
+-fy run until clean, at most 3 times; e2fsck's count is cached across runs:
+see e2fsck_kept); note: 'sanitizer' or 'crash' when
 our run printed a sanitizer report or exited past 8; *_ino: the inodes
 e2fsck -fy's findings name in the image's expect.1, those our -fy's
 findings name, and those both name (501's overlap.py reads them)."""
-import gzip, json, os, re, shutil, subprocess, sys
+import gzip, hashlib, json, os, re, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
 FSCK, CORPUS, WORK, JOBS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '501-fsck-corpus'))
 from overlap import e2fsck_inodes, our_inodes  # noqa: E402
+CACHE = os.environ.get('EK_ORACLE_CACHE') or os.path.join(os.environ.get('TMPDIR', '/tmp'),
+                                                            'ek-oracle-cache')
+E2FSCK_VERSION = subprocess.run(['e2fsck', '-V'], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT).stdout
 SAN = re.compile(rb'AddressSanitizer|runtime error:|LeakSanitizer')
 
 
@@ -38,6 +43,31 @@ def kept(img, tmp):
     bad = len(re.findall(rb'while reading|while dumping|short read', log))
     shutil.rmtree(out, ignore_errors=True)
     return max(files - bad, 0)
+
+
+def e2fsck_kept(name, img, tmp):
+    """kept() of the image e2fsck -fy repaired (run until clean, at most 3
+    times).  It depends only on the image and e2fsck, so it is kept in
+    EK_ORACLE_CACHE (default $TMPDIR/ek-oracle-cache) under the image's
+    hash and e2fsck's version: the sanitizer round reuses the plain one's."""
+    with open(os.path.join(CORPUS, name, 'image.gz'), 'rb') as f:
+        key = hashlib.sha256(f.read() + E2FSCK_VERSION).hexdigest()
+    cache = os.path.join(CACHE, 'e2fsck-fy-kept-' + key)
+    try:
+        with open(cache) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        pass
+    for _ in range(3):
+        r, _ = run(['e2fsck', '-fy', img])
+        if r < 4 and run(['e2fsck', '-fn', img])[0] == 0:
+            break
+    n = kept(img, tmp)
+    os.makedirs(CACHE, exist_ok=True)
+    with open(cache + '.new', 'w') as f:
+        f.write(str(n))
+    os.replace(cache + '.new', cache)
+    return n
 
 
 def one(name):
@@ -68,11 +98,7 @@ def one(name):
     k2, log2 = run([FSCK, '-fy', ours])
     if SAN.search(log2):
         note = 'sanitizer'
-    for _ in range(3):
-        r, _ = run(['e2fsck', '-fy', theirs])
-        if r < 4 and run(['e2fsck', '-fn', theirs])[0] == 0:
-            break
-    line = '\t'.join(map(str, (name, k1, e, k2, kept(ours, tmp), kept(theirs, tmp), note,
+    line = '\t'.join(map(str, (name, k1, e, k2, kept(ours, tmp), e2fsck_kept(name, theirs, tmp), note,
                                 len(theirs_ino), len(mine), len(theirs_ino & mine))))
     shutil.rmtree(tmp, ignore_errors=True)
     return line
