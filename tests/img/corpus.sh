@@ -28,3 +28,15 @@ floor() {
 	echo "FAIL: $1: ${2:-0}, fewer than $3: too little was tested"
 	return 1
 }
+
+# oracle_cache INPUT TAG: prints a directory for what e2fsprogs makes of the
+# file INPUT in one test's way TAG, in the oracle cache (EK_ORACLE_CACHE,
+# default $TMPDIR/ek-oracle-cache), keyed by a hash of INPUT, TAG and
+# e2fsck's version: e2fsprogs' answers do not depend on our code, so the
+# sanitizer round and reruns reuse the plain round's.  A test fills the
+# directory, then makes its file "done"; without "done" it runs the oracle.
+oracle_cache() {
+	key=$({ cat "$1"; echo "$2"; e2fsck -V 2>&1; } | sha256sum | cut -c1-40)
+	d=${EK_ORACLE_CACHE:-${TMPDIR:-/tmp}/ek-oracle-cache}/$2-$key
+	mkdir -p "$d" && echo "$d"
+}
