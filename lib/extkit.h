@@ -482,6 +482,23 @@ ek_blk_t ek_group_last_block(const struct ek_fs *fs, uint32_t g);
 uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g);
 bool ek_group_has_super(const struct ek_fs *fs, uint32_t g);
 /*
+ * The clusters in the order allocators take them: from @goal's cluster to
+ * the end of its group, the groups after it, wrapping, and the start of
+ * goal's group last; each cluster once.  ek_cluster_scan_next() gives the
+ * next one's first block, with s->g and s->bit (its group and its bit in
+ * the group's block bitmap) and s->new_group when it begins a group;
+ * ek_cluster_scan_skip_group() leaves the rest of the group out.
+ */
+struct ek_cluster_scan {
+	uint32_t g, g0, k;	/* the group; the goal's; groups begun after it */
+	uint64_t bit, next, end, goal_bit;
+	ek_blk_t first;		/* group g's first block */
+	bool new_group;
+};
+void ek_cluster_scan_start(const struct ek_fs *fs, ek_blk_t goal, struct ek_cluster_scan *s);
+bool ek_cluster_scan_next(const struct ek_fs *fs, struct ek_cluster_scan *s, ek_blk_t *blk);
+static inline void ek_cluster_scan_skip_group(struct ek_cluster_scan *s) { s->next = s->end; }
+/*
  * The rule behind ek_group_has_super(), from the feature words and
  * s_backup_bgs (sparse_super2): group 0; with sparse_super2 the two backup
  * groups; without sparse_super every group; else 1 and powers of 3, 5, 7

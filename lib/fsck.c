@@ -651,42 +651,49 @@ static const uint8_t *disk_bitmap(struct check *c, uint32_t g, bool inode)
  * marks is leaked.  Marked in both, the bitmap and the counts
  * through c->ws, so pass 5 finds them equal.
  */
+/* can a repair have cluster s->bit of group s->g?  Its bitmaps through
+ * *disk and *map, loaded when the scan begins a group (NULL: skipped) */
+static int repair_may_take(struct check *c, struct ek_cluster_scan *s, ek_blk_t blk,
+			   const uint8_t **disk, uint8_t **map)
+{
+	if (s->new_group) {
+		*disk = disk_bitmap(c, s->g, false);
+		*map = group_map(c, s->g);
+		if (!*map)
+			return -ENOMEM;
+		if (!*disk) {
+			ek_cluster_scan_skip_group(s);
+			return 0;
+		}
+	}
+	return !ek_bit_test(*map, s->bit) && ek_fs_block_valid(c->fs, blk) &&
+	       !(ek_bit_test(*disk, s->bit) && (!c->claims_done || c->claims_incomplete));
+}
+
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 {
-	struct ek_fs *fs = c->fs;
-	uint32_t g0;
+	struct ek_cluster_scan s;
+	const uint8_t *disk = NULL;
+	uint8_t *map = NULL;
+	ek_blk_t blk;
 
 	if (!c->ws)
 		return -EINVAL;
-	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
-		goal = fs->sb.first_data_block;
-	g0 = ek_group_of_block(fs, goal);
-	for (uint32_t k = 0; k <= fs->group_count; k++) {
-		uint32_t g = (g0 + k) % fs->group_count;
-		ek_blk_t first = ek_group_first_block(fs, g);
-		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
-		uint64_t bit = k || goal < first ? 0 : (goal - first) >> fs->cluster_bits;
-		const uint8_t *disk = disk_bitmap(c, g, false);
-		uint8_t *map = group_map(c, g);
+	ek_cluster_scan_start(c->fs, goal, &s);
+	while (ek_cluster_scan_next(c->fs, &s, &blk)) {
+		int ok = repair_may_take(c, &s, blk, &disk, &map);
+		int err;
 
-		if (!map)
-			return -ENOMEM;
-		if (!disk)
+		if (ok < 0)
+			return ok;
+		if (!ok)
 			continue;
-		for (; bit < nbits; bit++) {
-			ek_blk_t blk = first + (bit << fs->cluster_bits);
-			int err;
-
-			if (ek_bit_test(map, bit) || !ek_fs_block_valid(fs, blk) ||
-			    (ek_bit_test(disk, bit) && (!c->claims_done || c->claims_incomplete)))
-				continue;
-			err = ek_wset_mark_block(c->ws, blk, true);
-			if (err)
-				return err;
-			map[bit >> 3] |= 1u << (bit & 7);
-			*out = blk;
-			return 0;
-		}
+		err = ek_wset_mark_block(c->ws, blk, true);
+		if (err)
+			return err;
+		map[s.bit >> 3] |= 1u << (s.bit & 7);
+		*out = blk;
+		return 0;
 	}
 	return ek_err(-ENOSPC, "no free block left for the repair");
 }
@@ -694,20 +701,21 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 /* are there @want blocks fsck_alloc_block would hand out?  Nothing marked */
 bool fsck_room_for(struct check *c, uint64_t want)
 {
-	struct ek_fs *fs = c->fs;
+	struct ek_cluster_scan s;
+	const uint8_t *disk = NULL;
+	uint8_t *map = NULL;
 	uint64_t n = 0;
+	ek_blk_t blk;
 
-	for (uint32_t g = 0; g < fs->group_count && n < want; g++) {
-		ek_blk_t first = ek_group_first_block(fs, g);
-		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
-		const uint8_t *disk = c->ws ? disk_bitmap(c, g, false) : NULL;
-		uint8_t *map = group_map(c, g);
+	if (!c->ws)
+		return want == 0;
+	ek_cluster_scan_start(c->fs, 0, &s);
+	while (n < want && ek_cluster_scan_next(c->fs, &s, &blk)) {
+		int ok = repair_may_take(c, &s, blk, &disk, &map);
 
-		if (!map || !disk)
-			continue;
-		for (uint64_t bit = 0; bit < nbits && n < want; bit++)
-			n += !ek_bit_test(map, bit) && ek_fs_block_valid(fs, first + (bit << fs->cluster_bits)) &&
-			     !(ek_bit_test(disk, bit) && (!c->claims_done || c->claims_incomplete));
+		if (ok < 0)
+			return false;
+		n += ok;
 	}
 	return n >= want;
 }

@@ -41,6 +41,50 @@ uint32_t ek_group_blocks(const struct ek_fs *fs, uint32_t g)
 	return ek_group_last_block(fs, g) - ek_group_first_block(fs, g) + 1;
 }
 
+/* the clusters of group @g, counting a last partial cluster */
+static uint64_t group_clusters(const struct ek_fs *fs, uint32_t g)
+{
+	return (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+}
+
+static void scan_group(const struct ek_fs *fs, struct ek_cluster_scan *s, uint32_t g)
+{
+	s->g = g;
+	s->first = ek_group_first_block(fs, g);
+	s->end = group_clusters(fs, g);
+	s->new_group = true;
+}
+
+void ek_cluster_scan_start(const struct ek_fs *fs, ek_blk_t goal, struct ek_cluster_scan *s)
+{
+	*s = (struct ek_cluster_scan){ 0 };
+	if (!fs->group_count)
+		return;
+	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
+		goal = fs->sb.first_data_block;
+	s->g0 = ek_group_of_block(fs, goal);
+	scan_group(fs, s, s->g0);
+	s->goal_bit = goal < s->first ? 0 : (goal - s->first) >> fs->cluster_bits;
+	s->next = s->goal_bit;
+}
+
+bool ek_cluster_scan_next(const struct ek_fs *fs, struct ek_cluster_scan *s, ek_blk_t *blk)
+{
+	while (s->next >= s->end) {
+		if (++s->k > fs->group_count)
+			return false;
+		scan_group(fs, s, (s->g0 + s->k) % fs->group_count);
+		s->next = 0;
+		if (s->k == fs->group_count)	/* back in the goal's group */
+			s->end = s->goal_bit;
+	}
+	s->bit = s->next++;
+	*blk = s->first + (s->bit << fs->cluster_bits);
+	if (s->bit != (s->k ? 0 : s->goal_bit))
+		s->new_group = false;
+	return true;
+}
+
 static bool is_power_of(uint32_t n, uint32_t base)
 {
 	while (n % base == 0)

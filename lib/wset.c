@@ -390,30 +390,24 @@ static bool excluded(const struct ek_wset *ws, ek_blk_t blk)
 int ek_wset_alloc_block(struct ek_wset *ws, ek_blk_t goal, ek_blk_t *out)
 {
 	struct ek_fs *fs = ws->fs;
-	uint32_t g0;
+	struct ek_cluster_scan s;
+	const uint8_t *map = NULL;
+	ek_blk_t blk;
 
-	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
-		goal = fs->sb.first_data_block;
-	g0 = ek_group_of_block(fs, goal);
-	for (uint32_t k = 0; k <= fs->group_count; k++) {
-		uint32_t g = (g0 + k) % fs->group_count;
-		ek_blk_t first = ek_group_first_block(fs, g);
-		uint64_t nbits = (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
-		uint64_t bit = k || goal < first ? 0 : (goal - first) >> fs->cluster_bits;
-		const uint8_t *map = ek_wset_find(ws, fs->groups[g].block_bitmap);
-		int err = 0;
+	ek_cluster_scan_start(fs, goal, &s);
+	while (ek_cluster_scan_next(fs, &s, &blk)) {
+		if (s.new_group) {	/* the set's bitmap when it changed it */
+			map = ek_wset_find(ws, fs->groups[s.g].block_bitmap);
+			if (!map || !(ws->touched[s.g] & 1)) {
+				int err = ek_block_bitmap_get(fs, s.g, &map);
 
-		if (!map || !(ws->touched[g] & 1))
-			err = ek_block_bitmap_get(fs, g, &map);
-		if (err)
-			return err;
-		for (; bit < nbits; bit++) {
-			ek_blk_t blk = first + (bit << fs->cluster_bits);
-
-			if (!ek_bit_test(map, bit) && ek_fs_block_valid(fs, blk) && !excluded(ws, blk)) {
-				*out = blk;
-				return ek_wset_mark_block(ws, blk, true);
+				if (err)
+					return err;
 			}
+		}
+		if (!ek_bit_test(map, s.bit) && ek_fs_block_valid(fs, blk) && !excluded(ws, blk)) {
+			*out = blk;
+			return ek_wset_mark_block(ws, blk, true);
 		}
 	}
 	return ek_err(-ENOSPC, "no free block left");

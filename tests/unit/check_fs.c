@@ -289,6 +289,48 @@ START_TEST(test_inode_times)
 }
 END_TEST
 
+/* the allocation order: goal to its group's end, the next groups wrapping,
+ * then the start of goal's group; bigalloc steps by cluster */
+START_TEST(test_cluster_scan)
+{
+	struct ek_fs fs = { 0 };
+	struct ek_cluster_scan s;
+	ek_blk_t blk, want[64];
+	size_t n = 0, groups = 0;
+
+	fs.sb.first_data_block = 1;
+	fs.sb.blocks_per_group = 8;
+	fs.sb.blocks_count = 1 + 8 + 8 + 5;	/* 3 groups, the last one short */
+	fs.group_count = 3;
+	fs.cluster_bits = _i;
+	for (ek_blk_t b = 11; b < 22; b += 1u << _i)	/* from the goal, 11 */
+		want[n++] = b;
+	for (ek_blk_t b = 1; b < 11; b += 1u << _i)
+		want[n++] = b;
+	ek_cluster_scan_start(&fs, 11, &s);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(ek_cluster_scan_next(&fs, &s, &blk));
+		ck_assert_uint_eq(blk, want[i]);
+		ck_assert_uint_eq(s.g, (blk - 1) / 8);
+		ck_assert_uint_eq(s.bit, ((blk - 1) % 8) >> _i);
+		groups += s.new_group;
+	}
+	ck_assert(!ek_cluster_scan_next(&fs, &s, &blk));
+	ck_assert_uint_eq(groups, 4);	/* group 1, 2, 0, and 1 again */
+	/* a group skipped whole; a goal out of range starts at the first block */
+	ek_cluster_scan_start(&fs, 999, &s);
+	ck_assert(ek_cluster_scan_next(&fs, &s, &blk));
+	ck_assert_uint_eq(blk, 1);
+	ek_cluster_scan_skip_group(&s);
+	ck_assert(ek_cluster_scan_next(&fs, &s, &blk));
+	ck_assert_uint_eq(blk, 9);
+	ck_assert(s.new_group);
+	fs.group_count = 0;
+	ek_cluster_scan_start(&fs, 1, &s);
+	ck_assert(!ek_cluster_scan_next(&fs, &s, &blk));
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -298,6 +340,7 @@ static Suite *fs_suite(void)
 	tcase_add_test(tc, test_block_uninit);
 	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
 	tcase_add_test(tc, test_inode_fields);
+	tcase_add_loop_test(tc, test_cluster_scan, 0, 2);
 	tcase_add_loop_test(tc, test_inode_times, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
