@@ -1895,6 +1895,9 @@ int ek_wset_read(struct ek_wset *ws, ek_blk_t blk, void *buf);
 /* the superblock inside the set; the raw inode @ino inside the set */
 struct ext4_super_block *ek_wset_super(struct ek_wset *ws);
 int ek_wset_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t **raw);
+/* raw inode @ino as the set would leave it, without taking it into the
+ * set: its block read into @blkbuf (a block), *raw inside it */
+int ek_wset_read_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t *blkbuf, uint8_t **raw);
 int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used);
 int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir);
 /* a free block at or after @goal (any group), marked used */

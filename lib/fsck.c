@@ -1026,6 +1026,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		}
 	}
 	if (!err)
+		fsck_check_super_fields(&c);
+	if (!err)
 		err = fsck_check_meta_conflicts(&c);
 	if (!err)
 		err = fsck_check_resize_inode(&c);

@@ -183,6 +183,8 @@ int fsck_check_meta_conflicts(struct check *c);
 int fsck_relocate_tables(struct check *c);
 void fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
+/* fsck_super.c: the superblock fields and descriptor flags e2fsck fixes */
+void fsck_check_super_fields(struct check *c);
 int fsck_check_resize_inode(struct check *c);
 int fsck_mark_bad_itable(struct check *c);
 

@@ -379,8 +379,6 @@ static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal, const struc
 	struct ek_unshare_ops ops = { clone_decide, clone_alloc, clone_release, clone_read, cl };
 	uint64_t need = 0;
 	uint8_t *raw, *buf;
-	ek_blk_t iblk = 0;
-	uint32_t off = 0;
 	int err;
 
 	cl->ndec = cl->next_dec = cl->ndropped = cl->npre = cl->next_pre = 0;
@@ -388,11 +386,8 @@ static int clone_plan(struct clone *cl, ek_ino_t ino, ek_blk_t goal, const struc
 	/* planning reads the inode without taking its block into the set, and
 	 * allocates only when there is room: a plan given up leaves no write */
 	buf = ek_malloc(c->fs->blksz);
-	err = buf ? ek_inode_loc(c->fs, ino, &iblk, &off) : -ENOMEM;
-	if (!err)
-		err = ek_wset_read(c->ws, iblk, buf);
+	err = buf ? ek_wset_read_inode(c->ws, ino, buf, &raw) : -ENOMEM;
 	if (!err) {
-		raw = buf + off;
 		err = ek_inode_unshare(c->fs, c->ws, ino, raw, &ops, true, &need, NULL);
 	}
 	if (!err)

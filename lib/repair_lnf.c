@@ -27,21 +27,16 @@
 static int set_inode_read(struct ek_wset *ws, ek_ino_t ino, struct ek_inode *out)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
-	ek_blk_t blk;
-	uint32_t off;
-	uint8_t *b;
+	uint8_t *b, *raw;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	err = ek_inode_loc(fs, ino, &blk, &off);
-	if (err)
-		return err;
 	b = ek_malloc(fs->blksz);
 	if (!b)
 		return -ENOMEM;
-	err = ek_wset_read(ws, blk, b);
+	err = ek_wset_read_inode(ws, ino, b, &raw);
 	if (!err)
-		err = ek_inode_decode(fs, ino, b + off, out);
+		err = ek_inode_decode(fs, ino, raw, out);
 	free(b);
 	return err;
 }

@@ -232,6 +232,19 @@ int ek_wset_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t **raw)
 	return err;
 }
 
+int ek_wset_read_inode(struct ek_wset *ws, ek_ino_t ino, uint8_t *blkbuf, uint8_t **raw)
+{
+	ek_blk_t blk;
+	uint32_t off;
+	int err = ek_inode_loc(ws->fs, ino, &blk, &off);
+
+	if (!err)
+		err = ek_wset_read(ws, blk, blkbuf);
+	if (!err)
+		*raw = blkbuf + off;
+	return err;
+}
+
 void ek_inode_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw)
 {
 	uint32_t c;

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fsck_super.c - pass 0: the superblock's fields and the descriptors'
+ * flags that the open path accepts but e2fsck's check_super_block() fixes:
+ * the extra inode size hints, feature pairs that cannot
+ * go together, first_meta_bg past the descriptors, uninit flags without
+ * descriptor checksums, an uninit last group, an unused-inode count past
+ * the free inodes, times in the future, the Hurd with filetype.
+ *
+ * Severities: e2fsck -n calls an image clean whatever its pass 0 found
+ * (it marks the filesystem valid again after it); a warning here is what
+ * the kernel tolerates too.  An unused-inodes count past the free inodes
+ * is an error: the kernel's lazy init would zero inodes in use.
+ */
+#include <string.h>
+#include "fsck_int.h"
+
+#define SB_FUDGE 86400	/* e2fsck's accept_time_fudge: a day */
+#define CREATOR_HURD 1	/* s_creator_os */
+/* what e2fsck sets a bad extra-size hint to: a whole ext4_inode's extra part */
+#define EXTRA_FULL ((uint16_t)(sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE))
+
+/* the superblock inside the repair set (NULL: none, or no memory) */
+static struct ext4_super_block *set_super(struct check *c)
+{
+	return c->ws ? ek_wset_super(c->ws) : NULL;
+}
+
+static int fix_u16(struct check *c, size_t off, uint16_t v)
+{
+	struct ext4_super_block *sb = set_super(c);
+
+	if (!sb)
+		return -ENOMEM;
+	put_le16((uint8_t *)sb + off, v);
+	return 0;
+}
+
+/* s_min_extra_isize or s_want_extra_isize: 0, or 4 to the room past 128
+ * bytes, a multiple of 4 (e2fsck: else set to the 32 of a full inode) */
+static void check_extra_isize(struct check *c, size_t off, const char *which)
+{
+	struct ek_fs *fs = c->fs;
+	uint16_t v = get_le16((const uint8_t *)fs->raw_sb + off);
+	uint32_t room = fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE;
+
+	if (fs->inode_size <= EXT4_GOOD_OLD_INODE_SIZE || !v)
+		return;
+	if (v >= 4 && v <= room && !(v & 3))
+		return;
+	if (fsck_report(c, EK_PR_SUPER_EXTRA_ISIZE, AT_GROUP(-1), which, v))
+		fsck_fix_done(c, fix_u16(c, off, EXTRA_FULL));
+}
+
+/* s_mtime or s_wtime (at @lo, its high byte at @hi) more than a day past
+ * now (e2fsck: set to now) */
+static void check_time(struct check *c, size_t lo, size_t hi, const char *which)
+{
+	const uint8_t *raw = (const uint8_t *)c->fs->raw_sb;
+	int64_t t = (int64_t)get_le32(raw + lo) | (int64_t)raw[hi] << 32;
+	int64_t now = c->o->now;
+
+	if (now <= 0 || t <= now + SB_FUDGE)
+		return;
+	if (fsck_report(c, EK_PR_SUPER_TIME_FUTURE, AT_GROUP(-1), which, (long long)t,
+			(long long)now)) {
+		uint8_t *sb = (uint8_t *)set_super(c);
+
+		if (sb)
+			ek_time_set((__le32 *)(sb + lo), sb + hi, now);
+		fsck_fix_done(c, sb ? 0 : -ENOMEM);
+	}
+}
+
+/* a feature bit set or cleared, as a fix */
+static void fix_feature(struct check *c, int kind, uint32_t mask, bool on)
+{
+	fsck_fix_done(c, ek_fix_super_feature(c->ws, kind, mask, on));
+}
+
+/* the descriptors' uninit flags and unused-inode counts against the features */
+static void check_group_flags(struct check *c, uint32_t g)
+{
+	struct ek_fs *fs = c->fs;
+	const uint8_t *d = fs->gd_raw + (size_t)g * fs->desc_size;
+	uint32_t flags = ek_gd_get(fs, d, EK_GD_FLAGS);
+	uint32_t unused = ek_gd_get(fs, d, EK_GD_ITABLE_UNUSED);
+	uint32_t free_inodes = ek_gd_get(fs, d, EK_GD_FREE_INODES);
+	bool csum = fs->has_csum || fs->has_gdt_csum;
+	uint32_t uninit = EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT;
+
+	if (!csum && ((flags & uninit) || unused)) {
+		if (fsck_report(c, EK_PR_GROUP_UNINIT_NO_CSUM, AT_GROUP(g), g)) {
+			int err = ek_fix_group_count(c->ws, g, EK_GD_FLAGS, flags & ~uninit);
+
+			if (!err)
+				err = ek_fix_group_count(c->ws, g, EK_GD_ITABLE_UNUSED, 0);
+			fsck_fix_done(c, err);
+		}
+		return;
+	}
+	if (g == fs->group_count - 1 && (flags & EXT4_BG_BLOCK_UNINIT) &&
+	    fsck_report(c, EK_PR_GROUP_LAST_BLOCK_UNINIT, AT_GROUP(g), g))
+		fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_FLAGS,
+						    flags & ~EXT4_BG_BLOCK_UNINIT));
+	if (csum && (unused > free_inodes || unused > fs->sb.inodes_per_group) &&
+	    fsck_report(c, EK_PR_GROUP_ITABLE_UNUSED, AT_GROUP(g), g, unused, free_inodes))
+		fsck_fix_done(c, ek_fix_group_count(c->ws, g, EK_GD_ITABLE_UNUSED, 0));
+}
+
+void fsck_check_super_fields(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	struct ext4_super_block *raw = fs->raw_sb;
+	uint32_t incompat = le32_to_cpu(raw->s_feature_incompat);
+	uint32_t ro = le32_to_cpu(raw->s_feature_ro_compat);
+
+	check_extra_isize(c, offsetof(struct ext4_super_block, s_min_extra_isize), "min");
+	check_extra_isize(c, offsetof(struct ext4_super_block, s_want_extra_isize), "want");
+	if ((ro & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) && (ro & EXT4_FEATURE_RO_COMPAT_GDT_CSUM) &&
+	    fsck_report(c, EK_PR_SUPER_CSUM_AND_UNINIT_BG, AT_GROUP(-1)))
+		fix_feature(c, EK_FEAT_RO_COMPAT, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, false);
+	if (!(ro & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) && (incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED) &&
+	    fsck_report(c, EK_PR_SUPER_CSUM_SEED_ALONE, AT_GROUP(-1))) {
+		struct ext4_super_block *sb = set_super(c);
+
+		if (sb)
+			sb->s_checksum_seed = 0;
+		fix_feature(c, EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_CSUM_SEED, false);
+	}
+	if ((incompat & EXT4_FEATURE_INCOMPAT_64BIT) && !(incompat & EXT4_FEATURE_INCOMPAT_EXTENTS) &&
+	    fsck_report(c, EK_PR_SUPER_64BIT_NO_EXTENTS, AT_GROUP(-1)))
+		fix_feature(c, EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_EXTENTS, true);
+	if (incompat & EXT4_FEATURE_INCOMPAT_META_BG) {
+		uint32_t first = le32_to_cpu(raw->s_first_meta_bg);
+		uint32_t desc_blocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+
+		if (first > desc_blocks &&
+		    fsck_report(c, EK_PR_SUPER_FIRST_META_BG, AT_GROUP(-1), first, desc_blocks)) {
+			struct ext4_super_block *sb = set_super(c);
+
+			if (sb)
+				sb->s_first_meta_bg = 0;
+			fix_feature(c, EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_META_BG, false);
+		}
+	}
+	for (uint32_t g = 0; g < fs->group_count; g++)
+		check_group_flags(c, g);
+	if (le32_to_cpu(raw->s_creator_os) == CREATOR_HURD && (incompat & EXT4_FEATURE_INCOMPAT_FILETYPE) &&
+	    fsck_report(c, EK_PR_SUPER_HURD_FILETYPE, AT_GROUP(-1)))
+		fix_feature(c, EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_FILETYPE, false);
+	check_time(c, offsetof(struct ext4_super_block, s_mtime),
+		   offsetof(struct ext4_super_block, s_mtime_hi), "mount");
+	check_time(c, offsetof(struct ext4_super_block, s_wtime),
+		   offsetof(struct ext4_super_block, s_wtime_hi), "write");
+}
