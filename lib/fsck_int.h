@@ -203,6 +203,11 @@ uint64_t fsck_name_hash(const char *p, size_t n);
 int fsck_pass2(struct check *c);
 const char *fsck_type_name(uint16_t mode);
 
+/* fsck_xattr.c (h-xattr) */
+int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint32_t policy,
+			       const struct ek_dirent *de, const struct ek_finding *at,
+			       const char *name, bool clearable);
+
 /* fsck_pass34.c */
 void fsck_pass3(struct check *c);
 int fsck_pass4(struct check *c);
