@@ -68,8 +68,10 @@ int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint
  *           with value inodes the ea_inode feature.  The quota charge of
  *           an inode with value inodes is not judged (how e2fsck charges
  *           them depends on its version).
- *   value inodes (pass 4): one with the flag that no xattr refers to loses
- *           the flag (it is an ordinary file: attached like any other);
+ *   value inodes (pass 4): one with the flag that no xattr and no entry
+ *           refers to loses the flag (it is an ordinary file: attached to
+ *           /lost+found like any other; e2fsck 1.47 leaves the flag of one
+ *           a directory names, and so do we);
  *           one referred to counts one link, whatever names it, and its
  *           reference count (i_ctime:i_version) is set to the references
  *           counted, unless it is an old Lustre one (i_ctime == i_atime).
@@ -362,7 +364,8 @@ void fsck_pass4_ea(struct check *c, ek_ino_t ino, uint32_t *want)
 	int err;
 
 	if (!refs) {
-		if ((fsck_iflags(c, ino) & IS_EA) &&
+		/* one a directory names is left as e2fsck 1.47 leaves it */
+		if (!*want && (fsck_iflags(c, ino) & IS_EA) &&
 		    fsck_report(c, EK_PR_EA_INODE_SPURIOUS_FLAG, AT_INODE(ino), ino)) {
 			err = ek_fix_inode(c->ws, ino, EK_IFIX_FLAGS_CLEAR, EXT4_EA_INODE_FL);
 			fsck_fix_done(c, err);
