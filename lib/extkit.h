@@ -718,6 +718,7 @@ struct ek_xattr {
 	uint32_t value_inum;	/* ea_inode, 0 if inline */
 	bool in_block;		/* stored in the xattr block */
 	uint32_t hash;
+	bool ea_legacy;		/* ek_xattr_check(): an old Lustre value inode (no hash, not charged) */
 };
 
 /* largest value accepted (ea_inode or inline), the kernel's XATTR_SIZE_MAX */
@@ -731,6 +732,24 @@ typedef int (*ek_xattr_fn)(void *arg, const struct ek_xattr *xa);
  * after the walk completed.  Nonzero from @fn stops and is returned as is.
  */
 int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn, void *arg);
+/* what ek_xattr_check() found: e2fsck's preen fixes the first kind only */
+enum ek_xattr_fault {
+	EK_XATTR_FAULT_ENTRY = 1,	/* an entry's name length, value size, hash or value inode */
+	EK_XATTR_FAULT_LAYOUT,		/* regions overlapping, a header, or what e2fsck does not check */
+};
+/*
+ * fsck's check of one place of @ei's xattrs (@block: its xattr block, else
+ * the inode body): ek_xattr_iterate()'s checks plus e2fsck's (values that
+ * do not overlap, entry hashes, value inodes: see xattr.c).  Value inodes
+ * are not read: @fn gets value NULL for them.  -EK_CORRUPT with *@fault
+ * set, -EK_BADCRC for a block that passes but fails its checksum (*@fault
+ * 0), or what @fn returned.
+ */
+int ek_xattr_check(struct ek_fs *fs, const struct ek_inode *ei, bool block, ek_xattr_fn fn,
+		   void *arg, enum ek_xattr_fault *fault);
+/* a value inode's reference count (i_ctime:l_i_version of its raw inode) */
+uint64_t ek_xattr_ea_ref(const uint8_t *raw);
+void ek_xattr_ea_ref_set(uint8_t *raw, uint64_t refs);
 /* h_refcount of xattr block @blk (of inode @ino, for messages): magic checked */
 int ek_xattr_block_refcount(struct ek_fs *fs, ek_blk_t blk, ek_ino_t ino, uint32_t *out);
 /*
@@ -1954,6 +1973,13 @@ enum ek_inode_fix {
 int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint64_t v);
 /* h_refcount of xattr block @blk = @refs, checksum resealed */
 int ek_fix_xattr_refcount(struct ek_wset *ws, ek_blk_t blk, uint32_t refs);
+/* ---- xattrs and value inodes (repair_xattr.c) ---- */
+/* xattr block @blk's checksum recomputed (magic checked) */
+int ek_fix_xattr_block_csum(struct ek_wset *ws, ek_blk_t blk);
+/* EXT4_EA_INODE_FL set on inode @ino */
+int ek_fix_ea_inode_flag(struct ek_wset *ws, ek_ino_t ino);
+/* value inode @ino's reference count = @refs */
+int ek_fix_ea_inode_ref(struct ek_wset *ws, ek_ino_t ino, uint64_t refs);
 /* entry @de of directory @dir: its file type; cleared (merged into the entry
  * before it, or inode 0 when first in its block); -EK_UNSUPP for inline dirs */
 int ek_fix_dirent_type(struct ek_wset *ws, const struct ek_inode *dir,

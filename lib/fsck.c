@@ -935,6 +935,7 @@ static void state_release(struct check *c)
 	free(c->dxbuf);
 	free(c->xv);
 	free(c->xtree);
+	fsck_xattr_release(c);
 	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
 			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,

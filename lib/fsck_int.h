@@ -68,6 +68,7 @@ struct check {
 	int64_t last_lblk;	/* its last mapped block, -1 for none */
 	int64_t last_init;	/* its last written (not unwritten) block */
 	bool ea_shared;		/* it has xattr value inodes: i_blocks not judged */
+	struct fsck_xa *xa;	/* fsck_xattr.c's state: xattr blocks checked, value inode refs */
 	uint32_t xnum[8];	/* extents: entries in the nodes at each depth (0: leaves) */
 	uint32_t xnodes[8];	/* and tree blocks at each depth */
 	uint64_t last_cluster;	/* bigalloc: the cluster it claimed last */
@@ -204,6 +205,15 @@ uint8_t fsck_mode_ftype(uint16_t mode);
 uint64_t fsck_name_hash(const char *p, size_t n);
 int fsck_pass2(struct check *c);
 const char *fsck_type_name(uint16_t mode);
+
+/* fsck_xattr.c (h-xattr) */
+int fsck_check_xattrs(struct check *c, struct ek_inode *ei);
+void fsck_pass4_ea(struct check *c, ek_ino_t ino, uint32_t *want);
+uint32_t fsck_xattr_qinodes(const struct check *c);
+void fsck_xattr_release(struct check *c);
+int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint32_t policy,
+			       const struct ek_dirent *de, const struct ek_finding *at,
+			       const char *name, bool clearable);
 
 /* fsck_pass34.c */
 void fsck_pass3(struct check *c);

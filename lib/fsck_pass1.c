@@ -311,83 +311,6 @@ bool fsck_sb_ino(const struct ek_fs *fs, ek_ino_t ino)
 	       ino == le32_to_cpu(sb->s_prj_quota_inum);
 }
 
-static int note_ea_inode(void *arg, const struct ek_xattr *xa)
-{
-	struct check *c = arg;
-
-	/*
-	 * Which value inodes the kernel charged to this inode's i_blocks
-	 * depends on how they were shared (e2fsck matches entry hashes):
-	 * not modelled yet, so such an inode's i_blocks is not judged.
-	 */
-	if (xa->value_inum)
-		c->ea_shared = true;
-	return 0;
-}
-
-static int no_xattr(void *arg, const struct ek_xattr *xa)
-{
-	(void)arg;
-	(void)xa;
-	return 0;
-}
-
-/* the xattrs of @ei through xattr.c's checked walk */
-static int check_xattrs(struct check *c, struct ek_inode *ei)
-{
-	struct ek_fs *fs = c->fs;
-	uint16_t acl_hi = get_le16(ei->raw + offsetof(struct ext4_inode, l_i_file_acl_high));
-	int err;
-
-	if (acl_hi && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_64BIT)) {
-		if (fsck_report(c, EK_PR_FILE_ACL_HI, AT_INODE(ei->ino), ei->ino, acl_hi))
-			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_ACL_HI, 0));
-		ei->file_acl &= 0xFFFFFFFFu;	/* what the kernel reads */
-	}
-	/* as e2fsck: without ext_attr no block is an xattr block (the kernel
-	 * reads it all the same); not read, counted or marked in use */
-	if (ei->file_acl && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_EXT_ATTR)) {
-		ek_blk_t acl = ei->file_acl;
-
-		bool fixed = false;
-
-		if (fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
-				.blk = acl, .has_blk = true, .group = -1 },
-				ei->ino, (unsigned long long)acl)) {
-			fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0));
-			fixed = true;
-		}
-		ei->file_acl = 0;	/* the in-inode xattrs only */
-		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
-		if (!fixed)
-			ei->file_acl = acl;	/* still tells a fast symlink (i_blocks) */
-	} else if (ei->file_acl && !ek_fs_block_valid(fs, ei->file_acl)) {
-		return 0;	/* named below */
-	} else {
-		err = ek_xattr_iterate(fs, ei, note_ea_inode, c);
-	}
-	if (err == -ENOMEM)
-		return err;
-	if (err) {
-		char msg[sizeof(((struct ek_finding *)0)->message)];
-		ek_blk_t acl = ei->file_acl;
-		int in_inode;
-
-		/* where is the damage?  In-inode xattrs are all removed, as
-		 * e2fsck does; a damaged xattr block has no fix yet */
-		snprintf(msg, sizeof(msg), "%s", ek_error_msg(err));
-		ei->file_acl = 0;
-		in_inode = ek_xattr_iterate(fs, ei, no_xattr, NULL);
-		ei->file_acl = acl;
-		if (in_inode == -ENOMEM)
-			return in_inode;
-		if (fsck_report_if(c, in_inode != 0, EK_PR_XATTR_DAMAGED, AT_INODE(ei->ino), msg))
-			fsck_fix_done(c, ek_fix_inode_xattrs_clear(c->ws, ei->ino));
-	}
-	return 0;
-}
-
-
 /* the id of policy @p (2 + its index), added when new */
 static int policy_id(struct check *c, const struct ek_crypt_policy *p, uint32_t *out)
 {
@@ -695,7 +618,7 @@ static int charge_quota(struct check *c, const struct ek_inode *ei, bool uncerta
 
 	if (!ek_quota_charged(fs, ei->ino, ei->flags))
 		return 0;
-	uncertain |= c->ea_shared || fs->cluster_bits;
+	uncertain |= c->ea_shared || fs->cluster_bits || fsck_xattr_qinodes(c);
 	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
 		int err;
 
@@ -896,7 +819,7 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->have_prev = false;
 	memset(c->xnum, 0, sizeof(c->xnum));
 	memset(c->xnodes, 0, sizeof(c->xnodes));
-	err = check_xattrs(c, ei);
+	err = fsck_check_xattrs(c, ei);	/* fsck_xattr.c */
 	if (err)
 		return err;
 	err = check_crypt(c, ei);

@@ -923,20 +923,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (fsck_ref_add(c, de->ino))
 		return -ENOMEM;
 	if (w->policy && !dot_or_dotdot(de)) {
-		uint32_t p = c->crypt[de->ino];
-		uint16_t t = fsck_imode(c, de->ino);
+		int r = fsck_check_encrypted_entry(c, w->ei, w->policy, de, &at, name, clearable);
 
-		if (de->name_len < EK_CRYPT_NAME_MIN)
-			fsck_report(c, EK_PR_ENTRY_ENCRYPTED_SHORT, &at, name, w->dir, de->name_len,
-			       EK_CRYPT_NAME_MIN);
-		/* devices, fifos and sockets are not encrypted; the rest
-		 * share their directory's policy (fscrypt_has_permitted_context) */
-		if (p == w->policy)
-			;
-		else if (!p && (t == 0100000 || t == 0040000 || t == 0120000))
-			fsck_report(c, EK_PR_ENTRY_UNENCRYPTED, &at, name, w->dir, de->ino);
-		else if (p)
-			fsck_report(c, EK_PR_ENTRY_ENCRYPT_POLICY, &at, name, w->dir, de->ino);
+		if (r <= 0)
+			return r;	/* cleared (0), or out of memory */
 	}
 	/* a directory has one name: its parent in pass 3 */
 	if ((fsck_iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {

@@ -508,8 +508,9 @@ static void pass4_inode(struct check *c, ek_ino_t ino)
 	uint32_t want = fsck_refs_of(c, ino), links = fsck_links_of(c, ino);
 
 	if (!(fsck_iflags(c, ino) & IN_USE) || fsck_reserved_ino(fs, ino) || fsck_sb_ino(fs, ino) ||
-	    (fsck_iflags(c, ino) & (IS_EA | IN_BAD_BLOCK)))
+	    (fsck_iflags(c, ino) & IN_BAD_BLOCK))
 		return;
+	fsck_pass4_ea(c, ino, &want);	/* xattr value inodes (fsck_xattr.c) */
 	if (!want) {
 		if (unattached(c, ino))
 			return;

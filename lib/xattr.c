@@ -37,6 +37,7 @@
 #include "extkit.h"
 
 #define ENTRY_SZ	sizeof(struct ext4_xattr_entry)
+#define VALUE_PAD(n)	(((n) + 3u) & ~3u)
 #define BLOCK_HDR_SZ	sizeof(struct ext4_xattr_header)
 
 /*
@@ -110,6 +111,10 @@ struct xwalk {
 	ek_blk_t bad_blk;
 	uint32_t bad_stored, bad_calc;
 	ek_ino_t bad_ea_ino;	/* first ea_inode whose checksum failed */
+	/* ek_xattr_check(): e2fsck's rules, ea_inode values not read */
+	bool strict;
+	enum ek_xattr_fault fault;	/* what the failure returned was */
+	bool legacy;			/* the entry checked last is an old Lustre reference */
 };
 
 struct ea_value_buf {
@@ -238,6 +243,84 @@ static bool entry_wanted(const struct xwalk *w, const uint8_t *e)
 }
 
 /*
+ * e2fsck's rules for an entry (check_ea_in_inode(), check_ext_attr(),
+ * check_large_ea_inode()), beyond the kernel's: its value overlaps no
+ * other entry's value; an inline value's e_hash is the entry hash of its
+ * name and value (unsigned or signed name bytes; 0 allowed in the inode
+ * body); a value inode is a regular inode past the reserved ones, holding
+ * e_value_size (not 0) bytes, and e_hash is the entry hash of the name and
+ * the value hash the value inode records (i_atime), unless it is an old
+ * Lustre one (i_mtime naming the parent, its generation).  A value inode
+ * missing EXT4_EA_INODE_FL whose hash matches is left to the caller (it
+ * sets the flag, as e2fsck); one whose hash does not is a bad reference.
+ */
+static int strict_entry(struct xwalk *w, const struct xregion *r, uint32_t off, uint32_t term)
+{
+	const uint8_t *b = r->base, *e = b + off;
+	const char *name = (const char *)e + ENTRY_SZ;
+	uint32_t vsize = get_le32(e + offsetof(struct ext4_xattr_entry, e_value_size));
+	uint32_t voffs = get_le16(e + offsetof(struct ext4_xattr_entry, e_value_offs));
+	uint32_t inum = get_le32(e + offsetof(struct ext4_xattr_entry, e_value_inum));
+	uint32_t e_hash = get_le32(e + offsetof(struct ext4_xattr_entry, e_hash));
+	struct ek_inode vi;
+	uint8_t le[4];
+	int err;
+
+	if (!inum) {
+		/* values grow down from the end: check against every other entry's */
+		for (uint32_t o = r->first; vsize && o < term; o += EXT4_XATTR_LEN(b[o])) {
+			uint32_t os = get_le32(b + o + offsetof(struct ext4_xattr_entry, e_value_size));
+			uint32_t oo = get_le16(b + o + offsetof(struct ext4_xattr_entry, e_value_offs));
+
+			if (o == off || !os || get_le32(b + o + offsetof(struct ext4_xattr_entry, e_value_inum)))
+				continue;
+			if (voffs < oo + VALUE_PAD(os) && oo < voffs + VALUE_PAD(vsize))
+				return xa_corrupt(r, "entry at offset %u: value at %u overlaps the value of "
+						  "the entry at offset %u", off, voffs, o);
+		}
+		if ((r->in_block || e_hash) &&
+		    e_hash != xattr_hash_unsigned(name, e[0], b + voffs, vsize) &&
+		    e_hash != ek_xattr_hash(name, e[0], b + voffs, vsize)) {
+			w->fault = EK_XATTR_FAULT_ENTRY;
+			return xa_corrupt(r, "entry at offset %u: e_hash 0x%08x does not match its value",
+					  off, e_hash);
+		}
+		return 0;
+	}
+	w->fault = EK_XATTR_FAULT_ENTRY;
+	if (inum < w->fs->sb.first_ino || inum > w->fs->sb.inodes_count)
+		return xa_corrupt(r, "entry at offset %u refers to ea_inode %u outside %u..%u",
+				  off, inum, w->fs->sb.first_ino, w->fs->sb.inodes_count);
+	if (!vsize)
+		return xa_corrupt(r, "entry at offset %u: ea_inode %u with a value size of 0", off, inum);
+	err = ek_inode_read(w->fs, inum, &vi);
+	/* its own damage is its own check's (decoded all the same) */
+	if (err && vi.raw && err != -ENOMEM && err != -EIO)
+		err = 0;
+	if (err) {
+		w->fault = EK_XATTR_FAULT_LAYOUT;
+		return err;
+	}
+	if (vi.size != vsize)
+		err = xa_corrupt(r, "entry at offset %u: ea_inode %u holds %llu bytes, the entry says %u",
+				 off, inum, (unsigned long long)vi.size, vsize);
+	put_le32(le, (uint32_t)vi.atime.sec);
+	w->legacy = false;
+	if (!err && e_hash != xattr_hash_unsigned(name, e[0], le, 4) &&
+	    e_hash != ek_xattr_hash(name, e[0], le, 4) &&
+	    !(w->legacy = (uint32_t)vi.mtime.sec == w->ei->ino && vi.generation == w->ei->generation))
+		err = !(vi.flags & EXT4_EA_INODE_FL) ?
+		      xa_corrupt(r, "entry at offset %u: inode %u is not an ea_inode (no EA_INODE "
+				 "flag, e_hash 0x%08x does not match)", off, inum, e_hash) :
+		      xa_corrupt(r, "entry at offset %u: e_hash 0x%08x does not match ea_inode %u",
+				 off, e_hash, inum);
+	ek_inode_release(&vi);
+	if (!err)
+		w->fault = 0;
+	return err;
+}
+
+/*
  * The checker for one region (kernel check_xattrs()): first walk the entry
  * table to its terminating zero word, checking each header and name; then
  * check each value and pass the entry to the callback.
@@ -260,9 +343,14 @@ static int walk_region(struct xwalk *w, const struct xregion *r)
 			return xa_corrupt(r, "entry at offset %u: header runs past the end at %u",
 					  off, r->len);
 		name_len = b[off];
-		if (off + ENTRY_SZ + name_len > r->len)
+		if (off + ENTRY_SZ + name_len > r->len) {
+			w->fault = EK_XATTR_FAULT_ENTRY;	/* e2fsck: "namelen is invalid" */
 			return xa_corrupt(r, "entry at offset %u: name of %u bytes runs past the end at %u",
 					  off, name_len, r->len);
+		}
+		/* e2fsck: a block entry without a name index is corrupt */
+		if (w->strict && r->in_block && !b[off + 1])
+			return xa_corrupt(r, "entry at offset %u: name index 0", off);
 		if (memchr(b + off + ENTRY_SZ, 0, name_len))
 			return xa_corrupt(r, "entry at offset %u: name of %u bytes contains a NUL byte",
 					  off, name_len);
@@ -287,23 +375,35 @@ static int walk_region(struct xwalk *w, const struct xregion *r)
 		};
 		uint8_t *ea_val = NULL;
 
-		if (vsize > EK_XATTR_SIZE_MAX)
+		if (vsize > EK_XATTR_SIZE_MAX) {
+			w->fault = EK_XATTR_FAULT_ENTRY;
 			return xa_corrupt(r, "entry at offset %u: value size %u exceeds %u",
 					  off, vsize, EK_XATTR_SIZE_MAX);
+		}
 		if (!inum && vsize) {
 			if (voffs & 3)
 				return xa_corrupt(r, "entry at offset %u: value offset %u is not 4-byte aligned",
 						  off, voffs);
-			if (voffs + vsize > r->len)
+			if (voffs + vsize > r->len) {
+				w->fault = EK_XATTR_FAULT_ENTRY;
 				return xa_corrupt(r, "entry at offset %u: value %u+%u runs past the end at %u",
 						  off, voffs, vsize, r->len);
+			}
 			if (voffs < term + 4)
 				return xa_corrupt(r, "entry at offset %u: value at %u overlaps the entry table ending at %u",
 						  off, voffs, term + 4);
 		}
+		if (w->strict) {
+			err = strict_entry(w, r, off, term);
+			if (err)
+				return err;
+		}
 		if (!entry_wanted(w, b + off))
 			continue;
-		if (inum) {
+		if (inum && w->strict) {
+			xa.value = NULL;	/* not read: e2fsck judges the value inode, not its bytes */
+			xa.ea_legacy = w->legacy;
+		} else if (inum) {
 			err = ea_inode_value(w, r, off, inum, vsize, &ea_val);
 			if (err)
 				return err;
@@ -447,6 +547,19 @@ int ek_xattr_iterate(struct ek_fs *fs, const struct ek_inode *ei, ek_xattr_fn fn
 	if (err)
 		return err;
 	return report_badcrc(&w);
+}
+
+int ek_xattr_check(struct ek_fs *fs, const struct ek_inode *ei, bool block, ek_xattr_fn fn,
+		   void *arg, enum ek_xattr_fault *fault)
+{
+	struct xwalk w = { .fs = fs, .ei = ei, .fn = fn, .arg = arg, .strict = true,
+			   .fault = EK_XATTR_FAULT_LAYOUT };
+	int err = block ? walk_block(&w) : walk_ibody(&w);
+
+	if (!err && w.block_csum_bad)
+		err = report_badcrc(&w);
+	*fault = err && err != -EK_BADCRC ? w.fault : 0;
+	return err;
 }
 
 struct xget {
@@ -1044,4 +1157,18 @@ void ek_xattr_block_refcount_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *
 	put_le32(block + offsetof(struct ext4_xattr_header, h_refcount), refs);
 	if (ok)
 		ek_xattr_block_csum_set(fs, blk, block);
+}
+
+/* a value inode's reference count: i_ctime (high 32 bits) and l_i_version
+ * (low 32 bits), as the kernel's ext4_xattr_inode_get_ref() */
+uint64_t ek_xattr_ea_ref(const uint8_t *raw)
+{
+	return (uint64_t)get_le32(raw + offsetof(struct ext4_inode, i_ctime)) << 32 |
+	       get_le32(raw + offsetof(struct ext4_inode, l_i_version));
+}
+
+void ek_xattr_ea_ref_set(uint8_t *raw, uint64_t refs)
+{
+	put_le32(raw + offsetof(struct ext4_inode, i_ctime), (uint32_t)(refs >> 32));
+	put_le32(raw + offsetof(struct ext4_inode, l_i_version), (uint32_t)refs);
 }

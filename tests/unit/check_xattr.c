@@ -952,6 +952,120 @@ START_TEST(test_oracle)
 }
 END_TEST
 
+/*
+ * ek_xattr_check(): e2fsck's rules on top of the walk's, one case each,
+ * with the fault class fsck's preen decision reads.
+ */
+enum { C_OK, C_ENTRY, C_LAYOUT };
+static const struct {
+	const char *what;
+	bool block;		/* the entries in the xattr block, else in the inode */
+	int ea;			/* 0 none; 1 an ea_inode entry "huge" of 700 bytes */
+	uint32_t ea_flags;	/* the value inode's i_flags */
+	int mutate;		/* below */
+	int want;		/* C_* */
+	bool legacy;
+} chk[] = {
+	{ "in-inode, hashes right", false, 0, 0, 0, C_OK, false },
+	{ "in-inode, e_hash 0", false, 0, 0, 1, C_OK, false },
+	{ "in-inode, e_hash wrong", false, 0, 0, 2, C_ENTRY, false },
+	{ "in-inode, values overlap", false, 0, 0, 3, C_LAYOUT, false },
+	{ "block, hashes right", true, 0, 0, 0, C_OK, false },
+	{ "block, e_hash 0", true, 0, 0, 1, C_ENTRY, false },
+	{ "block, name index 0", true, 0, 0, 4, C_LAYOUT, false },
+	{ "ea_inode, hash right", true, 1, EXT4_EA_INODE_FL, 0, C_OK, false },
+	{ "ea_inode, hash right, no flag", false, 1, 0, 0, C_OK, false },
+	{ "ea_inode, hash wrong", false, 1, EXT4_EA_INODE_FL, 2, C_ENTRY, false },
+	{ "ea_inode, hash wrong, no flag", true, 1, 0, 2, C_ENTRY, false },
+	{ "ea_inode, reserved inode", false, 1, EXT4_EA_INODE_FL, 5, C_ENTRY, false },
+	{ "ea_inode, value size 0", false, 1, EXT4_EA_INODE_FL, 6, C_ENTRY, false },
+	{ "ea_inode, size differs", true, 1, EXT4_EA_INODE_FL, 7, C_ENTRY, false },
+	{ "ea_inode, old Lustre", false, 1, EXT4_EA_INODE_FL, 8, C_OK, true },
+};
+
+static bool chk_legacy;
+
+static int chk_cb(void *arg, const struct ek_xattr *xa)
+{
+	(void)arg;
+	if (xa->value_inum) {
+		ck_assert_ptr_null(xa->value);
+		chk_legacy = xa->ea_legacy;
+	}
+	return 0;
+}
+
+/* e_hash of each entry from @first (entry offsets and values from @base) */
+static void chk_hash(uint8_t *base, uint32_t first, uint32_t ea_hash)
+{
+	for (uint32_t off = first; get_le32(base + off); off += EXT4_XATTR_LEN(base[off])) {
+		uint8_t *e = base + off, le[4];
+		uint32_t vs = get_le32(e + 8);
+
+		put_le32(le, ea_hash);
+		put_le32(e + 12, get_le32(e + 4) ? ek_xattr_hash((char *)e + 16, e[0], le, 4) :
+			 ek_xattr_hash((char *)e + 16, e[0], base + get_le16(e + 2), vs));
+	}
+}
+
+START_TEST(test_check)
+{
+	const struct xent plain[] = { { 1, "a", "foo", 3, 0 }, { 1, "bb", "quux", 4, 0 } };
+	const struct xent eax[] = { { 1, "huge", NULL, 700, EAINO }, { 1, "s", "bar", 3, 0 } };
+	const struct xent *x = chk[_i].ea ? eax : plain;
+	uint8_t *base = chk[_i].block ? xblk : ibuf + IB_BASE, *e2;
+	uint32_t first = chk[_i].block ? sizeof(struct ext4_xattr_header) : 0;
+	uint8_t data[700];
+	enum ek_xattr_fault fault = 99;
+	struct ek_inode ei;
+	int err;
+
+	fx_init(EXT4_FEATURE_INCOMPAT_EA_INODE, 0);
+	if (chk[_i].ea)
+		fx_ea_inode(700, 0xab, chk[_i].ea_flags);
+	if (chk[_i].block)
+		fx_block(x, 2);
+	else
+		fx_ibody(x, 2);
+	memset(data, 0xab, sizeof(data));
+	chk_hash(base, first, ek_crc32c(u.fs->csum_seed, data, sizeof(data)));
+	e2 = base + first + EXT4_XATTR_LEN(base[first]);
+	switch (chk[_i].mutate) {
+	case 1: put_le32(base + first + 12, 0); break;
+	case 2: put_le32(base + first + 12, 0x12345678); break;
+	case 3: put_le16(e2 + 2, get_le16(base + first + 2)); break;
+	case 4: e2[1] = 0; break;
+	case 5: put_le32(base + first + 4, 5); break;
+	case 6: put_le32(base + first + 8, 0); break;
+	case 7: put_le32(base + first + 8, 600); break;
+	case 8: {	/* i_mtime names the parent, the generations match: no hash */
+		uint8_t raw[ISZ];
+
+		ck_assert_int_eq(pread(u.fd, raw, ISZ, (off_t)UNIT_IT * BSZ + (EAINO - 1) * ISZ), ISZ);
+		put_le32(raw + offsetof(struct ext4_inode, i_mtime), INO);
+		put_raw_inode(EAINO, raw);
+		put_le32(base + first + 12, 0x12345678);
+		break;
+	}
+	}
+	fx_write();
+	chk_legacy = false;
+	ck_assert_int_eq(ek_inode_read(u.fs, INO, &ei), 0);
+	err = ek_xattr_check(u.fs, &ei, chk[_i].block, chk_cb, NULL, &fault);
+	ek_inode_release(&ei);
+	if (chk[_i].want == C_OK) {
+		ck_assert_msg(!err, "%s: %d %s", chk[_i].what, err, ek_error_msg(err));
+		ck_assert_int_eq(fault, 0);
+	} else {
+		ck_assert_msg(err == -EK_CORRUPT, "%s: %d", chk[_i].what, err);
+		ck_assert_msg((int)fault == (chk[_i].want == C_ENTRY ? EK_XATTR_FAULT_ENTRY :
+					     EK_XATTR_FAULT_LAYOUT), "%s: fault %d", chk[_i].what, fault);
+	}
+	ck_assert_int_eq(chk_legacy, chk[_i].legacy);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *xattr_suite(void)
 {
 	Suite *s = suite_create("xattr");
@@ -973,6 +1087,7 @@ static Suite *xattr_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_loop_test(tb, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_loop_test(tb, test_acl_bad, 0, sizeof(acl_bad) / sizeof(acl_bad[0]));
+	tcase_add_loop_test(tb, test_check, 0, sizeof(chk) / sizeof(chk[0]));
 	suite_add_tcase(s, tb);
 	tcase_set_timeout(to, 120);
 	tcase_add_test(to, test_oracle);
