@@ -1657,6 +1657,9 @@ struct ek_recover_opts {
 	ek_tid_t upto;		/* with have_upto: the last transaction to replay */
 	bool journal_only;	/* leave the orphan inodes */
 	bool no_data_csum;	/* leave v2/v3 data checksums unchecked (no plan fates) */
+	bool use_backup;	/* as e2fsck: a damaged journal inode's log is replayed
+				 * through the superblock's backup (s_jnl_blocks), which
+				 * the kernel does not use (else refused) */
 	int64_t now;		/* time the orphan step stamps (i_dtime) */
 };
 
