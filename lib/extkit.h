@@ -670,6 +670,27 @@ int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn f
 /* physical block for @lblk; *pblk = 0 for a hole.  *unwritten optional. */
 int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		ek_blk_t *pblk, bool *unwritten);
+/*
+ * Writing an indirect map (ext2/ext3): where ek_ind_map_write() gets its
+ * blocks (@alloc: up to @want contiguous from @goal on, at least one;
+ * *got set) and sends its indirect blocks' bytes (@put, fs->blksz bytes).
+ */
+struct ek_ext;
+struct ek_ind_sink {
+	int (*alloc)(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got);
+	int (*put)(void *arg, ek_blk_t blk, const uint8_t *buf);
+	void *arg;
+};
+/*
+ * Map the logical runs @runs[0..n) (sorted, lblk and len set) of raw inode
+ * @raw (no blocks yet) as an indirect map laid out as mke2fs does: each
+ * indirect block just before the data it maps, from @goal on.  i_block
+ * and i_blocks are set; *out: the physical extents (malloc'd, caller
+ * frees) for the caller to fill.  -EFBIG past 2^32 (blocks or offsets).
+ */
+int ek_ind_map_write(const struct ek_fs *fs, uint8_t *raw, const struct ek_ext *runs, size_t n,
+		     ek_blk_t goal, const struct ek_ind_sink *sink, struct ek_ext **out,
+		     size_t *nout);
 /* bigalloc: cluster size in blocks */
 static inline uint32_t ek_cluster_ratio(const struct ek_fs *fs) { return 1u << fs->cluster_bits; }
 
