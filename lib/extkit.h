@@ -2015,6 +2015,17 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
  * superblock's journal fields cleared, the journal inode zeroed */
 int ek_fix_journal_clear(struct ek_wset *ws);
 /*
+ * e2fsck's "Recreate journal", in two steps written in that order: inode 8
+ * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped
+ * from @goal on through @sink, its journal superblock in @ws, the data
+ * extents in *@out (malloc'd) for the caller to zero; then the superblock
+ * turns it on (has_journal, s_journal_inum, s_jnl_blocks).
+ */
+int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks, ek_blk_t goal,
+			 const struct ek_ind_sink *sink, int64_t now, struct ek_ext **out,
+			 size_t *nout);
+int ek_fix_journal_on(struct ek_wset *ws);
+/*
  * ---- lost+found (repair_lnf.c): passes 3 and 4 ----
  * ek_fix_dir_new: inode @ino becomes a new directory (mode 040000 | the
  * permission bits of @mode, links 2, times @now) whose one block @blk
@@ -2386,6 +2397,9 @@ struct ek_geometry {
 
 /* what mke2fs 1.47 would choose for @o (mkfs/NOTES.md); -EINVAL naming the problem */
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
+/* mke2fs's (ext2fs_default_journal_size's) journal size for a filesystem of
+ * @blocks blocks, fast-commit blocks not included; 0: too small for one */
+uint64_t ek_journal_default_blocks(uint64_t blocks);
 /* does group @grp hold a superblock copy (sparse_super, sparse_super2, or every group)? */
 bool ek_geometry_has_super(const struct ek_geometry *g, uint32_t grp);
 

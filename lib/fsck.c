@@ -930,7 +930,8 @@ static void state_release(struct check *c)
 	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
 			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,
-			     .reloc = c->reloc, .in_place = c->in_place };
+			     .reloc = c->reloc, .in_place = c->in_place,
+			     .jnl_cleared = c->jnl_cleared };
 	if (c->bmap)
 		memset(c->bmap, 0, fs->group_count * sizeof(*c->bmap));
 	if (c->ig)
@@ -978,6 +979,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = ek_fix_journal_clear(c.ws);
 		fsck_fix_done(&c, err);
 		c.in_place = !err;
+		c.jnl_cleared = !err;	/* made again after the passes */
 		err = err == -ENOMEM ? err : 0;
 	}
 	/* as e2fsck: an internal journal's version 2 superblock with more than
@@ -1036,6 +1038,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		if (o->restarting)
 			o->restarting(o->arg);
 	}
+	if (!err)
+		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
 	fsck_fix_done(&c, -EINVAL);
 	state_release(&c);
 	ek_wset_free(c.ws);

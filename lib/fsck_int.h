@@ -116,6 +116,8 @@ struct check {
 	bool large_files;	/* pass 1: a regular file of 2 GiB or more */
 	uint8_t *reloc;		/* per group: tables to move at pass 1's end (fsck_pass0.c) */
 	bool in_place;		/* the next commit is written in place (the primary superblock) */
+	/* the journal (fsck_journal.c): the run cleared an internal journal */
+	bool jnl_cleared;
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
@@ -206,6 +208,9 @@ const char *fsck_type_name(uint16_t mode);
 /* fsck_pass34.c */
 void fsck_pass3(struct check *c);
 int fsck_pass4(struct check *c);
+
+/* fsck_journal.c */
+int fsck_journal_recreate(struct check *c);
 
 /* fsck_pass5.c */
 int fsck_check_quota(struct check *c);
