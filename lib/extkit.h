@@ -2014,6 +2014,9 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
 /* the internal journal dropped: has_journal, needs_recovery and the
  * superblock's journal fields cleared, the journal inode zeroed */
 int ek_fix_journal_clear(struct ek_wset *ws);
+/* inode 8 zeroed, the superblock left alone (e2fsck's "journal inode is
+ * not in use, but contains data": its blocks are then claimed by nothing) */
+int ek_fix_journal_inode_clear(struct ek_wset *ws);
 /*
  * e2fsck's "Recreate journal", in two steps written in that order: inode 8
  * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped

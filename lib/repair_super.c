@@ -140,19 +140,27 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
  * zeroed, and the journal inode zeroed (its blocks are then claimed by
  * nothing: pass 5 frees them).
  */
-int ek_fix_journal_clear(struct ek_wset *ws)
+int ek_fix_journal_inode_clear(struct ek_wset *ws)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
-	struct ext4_super_block *sb = ek_wset_super(ws);
 	uint8_t *raw;
+	int err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+
+	if (!err)
+		memset(raw, 0, fs->inode_size);
+	return err;
+}
+
+int ek_fix_journal_clear(struct ek_wset *ws)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
 	int err;
 
 	if (!sb)
 		return -ENOMEM;
-	err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+	err = ek_fix_journal_inode_clear(ws);
 	if (err)
 		return err;
-	memset(raw, 0, fs->inode_size);
 	sb->s_feature_compat &= ~cpu_to_le32(EXT4_FEATURE_COMPAT_HAS_JOURNAL);
 	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
 	sb->s_journal_inum = 0;
