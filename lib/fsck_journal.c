@@ -114,7 +114,7 @@ int fsck_journal_recreate(struct check *c)
 		return 0;
 	err = ek_fix_journal_inode(c->ws, total, fc, journal_goal(fs), &sink, c->o->now, &v, &nv);
 	if (!err)
-		err = zero_extents(fs, v, nv);
+		err = zero_extents(fs, v, nv);	/* -EIO (a write failed): the check stops */
 	free(v);
 	if (!err) {
 		/* the journal, its inode and the bitmaps first, written in place
@@ -135,8 +135,8 @@ int fsck_journal_recreate(struct check *c)
 	if (!err)
 		err = ek_fix_journal_on(c->ws);
 	fsck_fix_done(c, err);
-	if (err)
-		return err == -ENOMEM ? err : 0;
+	if (err)	/* the image's fault: the finding stays; else the check stops */
+		return c->err ? c->err : err == -ENOMEM || err == -EIO ? err : 0;
 	c->in_place = true;
 	return fsck_commit(c);	/* then the superblock turns it on */
 }
