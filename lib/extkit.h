@@ -2008,7 +2008,8 @@ int ek_fix_super_rev(struct ek_wset *ws);
 int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on);
 /* group @g's bitmap (@f EK_GD_BLOCK_BITMAP or EK_GD_INODE_BITMAP) moved to
  * @blk: a copy of block @old, or zeros when @old is 0 (pass 5 then writes
- * the bitmap computed) */
+ * the bitmap computed); its inode table (EK_GD_INODE_TABLE, @old 0) made
+ * anew at @blk, zeroed */
 int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk_t old,
 		      ek_blk_t blk);
 /* the internal journal dropped: has_journal, needs_recovery and the

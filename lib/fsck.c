@@ -849,6 +849,10 @@ static int run_passes(struct check *c)
 		fsck_units(c, 1, 0, fs->group_count);
 	if (!err)
 		err = ek_inode_scan(fs, fsck_pass1_inode, c);
+	/* an inode table to be made anew (fsck_relocate_tables) is not read:
+	 * the scan's complaint about it is that finding's */
+	if (err == -EK_CORRUPT && !c->restarts && fsck_itables_pending(c))
+		err = 0;
 	if (!err)
 		err = fsck_mark_bad_itable(c);
 	if (!err)

@@ -183,6 +183,7 @@ void fsck_check_features(struct check *c);
 bool fsck_check_group_tables(struct check *c, uint32_t g);
 int fsck_check_meta_conflicts(struct check *c);
 int fsck_relocate_tables(struct check *c);
+bool fsck_itables_pending(const struct check *c);
 void fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
 int fsck_check_resize_inode(struct check *c);

@@ -107,6 +107,23 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
 	uint64_t bits;
 	int err;
 
+	if (f == EK_GD_INODE_TABLE) {
+		/* a new inode table, zeroed (its inodes are lost: e2fsck's "severe
+		 * data loss"); @blk .. + the table's blocks */
+		if (old || !ek_fs_range_valid(fs, blk, fs->itable_blocks))
+			return ek_err(-EINVAL, "inode table at %llu: outside the filesystem",
+				      (unsigned long long)blk);
+		for (uint64_t i = 0; i < fs->itable_blocks; i++) {
+			err = ek_wset_block(ws, blk + i, &b);
+			if (err)
+				return err;
+			memset(b, 0, fs->blksz);
+		}
+		err = ek_wset_desc(ws, g, &d);
+		if (!err)
+			ek_gd_set(fs, d, f, blk);
+		return err;
+	}
 	if (f != EK_GD_BLOCK_BITMAP && f != EK_GD_INODE_BITMAP)
 		return -EINVAL;
 	if (!ek_fs_block_valid(fs, blk))
