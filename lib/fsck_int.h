@@ -184,6 +184,7 @@ bool fsck_check_group_tables(struct check *c, uint32_t g);
 int fsck_check_meta_conflicts(struct check *c);
 int fsck_relocate_tables(struct check *c);
 bool fsck_itables_pending(const struct check *c);
+bool fsck_itable_moving(const struct check *c, uint32_t g);
 void fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
 int fsck_check_resize_inode(struct check *c);

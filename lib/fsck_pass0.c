@@ -446,6 +446,12 @@ static int reloc_alloc_run(struct check *c, uint32_t g, uint64_t n, ek_blk_t *ou
 		      (unsigned long long)n, g);
 }
 
+/* group @g's inode table is to be made anew (this run reads none of it) */
+bool fsck_itable_moving(const struct check *c, uint32_t g)
+{
+	return c->reloc && !c->restarts && g < c->fs->group_count && (c->reloc[g] & RELOC_IT);
+}
+
 /* every inode table outside the filesystem is one to be made anew */
 bool fsck_itables_pending(const struct check *c)
 {

@@ -782,6 +782,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		c->p1_group = ek_group_of_ino(fs, ei->ino);
 		fsck_units(c, 1, c->p1_group, fs->group_count);
 	}
+	/* a table not in its group, to be made anew: what it holds is not inodes */
+	if (fsck_itable_moving(c, ek_group_of_ino(fs, ei->ino)))
+		return 0;
 	/* an inode in a bad block of the inode table is unreadable: left alone */
 	if (c->nbad && ei->ino != EXT4_BAD_INO) {
 		ek_blk_t at;
