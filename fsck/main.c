@@ -355,6 +355,8 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 		.flags = f->no_change ? 0 : EK_OPEN_RW,
 		/* the view checks a logged copy's data checksum when it reads it */
 		.no_data_csum = true, .now = now_time(),
+		/* as e2fsck: a damaged journal inode's log is read through s_jnl_blocks */
+		.use_backup = true,
 	};
 	int err;
 

@@ -687,6 +687,27 @@ int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn f
 /* physical block for @lblk; *pblk = 0 for a hole.  *unwritten optional. */
 int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		ek_blk_t *pblk, bool *unwritten);
+/*
+ * Writing an indirect map (ext2/ext3): where ek_ind_map_write() gets its
+ * blocks (@alloc: up to @want contiguous from @goal on, at least one;
+ * *got set) and sends its indirect blocks' bytes (@put, fs->blksz bytes).
+ */
+struct ek_ext;
+struct ek_ind_sink {
+	int (*alloc)(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got);
+	int (*put)(void *arg, ek_blk_t blk, const uint8_t *buf);
+	void *arg;
+};
+/*
+ * Map the logical runs @runs[0..n) (sorted, lblk and len set) of raw inode
+ * @raw (no blocks yet) as an indirect map laid out as mke2fs does: each
+ * indirect block just before the data it maps, from @goal on.  i_block
+ * and i_blocks are set; *out: the physical extents (malloc'd, caller
+ * frees) for the caller to fill.  -EFBIG past 2^32 (blocks or offsets).
+ */
+int ek_ind_map_write(const struct ek_fs *fs, uint8_t *raw, const struct ek_ext *runs, size_t n,
+		     ek_blk_t goal, const struct ek_ind_sink *sink, struct ek_ext **out,
+		     size_t *nout);
 /* bigalloc: cluster size in blocks */
 static inline uint32_t ek_cluster_ratio(const struct ek_fs *fs) { return 1u << fs->cluster_bits; }
 
@@ -1693,6 +1714,9 @@ struct ek_recover_opts {
 	ek_tid_t upto;		/* with have_upto: the last transaction to replay */
 	bool journal_only;	/* leave the orphan inodes */
 	bool no_data_csum;	/* leave v2/v3 data checksums unchecked (no plan fates) */
+	bool use_backup;	/* as e2fsck: a damaged journal inode's log is replayed
+				 * through the superblock's backup (s_jnl_blocks), which
+				 * the kernel does not use (else refused) */
 	int64_t now;		/* time the orphan step stamps (i_dtime) */
 };
 
@@ -2030,12 +2054,27 @@ int ek_fix_super_rev(struct ek_wset *ws);
 int ek_fix_super_feature(struct ek_wset *ws, int kind, uint32_t mask, bool on);
 /* group @g's bitmap (@f EK_GD_BLOCK_BITMAP or EK_GD_INODE_BITMAP) moved to
  * @blk: a copy of block @old, or zeros when @old is 0 (pass 5 then writes
- * the bitmap computed) */
+ * the bitmap computed); its inode table (EK_GD_INODE_TABLE, @old 0) made
+ * anew at @blk, zeroed */
 int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk_t old,
 		      ek_blk_t blk);
 /* the internal journal dropped: has_journal, needs_recovery and the
  * superblock's journal fields cleared, the journal inode zeroed */
 int ek_fix_journal_clear(struct ek_wset *ws);
+/* inode 8 zeroed, the superblock left alone (e2fsck's "journal inode is
+ * not in use, but contains data": its blocks are then claimed by nothing) */
+int ek_fix_journal_inode_clear(struct ek_wset *ws);
+/*
+ * e2fsck's "Recreate journal", in two steps written in that order: inode 8
+ * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped
+ * from @goal on through @sink, its journal superblock in @ws, the data
+ * extents in *@out (malloc'd) for the caller to zero; then the superblock
+ * turns it on (has_journal, s_journal_inum, s_jnl_blocks).
+ */
+int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks, ek_blk_t goal,
+			 const struct ek_ind_sink *sink, int64_t now, struct ek_ext **out,
+			 size_t *nout);
+int ek_fix_journal_on(struct ek_wset *ws);
 /*
  * ---- lost+found (repair_lnf.c): passes 3 and 4 ----
  * ek_fix_dir_new: inode @ino becomes a new directory (mode 040000 | the
@@ -2408,6 +2447,9 @@ struct ek_geometry {
 
 /* what mke2fs 1.47 would choose for @o (mkfs/NOTES.md); -EINVAL naming the problem */
 int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *out);
+/* mke2fs's (ext2fs_default_journal_size's) journal size for a filesystem of
+ * @blocks blocks, fast-commit blocks not included; 0: too small for one */
+uint64_t ek_journal_default_blocks(uint64_t blocks);
 /* does group @grp hold a superblock copy (sparse_super, sparse_super2, or every group)? */
 bool ek_geometry_has_super(const struct ek_geometry *g, uint32_t grp);
 

@@ -857,6 +857,10 @@ static int run_passes(struct check *c)
 		fsck_units(c, 1, 0, fs->group_count);
 	if (!err)
 		err = ek_inode_scan(fs, fsck_pass1_inode, c);
+	/* an inode table to be made anew (fsck_relocate_tables) is not read:
+	 * the scan's complaint about it is that finding's */
+	if (err == -EK_CORRUPT && !c->restarts && fsck_itables_pending(c))
+		err = 0;
 	if (!err)
 		err = fsck_mark_bad_itable(c);
 	if (!err)
@@ -939,7 +943,8 @@ static void state_release(struct check *c)
 	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
 			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,
-			     .reloc = c->reloc, .in_place = c->in_place };
+			     .reloc = c->reloc, .in_place = c->in_place,
+			     .jnl_cleared = c->jnl_cleared };
 	if (c->bmap)
 		memset(c->bmap, 0, fs->group_count * sizeof(*c->bmap));
 	if (c->ig)
@@ -987,6 +992,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = ek_fix_journal_clear(c.ws);
 		fsck_fix_done(&c, err);
 		c.in_place = !err;
+		c.jnl_cleared = !err;	/* made again after the passes */
 		err = err == -ENOMEM ? err : 0;
 	}
 	/* as e2fsck: an internal journal's version 2 superblock with more than
@@ -1047,6 +1053,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		if (o->restarting)
 			o->restarting(o->arg);
 	}
+	if (!err)
+		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
 	fsck_fix_done(&c, -EINVAL);
 	state_release(&c);
 	ek_wset_free(c.ws);

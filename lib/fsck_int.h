@@ -117,6 +117,8 @@ struct check {
 	bool large_files;	/* pass 1: a regular file of 2 GiB or more */
 	uint8_t *reloc;		/* per group: tables to move at pass 1's end (fsck_pass0.c) */
 	bool in_place;		/* the next commit is written in place (the primary superblock) */
+	/* the journal (fsck_journal.c): the run cleared an internal journal */
+	bool jnl_cleared;
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
@@ -182,6 +184,8 @@ void fsck_check_features(struct check *c);
 bool fsck_check_group_tables(struct check *c, uint32_t g);
 int fsck_check_meta_conflicts(struct check *c);
 int fsck_relocate_tables(struct check *c);
+bool fsck_itables_pending(const struct check *c);
+bool fsck_itable_moving(const struct check *c, uint32_t g);
 void fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
 /* fsck_super.c: the superblock fields and descriptor flags e2fsck fixes */
@@ -218,6 +222,9 @@ int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint
 /* fsck_pass34.c */
 void fsck_pass3(struct check *c);
 int fsck_pass4(struct check *c);
+
+/* fsck_journal.c */
+int fsck_journal_recreate(struct check *c);
 
 /* fsck_pass5.c */
 int fsck_check_quota(struct check *c);

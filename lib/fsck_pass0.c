@@ -232,6 +232,7 @@ void fsck_check_features(struct check *c)
 #define RELOC_IB	0x2	/* the inode bitmap */
 #define RELOC_ZERO_BB	0x4	/* ...starting from zeros (it was not in the group) */
 #define RELOC_ZERO_IB	0x8
+#define RELOC_IT	0x10	/* the inode table is made anew at pass 1's end (zeroed) */
 
 static const char *const table_name[3] = { "block bitmap", "inode bitmap", "inode table" };
 
@@ -275,12 +276,17 @@ bool fsck_check_group_tables(struct check *c, uint32_t g)
 
 		if (at[k] && at[k] >= first && at[k] <= last && n - 1 <= last - at[k])
 			continue;
-		if (fsck_report_if(c, k < 2, EK_PR_TABLE_NOT_IN_GROUP, AT_GROUP(g), table_name[k], g,
-				   (unsigned long long)at[k]))
-			fsck_fix_done(c, reloc_mark(c, g, k ? RELOC_IB | RELOC_ZERO_IB :
+		/* an inode table too, as e2fsck: made anew (zeroed) at pass 1's end,
+		 * then the passes start again; until then its inodes are unread */
+		if (fsck_report_if(c, true, EK_PR_TABLE_NOT_IN_GROUP, AT_GROUP(g), table_name[k], g,
+				   (unsigned long long)at[k])) {
+			fsck_fix_done(c, reloc_mark(c, g, k == 2 ? RELOC_IT : k ? RELOC_IB | RELOC_ZERO_IB :
 							    RELOC_BB | RELOC_ZERO_BB));
-		else
+			if (k == 2)
+				c->claims_incomplete = true;	/* its inodes' blocks unknown */
+		} else {
 			left = true;
+		}
 	}
 	if (left)
 		c->claims_incomplete = true;
@@ -336,7 +342,7 @@ int fsck_check_meta_conflicts(struct check *c)
 		for (int k = 0; k < 3; k++) {
 			uint8_t moved = kinds[k] == 0 ? RELOC_BB : kinds[k] == 1 ? RELOC_IB : 0;
 
-			if (c->reloc && (c->reloc[g] & moved))
+			if (c->reloc && (c->reloc[g] & (moved ? moved : RELOC_IT)))
 				continue;	/* not in its group: moved anyway */
 			if (!ek_fs_range_valid(fs, at[k], kinds[k] == 2 ? fs->itable_blocks : 1))
 				continue;	/* reported with the descriptor */
@@ -402,12 +408,87 @@ static int reloc_alloc(struct check *c, uint32_t g, ek_blk_t *out)
 	return ek_err(-ENOSPC, "no free block left in group %u", g);
 }
 
+/* @n free blocks in a row for group @g's new inode table: in the group
+ * (flex_bg: from it on, in any group), marked in the computed map */
+static int reloc_alloc_run(struct check *c, uint32_t g, uint64_t n, ek_blk_t *out)
+{
+	struct ek_fs *fs = c->fs;
+	bool flex = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG);
+	ek_blk_t first = ek_group_first_block(fs, g);
+	ek_blk_t last = flex ? fs->sb.blocks_count - 1 : ek_group_last_block(fs, g);
+
+	if (ek_cluster_ratio(fs) != 1)
+		return ek_err(-EK_UNSUPP, "bigalloc: an inode table is not relocated");
+	for (ek_blk_t b = first; n && b <= last && last - b + 1 >= n; ) {
+		uint64_t got = 0;
+		int err = 0;
+
+		while (got < n) {
+			bool was;
+
+			if (!ek_fs_block_valid(fs, b + got))
+				was = true;
+			else if ((err = fsck_mark(c, b + got, &was)))
+				return err;
+			if (was)
+				break;
+			got++;
+		}
+		if (got == n) {
+			*out = b;
+			return 0;
+		}
+		for (uint64_t i = 0; i < got; i++)
+			fsck_unmark(c, b + i);
+		b += got + 1;
+	}
+	return ek_err(-ENOSPC, "no %llu free blocks in a row left for group %u's inode table",
+		      (unsigned long long)n, g);
+}
+
+/* group @g's inode table is to be made anew (this run reads none of it) */
+bool fsck_itable_moving(const struct check *c, uint32_t g)
+{
+	return c->reloc && !c->restarts && g < c->fs->group_count && (c->reloc[g] & RELOC_IT);
+}
+
+/* every inode table outside the filesystem is one to be made anew */
+bool fsck_itables_pending(const struct check *c)
+{
+	const struct ek_fs *fs = c->fs;
+	bool any = false;
+
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		if (ek_fs_range_valid(fs, fs->groups[g].inode_table, fs->itable_blocks))
+			continue;
+		if (!c->reloc || !(c->reloc[g] & RELOC_IT))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
 /* pass 1's end: the bitmaps marked to move get their new blocks, as e2fsck */
 int fsck_relocate_tables(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
 
 	for (uint32_t g = 0; c->reloc && g < fs->group_count; g++) {
+		if (c->reloc[g] & RELOC_IT) {
+			ek_blk_t nb = 0;
+			int err = c->ws ? reloc_alloc_run(c, g, fs->itable_blocks, &nb) : -EINVAL;
+
+			if (!err)
+				err = ek_fix_table_move(c->ws, g, EK_GD_INODE_TABLE, 0, nb);
+			if (err == -ENOMEM)
+				return err;
+			if (err) {
+				fsck_report(c, EK_PR_TABLE_NOT_MOVED, AT_GROUP(g), g, table_name[2],
+					    ek_error_msg(err));
+			} else {
+				c->restart = true;	/* as e2fsck: its inodes read afresh */
+			}
+		}
 		for (int k = 0; k < 2; k++) {
 			uint8_t want = k ? RELOC_IB : RELOC_BB, zero = k ? RELOC_ZERO_IB : RELOC_ZERO_BB;
 			ek_blk_t old = k ? fs->groups[g].inode_bitmap : fs->groups[g].block_bitmap, nb = 0;

@@ -705,6 +705,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		c->p1_group = ek_group_of_ino(fs, ei->ino);
 		fsck_units(c, 1, c->p1_group, fs->group_count);
 	}
+	/* a table not in its group, to be made anew: what it holds is not inodes */
+	if (fsck_itable_moving(c, ek_group_of_ino(fs, ei->ino)))
+		return 0;
 	/* an inode in a bad block of the inode table is unreadable: left alone */
 	if (c->nbad && ei->ino != EXT4_BAD_INO) {
 		ek_blk_t at;
@@ -723,6 +726,20 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	}
 	if (ei->ino == EXT4_USR_QUOTA_INO || ei->ino == EXT4_GRP_QUOTA_INO)
 		check_quota_ino(c, ei);
+	/* as e2fsck: inode 8 holds data while no internal journal uses it (a
+	 * journal turned off by hand, or a recreation cut short): cleared,
+	 * its blocks freed by pass 5 */
+	if (ei->ino == EXT4_JOURNAL_INO &&
+	    !(ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) &&
+	      fs->sb.journal_inum == EXT4_JOURNAL_INO) &&
+	    (ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei))) &&
+	    fsck_report(c, EK_PR_JOURNAL_INODE_NOT_CLEAR, AT_INODE(ei->ino))) {
+		int err = ek_fix_journal_inode_clear(c->ws);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;	/* nothing of it is claimed */
+	}
 	/* e2fsck: a dtime below the inode count is an orphan list's link left
 	 * behind (the list was never processed: recovery processes it first) */
 	if (ei->dtime && ei->dtime < fs->sb.inodes_count &&

@@ -260,8 +260,7 @@ static uint64_t free_blocks(const struct ek_geometry *g, bool flex)
 	return used < g->blocks ? g->blocks - used : 0;
 }
 
-/* mke2fs's journal size for a filesystem of @blocks blocks (0: none) */
-static uint64_t journal_default(uint64_t blocks)
+uint64_t ek_journal_default_blocks(uint64_t blocks)
 {
 	static const struct { uint64_t below, size; } steps[] = {
 		{ 2048, 0 }, { 32768, 1024 }, { 256 * 1024, 4096 }, { 512 * 1024, 8192 },
@@ -472,10 +471,10 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		bool flex = (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) && o->flex_size != 1;
 
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
-						     : journal_default(g->blocks);
+						     : ek_journal_default_blocks(g->blocks);
 		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
 			/* mke2fs: 1/64 of the default size more, whatever size was asked */
-			g->fc_blocks = (uint32_t)(journal_default(g->blocks) / 64);
+			g->fc_blocks = (uint32_t)(ek_journal_default_blocks(g->blocks) / 64);
 			g->journal_blocks += g->fc_blocks;
 		}
 		/* a size asked for: at most half the blocks the group tables leave free */

@@ -470,3 +470,129 @@ int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		return ext_bmap(fs, ei, lblk, pblk, unwritten);
 	return ind_bmap(fs, ei, lblk, pblk);
 }
+
+/*
+ * Writing an indirect map, as mke2fs lays one out: each indirect block
+ * just before the first data block it maps (12 data, IND, 1024 data,
+ * DIND, IND, ...).  One block per level is open at a time; a full or
+ * left one goes to the sink.
+ */
+struct ind_level {
+	ek_blk_t blk;		/* 0: none open */
+	uint64_t base;		/* first logical block it maps */
+	uint8_t *buf;
+};
+
+/* append @e to *v, merged with the last entry when contiguous */
+static int ind_push(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e)
+{
+	if (*n && (*v)[*n - 1].lblk + (*v)[*n - 1].len == e->lblk &&
+	    (*v)[*n - 1].pblk + (*v)[*n - 1].len == e->pblk &&
+	    (uint64_t)(*v)[*n - 1].len + e->len <= EXT_INIT_MAX_LEN) {
+		(*v)[*n - 1].len += e->len;
+		return 0;
+	}
+	return ek_ext_append(v, n, cap, e);
+}
+
+int ek_ind_map_write(const struct ek_fs *fs, uint8_t *raw, const struct ek_ext *runs, size_t n,
+		     ek_blk_t goal, const struct ek_ind_sink *sink, struct ek_ext **out,
+		     size_t *nout)
+{
+	uint32_t a = fs->blksz / 4;
+	uint64_t span[4] = { 1, a, (uint64_t)a * a, (uint64_t)a * a * a };
+	uint64_t start[4] = { 0, EXT4_NDIR_BLOCKS, EXT4_NDIR_BLOCKS + span[1],
+			      EXT4_NDIR_BLOCKS + span[1] + span[2] };
+	struct ind_level lv[4] = { 0 };	/* [1] IND, [2] DIND, [3] TIND */
+	struct ek_ext *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint64_t total = 0;
+	int err = 0;
+
+	for (int l = 1; l <= 3; l++)
+		if (!(lv[l].buf = ek_calloc(1, fs->blksz)))
+			err = -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		uint64_t lblk = runs[i].lblk, end = lblk + runs[i].len;
+
+		if (end > start[3] + span[3])
+			err = ek_err(-EFBIG, "a block-mapped file ends past logical block %llu",
+				     (unsigned long long)(start[3] + span[3]));
+		while (lblk < end && !err) {
+			int top = lblk < start[1] ? 0 : lblk < start[2] ? 1 : lblk < start[3] ? 2 : 3;
+			uint64_t off = lblk - start[top], want, got;
+			struct ek_ext e = { .lblk = (uint32_t)lblk };
+
+			/* open the path's blocks, top level first, each just before its data */
+			for (int l = top; l >= 1 && !err; l--) {
+				uint64_t base = start[top] + off / span[l] * span[l];
+				uint32_t slot;
+
+				if (lv[l].blk && lv[l].base == base)
+					continue;
+				if (lv[l].blk)
+					err = sink->put(sink->arg, lv[l].blk, lv[l].buf);
+				if (!err)
+					err = sink->alloc(sink->arg, goal, 1, &lv[l].blk, &got);
+				if (err)
+					break;
+				goal = lv[l].blk + 1;
+				total++;
+				lv[l].base = base;
+				memset(lv[l].buf, 0, fs->blksz);
+				if (l == top) {
+					put_le32(raw + offsetof(struct ext4_inode, i_block) +
+						 4 * (EXT4_IND_BLOCK + top - 1), (uint32_t)lv[l].blk);
+				} else {
+					slot = (uint32_t)((base - lv[l + 1].base) / span[l]);
+					put_le32(lv[l + 1].buf + 4 * slot, (uint32_t)lv[l].blk);
+				}
+			}
+			if (err)
+				break;
+			/* data up to the end of the run or of the open IND block */
+			want = end - lblk;
+			if (top && lv[1].base + span[1] - lblk < want)
+				want = lv[1].base + span[1] - lblk;
+			if (!top && EXT4_NDIR_BLOCKS - lblk < want)
+				want = EXT4_NDIR_BLOCKS - lblk;
+			if ((err = sink->alloc(sink->arg, goal, want, &e.pblk, &got)))
+				break;
+			if (!got || got > want) {
+				err = ek_err(-EINVAL, "indirect map: %llu blocks allocated for %llu",
+					     (unsigned long long)got, (unsigned long long)want);
+				break;
+			}
+			if (e.pblk + got > 0xFFFFFFFFull) {
+				err = ek_err(-EFBIG, "a block-mapped file needs blocks past 2^32");
+				break;
+			}
+			e.len = (uint32_t)got;
+			goal = e.pblk + got;
+			for (uint64_t k = 0; k < got; k++) {
+				if (!top)
+					put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * (lblk + k),
+						 (uint32_t)(e.pblk + k));
+				else
+					put_le32(lv[1].buf + 4 * (lblk + k - lv[1].base),
+						 (uint32_t)(e.pblk + k));
+			}
+			err = ind_push(&v, &nv, &cap, &e);
+			lblk += got;
+			total += got;
+		}
+	}
+	for (int l = 1; l <= 3 && !err; l++)
+		if (lv[l].blk)
+			err = sink->put(sink->arg, lv[l].blk, lv[l].buf);
+	for (int l = 1; l <= 3; l++)
+		free(lv[l].buf);
+	if (err) {
+		free(v);
+		return err;
+	}
+	ek_inode_add_blocks(fs, raw, (int64_t)total);
+	*out = v;
+	*nout = nv;
+	return 0;
+}

@@ -861,111 +861,24 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 	return 0;
 }
 
-/*
- * Indirect maps, as mke2fs lays them out: each indirect block just before
- * the first data block it maps (12 data, IND, 1024 data, DIND, IND, ...).
- * One block per level is open at a time; a full or left one is written.
- */
-struct ind_level {
-	ek_blk_t blk;		/* 0: none open */
-	uint64_t base;		/* first logical block it maps */
-	uint8_t *buf;
-};
+/* indirect maps: lib/map.c's writer, blocks from the allocator, indirect
+ * blocks kept until writing begins */
+static int ind_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
+{
+	return ek_newfs_alloc(arg, goal, want, start, got);
+}
+
+static int ind_put(void *arg, ek_blk_t blk, const uint8_t *buf)
+{
+	return meta_put(arg, blk, buf);
+}
 
 static int map_indirect(struct ek_newfs *nf, uint8_t *raw, const struct ek_ext *runs, size_t n,
 			ek_blk_t goal, struct ek_ext **out, size_t *nout)
 {
-	uint32_t a = nf->fs.blksz / 4;
-	uint64_t span[4] = { 1, a, (uint64_t)a * a, (uint64_t)a * a * a };
-	uint64_t start[4] = { 0, EXT4_NDIR_BLOCKS, EXT4_NDIR_BLOCKS + span[1],
-			      EXT4_NDIR_BLOCKS + span[1] + span[2] };
-	struct ind_level lv[4] = { 0 };	/* [1] IND, [2] DIND, [3] TIND */
-	struct ek_ext *v = NULL;
-	size_t nv = 0, cap = 0;
-	uint64_t total = 0;
-	int err = 0;
+	struct ek_ind_sink sink = { .alloc = ind_alloc, .put = ind_put, .arg = nf };
 
-	for (int l = 1; l <= 3; l++)
-		if (!(lv[l].buf = ek_calloc(1, nf->fs.blksz)))
-			err = -ENOMEM;
-	for (size_t i = 0; i < n && !err; i++) {
-		uint64_t lblk = runs[i].lblk, end = lblk + runs[i].len;
-
-		if (end > start[3] + span[3])
-			err = ek_err(-EFBIG, "a block-mapped file ends past logical block %llu",
-				     (unsigned long long)(start[3] + span[3]));
-		while (lblk < end && !err) {
-			int top = lblk < start[1] ? 0 : lblk < start[2] ? 1 : lblk < start[3] ? 2 : 3;
-			uint64_t off = lblk - start[top], want, got;
-			struct ek_ext e = { .lblk = (uint32_t)lblk };
-
-			/* open the path's blocks, top level first, each just before its data */
-			for (int l = top; l >= 1 && !err; l--) {
-				uint64_t base = start[top] + off / span[l] * span[l];
-				uint32_t slot;
-
-				if (lv[l].blk && lv[l].base == base)
-					continue;
-				if (lv[l].blk)
-					err = meta_put(nf, lv[l].blk, lv[l].buf);
-				if (!err)
-					err = ek_newfs_alloc_block(nf, goal, &lv[l].blk);
-				if (err)
-					break;
-				goal = lv[l].blk + 1;
-				total++;
-				lv[l].base = base;
-				memset(lv[l].buf, 0, nf->fs.blksz);
-				if (l == top) {
-					put_le32(raw + offsetof(struct ext4_inode, i_block) +
-						 4 * (EXT4_IND_BLOCK + top - 1), (uint32_t)lv[l].blk);
-				} else {
-					slot = (uint32_t)((base - lv[l + 1].base) / span[l]);
-					put_le32(lv[l + 1].buf + 4 * slot, (uint32_t)lv[l].blk);
-				}
-			}
-			if (err)
-				break;
-			/* data up to the end of the run or of the open IND block */
-			want = end - lblk;
-			if (top && lv[1].base + span[1] - lblk < want)
-				want = lv[1].base + span[1] - lblk;
-			if (!top && EXT4_NDIR_BLOCKS - lblk < want)
-				want = EXT4_NDIR_BLOCKS - lblk;
-			if ((err = ek_newfs_alloc(nf, goal, want, &e.pblk, &got)))
-				break;
-			if (e.pblk + got > 0xFFFFFFFFull) {
-				err = ek_err(-EFBIG, "a block-mapped file needs blocks past 2^32");
-				break;
-			}
-			e.len = (uint32_t)got;
-			goal = e.pblk + got;
-			for (uint64_t k = 0; k < got; k++) {
-				if (!top)
-					put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * (lblk + k),
-						 (uint32_t)(e.pblk + k));
-				else
-					put_le32(lv[1].buf + 4 * (lblk + k - lv[1].base),
-						 (uint32_t)(e.pblk + k));
-			}
-			err = push_ext(&v, &nv, &cap, &e);
-			lblk += got;
-			total += got;
-		}
-	}
-	for (int l = 1; l <= 3 && !err; l++)
-		if (lv[l].blk)
-			err = meta_put(nf, lv[l].blk, lv[l].buf);
-	for (int l = 1; l <= 3; l++)
-		free(lv[l].buf);
-	if (err) {
-		free(v);
-		return err;
-	}
-	ek_inode_add_blocks(&nf->fs, raw, (int64_t)total);
-	*out = v;
-	*nout = nv;
-	return 0;
+	return ek_ind_map_write(&nf->fs, raw, runs, n, goal, &sink, out, nout);
 }
 
 int ek_newfs_map(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,

@@ -251,7 +251,7 @@ int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 		       (unsigned long long)r->fs->sb.blocks_count);
 		return 0;
 	}
-	if (r->j->from_backup && !r->clean) {
+	if (r->j->from_backup && !r->clean && !o->use_backup) {
 		/* the kernel reads the journal through its inode only */
 		refuse(r, -EK_CORRUPT, "journal", "e2fsck recreates the journal, losing the log",
 		       "the journal inode %u is damaged (its blocks were found through the "

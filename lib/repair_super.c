@@ -107,6 +107,23 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
 	uint64_t bits;
 	int err;
 
+	if (f == EK_GD_INODE_TABLE) {
+		/* a new inode table, zeroed (its inodes are lost: e2fsck's "severe
+		 * data loss"); @blk .. + the table's blocks */
+		if (old || !ek_fs_range_valid(fs, blk, fs->itable_blocks))
+			return ek_err(-EINVAL, "inode table at %llu: outside the filesystem",
+				      (unsigned long long)blk);
+		for (uint64_t i = 0; i < fs->itable_blocks; i++) {
+			err = ek_wset_block(ws, blk + i, &b);
+			if (err)
+				return err;
+			memset(b, 0, fs->blksz);
+		}
+		err = ek_wset_desc(ws, g, &d);
+		if (!err)
+			ek_gd_set(fs, d, f, blk);
+		return err;
+	}
 	if (f != EK_GD_BLOCK_BITMAP && f != EK_GD_INODE_BITMAP)
 		return -EINVAL;
 	if (!ek_fs_block_valid(fs, blk))
@@ -140,10 +157,174 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
  * zeroed, and the journal inode zeroed (its blocks are then claimed by
  * nothing: pass 5 frees them).
  */
-int ek_fix_journal_clear(struct ek_wset *ws)
+int ek_fix_journal_inode_clear(struct ek_wset *ws)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+
+	if (!err)
+		memset(raw, 0, fs->inode_size);
+	return err;
+}
+
+int ek_fix_journal_clear(struct ek_wset *ws)
+{
 	struct ext4_super_block *sb = ek_wset_super(ws);
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = ek_fix_journal_inode_clear(ws);
+	if (err)
+		return err;
+	sb->s_feature_compat &= ~cpu_to_le32(EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+	sb->s_journal_inum = 0;
+	sb->s_journal_dev = 0;
+	sb->s_jnl_backup_type = 0;
+	memset(sb->s_jnl_blocks, 0, sizeof(sb->s_jnl_blocks));
+	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+	return 0;
+}
+
+/* extent tree blocks of the new journal: from the data sink, counted */
+struct jtree {
+	const struct ek_ind_sink *sink;
+	ek_blk_t goal;
+	uint64_t blocks;
+};
+
+static int jtree_alloc(void *arg, ek_blk_t *blk)
+{
+	struct jtree *t = arg;
+	uint64_t got;
+	int err = t->sink->alloc(t->sink->arg, t->goal, 1, blk, &got);
+
+	if (!err)
+		t->blocks++;
+	return err;
+}
+
+static int jtree_put(void *arg, ek_blk_t blk, const uint8_t *node)
+{
+	struct jtree *t = arg;
+
+	return t->sink->put(t->sink->arg, blk, node);
+}
+
+/*
+ * A new internal journal in inode 8, as libext2fs's mkjournal makes one
+ * (e2fsck's "Recreate journal", mkfs's make_journal): a regular file of
+ * mode 0600 and @blocks blocks (@fc_blocks of them fast-commit blocks),
+ * mapped from @goal on through @sink (extents with the extents feature,
+ * else an indirect map laid out as mke2fs does), its first block an
+ * empty version 2 journal superblock with the filesystem's UUID.  The
+ * inode and the journal superblock go into @ws; the other data blocks are
+ * not written: *@out (malloc'd, caller frees) lists the physical extents
+ * for the caller to zero.  The superblock is left alone: ek_fix_journal_on
+ * turns the journal on once all this is written.
+ */
+int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks, ek_blk_t goal,
+			 const struct ek_ind_sink *sink, int64_t now, struct ek_ext **out,
+			 size_t *nout)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ek_timespec ts = { .sec = now };
+	struct ek_ext run = { .lblk = 0, .len = (uint32_t)blocks }, *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint8_t *raw, *jsb = NULL;
+	int err;
+
+	*out = NULL;
+	*nout = 0;
+	if (blocks < 1024 || blocks > 0xFFFFFFFFull || fc_blocks >= blocks)
+		return ek_err(-EINVAL, "a journal of %llu blocks", (unsigned long long)blocks);
+	err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+	if (err)
+		return err;
+	memset(raw, 0, fs->inode_size);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100600);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize),
+			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
+	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
+	ek_inode_size_set(raw, blocks * fs->blksz);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
+		struct jtree t = { .sink = sink };
+		struct ek_tree_sink ts2 = { .alloc = jtree_alloc, .put = jtree_put, .arg = &t };
+		uint64_t lblk = 0;
+
+		/* the data from @goal on, in extents of at most 32768 blocks */
+		while (lblk < blocks && !err) {
+			uint64_t want = blocks - lblk, got;
+			struct ek_ext e = { .lblk = (uint32_t)lblk };
+
+			if (want > EXT_INIT_MAX_LEN)
+				want = EXT_INIT_MAX_LEN;
+			err = sink->alloc(sink->arg, goal, want, &e.pblk, &got);
+			if (!err && (!got || got > want))
+				err = ek_err(-EINVAL, "journal: %llu blocks allocated for %llu",
+					     (unsigned long long)got, (unsigned long long)want);
+			if (err)
+				break;
+			e.len = (uint32_t)got;
+			if (nv && v[nv - 1].pblk + v[nv - 1].len == e.pblk &&
+			    (uint64_t)v[nv - 1].len + e.len <= EXT_INIT_MAX_LEN)
+				v[nv - 1].len += e.len;
+			else
+				err = ek_ext_append(&v, &nv, &cap, &e);
+			goal = e.pblk + got;
+			lblk += got;
+		}
+		if (!err) {
+			put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+			t.goal = v[0].pblk > 1 ? v[0].pblk - 1 : 0;	/* the tree just before */
+			err = ek_extent_tree_write(fs, EXT4_JOURNAL_INO, raw, v, nv, &ts2);
+		}
+		if (!err) {
+			ek_extent_root_grown(raw, v, nv);	/* as mkjournal grows it */
+			ek_inode_add_blocks(fs, raw, (int64_t)(blocks + t.blocks));
+		}
+	} else {
+		err = ek_ind_map_write(fs, raw, &run, 1, goal, sink, &v, &nv);
+	}
+	if (!err && !(jsb = ek_calloc(1, fs->blksz)))
+		err = -ENOMEM;
+	if (!err) {
+		struct ek_jsb j = { .version = 2, .blocksize = fs->blksz, .maxlen = (uint32_t)blocks,
+				    .first = 1, .sequence = 1, .nr_users = 1,
+				    .num_fc_blks = fc_blocks };
+
+		memcpy(j.uuid, fs->raw_sb->s_uuid, 16);
+		ek_jsb_encode(&j, jsb);
+		err = ek_wset_put(ws, v[0].pblk, jsb);
+	}
+	free(jsb);
+	if (err) {
+		free(v);
+		return err;
+	}
+	ek_inode_csum_set(fs, EXT4_JOURNAL_INO, raw);
+	*out = v;
+	*nout = nv;
+	return 0;
+}
+
+/*
+ * The journal of inode 8 (written by ek_fix_journal_inode) turned on in
+ * the superblock: has_journal, s_journal_inum, and the backup of its
+ * i_block and size in s_jnl_blocks, as mke2fs leaves them.
+ */
+int ek_fix_journal_on(struct ek_wset *ws)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint64_t size;
 	uint8_t *raw;
 	int err;
 
@@ -152,13 +333,17 @@ int ek_fix_journal_clear(struct ek_wset *ws)
 	err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
 	if (err)
 		return err;
-	memset(raw, 0, fs->inode_size);
-	sb->s_feature_compat &= ~cpu_to_le32(EXT4_FEATURE_COMPAT_HAS_JOURNAL);
-	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
-	sb->s_journal_inum = 0;
+	size = ek_inode_size(fs, raw);
+	if (!(get_le16(raw + offsetof(struct ext4_inode, i_mode)) & 0100000) || size < 1024ull * fs->blksz)
+		return ek_corrupt_ino(EXT4_JOURNAL_INO, "the journal inode holds no journal");
+	sb->s_feature_compat |= cpu_to_le32(EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+	sb->s_journal_inum = cpu_to_le32(EXT4_JOURNAL_INO);
 	sb->s_journal_dev = 0;
-	sb->s_jnl_backup_type = 0;
-	memset(sb->s_jnl_blocks, 0, sizeof(sb->s_jnl_blocks));
 	memset(sb->s_journal_uuid, 0, sizeof(sb->s_journal_uuid));
+	sb->s_jnl_backup_type = 1;	/* EXT3_JNL_BACKUP_BLOCKS */
+	memcpy(sb->s_jnl_blocks, raw + offsetof(struct ext4_inode, i_block), EXT4_N_BLOCKS * 4);
+	sb->s_jnl_blocks[15] = cpu_to_le32((uint32_t)(size >> 32));
+	sb->s_jnl_blocks[16] = cpu_to_le32((uint32_t)size);
+	dynamic_rev(sb);
 	return 0;
 }

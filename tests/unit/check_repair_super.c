@@ -100,9 +100,16 @@ START_TEST(test_table_move)
 	ck_assert_uint_eq(b[3], 0);
 	ck_assert(ek_bitmap_padding_ok(u.fs, 0, true, b));
 	ck_assert_uint_eq(ek_gd_get(u.fs, d, EK_GD_INODE_BITMAP), 21);
-	/* not a bitmap; a block outside the filesystem */
-	ck_assert_int_eq(ek_fix_table_move(ws, 0, EK_GD_INODE_TABLE, 0, 22), -EINVAL);
+	/* a block outside the filesystem */
 	ck_assert_int_eq(ek_fix_table_move(ws, 0, EK_GD_BLOCK_BITMAP, 0, NBLK), -EINVAL);
+	/* an inode table: made anew (zeroed), never copied, inside the filesystem */
+	ck_assert_int_eq(ek_fix_table_move(ws, 0, EK_GD_INODE_TABLE, 5, 22), -EINVAL);
+	ck_assert_int_eq(ek_fix_table_move(ws, 0, EK_GD_INODE_TABLE, 0, NBLK - 1), -EINVAL);
+	ck_assert_int_eq(ek_fix_table_move(ws, 0, EK_GD_INODE_TABLE, 0, 22), 0);
+	ck_assert_uint_eq(ek_gd_get(u.fs, d, EK_GD_INODE_TABLE), 22);
+	ck_assert_int_eq(ek_wset_block(ws, 22, &b), 0);
+	for (unsigned i = 0; i < BLK; i++)
+		ck_assert_uint_eq(b[i], 0);
 	ek_wset_free(ws);
 	unit_fs_done(&u);
 }
@@ -132,6 +139,17 @@ START_TEST(test_journal_clear)
 	ck_assert_int_eq(ek_wset_inode(ws, EXT4_JOURNAL_INO, &ri), 0);
 	for (unsigned i = 0; i < 256; i++)
 		ck_assert_uint_eq(ri[i], 0);
+	/* a new journal needs 1024 blocks at least, and fewer fast-commit ones */
+	{
+		struct ek_ext *v = NULL;
+		size_t nv = 0;
+
+		ck_assert_int_eq(ek_fix_journal_inode(ws, 1023, 0, 0, NULL, 0, &v, &nv), -EINVAL);
+		ck_assert_int_eq(ek_fix_journal_inode(ws, 1024, 1024, 0, NULL, 0, &v, &nv), -EINVAL);
+		ck_assert_ptr_null(v);
+	}
+	/* turning on a journal inode 8 that holds none */
+	ck_assert_int_eq(ek_fix_journal_on(ws), -EK_CORRUPT);
 	ek_wset_free(ws);
 	unit_fs_done(&u);
 }

@@ -45,13 +45,17 @@ def kept(img, tmp):
     return max(files - bad, 0)
 
 
-def e2fsck_kept(name, img, tmp):
+def e2fsck_kept(name, img, tmp, jt):
     """kept() of the image e2fsck -fy repaired (run until clean, at most 3
     times).  It depends only on the image and e2fsck, so it is kept in
     EK_ORACLE_CACHE (default $TMPDIR/ek-oracle-cache) under the image's
     hash and e2fsck's version: the sanitizer round reuses the plain one's."""
-    with open(os.path.join(CORPUS, name, 'image.gz'), 'rb') as f:
-        key = hashlib.sha256(f.read() + E2FSCK_VERSION).hexdigest()
+    h = hashlib.sha256(E2FSCK_VERSION)
+    for part in ('image.gz', 'journal.gz'):
+        if os.path.isfile(os.path.join(CORPUS, name, part)):
+            with open(os.path.join(CORPUS, name, part), 'rb') as f:
+                h.update(f.read())
+    key = h.hexdigest()
     cache = os.path.join(CACHE, 'e2fsck-fy-kept-' + key)
     try:
         with open(cache) as f:
@@ -59,8 +63,8 @@ def e2fsck_kept(name, img, tmp):
     except (OSError, ValueError):
         pass
     for _ in range(3):
-        r, _ = run(['e2fsck', '-fy', img])
-        if r < 4 and run(['e2fsck', '-fn', img])[0] == 0:
+        r, _ = run(['e2fsck', '-fy'] + jt + [img])
+        if r < 4 and run(['e2fsck', '-fn'] + jt + [img])[0] == 0:
             break
     n = kept(img, tmp)
     os.makedirs(CACHE, exist_ok=True)
@@ -77,9 +81,18 @@ def one(name):
     with gzip.open(os.path.join(CORPUS, name, 'image.gz')) as src, open(ours, 'wb') as dst:
         shutil.copyfileobj(src, dst)
     shutil.copyfile(ours, theirs)
+    # an external journal beside the image (f_ext_journal): given to both
+    # tools with -j, as e2fsprogs' test gives it (each its own copy)
+    jo, jt = [], []
+    if os.path.isfile(os.path.join(CORPUS, name, 'journal.gz')):
+        with gzip.open(os.path.join(CORPUS, name, 'journal.gz')) as src, \
+                open(os.path.join(tmp, 'ours.jnl'), 'wb') as dst:
+            shutil.copyfileobj(src, dst)
+        shutil.copyfile(os.path.join(tmp, 'ours.jnl'), os.path.join(tmp, 'e2.jnl'))
+        jo, jt = ['-j', os.path.join(tmp, 'ours.jnl')], ['-j', os.path.join(tmp, 'e2.jnl')]
     note = '-'
     try:
-        p = subprocess.run([FSCK, '-fy', '--json', ours], stdout=subprocess.PIPE,
+        p = subprocess.run([FSCK, '-fy', '--json'] + jo + [ours], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=120)
         k1, doc, log = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
@@ -94,11 +107,11 @@ def one(name):
         mine = set()
     expect = os.path.join(CORPUS, name, 'expect.1')
     theirs_ino = e2fsck_inodes(open(expect, errors='replace').read()) if os.path.exists(expect) else set()
-    e, _ = run(['e2fsck', '-fn', ours])
-    k2, log2 = run([FSCK, '-fy', ours])
+    e, _ = run(['e2fsck', '-fn'] + jo + [ours])
+    k2, log2 = run([FSCK, '-fy'] + jo + [ours])
     if SAN.search(log2):
         note = 'sanitizer'
-    line = '\t'.join(map(str, (name, k1, e, k2, kept(ours, tmp), e2fsck_kept(name, theirs, tmp), note,
+    line = '\t'.join(map(str, (name, k1, e, k2, kept(ours, tmp), e2fsck_kept(name, theirs, tmp, jt), note,
                                 len(theirs_ino), len(mine), len(theirs_ino & mine))))
     shutil.rmtree(tmp, ignore_errors=True)
     return line
