@@ -781,6 +781,16 @@ void ek_xattr_block_refcount_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *
 				 uint32_t refs);
 /* set h_checksum of xattr block @blk if metadata_csum, else leave it */
 void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block);
+/*
+ * Edit the value of in-inode xattr @index/@name of inode @ei in place:
+ * @fn gets its bytes in @raw (the raw inode @ei was decoded from, or a
+ * copy of it to write back) and their length; a non-zero entry hash is
+ * recomputed after.  -ENODATA when the inode body holds no such value
+ * (one in the xattr block or an ea_inode is not edited here).
+ */
+typedef int (*ek_xattr_edit_fn)(void *arg, uint8_t *val, uint32_t len);
+int ek_xattr_ibody_edit(struct ek_fs *fs, const struct ek_inode *ei, uint8_t *raw, uint8_t index,
+			const char *name, ek_xattr_edit_fn fn, void *arg);
 
 /*
  * The fscrypt context of an encrypted inode: xattr index 9, name "c"
@@ -1935,11 +1945,15 @@ int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint6
 /* h_refcount of xattr block @blk = @refs, checksum resealed */
 int ek_fix_xattr_refcount(struct ek_wset *ws, ek_blk_t blk, uint32_t refs);
 /* entry @de of directory @dir: its file type; cleared (merged into the entry
- * before it, or inode 0 when first in its block); -EK_UNSUPP for inline dirs */
+ * before it, or inode 0 when first in its block); inline dirs: ek_fix_inline_dirent */
 int ek_fix_dirent_type(struct ek_wset *ws, const struct ek_inode *dir,
 		       const struct ek_dirent *de, uint8_t type);
 int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
 			const struct ek_dirent *de);
+/* repair_inline.c: entry @de of inline directory @dir given file type @type,
+ * or cleared (@type -1) as the kernel removes one */
+int ek_fix_inline_dirent(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de,
+			 int type);
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
 /* ---- directory repairs (repair_dir.c) ---- */

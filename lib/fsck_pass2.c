@@ -900,7 +900,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (seen && !w->rb)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
-	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
+	clearable = !dot_or_dotdot(de) && !de->deleted;
 	/* '..' (the second entry of block 0) naming no inode in use: set to 0,
 	 * as e2fsck; pass 3 then sets it to the parent (h-lnf) */
 	dotdot = de->name_len == 2 && !memcmp(de->name, "..", 2) && !de->deleted && !de->lblk &&
@@ -960,7 +960,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
 	    !(fsck_iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != fsck_mode_ftype(fsck_imode(c, de->ino)) &&
-	    fsck_report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
+	    fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
 		      name, w->dir, de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))))
 		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
 	/* a rebuild gives the entry its inode's type (a type the inode's mode
