@@ -960,8 +960,12 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
 	    !(fsck_iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != fsck_mode_ftype(fsck_imode(c, de->ino)) &&
-	    fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
-		      name, w->dir, de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))))
+	    (de->file_type ?
+	     fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE, &at, name, w->dir,
+			    de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))) :
+	     /* e2fsck's preen sets a missing type, not a wrong one */
+	     fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE_UNSET, &at, name, w->dir,
+			    de->ino, fsck_type_name(fsck_imode(c, de->ino)))))
 		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
 	/* a rebuild gives the entry its inode's type (a type the inode's mode
 	 * does not say: the entry's own) */
