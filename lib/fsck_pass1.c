@@ -770,6 +770,58 @@ static bool check_device(struct check *c, struct ek_inode *ei)
 	return false;	/* the immutable flag is judged next */
 }
 
+/*
+ * Both the inline data and the extents flag (e2fsck's
+ * fix_inline_data_extents_file(); devices are check_device()'s): i_block
+ * holding an extent root keeps the extents flag; a size that fits in
+ * i_block and the inode's xattr room keeps the inline data flag; i_block
+ * words that all name blocks of the filesystem are a block map (both flags
+ * cleared); anything else is junk and the inode is cleared.  The flags in
+ * @ei follow the fix, for the checks after it.  True: the inode is cleared.
+ */
+static bool check_inline_extents(struct check *c, struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	const __le32 *ib = ek_inode_i_block(ei);
+	uint32_t clear, room = 0;
+	enum ek_problem_id id;
+	bool map = true;
+
+	if ((ei->flags & (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL)) !=
+	    (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL) || (special(ei->mode) && !ek_is_lnk(ei->mode)) ||
+	    (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS) &&
+	     !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA)))
+		return false;
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE &&
+	    ei->extra_isize <= fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE)
+		room = fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE - ei->extra_isize;
+	for (int i = 0; i < EXT4_N_BLOCKS; i++)
+		if (le32_to_cpu(ib[i]) >= fs->sb.blocks_count)
+			map = false;
+	if (!ek_ext_node_check(ei->ino, 0, ib, EXT4_N_BLOCKS * 4, -1)) {
+		id = EK_PR_INLINE_EXTENTS_IS_EXTENT;
+		clear = EXT4_INLINE_DATA_FL;
+	} else if (ei->size < EXT4_N_BLOCKS * 4 + (uint64_t)room) {
+		id = EK_PR_INLINE_EXTENTS_IS_INLINE;
+		clear = EXT4_EXTENTS_FL;
+	} else if (map) {
+		id = EK_PR_INLINE_EXTENTS_IS_MAP;
+		clear = EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL;
+	} else {
+		if (fsck_report(c, EK_PR_INLINE_EXTENTS_JUNK, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, clear_inode(c, ei, false));
+		return c->cleared;
+	}
+	if (fsck_report(c, id, AT_INODE(ei->ino), ei->ino)) {
+		int err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, clear);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->flags &= ~clear;
+	}
+	return false;
+}
+
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -850,6 +902,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			fsck_fix_done(c, clear_inode(c, ei, false));
 	} else if (check_device(c, ei))
 		;	/* named there */
+	else if (check_inline_extents(c, ei))
+		;	/* cleared */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
 		 fsck_report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
 			fsck_type_name(ei->mode)))
