@@ -585,6 +585,10 @@ uint32_t ek_inode_csum_seed(const struct ek_fs *fs, ek_ino_t ino, uint32_t gener
 /* on-disk offset of inode @ino; -EK_CORRUPT if its table is out of range */
 int ek_inode_loc(struct ek_fs *fs, ek_ino_t ino, ek_blk_t *blk, uint32_t *off);
 bool ek_inode_has_inline(const struct ek_inode *ei);
+/* file.c: the bytes inline data of @ei holds (i_block's 60 and the value of
+ * system.data, none without it), as e2fsprogs' ext2fs_inline_data_size();
+ * 0 or the xattr walk's error (*out 0) */
+int ek_inline_size(struct ek_fs *fs, const struct ek_inode *ei, uint64_t *out);
 /* device number of a character or block special inode (old or new encoding) */
 void ek_inode_rdev(const struct ek_inode *ei, uint32_t *major, uint32_t *minor);
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);

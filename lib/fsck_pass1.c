@@ -573,10 +573,27 @@ static int check_symlink(struct check *c, struct ek_inode *ei)
 	char *buf, why[200] = "";
 	int err;
 
-	/* inline symlinks: e2fsck accepts what the read path would refuse
-	 * (a NUL inside the target); not judged yet */
-	if (ek_inode_has_inline(ei))
-		return 0;
+	/* inline symlinks: as e2fsck, i_size is what the inline data holds
+	 * (the target itself is not judged: e2fsck accepts what the read
+	 * path would refuse, a NUL inside it) */
+	if (ek_inode_has_inline(ei)) {
+		uint64_t have;
+
+		err = ek_inline_size(fs, ei, &have);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			snprintf(why, sizeof(why), "its inline data cannot be read: %s", ek_error_msg(err));
+		else if (ei->flags & EXT4_EXTENTS_FL)
+			snprintf(why, sizeof(why), "inline data with the extents flag");
+		else if (ei->size != have ||
+			 get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
+			snprintf(why, sizeof(why), "i_size %llu, the inline data holds %llu bytes",
+				 (unsigned long long)ei->size, (unsigned long long)have);
+		if (!*why)
+			return 0;
+		goto bad;
+	}
 	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
 		snprintf(why, sizeof(why), "i_size_high is %u",
 			 get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
