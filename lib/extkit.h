@@ -954,6 +954,13 @@ void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_
  */
 int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
 			 uint8_t *buf, uint32_t *first_bad);
+/*
+ * The same for one region of an inline directory: buf[@start, @end) (i_block
+ * from 4 to 60, or the value of system.data from 0).  0 when the region is
+ * too small or not a multiple of 4 to be salvaged.
+ */
+int ek_dir_inline_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint8_t *buf,
+			  uint32_t start, uint32_t end, uint32_t *first_bad);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);
@@ -1958,6 +1965,9 @@ int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
  * or cleared (@type -1) as the kernel removes one */
 int ek_fix_inline_dirent(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de,
 			 int type);
+/* repair_inline.c: region @region (0: i_block, 1: system.data) of inline
+ * directory @dir salvaged (ek_dir_inline_salvage) */
+int ek_fix_inline_dir_salvage(struct ek_wset *ws, const struct ek_inode *dir, int region);
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
 /* ---- directory repairs (repair_dir.c) ---- */

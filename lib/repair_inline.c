@@ -15,6 +15,8 @@
  *                         file type, or cleared as the kernel removes one
  *                         (merged into the entry before it in its region,
  *                         or its inode set to 0 when it is the region's first)
+ *   ek_fix_inline_dir_salvage  one region of an inline directory salvaged
+ *                         as a block is (dir.c's ek_dir_inline_salvage)
  */
 #include <string.h>
 #include "extkit.h"
@@ -101,6 +103,55 @@ int ek_fix_inline_dirent(struct ek_wset *ws, const struct ek_inode *dir, const s
 		}
 		ek_inode_release(&cur);
 	}
+	if (!err)
+		ek_inode_csum_set(fs, dir->ino, raw);
+	return err;
+}
+
+struct inline_salvage {
+	const struct ek_fs *fs;
+	const struct ek_inode *dir;
+	int mended;
+};
+
+static int value_salvage(void *arg, uint8_t *val, uint32_t len)
+{
+	struct inline_salvage *v = arg;
+	uint32_t first;
+
+	v->mended = ek_dir_inline_salvage(v->fs, v->dir, val, 0, len, &first);
+	return 0;
+}
+
+int ek_fix_inline_dir_salvage(struct ek_wset *ws, const struct ek_inode *dir, int region)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct inline_salvage v = { .fs = fs, .dir = dir };
+	struct ek_inode cur;
+	uint32_t first;
+	uint8_t *raw;
+	int err;
+
+	if (!ek_inode_has_inline(dir) || region < 0 || region > 1)
+		return ek_unsupp("directory inode %u: region %d is not an inline region", dir->ino, region);
+	err = ek_wset_inode(ws, dir->ino, &raw);
+	if (err)
+		return err;
+	if (region == 0) {
+		v.mended = ek_dir_inline_salvage(fs, dir, raw + IOFF(i_block), INLINE_DOTDOT,
+						 INLINE_IBLOCK, &first);
+	} else {
+		err = ek_inode_decode(fs, dir->ino, raw, &cur);
+		if (!err || err == -EK_BADCRC)
+			err = ek_xattr_ibody_edit(fs, &cur, raw, EXT4_XATTR_INDEX_SYSTEM, "data",
+						  value_salvage, &v);
+		ek_inode_release(&cur);
+		if (err == -ENODATA)
+			err = ek_corrupt_ino(dir->ino, "inline directory: no system.data in the inode");
+	}
+	if (!err && !v.mended)
+		err = ek_unsupp("directory inode %u: inline region %d cannot be salvaged", dir->ino,
+				region);
 	if (!err)
 		ek_inode_csum_set(fs, dir->ino, raw);
 	return err;
