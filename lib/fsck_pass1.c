@@ -678,6 +678,26 @@ static void check_size(struct check *c, struct ek_inode *ei)
 }
 
 
+/* an inline directory's i_size is what its inline data holds (e2fsck's check_blocks) */
+static int check_inline_dir_size(struct check *c, struct ek_inode *ei)
+{
+	uint64_t want;
+	int err = ek_inline_size(c->fs, ei, &want);
+
+	if (err == -ENOMEM)
+		return err;
+	if (err || ei->size == want)
+		return 0;	/* an unreadable system.data is the xattr check's */
+	if (fsck_report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
+			(unsigned long long)ei->size, (unsigned long long)want)) {
+		err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want);
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->size = want;	/* what the later checks see */
+	}
+	return 0;
+}
+
 static bool type_known(uint16_t mode)
 {
 	switch (mode & 0170000) {
@@ -1029,6 +1049,10 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			return 0;
 	} else if (fsck_has_map(fs, ei)) {
 		check_size(c, ei);
+	} else if (ek_is_dir(ei->mode) && ek_inode_has_inline(ei)) {
+		err = check_inline_dir_size(c, ei);
+		if (err)
+			return err;
 	}
 	/* e2fsck: a regular file of 2 GiB or more needs large_file (fsck_check_features) */
 	if (ek_is_reg(ei->mode) && ei->size >= 0x80000000ull)
