@@ -1968,6 +1968,8 @@ int ek_fix_inline_dirent(struct ek_wset *ws, const struct ek_inode *dir, const s
 /* repair_inline.c: region @region (0: i_block, 1: system.data) of inline
  * directory @dir salvaged (ek_dir_inline_salvage) */
 int ek_fix_inline_dir_salvage(struct ek_wset *ws, const struct ek_inode *dir, int region);
+/* repair_inline.c: i_mode of @ino = @mode */
+int ek_fix_inode_mode(struct ek_wset *ws, ek_ino_t ino, uint16_t mode);
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
 /* ---- directory repairs (repair_dir.c) ---- */

@@ -859,6 +859,41 @@ static bool check_inline_extents(struct check *c, struct ek_inode *ei)
 	return false;
 }
 
+/*
+ * An inode whose mode is not a directory, file or symlink but whose inline
+ * data reads as a directory's start (e2fsck's check_is_really_dir, its
+ * inline data half): a parent that can be one, a first entry naming no
+ * reserved inode with a rec_len inside i_block, inline data a multiple of
+ * 4 bytes long.  Made a directory (permissions kept), so its entries stay.
+ */
+static void check_really_dir(struct check *c, struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	const uint8_t *ib = (const uint8_t *)ek_inode_i_block(ei);
+	uint32_t parent = get_le32(ib), first = get_le32(ib + 4);
+	uint32_t rl = ek_rec_len_from_disk(get_le16(ib + 8), fs->blksz);
+	uint64_t size;
+	uint16_t mode;
+	int err;
+
+	if (ek_is_dir(ei->mode) || ek_is_reg(ei->mode) || ek_is_lnk(ei->mode) || !parent ||
+	    !ek_inode_has_inline(ei) || !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA))
+		return;
+	if (ek_inline_size(fs, ei, &size) || (size & 3))
+		return;
+	if (parent >= fs->sb.inodes_count || (parent < fs->sb.first_ino && parent != EXT4_ROOT_INO) ||
+	    first >= fs->sb.inodes_count || (first < fs->sb.first_ino && first) ||
+	    rl > EXT4_N_BLOCKS * 4 - 4)
+		return;
+	mode = (uint16_t)((ei->mode & 07777) | 0040000);
+	if (fsck_report(c, EK_PR_INODE_REALLY_DIR, AT_INODE(ei->ino), ei->ino, ei->mode)) {
+		err = ek_fix_inode_mode(c->ws, ei->ino, mode);
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->mode = mode;	/* what the later checks see */
+	}
+}
+
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -916,6 +951,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->nxv = c->nxtree = 0;
 	c->illegal = 0;
 	c->map_rebuild = c->map_clear = c->map_left = c->cleared = false;
+	if (!qf && !fsck_reserved_ino(fs, ei->ino))
+		check_really_dir(c, ei);
 	err = fsck_inode_in_use(c, ei->ino, ei->mode, ei->links_count);
 	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = fsck_iflags_or(c, ei->ino, IS_DIR);

@@ -17,6 +17,8 @@
  *                         or its inode set to 0 when it is the region's first)
  *   ek_fix_inline_dir_salvage  one region of an inline directory salvaged
  *                         as a block is (dir.c's ek_dir_inline_salvage)
+ *   ek_fix_inode_mode     i_mode set (an inode whose inline data is a
+ *                         directory's, its mode not one)
  */
 #include <string.h>
 #include "extkit.h"
@@ -155,4 +157,16 @@ int ek_fix_inline_dir_salvage(struct ek_wset *ws, const struct ek_inode *dir, in
 	if (!err)
 		ek_inode_csum_set(fs, dir->ino, raw);
 	return err;
+}
+
+int ek_fix_inode_mode(struct ek_wset *ws, ek_ino_t ino, uint16_t mode)
+{
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	put_le16(raw + IOFF(i_mode), mode);
+	ek_inode_csum_set(ek_wset_fs(ws), ino, raw);
+	return 0;
 }
