@@ -597,9 +597,11 @@ static int iterate_inline(struct dirctx *c)
 	de.name = "..";
 	de.name_len = 2;
 	de.rec_len = INLINE_DOTDOT;
-	if (de.ino == 0 || de.ino > c->fs->sb.inodes_count)
+	if (de.ino > c->fs->sb.inodes_count)
 		note(c, ek_corrupt_ino(c->dir->ino, "inline directory parent inode %u out of range",
 				       de.ino));
+	else if (!de.ino && !(c->flags & EK_DIR_INCLUDE_EMPTY))
+		;	/* as a block's '..' naming no inode: an unused entry */
 	else if ((c->stop = c->fn(c->arg, &de)))
 		return c->stop;
 
@@ -1675,21 +1677,14 @@ static bool entry_short_of_end(const struct ek_fs *fs, const uint8_t *buf, uint3
 	       !(rlen % 4) && rlen < room && room - rlen < DIRENT_MIN;
 }
 
-int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
-			 uint8_t *buf, uint32_t *first_bad)
+/* the entries of buf[@off, @end) salvaged: the entries mended, *@first_bad the first */
+static int salvage_region(const struct ek_fs *fs, const struct ek_inode *dir, uint8_t *buf,
+			  uint32_t off, uint32_t end, uint32_t *first_bad)
 {
 	bool hash_in_de = dir_hash_in_dirent(dir);
-	uint32_t end = fs->blksz, off = 0, prev = UINT32_MAX, rlen;
+	uint32_t prev = UINT32_MAX, rlen;
 	int steps = 0, guard;
 
-	*first_bad = 0;
-	/* as the reader: an index node holds no entries; a leaf with a tail
-	 * ends before it */
-	if (dir_is_dx(fs, dir) && lblk && looks_like_dx_node(fs, buf) &&
-	    !(fs->has_csum && leaf_has_tail(fs, buf)))
-		return 0;
-	if (fs->has_csum && !(dir_is_dx(fs, dir) && lblk == 0) && leaf_has_tail(fs, buf))
-		end -= DIRENT_TAIL;
 	/* each step moves on or shrinks what is left: bounded by the region */
 	guard = (int)(end / 4) + 2;
 	while (off < end && guard-- > 0) {
@@ -1723,4 +1718,30 @@ int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uin
 		steps++;
 	}
 	return steps;
+}
+
+int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			 uint8_t *buf, uint32_t *first_bad)
+{
+	uint32_t end = fs->blksz;
+
+	*first_bad = 0;
+	/* as the reader: an index node holds no entries; a leaf with a tail
+	 * ends before it */
+	if (dir_is_dx(fs, dir) && lblk && looks_like_dx_node(fs, buf) &&
+	    !(fs->has_csum && leaf_has_tail(fs, buf)))
+		return 0;
+	if (fs->has_csum && !(dir_is_dx(fs, dir) && lblk == 0) && leaf_has_tail(fs, buf))
+		end -= DIRENT_TAIL;
+	return salvage_region(fs, dir, buf, 0, end, first_bad);
+}
+
+int ek_dir_inline_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint8_t *buf,
+			  uint32_t start, uint32_t end, uint32_t *first_bad)
+{
+	*first_bad = 0;
+	/* salvage_one() gives a region's rest to one empty entry: it must hold one */
+	if (end < start || end - start < DIRENT_MIN || (end - start) % 4)
+		return 0;
+	return salvage_region(fs, dir, buf, start, end, first_bad);
 }

@@ -602,6 +602,10 @@ uint32_t ek_inode_csum_seed(const struct ek_fs *fs, ek_ino_t ino, uint32_t gener
 /* on-disk offset of inode @ino; -EK_CORRUPT if its table is out of range */
 int ek_inode_loc(struct ek_fs *fs, ek_ino_t ino, ek_blk_t *blk, uint32_t *off);
 bool ek_inode_has_inline(const struct ek_inode *ei);
+/* file.c: the bytes inline data of @ei holds (i_block's 60 and the value of
+ * system.data, none without it), as e2fsprogs' ext2fs_inline_data_size();
+ * 0 or the xattr walk's error (*out 0) */
+int ek_inline_size(struct ek_fs *fs, const struct ek_inode *ei, uint64_t *out);
 /* device number of a character or block special inode (old or new encoding) */
 void ek_inode_rdev(const struct ek_inode *ei, uint32_t *major, uint32_t *minor);
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);
@@ -838,6 +842,16 @@ void ek_xattr_block_refcount_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *
 				 uint32_t refs);
 /* set h_checksum of xattr block @blk if metadata_csum, else leave it */
 void ek_xattr_block_csum_set(const struct ek_fs *fs, ek_blk_t blk, uint8_t *block);
+/*
+ * Edit the value of in-inode xattr @index/@name of inode @ei in place:
+ * @fn gets its bytes in @raw (the raw inode @ei was decoded from, or a
+ * copy of it to write back) and their length; a non-zero entry hash is
+ * recomputed after.  -ENODATA when the inode body holds no such value
+ * (one in the xattr block or an ea_inode is not edited here).
+ */
+typedef int (*ek_xattr_edit_fn)(void *arg, uint8_t *val, uint32_t len);
+int ek_xattr_ibody_edit(struct ek_fs *fs, const struct ek_inode *ei, uint8_t *raw, uint8_t index,
+			const char *name, ek_xattr_edit_fn fn, void *arg);
 
 /*
  * The fscrypt context of an encrypted inode: xattr index 9, name "c"
@@ -997,6 +1011,13 @@ void ek_dir_leaf_tail(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint8_
  */
 int ek_dir_block_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
 			 uint8_t *buf, uint32_t *first_bad);
+/*
+ * The same for one region of an inline directory: buf[@start, @end) (i_block
+ * from 4 to 60, or the value of system.data from 0).  0 when the region is
+ * too small or not a multiple of 4 to be salvaged.
+ */
+int ek_dir_inline_salvage(const struct ek_fs *fs, const struct ek_inode *dir, uint8_t *buf,
+			  uint32_t start, uint32_t end, uint32_t *first_bad);
 /* metadata_csum of a dx block: entries up to @count, then the dx_tail */
 uint32_t ek_dx_csum(const struct ek_fs *fs, const struct ek_inode *dir, const void *buf,
 		    uint32_t count_offset, uint32_t count, uint32_t limit);
@@ -2005,11 +2026,20 @@ int ek_fix_ea_inode_flag(struct ek_wset *ws, ek_ino_t ino);
 /* value inode @ino's reference count = @refs */
 int ek_fix_ea_inode_ref(struct ek_wset *ws, ek_ino_t ino, uint64_t refs);
 /* entry @de of directory @dir: its file type; cleared (merged into the entry
- * before it, or inode 0 when first in its block); -EK_UNSUPP for inline dirs */
+ * before it, or inode 0 when first in its block); inline dirs: ek_fix_inline_dirent */
 int ek_fix_dirent_type(struct ek_wset *ws, const struct ek_inode *dir,
 		       const struct ek_dirent *de, uint8_t type);
 int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir,
 			const struct ek_dirent *de);
+/* repair_inline.c: entry @de of inline directory @dir given file type @type,
+ * or cleared (@type -1) as the kernel removes one */
+int ek_fix_inline_dirent(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de,
+			 int type);
+/* repair_inline.c: region @region (0: i_block, 1: system.data) of inline
+ * directory @dir salvaged (ek_dir_inline_salvage) */
+int ek_fix_inline_dir_salvage(struct ek_wset *ws, const struct ek_inode *dir, int region);
+/* repair_inline.c: i_mode of @ino = @mode */
+int ek_fix_inode_mode(struct ek_wset *ws, ek_ino_t ino, uint16_t mode);
 /* '..' of directory @dir = @parent */
 int ek_fix_dotdot(struct ek_wset *ws, ek_ino_t dir, ek_ino_t parent);
 /* ---- directory repairs (repair_dir.c) ---- */

@@ -94,6 +94,19 @@ static int read_extent(void *arg, const struct ek_mapping *m)
 	return 0;
 }
 
+int ek_inline_size(struct ek_fs *fs, const struct ek_inode *ei, uint64_t *out)
+{
+	uint8_t *ea = NULL;
+	size_t ea_len = 0;
+	int err = ek_xattr_get(fs, ei, EXT4_XATTR_INDEX_SYSTEM, "data", 4, &ea, &ea_len);
+
+	free(ea);
+	if (err == -ENOENT || err == -ENODATA)
+		err = 0, ea_len = 0;
+	*out = err ? 0 : EXT4_N_BLOCKS * 4 + (uint64_t)ea_len;
+	return err;
+}
+
 /* inline data: i_block then the system.data xattr, up to i_size */
 static int read_inline(struct ek_fs *fs, const struct ek_inode *ei, const struct ek_read_cb *cb)
 {

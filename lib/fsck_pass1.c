@@ -496,10 +496,27 @@ static int check_symlink(struct check *c, struct ek_inode *ei)
 	char *buf, why[200] = "";
 	int err;
 
-	/* inline symlinks: e2fsck accepts what the read path would refuse
-	 * (a NUL inside the target); not judged yet */
-	if (ek_inode_has_inline(ei))
-		return 0;
+	/* inline symlinks: as e2fsck, i_size is what the inline data holds
+	 * (the target itself is not judged: e2fsck accepts what the read
+	 * path would refuse, a NUL inside it) */
+	if (ek_inode_has_inline(ei)) {
+		uint64_t have;
+
+		err = ek_inline_size(fs, ei, &have);
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			snprintf(why, sizeof(why), "its inline data cannot be read: %s", ek_error_msg(err));
+		else if (ei->flags & EXT4_EXTENTS_FL)
+			snprintf(why, sizeof(why), "inline data with the extents flag");
+		else if (ei->size != have ||
+			 get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
+			snprintf(why, sizeof(why), "i_size %llu, the inline data holds %llu bytes",
+				 (unsigned long long)ei->size, (unsigned long long)have);
+		if (!*why)
+			return 0;
+		goto bad;
+	}
 	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)))
 		snprintf(why, sizeof(why), "i_size_high is %u",
 			 get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)));
@@ -583,6 +600,26 @@ static void check_size(struct check *c, struct ek_inode *ei)
 	}
 }
 
+
+/* an inline directory's i_size is what its inline data holds (e2fsck's check_blocks) */
+static int check_inline_dir_size(struct check *c, struct ek_inode *ei)
+{
+	uint64_t want;
+	int err = ek_inline_size(c->fs, ei, &want);
+
+	if (err == -ENOMEM)
+		return err;
+	if (err || ei->size == want)
+		return 0;	/* an unreadable system.data is the xattr check's */
+	if (fsck_report(c, EK_PR_I_SIZE_WRONG, AT_INODE(ei->ino), ei->ino,
+			(unsigned long long)ei->size, (unsigned long long)want)) {
+		err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE, want);
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->size = want;	/* what the later checks see */
+	}
+	return 0;
+}
 
 static bool type_known(uint16_t mode)
 {
@@ -693,6 +730,93 @@ static bool check_device(struct check *c, struct ek_inode *ei)
 	return false;	/* the immutable flag is judged next */
 }
 
+/*
+ * Both the inline data and the extents flag (e2fsck's
+ * fix_inline_data_extents_file(); devices are check_device()'s): i_block
+ * holding an extent root keeps the extents flag; a size that fits in
+ * i_block and the inode's xattr room keeps the inline data flag; i_block
+ * words that all name blocks of the filesystem are a block map (both flags
+ * cleared); anything else is junk and the inode is cleared.  The flags in
+ * @ei follow the fix, for the checks after it.  True: the inode is cleared.
+ */
+static bool check_inline_extents(struct check *c, struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	const __le32 *ib = ek_inode_i_block(ei);
+	uint32_t clear, room = 0;
+	enum ek_problem_id id;
+	bool map = true;
+
+	if ((ei->flags & (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL)) !=
+	    (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL) || (special(ei->mode) && !ek_is_lnk(ei->mode)) ||
+	    (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS) &&
+	     !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA)))
+		return false;
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE &&
+	    ei->extra_isize <= fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE)
+		room = fs->inode_size - EXT4_GOOD_OLD_INODE_SIZE - ei->extra_isize;
+	for (int i = 0; i < EXT4_N_BLOCKS; i++)
+		if (le32_to_cpu(ib[i]) >= fs->sb.blocks_count)
+			map = false;
+	if (!ek_ext_node_check(ei->ino, 0, ib, EXT4_N_BLOCKS * 4, -1)) {
+		id = EK_PR_INLINE_EXTENTS_IS_EXTENT;
+		clear = EXT4_INLINE_DATA_FL;
+	} else if (ei->size < EXT4_N_BLOCKS * 4 + (uint64_t)room) {
+		id = EK_PR_INLINE_EXTENTS_IS_INLINE;
+		clear = EXT4_EXTENTS_FL;
+	} else if (map) {
+		id = EK_PR_INLINE_EXTENTS_IS_MAP;
+		clear = EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL;
+	} else {
+		if (fsck_report(c, EK_PR_INLINE_EXTENTS_JUNK, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, clear_inode(c, ei, false));
+		return c->cleared;
+	}
+	if (fsck_report(c, id, AT_INODE(ei->ino), ei->ino)) {
+		int err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, clear);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->flags &= ~clear;
+	}
+	return false;
+}
+
+/*
+ * An inode whose mode is not a directory, file or symlink but whose inline
+ * data reads as a directory's start (e2fsck's check_is_really_dir, its
+ * inline data half): a parent that can be one, a first entry naming no
+ * reserved inode with a rec_len inside i_block, inline data a multiple of
+ * 4 bytes long.  Made a directory (permissions kept), so its entries stay.
+ */
+static void check_really_dir(struct check *c, struct ek_inode *ei)
+{
+	struct ek_fs *fs = c->fs;
+	const uint8_t *ib = (const uint8_t *)ek_inode_i_block(ei);
+	uint32_t parent = get_le32(ib), first = get_le32(ib + 4);
+	uint32_t rl = ek_rec_len_from_disk(get_le16(ib + 8), fs->blksz);
+	uint64_t size;
+	uint16_t mode;
+	int err;
+
+	if (ek_is_dir(ei->mode) || ek_is_reg(ei->mode) || ek_is_lnk(ei->mode) || !parent ||
+	    !ek_inode_has_inline(ei) || !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA))
+		return;
+	if (ek_inline_size(fs, ei, &size) || (size & 3))
+		return;
+	if (parent >= fs->sb.inodes_count || (parent < fs->sb.first_ino && parent != EXT4_ROOT_INO) ||
+	    first >= fs->sb.inodes_count || (first < fs->sb.first_ino && first) ||
+	    rl > EXT4_N_BLOCKS * 4 - 4)
+		return;
+	mode = (uint16_t)((ei->mode & 07777) | 0040000);
+	if (fsck_report(c, EK_PR_INODE_REALLY_DIR, AT_INODE(ei->ino), ei->ino, ei->mode)) {
+		err = ek_fix_inode_mode(c->ws, ei->ino, mode);
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->mode = mode;	/* what the later checks see */
+	}
+}
+
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -767,6 +891,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->nxv = c->nxtree = 0;
 	c->illegal = 0;
 	c->map_rebuild = c->map_clear = c->map_left = c->cleared = false;
+	if (!qf && !fsck_reserved_ino(fs, ei->ino))
+		check_really_dir(c, ei);
 	err = fsck_inode_in_use(c, ei->ino, ei->mode, ei->links_count);
 	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = fsck_iflags_or(c, ei->ino, IS_DIR);
@@ -790,6 +916,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			fsck_fix_done(c, clear_inode(c, ei, false));
 	} else if (check_device(c, ei))
 		;	/* named there */
+	else if (check_inline_extents(c, ei))
+		;	/* cleared */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
 		 fsck_report(c, EK_PR_INODE_SPECIAL_FLAGS, AT_INODE(ei->ino), ei->ino,
 			fsck_type_name(ei->mode)))
@@ -898,6 +1026,10 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			return 0;
 	} else if (fsck_has_map(fs, ei)) {
 		check_size(c, ei);
+	} else if (ek_is_dir(ei->mode) && ek_inode_has_inline(ei)) {
+		err = check_inline_dir_size(c, ei);
+		if (err)
+			return err;
 	}
 	/* e2fsck: a regular file of 2 GiB or more needs large_file (fsck_check_features) */
 	if (ek_is_reg(ei->mode) && ei->size >= 0x80000000ull)

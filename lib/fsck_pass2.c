@@ -502,6 +502,64 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 }
 
 /*
+ * An inline directory's two regions (i_block after the parent: "block 0";
+ * the value of system.data: "block 1", as e2fsck numbers them), each
+ * salvaged as a block is when the checker refuses an entry of it, and
+ * committed; the offset named is the region's own.  As salvage_blocks().
+ */
+static int dotdot_clear(struct check *c, struct dirwalk *w);
+
+static int salvage_inline(struct dirwalk *w)
+{
+	struct check *c = w->c;
+	struct ek_fs *fs = c->fs;
+	bool any = false;
+	int err;
+
+	if (!c->ws)
+		return 0;
+	/* '..' out of range: set to 0 as e2fsck clears it, pass 3 sets it */
+	if (get_le32(ek_inode_i_block(w->ei)) > fs->sb.inodes_count &&
+	    fsck_report(c, EK_PR_ENTRY_BAD_INODE, &(struct ek_finding){ .ino = w->dir, .dir = w->dir,
+			.group = -1 }, "..", w->dir, get_le32(ek_inode_i_block(w->ei)))) {
+		err = dotdot_clear(c, w);
+		fsck_fix_done(c, err);
+		any |= !err;
+	}
+	for (int r = 0; r < 2 && !c->err; r++) {
+		struct ek_finding at = { .ino = w->dir, .group = -1 };
+		uint8_t ib[EXT4_N_BLOCKS * 4], *v = NULL;
+		size_t len = 0;
+		uint32_t off;
+		int n;
+
+		if (r == 0) {
+			memcpy(ib, ek_inode_i_block(w->ei), sizeof(ib));
+			n = ek_dir_inline_salvage(fs, w->ei, ib, 4, sizeof(ib), &off);
+		} else {
+			err = ek_xattr_get(fs, w->ei, EXT4_XATTR_INDEX_SYSTEM, "data", 4, &v, &len);
+			if (err == -ENOMEM)
+				return err;
+			/* none, or unreadable (pass 1 named it), or past what a value holds */
+			n = err || len > EK_XATTR_SIZE_MAX ? 0 :
+			    ek_dir_inline_salvage(fs, w->ei, v, 0, (uint32_t)len, &off);
+			free(v);
+		}
+		if (n <= 0 || !fsck_report(c, EK_PR_DIR_SALVAGE, &at, w->dir, (unsigned long long)r, off))
+			continue;
+		err = ek_fix_inline_dir_salvage(c->ws, w->ei, r);
+		fsck_fix_done(c, err);
+		any |= !err;
+	}
+	if (c->err == -ENOMEM)
+		return -ENOMEM;
+	if (!any)
+		return 0;
+	err = fsck_commit(c);
+	return err ? err : 1;
+}
+
+/*
  * Before the entry walk of a directory in blocks: its first hole below
  * i_size noted (w->hole); repairing, every block whose entries the
  * checker refuses is salvaged as e2fsck's pass 2 does (lib:
@@ -516,7 +574,7 @@ static int salvage_blocks(struct dirwalk *w)
 	int err;
 
 	if (ek_inode_has_inline(w->ei))
-		return 0;
+		return salvage_inline(w);
 	if (c->ws && !(s.buf = ek_malloc(c->fs->blksz)))
 		return -ENOMEM;
 	err = ek_map_walk(c->fs, w->ei, salvage_cb, &s);
@@ -900,7 +958,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (seen && !w->rb)
 		fsck_report(c, EK_PR_ENTRY_DUPLICATE, &at, name, w->dir);
 	/* an entry is cleared (not '.' or '..', which pass 3 owns), as e2fsck */
-	clearable = !dot_or_dotdot(de) && !de->deleted && !ek_inode_has_inline(w->ei);
+	clearable = !dot_or_dotdot(de) && !de->deleted;
 	/* '..' (the second entry of block 0) naming no inode in use: set to 0,
 	 * as e2fsck; pass 3 then sets it to the parent (h-lnf) */
 	dotdot = de->name_len == 2 && !memcmp(de->name, "..", 2) && !de->deleted && !de->lblk &&
@@ -950,8 +1008,12 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
 	    !(fsck_iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != fsck_mode_ftype(fsck_imode(c, de->ino)) &&
-	    fsck_report_if(c, !ek_inode_has_inline(w->ei) && !de->deleted, EK_PR_ENTRY_FILETYPE, &at,
-		      name, w->dir, de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))))
+	    (de->file_type ?
+	     fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE, &at, name, w->dir,
+			    de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))) :
+	     /* e2fsck's preen sets a missing type, not a wrong one */
+	     fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE_UNSET, &at, name, w->dir,
+			    de->ino, fsck_type_name(fsck_imode(c, de->ino)))))
 		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
 	/* a rebuild gives the entry its inode's type (a type the inode's mode
 	 * does not say: the entry's own) */

@@ -115,8 +115,11 @@ int ek_fix_dirent_type(struct ek_wset *ws, const struct ek_inode *dir, const str
 	struct ek_fs *fs = ek_wset_fs(ws);
 	bool ok;
 	uint8_t *b;
-	int err = dirent_block(ws, dir, de, &b, &ok);
+	int err;
 
+	if (ek_inode_has_inline(dir))
+		return ek_fix_inline_dirent(ws, dir, de, type);
+	err = dirent_block(ws, dir, de, &b, &ok);
 	if (err)
 		return err;
 	ek_dirent_set_type(fs, b, de->offset, type);
@@ -131,8 +134,11 @@ int ek_fix_dirent_clear(struct ek_wset *ws, const struct ek_inode *dir, const st
 	uint32_t off = 0, prev = UINT32_MAX;
 	bool ok;
 	uint8_t *b;
-	int err = dirent_block(ws, dir, de, &b, &ok);
+	int err;
 
+	if (ek_inode_has_inline(dir))
+		return ek_fix_inline_dirent(ws, dir, de, -1);
+	err = dirent_block(ws, dir, de, &b, &ok);
 	if (err)
 		return err;
 	/* the entry before it (the walk checked these entries) */

@@ -1172,3 +1172,63 @@ void ek_xattr_ea_ref_set(uint8_t *raw, uint64_t refs)
 	put_le32(raw + offsetof(struct ext4_inode, i_ctime), (uint32_t)(refs >> 32));
 	put_le32(raw + offsetof(struct ext4_inode, l_i_version), (uint32_t)refs);
 }
+
+/* ---- editing an in-inode value in place (fsck repairs of inline data) ------------ */
+
+struct ibody_find {
+	const uint8_t *val;
+	uint32_t len;
+	bool found;
+};
+
+static int ibody_find_one(void *arg, const struct ek_xattr *xa)
+{
+	struct ibody_find *f = arg;
+
+	if (xa->in_block || xa->value_inum)
+		return 0;
+	f->val = xa->value;
+	f->len = xa->value_len;
+	f->found = true;
+	return 1;
+}
+
+int ek_xattr_ibody_edit(struct ek_fs *fs, const struct ek_inode *ei, uint8_t *raw, uint8_t index,
+			const char *name, ek_xattr_edit_fn fn, void *arg)
+{
+	struct ibody_find f = { 0 };
+	struct xwalk w = { .fs = fs, .ei = ei, .fn = ibody_find_one, .arg = &f, .filter = true,
+			   .want_index = index, .want_name = name, .want_len = strlen(name) };
+	uint32_t voff, hdr;
+	int err;
+
+	if (ei->raw_size < fs->inode_size)
+		return ek_unsupp("inode %u: in-inode xattrs not loaded", ei->ino);
+	err = walk_ibody(&w);
+	if (err < 0)
+		return err;
+	if (!f.found)
+		return -ENODATA;
+	/* the walk checked the value inside the body of @ei->raw, which @raw mirrors */
+	voff = (uint32_t)(f.val - ei->raw);
+	err = fn(arg, raw + voff, f.len);
+	if (err)
+		return err;
+	/* an entry's hash covers its value: a non-zero one follows the edit */
+	hdr = EXT4_GOOD_OLD_INODE_SIZE + ei->extra_isize + 4;
+	for (uint32_t off = hdr; off + ENTRY_SZ <= fs->inode_size && get_le32(raw + off);
+	     off += EXT4_XATTR_LEN(raw[off])) {
+		uint32_t vo = get_le16(raw + off + offsetof(struct ext4_xattr_entry, e_value_offs));
+
+		if (off + ENTRY_SZ + raw[off] > fs->inode_size)
+			break;
+		if (hdr + vo != voff || raw[off + 1] != index || raw[off] != w.want_len ||
+		    memcmp(raw + off + ENTRY_SZ, name, w.want_len))
+			continue;
+		if (get_le32(raw + off + offsetof(struct ext4_xattr_entry, e_hash)))
+			put_le32(raw + off + offsetof(struct ext4_xattr_entry, e_hash),
+				 ek_xattr_hash(name, (uint32_t)w.want_len, raw + voff, f.len));
+		break;
+	}
+	return 0;
+}
