@@ -917,9 +917,16 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
 					EK_PR_ENTRY_UNUSED_INODE);
 	}
-	/* its inode cannot be read: e2fsck would clear the entry */
-	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
-		fsck_report(c, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino);
+	/* its inode cannot be read: the entry cleared, as e2fsck (the inode
+	 * stays in use, in its bad block) */
+	if ((fsck_iflags(c, de->ino) & IN_BAD_BLOCK) &&
+	    fsck_report_if(c, clearable, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino)) {
+		int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;
+	}
 	if (fsck_ref_add(c, de->ino))
 		return -ENOMEM;
 	if (w->policy && !dot_or_dotdot(de)) {
