@@ -915,6 +915,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		else
 			c->claimed++;	/* counted here, marked once for all its users */
 	}
+	/* a bad blocks list naming its own inode's block: cleared, not claimed */
+	if (ei->ino == EXT4_BAD_INO && (err = fsck_bad_inode_self(c, ei)))
+		return err < 0 ? err : 0;
 	if (fsck_has_map(fs, ei)) {
 		err = ek_map_walk_checked(fs, ei, claim_mapping, map_bad, c);
 		if (err == -ENOMEM || err == -EIO)
