@@ -31,6 +31,12 @@
  */
 int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth)
 {
+	return ek_ext_node_check_depth(ino, blk, node, size, depth, EXT4_EXT_MAX_DEPTH);
+}
+
+int ek_ext_node_check_depth(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth,
+			    unsigned max_depth)
+{
 	const struct ext4_extent_header *eh = node;
 	uint16_t magic = le16_to_cpu(eh->eh_magic);
 	uint16_t entries = le16_to_cpu(eh->eh_entries);
@@ -48,9 +54,9 @@ int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size,
 	if (entries > max)
 		return ek_corrupt_ino(ino, "%s %llu: eh_entries %u > eh_max %u", where,
 				      (unsigned long long)blk, entries, max);
-	if (d > EXT4_EXT_MAX_DEPTH)
+	if (d > max_depth)
 		return ek_corrupt_ino(ino, "%s %llu: depth %u > %u", where,
-				      (unsigned long long)blk, d, EXT4_EXT_MAX_DEPTH);
+				      (unsigned long long)blk, d, max_depth);
 	if (depth >= 0 && d != depth)
 		return ek_corrupt_ino(ino, "%s %llu: depth %u, parent expects %d", where,
 				      (unsigned long long)blk, d, depth);

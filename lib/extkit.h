@@ -688,6 +688,13 @@ typedef int (*ek_map_bad_fn)(void *arg, const struct ek_map_bad *b);
  */
 int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
 			ek_map_bad_fn bad, void *arg);
+/*
+ * ek_map_walk_checked() reading an extent tree up to EK_EXT_DEEP_MAX
+ * levels deep instead of the kernel's 5 (fsck: a tree too deep is read to
+ * be rebuilt, as e2fsck does); every other rule is the same.
+ */
+int ek_map_walk_deep(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
+		     ek_map_bad_fn bad, void *arg);
 /* physical block for @lblk; *pblk = 0 for a hole.  *unwritten optional. */
 int ek_map_bmap(struct ek_fs *fs, const struct ek_inode *ei, uint64_t lblk,
 		ek_blk_t *pblk, bool *unwritten);
@@ -2161,6 +2168,15 @@ struct ek_ext {
  * not empty.  @blk names the node (0: the root).  0 or -EK_CORRUPT.
  */
 int ek_ext_node_check(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth);
+/*
+ * ek_ext_node_check_depth: ek_ext_node_check() with depths up to
+ * @max_depth allowed (a tree deeper than the kernel reads, which e2fsck
+ * reads to rebuild it shallower: ek_map_walk_deep).
+ */
+int ek_ext_node_check_depth(ek_ino_t ino, ek_blk_t blk, const void *node, size_t size, int depth,
+			    unsigned max_depth);
+/* the deepest extent tree ek_map_walk_deep() reads (each level one more block) */
+#define EK_EXT_DEEP_MAX 32
 /*
  * ek_ext_node_check_start: the first entry of tree block @blk (checked by
  * ek_ext_node_check) starts at logical block @start, as its parent's index

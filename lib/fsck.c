@@ -864,6 +864,8 @@ static int run_passes(struct check *c)
 	if (!err)
 		err = fsck_mark_bad_itable(c);
 	if (!err)
+		err = fsck_bad_blocks_tables(c);
+	if (!err)
 		fsck_check_journal_inode(c);
 	if (!err)
 		err = fsck_mark_xattr(c);

@@ -192,6 +192,11 @@ void fsck_check_mmp(struct check *c);
 void fsck_check_super_fields(struct check *c);
 int fsck_check_resize_inode(struct check *c);
 int fsck_mark_bad_itable(struct check *c);
+int fsck_reloc_bitmap(struct check *c, uint32_t g, bool inode);
+
+/* fsck_badblocks.c */
+int fsck_bad_inode_self(struct check *c, const struct ek_inode *ei);
+int fsck_bad_blocks_tables(struct check *c);
 
 /* fsck_pass1.c */
 int fsck_check_xattr_refs(struct check *c);

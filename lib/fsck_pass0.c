@@ -256,6 +256,12 @@ static int reloc_mark(struct check *c, uint32_t g, uint8_t bits)
 	return 0;
 }
 
+/* group @g's block (@inode: inode) bitmap moved at pass 1's end, its contents copied */
+int fsck_reloc_bitmap(struct check *c, uint32_t g, bool inode)
+{
+	return reloc_mark(c, g, inode ? RELOC_IB : RELOC_BB);
+}
+
 /*
  * As e2fsck's check_super_block(): group @g's bitmaps and inode table lie
  * in the group (flex_bg: in the filesystem).  A bitmap that does not is

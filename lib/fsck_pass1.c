@@ -457,6 +457,19 @@ static int symlink_end(struct check *c, const struct ek_inode *ei, char *why, si
  * in one block fewer is "narrower", a level whose entries would fit in the
  * nodes above it "shorter".  The kernel never shrinks a tree; a warning.
  */
+/* the depth of an extent tree deeper than the kernel reads but not than
+ * ek_map_walk_deep() does, else 0 */
+static unsigned deep_tree(const struct ek_inode *ei)
+{
+	const uint8_t *root = (const uint8_t *)ek_inode_i_block(ei);
+	unsigned depth = get_le16(root + offsetof(struct ext4_extent_header, eh_depth));
+
+	if (!(ei->flags & EXT4_EXTENTS_FL) || ek_inode_has_inline(ei) ||
+	    get_le16(root) != EXT4_EXT_MAGIC)
+		return 0;
+	return depth > EXT4_EXT_MAX_DEPTH && depth <= EK_EXT_DEEP_MAX ? depth : 0;
+}
+
 static void check_extent_shape(struct check *c, const struct ek_inode *ei)
 {
 	const uint8_t *root = (const uint8_t *)ek_inode_i_block(ei);
@@ -983,8 +996,15 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		else
 			c->claimed++;	/* counted here, marked once for all its users */
 	}
+	/* a bad blocks list naming its own inode's block: cleared, not claimed */
+	if (ei->ino == EXT4_BAD_INO && (err = fsck_bad_inode_self(c, ei)))
+		return err < 0 ? err : 0;
 	if (fsck_has_map(fs, ei)) {
-		err = ek_map_walk_checked(fs, ei, claim_mapping, map_bad, c);
+		unsigned deep = deep_tree(ei);
+		bool deep_fix = false;
+
+		err = deep ? ek_map_walk_deep(fs, ei, claim_mapping, map_bad, c) :
+			     ek_map_walk_checked(fs, ei, claim_mapping, map_bad, c);
 		if (err == -ENOMEM || err == -EIO)
 			return err;
 		if (err == MAP_CLEAR) {
@@ -1005,8 +1025,16 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			/* its counts are unknown: no i_blocks finding */
 			return charge_quota(c, ei, true);
 		}
+		/* as e2fsck, read whole and rebuilt (a warning: e2fsck -n and -p
+		 * leave it); unfixed, the kernel refuses the file */
+		if (deep && !c->map_left &&
+		    fsck_report(c, EK_PR_EXTENT_TREE_TOO_DEEP, AT_INODE(ei->ino), ei->ino, deep,
+				EXT4_EXT_MAX_DEPTH))
+			deep_fix = c->map_rebuild = true;
 		if (c->map_rebuild) {
 			err = rebuild_tree(c);
+			if (deep_fix)
+				fsck_fix_done(c, err);
 			if (err == -ENOMEM)
 				return err;
 			if (err)

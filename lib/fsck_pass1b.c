@@ -273,9 +273,12 @@ static int clone_decide(void *arg, ek_blk_t blk, bool tree)
 			      (unsigned long long)blk);
 	k = dup_index(cl->p->dup, cl->p->ndup, blk);
 	if (k < cl->p->ndup) {
-		if (cl->held[k])
+		if (cl->held[k]) {
+			/* copied by every inode: its claim is given up too */
+			if (cl->left[k] && clone_drop(cl, k))
+				return -ENOMEM;
 			d = 1;
-		else if (cl->left[k] > 1) {
+		} else if (cl->left[k] > 1) {
 			if (clone_drop(cl, k))
 				return -ENOMEM;
 			d = 1;
@@ -523,6 +526,29 @@ out:
 	return err;
 }
 
+/*
+ * After the copies: c->dups keeps only the blocks still claimed twice (a
+ * claim not given up by an inode whose copies were made), so pass 2
+ * repairs a directory block that was shared and is now the directory's
+ * own (e2fsck's decrement_badcount).  A block whose owners pass 1B did
+ * not find (@claims 0) is left as pass 1 named it.
+ */
+static void dups_left(struct check *c, const struct fsck_pass1b *p, const uint32_t *left,
+		      const uint8_t *held, const uint32_t *claims)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->ndups; i++) {
+		size_t k = dup_index(p->dup, p->ndup, c->dups[i]);
+
+		if (k < p->ndup && claims[k] && left[k] < 2 &&
+		    !((held[k] & (HELD_META | HELD_BAD)) && left[k]))
+			continue;
+		c->dups[n++] = c->dups[i];
+	}
+	c->ndups = n;
+}
+
 int fsck_pass1b(struct check *c)
 {
 	struct fsck_pass1b p = { .c = c };
@@ -530,6 +556,7 @@ int fsck_pass1b(struct check *c)
 	struct clone cl = { .c = c, .p = &p };
 	ek_blk_t *bad = NULL;
 	uint8_t *held = NULL;
+	uint32_t *claims = NULL;
 	int err = 0;
 
 	if (!c->ndups)
@@ -551,7 +578,8 @@ int fsck_pass1b(struct check *c)
 	cl.left = ek_calloc(p.ndup, sizeof(*cl.left));
 	held = ek_calloc(p.ndup, 1);
 	bad = ek_calloc(c->nbad ? c->nbad : 1, sizeof(*bad));
-	if (!byblk || !cl.left || !held || !bad) {
+	claims = ek_calloc(p.ndup, sizeof(*claims));
+	if (!byblk || !cl.left || !held || !bad || !claims) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -574,6 +602,7 @@ int fsck_pass1b(struct check *c)
 		if (k == p.ndup)
 			continue;
 		cl.left[k]++;
+		claims[k]++;
 		if (byblk[i].ino == c->fs->sb.journal_inum)
 			held[k] |= HELD_JOURNAL;
 	}
@@ -662,7 +691,10 @@ int fsck_pass1b(struct check *c)
 		if (err)
 			goto out;
 	}
+	if (!err && c->ws && !c->err)
+		dups_left(c, &p, cl.left, held, claims);
 out:
+	free(claims);
 	free(cl.meta_was);
 	free(cl.dec);
 	free(cl.dropped);

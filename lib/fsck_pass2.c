@@ -305,10 +305,62 @@ static unsigned dup_rename(struct check *c, const char *name, unsigned len, char
 	return 0;
 }
 
+#define DUP_KEEP	0
+#define DUP_DROP	1
+#define DUP_RENAME	2
+
+struct dupkey {
+	const char *name;
+	uint8_t len;
+	ek_ino_t ino;
+	size_t i;
+};
+
+/* by name, then inode number down (e2fsck's name_cmp), then place */
+static int cmp_dupkey(const void *a, const void *b)
+{
+	const struct dupkey *x = a, *y = b;
+	int r = x->len != y->len ? (x->len < y->len ? -1 : 1) : memcmp(x->name, y->name, x->len);
+
+	if (r)
+		return r;
+	if (x->ino != y->ino)
+		return x->ino > y->ino ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * What a rebuild does with each entry of @rb (@act: DUP_*), as e2fsck's
+ * pass 3A: the entries of one name in order of inode number down, each
+ * against the one before it: dropped when both name the same inode and
+ * that one was not dropped itself, else renamed (so a third name of one
+ * inode stays as a "~0" link, as e2fsck leaves it).  -ENOMEM, else 0.
+ */
+static int dup_actions(const struct rbuf *rb, uint8_t *act)
+{
+	struct dupkey *k = ek_calloc(rb->n ? rb->n : 1, sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < rb->n; i++)
+		k[i] = (struct dupkey){ rb->names + rb->v[i].at, rb->v[i].len, rb->v[i].ino, i };
+	qsort(k, rb->n, sizeof(*k), cmp_dupkey);
+	for (size_t j = 1; j < rb->n; j++) {
+		const struct dupkey *p = &k[j - 1], *e = &k[j];
+
+		if (p->len != e->len || memcmp(p->name, e->name, e->len))
+			continue;
+		act[e->i] = p->ino == e->ino && act[p->i] != DUP_DROP ? DUP_DROP : DUP_RENAME;
+	}
+	free(k);
+	return 0;
+}
+
 /*
  * Rewrite the directory being walked from the entries kept (lib:
- * ek_fix_dir_rebuild): a second entry of a name to the same inode is
- * dropped, to another inode renamed (dropped in an encrypted directory,
+ * ek_fix_dir_rebuild): of the entries of one name, those dup_actions()
+ * drops are dropped, the others but the first renamed (dropped in an
+ * encrypted directory,
  * whose names cannot be changed without the key), as e2fsck's pass 3A.
  * Once per directory: later findings it fixes get the same result.
  */
@@ -319,6 +371,7 @@ static int dir_rebuild(struct dirwalk *w)
 	struct oldblocks old = { 0 };
 	struct ek_dirent_new *ents = NULL;
 	char *renamed = NULL;
+	uint8_t *act = NULL;	/* per entry kept for the rebuild: DUP_* */
 	ek_ino_t *dropped = NULL;
 	size_t n = 0, ndropped = 0;
 	ek_ino_t parent = w->di->parent;
@@ -352,26 +405,19 @@ static int dir_rebuild(struct dirwalk *w)
 	ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*ents));
 	dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*dropped));
 	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
+	act = ek_calloc(rb->n ? rb->n : 1, 1);
 	err = -ENOMEM;
-	if (!ents || !dropped || !renamed)
+	if (!ents || !dropped || !renamed || !act || dup_actions(rb, act))
 		goto out;
 	for (size_t i = 0; i < rb->n; i++) {
 		const struct rbent *e = &rb->v[i];
 		const char *name = rb->names + e->at;
-		bool drop = w->encrypted;
 
-		if (e->dup) {
-			/* the first entry of this name */
-			for (size_t k = 0; k < i; k++)
-				if (!rb->v[k].dup && rb->v[k].len == e->len &&
-				    !memcmp(rb->names + rb->v[k].at, name, e->len)) {
-					drop |= rb->v[k].ino == e->ino;
-					break;
-				}
-			if (drop) {
-				dropped[ndropped++] = e->ino;
-				continue;
-			}
+		if (act[i] == DUP_DROP || (act[i] == DUP_RENAME && w->encrypted)) {
+			dropped[ndropped++] = e->ino;
+			continue;
+		}
+		if (act[i] == DUP_RENAME) {
 			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, renamed + i * 256,
 							       &next_k);
 			if (!ents[n].name_len) {
@@ -426,6 +472,7 @@ out:
 	free(old.v);
 	free(ents);
 	free(renamed);
+	free(act);
 	free(dropped);
 	w->rebuild_err = err;
 	return err;
@@ -975,9 +1022,16 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
 					EK_PR_ENTRY_UNUSED_INODE);
 	}
-	/* its inode cannot be read: e2fsck would clear the entry */
-	if (fsck_iflags(c, de->ino) & IN_BAD_BLOCK)
-		fsck_report(c, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino);
+	/* its inode cannot be read: the entry cleared, as e2fsck (the inode
+	 * stays in use, in its bad block) */
+	if ((fsck_iflags(c, de->ino) & IN_BAD_BLOCK) &&
+	    fsck_report_if(c, clearable, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino)) {
+		int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;
+	}
 	if (fsck_ref_add(c, de->ino))
 		return -ENOMEM;
 	if (w->policy && !dot_or_dotdot(de)) {

@@ -7,7 +7,8 @@
  * 12-byte header and up to 4 entries); interior nodes hold ext4_extent_idx,
  * leaves ext4_extent.  Each non-root node is one block ending in an
  * ext4_extent_tail checksum (crc32c seeded per inode) after eh_max entries.
- * Depth strictly decreases on the way down (<= 5), so a walk terminates;
+ * Depth strictly decreases on the way down (<= 5; ek_map_walk_deep, for
+ * fsck's rebuild, <= EK_EXT_DEEP_MAX), so a walk terminates;
  * a node block met twice means a shared or looping tree and is refused.
  *
  * Indirect map (ext2/ext3): i_block[0..11] direct, [12] single, [13]
@@ -27,7 +28,8 @@ struct walk {
 	ek_map_bad_fn bad;	/* NULL: a bad entry stops the walk */
 	struct ek_set seen;	/* tree blocks met so far */
 	int badcrc;		/* first checksum error, reported at the end */
-	uint8_t *buf[EXT4_EXT_MAX_DEPTH + 1];	/* one node buffer per level */
+	unsigned max_depth;	/* of an extent tree: the kernel's, or EK_EXT_DEEP_MAX */
+	uint8_t *buf[EK_EXT_DEEP_MAX + 1];	/* one node buffer per level */
 	/* indirect: the pending data run */
 	struct ek_mapping run;
 };
@@ -121,7 +123,7 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 	int err = 0;
 
 	if (!blk)
-		err = ek_ext_node_check(w->ei->ino, blk, eh, size, -1);
+		err = ek_ext_node_check_depth(w->ei->ino, blk, eh, size, -1, w->max_depth);
 	if (err)
 		return err;
 	entries = le16_to_cpu(eh->eh_entries);
@@ -168,7 +170,8 @@ static int ext_walk_node(struct walk *w, const uint8_t *node, size_t size, ek_bl
 			if (!err)
 				err = read_tree_block(w, child, cbuf, "extent tree");
 			if (!err)
-				err = ek_ext_node_check(w->ei->ino, child, cbuf, w->fs->blksz, (int)d - 1);
+				err = ek_ext_node_check_depth(w->ei->ino, child, cbuf, w->fs->blksz,
+							      (int)d - 1, w->max_depth);
 			if (!err) {
 				err = ek_ext_node_check_start(w->ei->ino, child, cbuf, lblk);
 				kind = EK_MAPBAD_START;
@@ -307,10 +310,11 @@ int ek_map_walk(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn, void 
 	return ek_map_walk_checked(fs, ei, fn, NULL, arg);
 }
 
-int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
-			ek_map_bad_fn badfn, void *arg)
+static int walk_map(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
+		    ek_map_bad_fn badfn, void *arg, unsigned max_depth)
 {
-	struct walk w = { .fs = fs, .ei = ei, .fn = fn, .bad = badfn, .arg = arg };
+	struct walk w = { .fs = fs, .ei = ei, .fn = fn, .bad = badfn, .arg = arg,
+			  .max_depth = max_depth };
 	int err = 0;
 
 	if (!has_block_map(fs, ei))
@@ -321,10 +325,22 @@ int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn f
 		err = ind_walk_inode(&w);
 	if (!err)
 		err = w.badcrc;
-	for (int i = 0; i <= EXT4_EXT_MAX_DEPTH; i++)
+	for (int i = 0; i <= EK_EXT_DEEP_MAX; i++)
 		free(w.buf[i]);
 	ek_set_release(&w.seen);
 	return err;
+}
+
+int ek_map_walk_checked(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
+			ek_map_bad_fn badfn, void *arg)
+{
+	return walk_map(fs, ei, fn, badfn, arg, EXT4_EXT_MAX_DEPTH);
+}
+
+int ek_map_walk_deep(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
+		     ek_map_bad_fn badfn, void *arg)
+{
+	return walk_map(fs, ei, fn, badfn, arg, EK_EXT_DEEP_MAX);
 }
 
 /* direct lookup down an extent tree: binary search per level */
