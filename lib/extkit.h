@@ -2402,6 +2402,8 @@ struct ek_newfs_opts {
 	 * layer drops that part of its wipe of the old superblock area
 	 */
 	bool keep_2k_4k;
+	uint32_t creator_os;		/* s_creator_os: 0 Linux, 1 Hurd (mke2fs -o) */
+	bool rev0;			/* revision 0 (mke2fs -r 0): no dynamic superblock fields */
 };
 
 /* the three time fields of an inode plus crtime */

@@ -1508,7 +1508,9 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
 	ek_time_set(&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
-	sb->s_rev_level = cpu_to_le32(1);
+	sb->s_creator_os = cpu_to_le32(o->creator_os);
+	/* revision 0 (as mke2fs -r 0 writes it): the level alone is 0 */
+	sb->s_rev_level = cpu_to_le32(o->rev0 ? 0 : 1);
 	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
 	sb->s_inode_size = cpu_to_le16((uint16_t)g->inode_size);
 	sb->s_feature_compat = cpu_to_le32(g->compat);
@@ -1529,7 +1531,8 @@ static void build_super(struct ek_newfs *nf)
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
 		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
 	/* user_xattr, acl unless mke2fs.conf says otherwise */
-	sb->s_default_mount_opts = cpu_to_le32(o->mntopts_given ? o->default_mount_opts : 0x0C);
+	sb->s_default_mount_opts = cpu_to_le32(o->rev0 ? 0 :
+					       o->mntopts_given ? o->default_mount_opts : 0x0C);
 	ek_time_set(&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
 	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
 		sb->s_min_extra_isize = cpu_to_le16(32);

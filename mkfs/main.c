@@ -59,12 +59,12 @@ static void usage(FILE *f, const char *prog)
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
 "  -d dir              copy this directory tree into the filesystem\n"
 "  --skip-unreadable   warn about unreadable source files instead of failing\n"
-"  -o Linux            the creator OS (Linux only)\n"
+"  -o os               the creator OS: Linux, Hurd (GNU), Masix, FreeBSD, Lites\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
 "  -l file             the bad blocks listed in file (none: made as without)\n"
 "  -c                  run badblocks(8) first (-cc: its write test); bad blocks refused\n"
-"  -r 1                the revision level (1 only)\n"
+"  -r 0|1              the revision level (0: no features, as mke2fs -r 0)\n"
 "  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
 "  -z undo-file        save every block overwritten in the new file undo-file\n"
 "                      (e2undo undo-file device restores them)\n"
@@ -868,6 +868,25 @@ static int usage_error(struct mk *m, const char *fmt, ...)
 	return 2;
 }
 
+/* -o: s_creator_os by name (as e2fsprogs names them) or number */
+static int parse_os(const char *arg, uint32_t *os)
+{
+	static const char *const names[] = { "linux", "hurd", "masix", "freebsd", "lites" };
+
+	if (*arg >= '0' && *arg <= '9')
+		return parse_u32(arg, os);
+	if (!strcasecmp(arg, "gnu")) {
+		*os = 1;
+		return 0;
+	}
+	for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(arg, names[i])) {
+			*os = i;
+			return 0;
+		}
+	return -1;
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -986,18 +1005,15 @@ int main(int argc, char **argv)
 			else return mk_fail(&m, "-e %s: continue, remount-ro or panic", optarg);
 			break;
 		case 'o':
-			/* the creator OS: extkit writes Linux's layout only (the Hurd's differs) */
-			if (strcasecmp(optarg, "linux"))
-				return mk_fail(&m, "-o %s: extkit-mkfs writes filesystems for Linux only "
-					       "(-o Linux)", optarg);
+			if (parse_os(optarg, &m.o.creator_os))
+				return mk_fail(&m, "-o %s: unknown creator OS (Linux, Hurd or GNU, Masix, "
+					       "FreeBSD, Lites, or a number)", optarg);
 			break;
 		case 'z': m.undo_path = optarg; break;
 		case 'r':
 			if (parse_u32(optarg, &v) || v > 1)
 				return mk_fail(&m, "-r %s: a revision level is 0 or 1", optarg);
-			if (v == 0)
-				return mk_fail(&m, "-r 0: extkit-mkfs writes revision 1 filesystems only "
-					       "(revision 0 keeps a superblock copy in every group)");
+			m.o.rev0 = v == 0;
 			break;
 		case 'l': m.badblocks_file = optarg; break;
 		case 'c': m.check_blocks++; break;
