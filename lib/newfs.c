@@ -751,13 +751,21 @@ static int meta_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
 struct tree_sink {
 	struct ek_newfs *nf;
 	ek_blk_t goal;
+	ek_blk_t first;		/* the first tree block, taken already; 0: none */
 	uint64_t blocks;	/* tree blocks allocated */
 };
 
 static int tree_alloc(void *arg, ek_blk_t *blk)
 {
 	struct tree_sink *t = arg;
-	int err = ek_newfs_alloc_block(t->nf, t->goal, blk);
+	int err = 0;
+
+	if (t->first) {
+		*blk = t->first;
+		t->first = 0;
+	} else {
+		err = ek_newfs_alloc_block(t->nf, t->goal, blk);
+	}
 
 	if (!err) {
 		t->goal = 0;
@@ -765,6 +773,8 @@ static int tree_alloc(void *arg, ek_blk_t *blk)
 	}
 	return err;
 }
+
+#define EK_ROOT_EXTENTS 4	/* extents in i_block */
 
 static int tree_put(void *arg, ek_blk_t blk, const uint8_t *node)
 {
@@ -838,6 +848,17 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 				data += (got + mask) & ~mask;
 			}
 			err = push_ext(&v, &nv, &cap, &e);
+			/*
+			 * a tree before the data: mke2fs's fallocate splits the
+			 * root when it inserts the fifth extent, whose blocks it
+			 * holds by then, and the new block is the first free one
+			 * from just before the first extent (when that is taken:
+			 * after the fifth extent, before the sixth)
+			 */
+			if (!err && tree_goal == EK_NEWFS_TREE_BEFORE && nv == EK_ROOT_EXTENTS + 1 &&
+			    !ts.first && !ts.blocks)
+				err = ek_newfs_alloc_block(nf, v[0].pblk > 1 ? v[0].pblk - 1 : 0,
+							   &ts.first);
 			last_lclu = (lblk + e.len - 1) >> nf->cshift;
 			last_pclu = (e.pblk + e.len - 1) & ~mask;
 			lblk += e.len;
@@ -847,6 +868,7 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 	if (!err) {
 		put_le32(raw + offsetof(struct ext4_inode, i_flags),
 			 get_le32(raw + offsetof(struct ext4_inode, i_flags)) | EXT4_EXTENTS_FL);
+		ts.blocks = 0;	/* counted as the tree takes them, the first included */
 		ts.goal = tree_goal == EK_NEWFS_TREE_BEFORE ? (nv && v[0].pblk > 1 ? v[0].pblk - 1 : 0)
 							    : tree_goal;
 		err = ek_extent_tree_write(&nf->fs, ino, raw, v, nv, &sink);
