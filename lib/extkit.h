@@ -2404,6 +2404,12 @@ struct ek_newfs_opts {
 	bool keep_2k_4k;
 	uint32_t creator_os;		/* s_creator_os: 0 Linux, 1 Hurd (mke2fs -o) */
 	bool rev0;			/* revision 0 (mke2fs -r 0): no dynamic superblock fields */
+	/*
+	 * mke2fs -S: the superblocks and group descriptors only, every inode
+	 * counted free and none marked unused (e2fsck reads them all), the
+	 * state "errors"; no bitmap, table, inode, journal or data written
+	 */
+	bool super_only;
 };
 
 /* the three time fields of an inode plus crtime */

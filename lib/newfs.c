@@ -1642,6 +1642,16 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->overhead = fs->sb.first_data_block;
 	for (uint32_t g = 0; g < G; g++)
 		nf->overhead += nf->gused[g];	/* units: clusters with bigalloc */
+	if (o->super_only) {
+		/* the tables alone: no inode is made; the journal inode is named only */
+		struct ext4_super_block *sb = (void *)nf->raw_sb;
+
+		sb->s_state = cpu_to_le16(EXT4_VALID_FS | EXT4_ERROR_FS);
+		if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+			sb->s_journal_inum = cpu_to_le32(EXT4_JOURNAL_INO);
+		*out = nf;
+		return 0;
+	}
 
 	/* inodes 1-11 are reserved and in use; then as mke2fs creates them */
 	for (ek_ino_t i = 1; i < EXT4_GOOD_OLD_FIRST_INO; i++)
@@ -1706,6 +1716,8 @@ int ek_newfs_begin(struct ek_newfs *nf)
 	if (!nf->fs.io)
 		return ek_err(-EINVAL, "newfs: no target to write");
 	nf->writing = true;
+	if (nf->o.super_only)	/* as mke2fs -S: the sectors after the boot block, nothing else */
+		return ek_io_pwrite(nf->fs.io, z, 4096 - 1024, 1024);
 	/*
 	 * the old superblock goes first: until finish, the image is not a
 	 * filesystem; old signatures in the first 4 KiB and the last 128 KiB
@@ -1773,7 +1785,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 	struct ext4_super_block *sb = (void *)nf->raw_sb;
 	bool uninit = uses_uninit(nf);
 	/* as mke2fs: zeroed by its discard (not a new file), or every table written */
-	bool zeroed = nf->o.discard_zeroed || !nf->o.lazy_itable_init;
+	bool zeroed = !nf->o.super_only && (nf->o.discard_zeroed || !nf->o.lazy_itable_init);
 	uint64_t free_blocks = 0, free_inodes = 0;
 
 	for (uint32_t g = 0; g < fs->group_count; g++) {
@@ -1784,11 +1796,13 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 		grp->free_blocks = (uint32_t)group_free(nf, g);
 		grp->free_inodes = nf->g.inodes_per_group - nf->iused[g];
 		grp->used_dirs = nf->dirs[g];
-		grp->itable_unused = uninit ? nf->g.inodes_per_group - nf->ihigh[g] : 0;
+		grp->itable_unused = uninit && !nf->o.super_only ?
+				     nf->g.inodes_per_group - nf->ihigh[g] : 0;
 		if (uninit) {
 			if (!nf->ihigh[g])
 				flags |= EXT4_BG_INODE_UNINIT;
-			if (g && g != fs->group_count - 1 && !nf->foreign[g])
+			/* group 0 too when -S makes no root in it */
+			if ((g || nf->o.super_only) && g != fs->group_count - 1 && !nf->foreign[g])
 				flags |= EXT4_BG_BLOCK_UNINIT;
 		}
 		if (zeroed)	/* mke2fs sets it without uninit_bg too */
@@ -1805,7 +1819,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 		ek_gd_set(fs, d, EK_GD_USED_DIRS, grp->used_dirs);
 		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, grp->itable_unused);
 		put_le16(d + offsetof(struct ext4_group_desc, bg_flags), flags);
-		if (fs->has_csum) {
+		if (fs->has_csum && !nf->o.super_only) {	/* -S writes no bitmap */
 			uint32_t bc = 0, ic = 0;
 
 			if (!(flags & EXT4_BG_BLOCK_UNINIT)) {
@@ -1819,14 +1833,29 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 			ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP_CSUM, bc);
 			ek_gd_set(fs, d, EK_GD_INODE_BITMAP_CSUM, ic);
 		}
-		if (uninit)
+		if (uninit && nf->o.super_only) {
+			/*
+			 * mke2fs -S zeroes bg_itable_unused after the checksum was
+			 * set and does not set it again: the checksum is the one of
+			 * the descriptor ext2fs_initialize made, every inode unused
+			 * but group 0's first 11, as e2fsck will find
+			 */
+			uint32_t ipg = nf->g.inodes_per_group;
+
+			ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, g ? ipg :
+				  ipg > EXT4_GOOD_OLD_FIRST_INO ? ipg - EXT4_GOOD_OLD_FIRST_INO : 0);
 			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
 				 ek_group_desc_csum(fs, g, d));
+			ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, 0);
+		} else if (uninit) {
+			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
+				 ek_group_desc_csum(fs, g, d));
+		}
 	}
 	free_blocks <<= nf->cshift;	/* the superblock counts blocks, the groups clusters */
 	ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT, free_blocks);
 	sb->s_free_inodes_count = cpu_to_le32((uint32_t)free_inodes);
-	sb->s_overhead_clusters = cpu_to_le32((uint32_t)nf->overhead);
+	sb->s_overhead_clusters = cpu_to_le32(nf->o.super_only ? 0 : (uint32_t)nf->overhead);
 	return 0;
 }
 
@@ -1978,6 +2007,8 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	nf->quota_late = false;
 	if ((err = finish_groups(nf, gdt, bitmap)))
 		goto out;
+	if (nf->o.super_only)
+		goto copies;
 	/* the blocks made with the layout, in order */
 	if ((err = write_pending(nf, &wc, bitmap)))
 		goto out;
@@ -2003,6 +2034,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 			err = write_itable(nf, g);
 	if (!err)
 		err = ek_io_sync(fs->io);
+copies:
 	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
 		ek_blk_t first = ek_group_first_block(fs, g);
 		struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
@@ -2012,7 +2044,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		if (has_super) {
 			/* a backup: not marked valid, names its group */
 			memcpy(b, sb, sizeof(*sb));
-			b->s_state = 0;
+			b->s_state = cpu_to_le16(le16_to_cpu(sb->s_state) & ~EXT4_VALID_FS);
 			b->s_block_group_nr = cpu_to_le16((uint16_t)g);
 			b->s_kbytes_written = 0;
 			if (fs->has_csum)

@@ -65,6 +65,8 @@ static void usage(FILE *f, const char *prog)
 "  -l file             the bad blocks listed in file (none: made as without)\n"
 "  -c                  run badblocks(8) first (-cc: its write test); bad blocks refused\n"
 "  -r 0|1              the revision level (0: no features, as mke2fs -r 0)\n"
+"  -S                  write the superblocks and group descriptors only (recovery:\n"
+"                      same options as the filesystem was made with, then e2fsck)\n"
 "  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
 "  -z undo-file        save every block overwritten in the new file undo-file\n"
 "                      (e2undo undo-file device restores them)\n"
@@ -911,7 +913,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqSvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -1021,6 +1023,7 @@ int main(int argc, char **argv)
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
 		case 'q': m.quiet = true; break;
+		case 'S': m.o.super_only = true; break;
 		case 'v': m.verbose = true; break;
 		case 'V': printf("extkit-mkfs %s\n", EK_VERSION); return 0;
 		case 'J' + 256: m.json = true; break;
@@ -1078,11 +1081,32 @@ int main(int argc, char **argv)
 		if (!S_ISDIR(st.st_mode))
 			return mk_fail(&m, "-d '%s': not a directory", m.src_dir);
 	}
+	if (m.o.super_only) {
+		/* a recovery tool: what is on the target stays, it must be there */
+		if (m.src_dir)
+			return mk_fail(&m, "-S writes the superblocks and descriptors only: no -d");
+		if (access(m.target, F_OK))
+			return mk_fail(&m, "-S: '%s': %s (it rewrites an existing filesystem's "
+				       "superblocks)", m.target, strerror(errno));
+	}
 	if ((rc = check_target(&m, want, &size)))
 		goto out;
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
+	/*
+	 * -S and what mke2fs -S still writes beyond the descriptors (quota
+	 * files, the MMP block), fails on (orphan_file), or checksums in a way
+	 * not taken over yet (bigalloc): refused, not made otherwise
+	 */
+	if (m.o.super_only &&
+	    ((m.o.geo.ro_compat & (EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC)) ||
+	     (m.o.geo.incompat & EXT4_FEATURE_INCOMPAT_MMP) ||
+	     (m.o.geo.compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE))) {
+		mk_fail(&m, "-S with quota, mmp, orphan_file or bigalloc: not supported yet "
+			"(mke2fs -S writes more than the descriptors there)");
+		goto out;
+	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
 		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
 	m.o.geo.size = size;
@@ -1132,9 +1156,13 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	/* the file holds the filesystem's whole blocks, as mke2fs leaves it */
-	if ((rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
+	/* the file holds the filesystem's whole blocks, as mke2fs leaves it (-S: as it is) */
+	if (!m.o.super_only &&
+	    (rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
 		goto out;
+	if (m.o.super_only && !m.quiet)
+		fprintf(stderr, "%s: rewriting the superblocks and group descriptors of '%s' "
+			"(-S): run e2fsck -fy next; the journal is not made again\n", m.prog, m.target);
 	if ((m.badblocks_file || m.check_blocks) &&
 	    (rc = bad_blocks(&m, ek_newfs_geometry(nf)->blocksize, ek_newfs_fs(nf)->sb.blocks_count)))
 		goto out;
