@@ -1663,7 +1663,13 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && (err = make_resize_inode(nf)))
 		goto out_free;
-	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && o->geo.journal_external) {
+		struct ext4_super_block *sb = (void *)nf->raw_sb;
+
+		/* the journal is on its device: the superblock names it */
+		memcpy(sb->s_journal_uuid, o->journal_uuid, 16);
+		sb->s_journal_dev = cpu_to_le32(o->journal_dev);
+	} else if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		if ((err = make_journal(nf)))
 			goto out_free;
 		/* whole clusters, as EXT2FS_NUM_B2C (a fast-commit area may end one part way) */

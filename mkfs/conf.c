@@ -644,4 +644,6 @@ void mk_conf_release(struct mk *m)
 	free(m->conf_path);
 	free(m->features_arg);
 	free(m->extended_arg);
+	free(m->journal_dev_path);
+	m->journal_dev_path = NULL;
 }

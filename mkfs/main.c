@@ -57,6 +57,8 @@ static void usage(FILE *f, const char *prog)
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
 "                      encoding_flags=strict\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
+"  -J device=DEV       the journal on a journal device (-O journal_dev): a path,\n"
+"                      UUID=uuid or LABEL=label\n"
 "  -d dir              copy this directory tree into the filesystem\n"
 "  --skip-unreadable   warn about unreadable source files instead of failing\n"
 "  -o os               the creator OS: Linux, Hurd (GNU), Masix, FreeBSD, Lites\n"
@@ -586,6 +588,66 @@ static int ready_target(struct mk *m, uint64_t size)
 	return 0;
 }
 
+/* ---- -J device= ------------------------------------------------------------------------ */
+
+/*
+ * The journal device -J device= names (a path, UUID= or LABEL=, found by
+ * libblkid): a block device made by -O journal_dev, whose block size the
+ * filesystem takes when -b does not give one, as mke2fs does
+ */
+static int journal_dev_open(struct mk *m)
+{
+	struct ek_io *io = NULL;
+	struct stat st;
+	uint32_t bs = 0;
+	int err;
+
+	m->journal_dev_path = blkid_evaluate_tag(m->journal_dev_arg, NULL, NULL);
+	if (!m->journal_dev_path)
+		return mk_fail(m, "-J device=%s: no such journal device", m->journal_dev_arg);
+	if (stat(m->journal_dev_path, &st))
+		return mk_fail(m, "-J device=%s: '%s': %s", m->journal_dev_arg, m->journal_dev_path,
+			       strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return mk_fail(m, "-J device=%s: '%s' is not a block device (a journal device is "
+			       "named by its device number)", m->journal_dev_arg, m->journal_dev_path);
+	if ((err = ek_io_open(m->journal_dev_path, 0, 0, &io)) ||
+	    (err = ek_journal_dev_attach(io, NULL, 0, &bs, m->o.journal_uuid))) {
+		ek_io_close(io);
+		return mk_fail(m, "-J device=%s: '%s': %s", m->journal_dev_arg, m->journal_dev_path,
+			       ek_error_msg(err));
+	}
+	ek_io_close(io);
+	if (m->o.geo.blocksize && m->o.geo.blocksize != bs)
+		return mk_fail(m, "-J device=%s: the journal device has %u-byte blocks, -b asks for %u",
+			       m->journal_dev_arg, bs, m->o.geo.blocksize);
+	m->o.geo.blocksize = m->cli_blocksize = bs;
+	m->o.geo.journal_external = true;
+	m->o.journal_dev = (uint32_t)st.st_rdev;
+	if (!m->quiet)
+		fprintf(stderr, "%s: the journal device's block size: %u\n", m->prog, bs);
+	return 0;
+}
+
+/* the new filesystem among the journal device's users */
+static int journal_dev_attach(struct mk *m)
+{
+	struct ek_io *io = NULL;
+	uint8_t uuid[16];
+	uint32_t bs;
+	int err;
+
+	if (!(err = ek_io_open(m->journal_dev_path, EK_IO_RW, 0, &io)))
+		err = ek_journal_dev_attach(io, m->o.uuid, m->o.now, &bs, uuid);
+	ek_io_close(io);
+	if (!err && memcmp(uuid, m->o.journal_uuid, 16))
+		err = ek_err(-EBUSY, "it changed since it was read");
+	if (err)
+		return mk_fail(m, "-J device=%s: '%s': %s", m->journal_dev_arg, m->journal_dev_path,
+			       ek_error_msg(err));
+	return 0;
+}
+
 /* ---- -O journal_dev ------------------------------------------------------------------- */
 
 /* an external journal device for other filesystems' -J device= */
@@ -988,9 +1050,14 @@ int main(int argc, char **argv)
 				return mk_fail(&m, "out of memory");
 			break;
 		case 'J':
-			if (strncmp(optarg, "size=", 5) ||
-			    parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) || !m.journal_bytes)
-				return mk_fail(&m, "-J %s: expected size=MiB", optarg);
+			if (!strncmp(optarg, "device=", 7) && optarg[7]) {
+				m.journal_dev_arg = optarg + 7;
+			} else if (strncmp(optarg, "size=", 5) ||
+				   parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) ||
+				   !m.journal_bytes) {
+				return mk_fail(&m, "-J %s: expected size=MiB or device=PATH|UUID=|LABEL=",
+					       optarg);
+			}
 			m.journal_flag = true;
 			break;
 		case 'j': m.journal_flag = true; break;
@@ -1089,6 +1156,8 @@ int main(int argc, char **argv)
 			return mk_fail(&m, "-S: '%s': %s (it rewrites an existing filesystem's "
 				       "superblocks)", m.target, strerror(errno));
 	}
+	if (m.journal_dev_arg && (rc = journal_dev_open(&m)))
+		goto out;
 	if ((rc = check_target(&m, want, &size)))
 		goto out;
 	if ((rc = mk_conf_resolve(&m, size)))
@@ -1189,6 +1258,9 @@ int main(int argc, char **argv)
 		fail_write(&m, err);
 		goto out;
 	}
+	if (m.o.geo.journal_external && (rc = journal_dev_attach(&m)))
+		goto out;
+	rc = 1;
 	if (m.src_dir) {
 		struct ek_populate_opts po = {
 			.clamp_time = m.have_sde,
