@@ -1322,6 +1322,17 @@ void ek_journal_close(struct ek_journal *j);
  */
 int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 			struct ek_journal **out);
+/*
+ * The external journal device on @io (mke2fs -O journal_dev): check its
+ * ext4 superblock (magic, journal_dev, block size 1024-65536) and its
+ * journal superblock; *@blksz and @uuid (16 bytes) set.  With @add_user
+ * (a filesystem's UUID), add that filesystem to the journal superblock's
+ * users (once; the checksum set again) and write it back, then the
+ * device's superblock as mke2fs leaves it: write time @now, a lifetime
+ * write count that was counting the journal superblock's write, its checksum.
+ */
+int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now,
+			  uint32_t *blksz, uint8_t *uuid);
 int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 /* @count journal blocks from @jblk on (no wrap), as few reads as the map allows */
@@ -2462,6 +2473,7 @@ struct ek_geometry_opts {
 	double reserved_percent;	/* blocks reserved for root, percent */
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
+	bool journal_external;		/* has_journal on a journal device: no journal inode */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
 	bool num_backup_given;		/* -E num_backup_sb= (sparse_super2), else 2 */
 	uint32_t num_backup_sb;
@@ -2536,6 +2548,17 @@ struct ek_newfs_opts {
 	 * layer drops that part of its wipe of the old superblock area
 	 */
 	bool keep_2k_4k;
+	uint32_t creator_os;		/* s_creator_os: 0 Linux, 1 Hurd (mke2fs -o) */
+	bool rev0;			/* revision 0 (mke2fs -r 0): no dynamic superblock fields */
+	/*
+	 * mke2fs -S: the superblocks and group descriptors only, every inode
+	 * counted free and none marked unused (e2fsck reads them all), the
+	 * state "errors"; no bitmap, table, inode, journal or data written
+	 */
+	bool super_only;
+	/* geo.journal_external: the device's UUID and number (st_rdev) in the superblock */
+	uint8_t journal_uuid[16];
+	uint32_t journal_dev;
 };
 
 /* the three time fields of an inode plus crtime */

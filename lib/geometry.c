@@ -465,9 +465,10 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 			      "(the reserved ones and lost+found); use -N 16 or a smaller -i",
 			      (unsigned long long)g->inodes, EXT4_GOOD_OLD_FIRST_INO + 1);
 	/* no journal below 2048 blocks (mke2fs drops it, and orphan_file, but keeps fast_commit) */
-	if (g->blocks < 2048)
+	if (g->blocks < 2048 && !o->journal_external)
 		g->compat &= ~(EXT4_FEATURE_COMPAT_HAS_JOURNAL | EXT4_FEATURE_COMPAT_ORPHAN_FILE);
-	if (g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) {
+	/* a journal device's journal is not in the filesystem: no blocks for it */
+	if ((g->compat & EXT4_FEATURE_COMPAT_HAS_JOURNAL) && !o->journal_external) {
 		bool flex = (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) && o->flex_size != 1;
 
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize

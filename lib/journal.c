@@ -559,3 +559,77 @@ void ek_journal_emit(struct ek_out *o, const struct ek_journal *j, const char *d
 	ek_out_u64(o, "checksum", s->checksum);
 	ek_out_bool(o, "needs_recovery", s->start != 0);
 }
+
+int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now,
+			  uint32_t *blksz, uint8_t *uuid)
+{
+	struct ext4_super_block dsb;
+	struct ek_jsb jsb;
+	uint8_t *buf = NULL;
+	uint32_t bs, log;
+	uint64_t off;
+	bool found = false;
+	int err;
+
+	if ((err = ek_io_pread(io, &dsb, sizeof(dsb), EXT4_SUPERBLOCK_OFFSET)))
+		return err;
+	if (le16_to_cpu(dsb.s_magic) != EXT4_SUPER_MAGIC ||
+	    !(le32_to_cpu(dsb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV))
+		return ek_corrupt_fs("not an external journal device (no ext4 superblock with "
+				     "journal_dev)");
+	log = le32_to_cpu(dsb.s_log_block_size);
+	if (log > 6)
+		return ek_corrupt_fs("journal device superblock: block size 2^%u KiB", log);
+	bs = 1024u << log;
+	/* the journal superblock: the block after the device's ext4 superblock */
+	off = (uint64_t)(EXT4_SUPERBLOCK_OFFSET / bs + 1) * bs;
+	if (!(buf = ek_malloc(bs)))
+		return -ENOMEM;
+	if ((err = ek_io_pread(io, buf, bs, off)) ||
+	    (err = ek_jsb_decode(buf, bs, false, &jsb)))
+		goto out;
+	if (jsb.nr_users > JBD2_USERS_MAX) {
+		err = ek_corrupt_fs("journal superblock: %u users, more than %u", jsb.nr_users,
+				    JBD2_USERS_MAX);
+		goto out;
+	}
+	*blksz = bs;
+	memcpy(uuid, dsb.s_uuid, 16);
+	if (!add_user)
+		goto out;
+	{
+		journal_superblock_t *raw = (void *)buf;
+
+		for (uint32_t i = 0; i < jsb.nr_users; i++)
+			found |= !memcmp(raw->s_users + 16 * i, add_user, 16);
+		if (!found) {
+			if (jsb.nr_users == JBD2_USERS_MAX) {
+				err = ek_err(-ENOSPC, "the journal device has %u users already",
+					     JBD2_USERS_MAX);
+				goto out;
+			}
+			memcpy(raw->s_users + 16 * jsb.nr_users, add_user, 16);
+			jsb.nr_users++;
+		}
+	}
+	ek_jsb_encode(&jsb, buf);
+	if ((err = ek_io_pwrite(io, buf, bs, off)))
+		goto out;
+	/* e2fsprogs closes the device as a filesystem opened for writing */
+	ek_time_set(&dsb.s_wtime, &dsb.s_wtime_hi, now);
+	/*
+	 * mke2fs 1.47.0 counts the journal superblock's write in a count that
+	 * is running (not 0): one KiB, two with 1 KiB blocks (measured with 1,
+	 * 2 and 4 KiB journal devices)
+	 */
+	if (dsb.s_kbytes_written)
+		dsb.s_kbytes_written = cpu_to_le64(le64_to_cpu(dsb.s_kbytes_written) +
+						   (bs == 1024 ? 2 : 1));
+	if (le32_to_cpu(dsb.s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		dsb.s_checksum = cpu_to_le32(ek_super_csum(&dsb));
+	if (!(err = ek_io_pwrite(io, &dsb, sizeof(dsb), EXT4_SUPERBLOCK_OFFSET)))
+		err = ek_io_sync(io);
+out:
+	free(buf);
+	return err;
+}

@@ -751,13 +751,21 @@ static int meta_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
 struct tree_sink {
 	struct ek_newfs *nf;
 	ek_blk_t goal;
+	ek_blk_t first;		/* the first tree block, taken already; 0: none */
 	uint64_t blocks;	/* tree blocks allocated */
 };
 
 static int tree_alloc(void *arg, ek_blk_t *blk)
 {
 	struct tree_sink *t = arg;
-	int err = ek_newfs_alloc_block(t->nf, t->goal, blk);
+	int err = 0;
+
+	if (t->first) {
+		*blk = t->first;
+		t->first = 0;
+	} else {
+		err = ek_newfs_alloc_block(t->nf, t->goal, blk);
+	}
 
 	if (!err) {
 		t->goal = 0;
@@ -765,6 +773,8 @@ static int tree_alloc(void *arg, ek_blk_t *blk)
 	}
 	return err;
 }
+
+#define EK_ROOT_EXTENTS 4	/* extents in i_block */
 
 static int tree_put(void *arg, ek_blk_t blk, const uint8_t *node)
 {
@@ -838,6 +848,17 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 				data += (got + mask) & ~mask;
 			}
 			err = push_ext(&v, &nv, &cap, &e);
+			/*
+			 * a tree before the data: mke2fs's fallocate splits the
+			 * root when it inserts the fifth extent, whose blocks it
+			 * holds by then, and the new block is the first free one
+			 * from just before the first extent (when that is taken:
+			 * after the fifth extent, before the sixth)
+			 */
+			if (!err && tree_goal == EK_NEWFS_TREE_BEFORE && nv == EK_ROOT_EXTENTS + 1 &&
+			    !ts.first && !ts.blocks)
+				err = ek_newfs_alloc_block(nf, v[0].pblk > 1 ? v[0].pblk - 1 : 0,
+							   &ts.first);
 			last_lclu = (lblk + e.len - 1) >> nf->cshift;
 			last_pclu = (e.pblk + e.len - 1) & ~mask;
 			lblk += e.len;
@@ -847,6 +868,7 @@ static int map_extents(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const st
 	if (!err) {
 		put_le32(raw + offsetof(struct ext4_inode, i_flags),
 			 get_le32(raw + offsetof(struct ext4_inode, i_flags)) | EXT4_EXTENTS_FL);
+		ts.blocks = 0;	/* counted as the tree takes them, the first included */
 		ts.goal = tree_goal == EK_NEWFS_TREE_BEFORE ? (nv && v[0].pblk > 1 ? v[0].pblk - 1 : 0)
 							    : tree_goal;
 		err = ek_extent_tree_write(&nf->fs, ino, raw, v, nv, &sink);
@@ -1421,7 +1443,9 @@ static void build_super(struct ek_newfs *nf)
 	sb->s_state = cpu_to_le16(EXT4_VALID_FS);
 	sb->s_errors = cpu_to_le16(o->errors ? o->errors : 1);
 	ek_time_set(&sb->s_lastcheck, &sb->s_lastcheck_hi, o->now);
-	sb->s_rev_level = cpu_to_le32(1);
+	sb->s_creator_os = cpu_to_le32(o->creator_os);
+	/* revision 0 (as mke2fs -r 0 writes it): the level alone is 0 */
+	sb->s_rev_level = cpu_to_le32(o->rev0 ? 0 : 1);
 	sb->s_first_ino = cpu_to_le32(EXT4_GOOD_OLD_FIRST_INO);
 	sb->s_inode_size = cpu_to_le16((uint16_t)g->inode_size);
 	sb->s_feature_compat = cpu_to_le32(g->compat);
@@ -1442,7 +1466,8 @@ static void build_super(struct ek_newfs *nf)
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_64BIT)
 		sb->s_desc_size = cpu_to_le16((uint16_t)g->desc_size);
 	/* user_xattr, acl unless mke2fs.conf says otherwise */
-	sb->s_default_mount_opts = cpu_to_le32(o->mntopts_given ? o->default_mount_opts : 0x0C);
+	sb->s_default_mount_opts = cpu_to_le32(o->rev0 ? 0 :
+					       o->mntopts_given ? o->default_mount_opts : 0x0C);
 	ek_time_set(&sb->s_mkfs_time, &sb->s_mkfs_time_hi, o->now);
 	if (g->inode_size > EXT4_GOOD_OLD_INODE_SIZE) {
 		sb->s_min_extra_isize = cpu_to_le16(32);
@@ -1530,6 +1555,16 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->overhead = fs->sb.first_data_block;
 	for (uint32_t g = 0; g < G; g++)
 		nf->overhead += nf->gused[g];	/* units: clusters with bigalloc */
+	if (o->super_only) {
+		/* the tables alone: no inode is made; the journal inode is named only */
+		struct ext4_super_block *sb = (void *)nf->raw_sb;
+
+		sb->s_state = cpu_to_le16(EXT4_VALID_FS | EXT4_ERROR_FS);
+		if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+			sb->s_journal_inum = cpu_to_le32(EXT4_JOURNAL_INO);
+		*out = nf;
+		return 0;
+	}
 
 	/* inodes 1-11 are reserved and in use; then as mke2fs creates them */
 	for (ek_ino_t i = 1; i < EXT4_GOOD_OLD_FIRST_INO; i++)
@@ -1541,7 +1576,13 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && (err = make_resize_inode(nf)))
 		goto out_free;
-	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && o->geo.journal_external) {
+		struct ext4_super_block *sb = (void *)nf->raw_sb;
+
+		/* the journal is on its device: the superblock names it */
+		memcpy(sb->s_journal_uuid, o->journal_uuid, 16);
+		sb->s_journal_dev = cpu_to_le32(o->journal_dev);
+	} else if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 		if ((err = make_journal(nf)))
 			goto out_free;
 		/* whole clusters, as EXT2FS_NUM_B2C (a fast-commit area may end one part way) */
@@ -1594,6 +1635,8 @@ int ek_newfs_begin(struct ek_newfs *nf)
 	if (!nf->fs.io)
 		return ek_err(-EINVAL, "newfs: no target to write");
 	nf->writing = true;
+	if (nf->o.super_only)	/* as mke2fs -S: the sectors after the boot block, nothing else */
+		return ek_io_pwrite(nf->fs.io, z, 4096 - 1024, 1024);
 	/*
 	 * the old superblock goes first: until finish, the image is not a
 	 * filesystem; old signatures in the first 4 KiB and the last 128 KiB
@@ -1661,7 +1704,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 	struct ext4_super_block *sb = (void *)nf->raw_sb;
 	bool uninit = uses_uninit(nf);
 	/* as mke2fs: zeroed by its discard (not a new file), or every table written */
-	bool zeroed = nf->o.discard_zeroed || !nf->o.lazy_itable_init;
+	bool zeroed = !nf->o.super_only && (nf->o.discard_zeroed || !nf->o.lazy_itable_init);
 	uint64_t free_blocks = 0, free_inodes = 0;
 
 	for (uint32_t g = 0; g < fs->group_count; g++) {
@@ -1672,11 +1715,13 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 		grp->free_blocks = (uint32_t)group_free(nf, g);
 		grp->free_inodes = nf->g.inodes_per_group - nf->iused[g];
 		grp->used_dirs = nf->dirs[g];
-		grp->itable_unused = uninit ? nf->g.inodes_per_group - nf->ihigh[g] : 0;
+		grp->itable_unused = uninit && !nf->o.super_only ?
+				     nf->g.inodes_per_group - nf->ihigh[g] : 0;
 		if (uninit) {
 			if (!nf->ihigh[g])
 				flags |= EXT4_BG_INODE_UNINIT;
-			if (g && g != fs->group_count - 1 && !nf->foreign[g])
+			/* group 0 too when -S makes no root in it */
+			if ((g || nf->o.super_only) && g != fs->group_count - 1 && !nf->foreign[g])
 				flags |= EXT4_BG_BLOCK_UNINIT;
 		}
 		if (zeroed)	/* mke2fs sets it without uninit_bg too */
@@ -1693,7 +1738,7 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 		ek_gd_set(fs, d, EK_GD_USED_DIRS, grp->used_dirs);
 		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, grp->itable_unused);
 		put_le16(d + offsetof(struct ext4_group_desc, bg_flags), flags);
-		if (fs->has_csum) {
+		if (fs->has_csum && !nf->o.super_only) {	/* -S writes no bitmap */
 			uint32_t bc = 0, ic = 0;
 
 			if (!(flags & EXT4_BG_BLOCK_UNINIT)) {
@@ -1707,14 +1752,29 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 			ek_gd_set(fs, d, EK_GD_BLOCK_BITMAP_CSUM, bc);
 			ek_gd_set(fs, d, EK_GD_INODE_BITMAP_CSUM, ic);
 		}
-		if (uninit)
+		if (uninit && nf->o.super_only) {
+			/*
+			 * mke2fs -S zeroes bg_itable_unused after the checksum was
+			 * set and does not set it again: the checksum is the one of
+			 * the descriptor ext2fs_initialize made, every inode unused
+			 * but group 0's first 11, as e2fsck will find
+			 */
+			uint32_t ipg = nf->g.inodes_per_group;
+
+			ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, g ? ipg :
+				  ipg > EXT4_GOOD_OLD_FIRST_INO ? ipg - EXT4_GOOD_OLD_FIRST_INO : 0);
 			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
 				 ek_group_desc_csum(fs, g, d));
+			ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, 0);
+		} else if (uninit) {
+			put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
+				 ek_group_desc_csum(fs, g, d));
+		}
 	}
 	free_blocks <<= nf->cshift;	/* the superblock counts blocks, the groups clusters */
 	ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT, free_blocks);
 	sb->s_free_inodes_count = cpu_to_le32((uint32_t)free_inodes);
-	sb->s_overhead_clusters = cpu_to_le32((uint32_t)nf->overhead);
+	sb->s_overhead_clusters = cpu_to_le32(nf->o.super_only ? 0 : (uint32_t)nf->overhead);
 	return 0;
 }
 
@@ -1866,6 +1926,8 @@ int ek_newfs_finish(struct ek_newfs *nf)
 	nf->quota_late = false;
 	if ((err = finish_groups(nf, gdt, bitmap)))
 		goto out;
+	if (nf->o.super_only)
+		goto copies;
 	/* the blocks made with the layout, in order */
 	if ((err = write_pending(nf, &wc, bitmap)))
 		goto out;
@@ -1891,6 +1953,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 			err = write_itable(nf, g);
 	if (!err)
 		err = ek_io_sync(fs->io);
+copies:
 	for (uint32_t g = 1; g < fs->group_count && !err; g++) {
 		ek_blk_t first = ek_group_first_block(fs, g);
 		struct ext4_super_block *b = (void *)sbblk;	/* at the block's start */
@@ -1900,7 +1963,7 @@ int ek_newfs_finish(struct ek_newfs *nf)
 		if (has_super) {
 			/* a backup: not marked valid, names its group */
 			memcpy(b, sb, sizeof(*sb));
-			b->s_state = 0;
+			b->s_state = cpu_to_le16(le16_to_cpu(sb->s_state) & ~EXT4_VALID_FS);
 			b->s_block_group_nr = cpu_to_le16((uint16_t)g);
 			b->s_kbytes_written = 0;
 			if (fs->has_csum)

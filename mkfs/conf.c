@@ -276,6 +276,8 @@ static int type_list(struct conf *c, uint64_t size)
 		if (!strncmp(base, "mkfs.", 5) && base[5])
 			t = base + 5;
 	}
+	if (!t && m->o.creator_os == 1)
+		t = "ext2";	/* as mke2fs: the Hurd's type is ext2 */
 	if (!t)
 		t = ek_profile_get(c->p, "devices", m->target, "fs_type");
 	if (!t && (t = ek_profile_get(c->p, "defaults", NULL, "fs_type")) &&
@@ -309,6 +311,9 @@ static int type_list(struct conf *c, uint64_t size)
 			mk_warn(m, "the usage type %s is not defined in %s: left out", u, m->conf_path);
 		}
 	}
+	/* mke2fs -o hurd: the hurd type last, defined or not */
+	if (m->o.creator_os == 1 && push_type(c, "hurd"))
+		return 1;
 	if (m->verbose) {
 		fprintf(stderr, "%s: types for %s:", m->prog, m->conf_path);
 		for (int i = 0; c->types[i]; i++)
@@ -317,6 +322,11 @@ static int type_list(struct conf *c, uint64_t size)
 	}
 	return 0;
 }
+
+/* the features mke2fs turns off for the Hurd, and refuses when -O asks for them */
+#define HURD_INCOMPAT (EXT4_FEATURE_INCOMPAT_FILETYPE | EXT4_FEATURE_INCOMPAT_EA_INODE | \
+		       EXT4_FEATURE_INCOMPAT_CASEFOLD)
+#define HURD_RO_COMPAT (EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 
 static int features(struct conf *c)
 {
@@ -336,6 +346,11 @@ static int features(struct conf *c)
 		if (v && *v && edit_features(c, v, f, what))
 			return 1;
 	}
+	if (m->o.creator_os == 1) {
+		/* what the Hurd does not read: off before -O, which may not ask for it */
+		f[EK_FEAT_INCOMPAT] &= ~(uint32_t)HURD_INCOMPAT;
+		f[EK_FEAT_RO_COMPAT] &= ~(uint32_t)HURD_RO_COMPAT;
+	}
 	if (m->features_arg) {
 		if (edit_features(c, m->features_arg, f, "-O"))
 			return 1;
@@ -344,8 +359,27 @@ static int features(struct conf *c)
 		if (edit_features(c, get_str(c, "default_features", ""), f, what))
 			return 1;
 	}
+	if (m->o.rev0) {
+		/* revision 0 has no feature words: none from -O, none from the conf */
+		if (m->features_arg)
+			return mk_fail(m, "-r 0: revision 0 filesystems have no features (-O %s)",
+				       m->features_arg);
+		if (m->journal_flag)
+			return mk_fail(m, "-r 0: revision 0 filesystems have no journal");
+		f[0] = f[1] = f[2] = 0;
+	}
 	if (m->journal_flag)
 		f[EK_FEAT_COMPAT] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
+	if (m->o.creator_os == 1 && ((f[EK_FEAT_INCOMPAT] & HURD_INCOMPAT) ||
+				     (f[EK_FEAT_RO_COMPAT] & HURD_RO_COMPAT))) {
+		uint32_t bad = f[EK_FEAT_INCOMPAT] & HURD_INCOMPAT;
+		int type = bad ? EK_FEAT_INCOMPAT : EK_FEAT_RO_COMPAT;
+
+		bad = bad ? bad & -bad : (f[EK_FEAT_RO_COMPAT] & HURD_RO_COMPAT) &
+					 -(f[EK_FEAT_RO_COMPAT] & HURD_RO_COMPAT);
+		return mk_fail(m, "-o hurd: the Hurd does not support the %s feature",
+			       ek_feature_name(type, bad));
+	}
 	if (f[EK_FEAT_INCOMPAT] & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV) {
 		/* an external journal device: that feature, and metadata_csum if asked */
 		f[EK_FEAT_COMPAT] = 0;
@@ -512,6 +546,8 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 		/* a profile's ratio is at least a block (a cluster) */
 		g->inode_ratio = r < 0 || (uint32_t)r < floor ? floor : (uint32_t)r;
 	}
+	if (m->o.rev0)
+		g->inode_size = EXT4_GOOD_OLD_INODE_SIZE;	/* fixed at revision 0, -I or not */
 	if (!g->inode_size) {
 		int is = get_int(&c, "inode_size", 0);
 
@@ -608,4 +644,6 @@ void mk_conf_release(struct mk *m)
 	free(m->conf_path);
 	free(m->features_arg);
 	free(m->extended_arg);
+	free(m->journal_dev_path);
+	m->journal_dev_path = NULL;
 }

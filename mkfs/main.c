@@ -57,14 +57,18 @@ static void usage(FILE *f, const char *prog)
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
 "                      encoding_flags=strict\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
+"  -J device=DEV       the journal on a journal device (-O journal_dev): a path,\n"
+"                      UUID=uuid or LABEL=label\n"
 "  -d dir              copy this directory tree into the filesystem\n"
 "  --skip-unreadable   warn about unreadable source files instead of failing\n"
-"  -o Linux            the creator OS (Linux only)\n"
+"  -o os               the creator OS: Linux, Hurd (GNU), Masix, FreeBSD, Lites\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
 "  -l file             the bad blocks listed in file (none: made as without)\n"
 "  -c                  run badblocks(8) first (-cc: its write test); bad blocks refused\n"
-"  -r 1                the revision level (1 only)\n"
+"  -r 0|1              the revision level (0: no features, as mke2fs -r 0)\n"
+"  -S                  write the superblocks and group descriptors only (recovery:\n"
+"                      same options as the filesystem was made with, then e2fsck)\n"
 "  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
 "  -z undo-file        save every block overwritten in the new file undo-file\n"
 "                      (e2undo undo-file device restores them)\n"
@@ -584,6 +588,66 @@ static int ready_target(struct mk *m, uint64_t size)
 	return 0;
 }
 
+/* ---- -J device= ------------------------------------------------------------------------ */
+
+/*
+ * The journal device -J device= names (a path, UUID= or LABEL=, found by
+ * libblkid): a block device made by -O journal_dev, whose block size the
+ * filesystem takes when -b does not give one, as mke2fs does
+ */
+static int journal_dev_open(struct mk *m)
+{
+	struct ek_io *io = NULL;
+	struct stat st;
+	uint32_t bs = 0;
+	int err;
+
+	m->journal_dev_path = blkid_evaluate_tag(m->journal_dev_arg, NULL, NULL);
+	if (!m->journal_dev_path)
+		return mk_fail(m, "-J device=%s: no such journal device", m->journal_dev_arg);
+	if (stat(m->journal_dev_path, &st))
+		return mk_fail(m, "-J device=%s: '%s': %s", m->journal_dev_arg, m->journal_dev_path,
+			       strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return mk_fail(m, "-J device=%s: '%s' is not a block device (a journal device is "
+			       "named by its device number)", m->journal_dev_arg, m->journal_dev_path);
+	if ((err = ek_io_open(m->journal_dev_path, 0, 0, &io)) ||
+	    (err = ek_journal_dev_attach(io, NULL, 0, &bs, m->o.journal_uuid))) {
+		ek_io_close(io);
+		return mk_fail(m, "-J device=%s: '%s': %s", m->journal_dev_arg, m->journal_dev_path,
+			       ek_error_msg(err));
+	}
+	ek_io_close(io);
+	if (m->o.geo.blocksize && m->o.geo.blocksize != bs)
+		return mk_fail(m, "-J device=%s: the journal device has %u-byte blocks, -b asks for %u",
+			       m->journal_dev_arg, bs, m->o.geo.blocksize);
+	m->o.geo.blocksize = m->cli_blocksize = bs;
+	m->o.geo.journal_external = true;
+	m->o.journal_dev = (uint32_t)st.st_rdev;
+	if (!m->quiet)
+		fprintf(stderr, "%s: the journal device's block size: %u\n", m->prog, bs);
+	return 0;
+}
+
+/* the new filesystem among the journal device's users */
+static int journal_dev_attach(struct mk *m)
+{
+	struct ek_io *io = NULL;
+	uint8_t uuid[16];
+	uint32_t bs;
+	int err;
+
+	if (!(err = ek_io_open(m->journal_dev_path, EK_IO_RW, 0, &io)))
+		err = ek_journal_dev_attach(io, m->o.uuid, m->o.now, &bs, uuid);
+	ek_io_close(io);
+	if (!err && memcmp(uuid, m->o.journal_uuid, 16))
+		err = ek_err(-EBUSY, "it changed since it was read");
+	if (err)
+		return mk_fail(m, "-J device=%s: '%s': %s", m->journal_dev_arg, m->journal_dev_path,
+			       ek_error_msg(err));
+	return 0;
+}
+
 /* ---- -O journal_dev ------------------------------------------------------------------- */
 
 /* an external journal device for other filesystems' -J device= */
@@ -868,6 +932,25 @@ static int usage_error(struct mk *m, const char *fmt, ...)
 	return 2;
 }
 
+/* -o: s_creator_os by name (as e2fsprogs names them) or number */
+static int parse_os(const char *arg, uint32_t *os)
+{
+	static const char *const names[] = { "linux", "hurd", "masix", "freebsd", "lites" };
+
+	if (*arg >= '0' && *arg <= '9')
+		return parse_u32(arg, os);
+	if (!strcasecmp(arg, "gnu")) {
+		*os = 1;
+		return 0;
+	}
+	for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(arg, names[i])) {
+			*os = i;
+			return 0;
+		}
+	return -1;
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -892,7 +975,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqSvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -967,9 +1050,14 @@ int main(int argc, char **argv)
 				return mk_fail(&m, "out of memory");
 			break;
 		case 'J':
-			if (strncmp(optarg, "size=", 5) ||
-			    parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) || !m.journal_bytes)
-				return mk_fail(&m, "-J %s: expected size=MiB", optarg);
+			if (!strncmp(optarg, "device=", 7) && optarg[7]) {
+				m.journal_dev_arg = optarg + 7;
+			} else if (strncmp(optarg, "size=", 5) ||
+				   parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) ||
+				   !m.journal_bytes) {
+				return mk_fail(&m, "-J %s: expected size=MiB or device=PATH|UUID=|LABEL=",
+					       optarg);
+			}
 			m.journal_flag = true;
 			break;
 		case 'j': m.journal_flag = true; break;
@@ -986,18 +1074,15 @@ int main(int argc, char **argv)
 			else return mk_fail(&m, "-e %s: continue, remount-ro or panic", optarg);
 			break;
 		case 'o':
-			/* the creator OS: extkit writes Linux's layout only (the Hurd's differs) */
-			if (strcasecmp(optarg, "linux"))
-				return mk_fail(&m, "-o %s: extkit-mkfs writes filesystems for Linux only "
-					       "(-o Linux)", optarg);
+			if (parse_os(optarg, &m.o.creator_os))
+				return mk_fail(&m, "-o %s: unknown creator OS (Linux, Hurd or GNU, Masix, "
+					       "FreeBSD, Lites, or a number)", optarg);
 			break;
 		case 'z': m.undo_path = optarg; break;
 		case 'r':
 			if (parse_u32(optarg, &v) || v > 1)
 				return mk_fail(&m, "-r %s: a revision level is 0 or 1", optarg);
-			if (v == 0)
-				return mk_fail(&m, "-r 0: extkit-mkfs writes revision 1 filesystems only "
-					       "(revision 0 keeps a superblock copy in every group)");
+			m.o.rev0 = v == 0;
 			break;
 		case 'l': m.badblocks_file = optarg; break;
 		case 'c': m.check_blocks++; break;
@@ -1005,6 +1090,7 @@ int main(int argc, char **argv)
 		case 'F': m.force = true; break;
 		case 'n': m.dry_run = true; break;
 		case 'q': m.quiet = true; break;
+		case 'S': m.o.super_only = true; break;
 		case 'v': m.verbose = true; break;
 		case 'V': printf("extkit-mkfs %s\n", EK_VERSION); return 0;
 		case 'J' + 256: m.json = true; break;
@@ -1062,11 +1148,34 @@ int main(int argc, char **argv)
 		if (!S_ISDIR(st.st_mode))
 			return mk_fail(&m, "-d '%s': not a directory", m.src_dir);
 	}
+	if (m.o.super_only) {
+		/* a recovery tool: what is on the target stays, it must be there */
+		if (m.src_dir)
+			return mk_fail(&m, "-S writes the superblocks and descriptors only: no -d");
+		if (access(m.target, F_OK))
+			return mk_fail(&m, "-S: '%s': %s (it rewrites an existing filesystem's "
+				       "superblocks)", m.target, strerror(errno));
+	}
+	if (m.journal_dev_arg && (rc = journal_dev_open(&m)))
+		goto out;
 	if ((rc = check_target(&m, want, &size)))
 		goto out;
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
+	/*
+	 * -S and what mke2fs -S still writes beyond the descriptors (quota
+	 * files, the MMP block), fails on (orphan_file), or checksums in a way
+	 * not taken over yet (bigalloc): refused, not made otherwise
+	 */
+	if (m.o.super_only &&
+	    ((m.o.geo.ro_compat & (EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC)) ||
+	     (m.o.geo.incompat & EXT4_FEATURE_INCOMPAT_MMP) ||
+	     (m.o.geo.compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE))) {
+		mk_fail(&m, "-S with quota, mmp, orphan_file or bigalloc: not supported yet "
+			"(mke2fs -S writes more than the descriptors there)");
+		goto out;
+	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
 		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
 	m.o.geo.size = size;
@@ -1116,9 +1225,13 @@ int main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	/* the file holds the filesystem's whole blocks, as mke2fs leaves it */
-	if ((rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
+	/* the file holds the filesystem's whole blocks, as mke2fs leaves it (-S: as it is) */
+	if (!m.o.super_only &&
+	    (rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
 		goto out;
+	if (m.o.super_only && !m.quiet)
+		fprintf(stderr, "%s: rewriting the superblocks and group descriptors of '%s' "
+			"(-S): run e2fsck -fy next; the journal is not made again\n", m.prog, m.target);
 	if ((m.badblocks_file || m.check_blocks) &&
 	    (rc = bad_blocks(&m, ek_newfs_geometry(nf)->blocksize, ek_newfs_fs(nf)->sb.blocks_count)))
 		goto out;
@@ -1145,6 +1258,9 @@ int main(int argc, char **argv)
 		fail_write(&m, err);
 		goto out;
 	}
+	if (m.o.geo.journal_external && (rc = journal_dev_attach(&m)))
+		goto out;
+	rc = 1;
 	if (m.src_dir) {
 		struct ek_populate_opts po = {
 			.clamp_time = m.have_sde,

@@ -36,6 +36,8 @@ struct mk {
 	const char *usage_arg;		/* -T */
 	char *features_arg;		/* every -O, joined with commas */
 	char *extended_arg;		/* every -E, joined with commas */
+	const char *journal_dev_arg;	/* -J device=PATH|UUID=|LABEL= */
+	char *journal_dev_path;		/* what it names (libblkid) */
 	bool journal_flag;		/* -j or -J */
 	uint64_t journal_bytes;		/* -J size= */
 	/* what mk_conf_resolve() decided */
