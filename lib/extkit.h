@@ -2028,6 +2028,8 @@ enum ek_inode_fix {
 	EK_IFIX_DTIME,		/* i_dtime = 0 */
 	EK_IFIX_DTIME_SET,	/* i_dtime = v (a deletion time) */
 	EK_IFIX_FLAGS_CLEAR,	/* i_flags &= ~v */
+	EK_IFIX_FLAGS_SET,	/* i_flags |= v */
+	EK_IFIX_EA_REFS,	/* a value inode's reference count = v */
 	EK_IFIX_SIZE,		/* i_size = v */
 	EK_IFIX_IBLOCKS,	/* i_blocks = v 512-byte sectors (huge_file: in blocks) */
 	EK_IFIX_ACL_HI,		/* i_file_acl_hi = 0 */
@@ -2036,13 +2038,8 @@ enum ek_inode_fix {
 int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint64_t v);
 /* h_refcount of xattr block @blk = @refs, checksum resealed */
 int ek_fix_xattr_refcount(struct ek_wset *ws, ek_blk_t blk, uint32_t refs);
-/* ---- xattrs and value inodes (repair_xattr.c) ---- */
 /* xattr block @blk's checksum recomputed (magic checked) */
 int ek_fix_xattr_block_csum(struct ek_wset *ws, ek_blk_t blk);
-/* EXT4_EA_INODE_FL set on inode @ino */
-int ek_fix_ea_inode_flag(struct ek_wset *ws, ek_ino_t ino);
-/* value inode @ino's reference count = @refs */
-int ek_fix_ea_inode_ref(struct ek_wset *ws, ek_ino_t ino, uint64_t refs);
 /* entry @de of directory @dir: its file type; cleared (merged into the entry
  * before it, or inode 0 when first in its block); inline dirs: ek_fix_inline_dirent */
 int ek_fix_dirent_type(struct ek_wset *ws, const struct ek_inode *dir,

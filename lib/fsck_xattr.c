@@ -205,7 +205,7 @@ static int xa_keep(struct check *c, const struct ek_inode *ei, struct xa_scan *s
 		}
 		if (vi.raw && !(vi.flags & EXT4_EA_INODE_FL) &&
 		    fsck_report(c, EK_PR_EA_INODE_FLAG_MISSING, AT_INODE(vi.ino), vi.ino, ei->ino))
-			fsck_fix_done(c, ek_fix_ea_inode_flag(c->ws, vi.ino));
+			fsck_fix_done(c, ek_fix_inode(c->ws, vi.ino, EK_IFIX_FLAGS_SET, EXT4_EA_INODE_FL));
 		ek_inode_release(&vi);
 		err = fsck_blk_push(&x->refs, &x->nrefs, &x->refs_cap, s->inums[i]);
 		if (err)
@@ -383,7 +383,7 @@ void fsck_pass4_ea(struct check *c, ek_ino_t ino, uint32_t *want)
 		    get_le32(ei.raw + offsetof(struct ext4_inode, i_atime)) &&
 		    fsck_report(c, EK_PR_EA_INODE_REF_COUNT, AT_INODE(ino), ino,
 				(unsigned long long)stored, refs))
-			fsck_fix_done(c, ek_fix_ea_inode_ref(c->ws, ino, refs));
+			fsck_fix_done(c, ek_fix_inode(c->ws, ino, EK_IFIX_EA_REFS, refs));
 	}
 	(void)err;
 	ek_inode_release(&ei);

@@ -40,6 +40,12 @@ int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint6
 	case EK_IFIX_FLAGS_CLEAR:
 		put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) & ~(uint32_t)v);
 		break;
+	case EK_IFIX_FLAGS_SET:
+		put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) | (uint32_t)v);
+		break;
+	case EK_IFIX_EA_REFS:
+		ek_xattr_ea_ref_set(raw, v);
+		break;
 	case EK_IFIX_SIZE:
 		ek_inode_size_set(raw, v);
 		break;
@@ -69,17 +75,36 @@ int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint6
 	return 0;
 }
 
-int ek_fix_xattr_refcount(struct ek_wset *ws, ek_blk_t blk, uint32_t refs)
+/* xattr block @blk inside the set, its magic checked */
+static int xattr_block_in_set(struct ek_wset *ws, ek_blk_t blk, uint8_t **b)
 {
-	uint8_t *b;
-	int err = ek_wset_block(ws, blk, &b);
+	int err = ek_wset_block(ws, blk, b);
 
 	if (err)
 		return err;
-	if (get_le32(b) != EXT4_XATTR_MAGIC)
-		return ek_corrupt(blk, "xattr block: bad magic 0x%08x", get_le32(b));
-	ek_xattr_block_refcount_set(ek_wset_fs(ws), blk, b, refs);
+	if (get_le32(*b) != EXT4_XATTR_MAGIC)
+		return ek_corrupt(blk, "xattr block: bad magic 0x%08x", get_le32(*b));
 	return 0;
+}
+
+int ek_fix_xattr_refcount(struct ek_wset *ws, ek_blk_t blk, uint32_t refs)
+{
+	uint8_t *b;
+	int err = xattr_block_in_set(ws, blk, &b);
+
+	if (!err)
+		ek_xattr_block_refcount_set(ek_wset_fs(ws), blk, b, refs);
+	return err;
+}
+
+int ek_fix_xattr_block_csum(struct ek_wset *ws, ek_blk_t blk)
+{
+	uint8_t *b;
+	int err = xattr_block_in_set(ws, blk, &b);
+
+	if (!err)
+		ek_xattr_block_csum_set(ek_wset_fs(ws), blk, b);
+	return err;
 }
 
 /* the set's copy of the directory block holding @de, its checksum state in *@csum_ok */
