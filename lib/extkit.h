@@ -2034,6 +2034,8 @@ enum ek_inode_fix {
 	EK_IFIX_IBLOCKS,	/* i_blocks = v 512-byte sectors (huge_file: in blocks) */
 	EK_IFIX_ACL_HI,		/* i_file_acl_hi = 0 */
 	EK_IFIX_LINKS,		/* i_links_count = v */
+	EK_IFIX_INLINE_DROP,	/* inline data dropped: i_size 0, INLINE_DATA_FL cleared,
+				   i_block zeroed (e2fsck's truncate without system.data) */
 };
 int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint64_t v);
 /* h_refcount of xattr block @blk = @refs, checksum resealed */
@@ -2323,6 +2325,9 @@ int ek_fix_file_acl(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk);
 uint64_t ek_inode_size(const struct ek_fs *fs, const void *raw);
 uint64_t ek_inode_size_field(const void *raw);
 void ek_inode_size_set(void *raw, uint64_t size);
+/* raw inode @raw without its inline data: i_size 0, INLINE_DATA_FL cleared,
+ * i_block zeroed (no checksum set) */
+void ek_inode_inline_drop(void *raw);
 uint64_t ek_inode_iblocks(const struct ek_fs *fs, const void *raw);
 void ek_inode_iblocks_set(void *raw, uint64_t v);
 uint64_t ek_inode_file_acl(const struct ek_fs *fs, const void *raw);

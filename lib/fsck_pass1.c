@@ -796,6 +796,51 @@ static bool check_inline_extents(struct check *c, struct ek_inode *ei)
 }
 
 /*
+ * An inode in use with the inline data flag on an inline_data filesystem
+ * (from s_first_ino, as e2fsck's PR_1_INLINE_DATA_NO_ATTR): its system.data
+ * xattr missing, or the xattrs it is looked for in unreadable (any error
+ * of ek_xattr_get but memory and reads; ek_inline_size would read a missing
+ * one as no bytes past i_block, as the kernel does), its inline data is
+ * lost: as e2fsck, truncated (i_size 0, the flag cleared, i_block zeroed).
+ * @ei follows the fix, and a failed inode checksum (*@derr) is set with it.
+ */
+static int check_inline_attr(struct check *c, struct ek_inode *ei, int *derr)
+{
+	struct ek_fs *fs = c->fs;
+	char why[200];
+	uint8_t *val;
+	size_t len;
+	int err;
+
+	if (!(ei->flags & EXT4_INLINE_DATA_FL) || ei->ino < fs->sb.first_ino ||
+	    !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA))
+		return 0;
+	err = ek_xattr_get(fs, ei, EXT4_XATTR_INDEX_SYSTEM, "data", 4, &val, &len);
+	free(val);
+	if (!err)
+		return 0;
+	if (err == -ENOMEM || err == -EIO)
+		return err;
+	if (err == -ENODATA || err == -ENOENT)
+		snprintf(why, sizeof(why), "is missing");
+	else
+		snprintf(why, sizeof(why), "cannot be read: %s", ek_error_msg(err));
+	if (fsck_report(c, EK_PR_INLINE_DATA_NO_ATTR, AT_INODE(ei->ino), ei->ino, why)) {
+		err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_INLINE_DROP, 0);
+		fsck_fix_done(c, err);
+		if (!err) {
+			/* what the later checks see */
+			ek_inode_inline_drop(ei->raw);
+			ei->size = 0;
+			ei->flags &= ~EXT4_INLINE_DATA_FL;
+			if (*derr == -EK_BADCRC)
+				*derr = 0;
+		}
+	}
+	return 0;
+}
+
+/*
  * An inode whose mode is not a directory, file or symlink but whose inline
  * data reads as a directory's start (e2fsck's check_is_really_dir, its
  * inline data half): a parent that can be one, a first entry naming no
@@ -835,6 +880,7 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	struct check *c = arg;
 	struct ek_fs *fs = c->fs;
 	bool qf = quota_file_ino(c, ei->ino);
+	bool both;
 	uint64_t want;
 	int err;
 
@@ -904,6 +950,12 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->nxv = c->nxtree = 0;
 	c->illegal = 0;
 	c->map_rebuild = c->map_clear = c->map_left = c->cleared = false;
+	/* as e2fsck, before the other inode checks; both the inline data and
+	 * the extents flag: after check_inline_extents() chose one */
+	both = (ei->flags & (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL)) ==
+	       (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL);
+	if (!both && (err = check_inline_attr(c, ei, &derr)))
+		return err;
 	if (!qf && !fsck_reserved_ino(fs, ei->ino))
 		check_really_dir(c, ei);
 	err = fsck_inode_in_use(c, ei->ino, ei->mode, ei->links_count);
@@ -938,6 +990,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
 	if (c->cleared)
 		return 0;
+	if (both && (err = check_inline_attr(c, ei, &derr)))
+		return err;
 	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
 	if (!ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
 	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
@@ -1052,6 +1106,16 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			return err;
 		if (c->cleared)
 			return 0;
+	} else if (ek_is_dir(ei->mode) && !qf && !c->claimed && fsck_has_map(fs, ei)) {
+		/* as e2fsck's check_blocks(): no block at all (its xattr block
+		 * and tree blocks count), no inline data: cleared; pass 2 then
+		 * clears the entries naming it */
+		if (fsck_report(c, EK_PR_DIR_ZERO_LENGTH, AT_INODE(ei->ino), ei->ino)) {
+			fsck_fix_done(c, clear_inode(c, ei, true));
+			if (c->cleared)
+				return 0;
+		}
+		check_size(c, ei);
 	} else if (fsck_has_map(fs, ei)) {
 		check_size(c, ei);
 	} else if (ek_is_dir(ei->mode) && ek_inode_has_inline(ei)) {

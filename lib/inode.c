@@ -133,6 +133,15 @@ void ek_inode_size_set(void *raw, uint64_t size)
 	put_le32(r + IOFF(i_size_high), (uint32_t)(size >> 32));
 }
 
+void ek_inode_inline_drop(void *raw)
+{
+	uint8_t *r = raw;
+
+	ek_inode_size_set(raw, 0);
+	put_le32(r + IOFF(i_flags), get_le32(r + IOFF(i_flags)) & ~(uint32_t)EXT4_INLINE_DATA_FL);
+	memset(r + IOFF(i_block), 0, EXT4_N_BLOCKS * 4);
+}
+
 /* a 48-bit pair: 32 low bits at @lo, 16 high bits at @hi read only when @has_hi */
 static uint64_t get_lo32_hi16(const void *raw, size_t lo, size_t hi, bool has_hi)
 {

@@ -68,6 +68,9 @@ int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint6
 					      (unsigned long long)v);
 		put_le16(raw + IOFF(i_links_count), (uint16_t)v);
 		break;
+	case EK_IFIX_INLINE_DROP:
+		ek_inode_inline_drop(raw);
+		break;
 	default:
 		return -EINVAL;
 	}
