@@ -263,6 +263,36 @@ START_TEST(test_inode_fixes)
 }
 END_TEST
 
+/* an inline data inode without its system.data (INLINE_DATA_NO_ATTR):
+ * i_size 0 (both halves), only the inline data flag cleared, i_block zeroed */
+START_TEST(test_inline_drop)
+{
+	uint8_t root[60];
+	struct ek_wset *ws;
+	struct ek_inode ei;
+	uint8_t *raw;
+
+	setup();
+	memset(root, 0x5a, sizeof(root));
+	make_inode(&ei, root, EXT4_INLINE_DATA_FL | EXT4_NOATIME_FL);
+	ek_inode_release(&ei);
+	ck_assert_int_eq(ek_wset_init(u.fs, &ws), 0);
+	ck_assert_int_eq(ek_wset_inode(ws, INO, &raw), 0);
+	put_le32(raw + offsetof(struct ext4_inode, i_size_high), 3);
+	ck_assert_int_eq(ek_fix_inode(ws, INO, EK_IFIX_INLINE_DROP, 0), 0);
+	ck_assert_int_eq(ek_wset_write(ws), 0);
+	ek_wset_free(ws);
+	ck_assert_int_eq(ek_inode_read(u.fs, INO, &ei), 0);	/* its checksum holds */
+	ck_assert_uint_eq(ei.size, 0);
+	ck_assert_uint_eq(get_le32(ei.raw + offsetof(struct ext4_inode, i_size_high)), 0);
+	ck_assert_uint_eq(ei.flags, EXT4_NOATIME_FL);
+	for (int i = 0; i < EXT4_N_BLOCKS; i++)
+		ck_assert_uint_eq(le32_to_cpu(ek_inode_i_block(&ei)[i]), 0);
+	ek_inode_release(&ei);
+	unit_fs_done(&u);
+}
+END_TEST
+
 /* the extent tree rewritten from a list: what the walk then reads */
 static ek_blk_t next_blk = 200;
 
@@ -316,6 +346,7 @@ static Suite *repair_p1fix_suite(void)
 	tcase_add_loop_test(tc, test_walk_checked, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_csum_set);
 	tcase_add_test(tc, test_inode_fixes);
+	tcase_add_test(tc, test_inline_drop);
 	tcase_add_test(tc, test_extent_tree);
 	suite_add_tcase(s, tc);
 	return s;
