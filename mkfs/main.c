@@ -10,6 +10,7 @@
  * copies the -d tree in.
  */
 #include <blkid/blkid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 #include <strings.h>
 #include <linux/fs.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/sysmacros.h>
@@ -591,6 +593,57 @@ static int ready_target(struct mk *m, uint64_t size)
 /* ---- -J device= ------------------------------------------------------------------------ */
 
 /*
+ * The block device whose superblock carries TAG=VALUE (UUID or LABEL),
+ * probed afresh.  libblkid's own lookup trusts its cache file and lists
+ * devices from /proc/partitions, which leaves out loop devices in many
+ * containers, and a cache younger than its rescan interval hides a loop
+ * device reused since; so every device in /sys/class/block is probed.
+ */
+static char *block_device_with_tag(const char *tag, const char *value)
+{
+	DIR *dir = opendir("/sys/class/block");
+	struct dirent *d;
+	char *found = NULL;
+
+	while (dir && !found && (d = readdir(dir))) {
+		char path[PATH_MAX];
+		blkid_probe pr;
+		const char *v;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", d->d_name);
+		if (!(pr = blkid_new_probe_from_filename(path)))
+			continue;	/* no node here, no medium, or not ours to read */
+		blkid_probe_enable_superblocks(pr, 1);
+		blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+		if (blkid_do_safeprobe(pr) == 0 && !blkid_probe_lookup_value(pr, tag, &v, NULL) &&
+		    !strcmp(v, value))
+			found = strdup(path);
+		blkid_free_probe(pr);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* a path as given; UUID= and LABEL= by a fresh probe, then libblkid's cache */
+static char *journal_dev_find(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char tag[8];
+
+	if (!eq || eq - arg >= (ptrdiff_t)sizeof(tag))
+		return strdup(arg);
+	memcpy(tag, arg, (size_t)(eq - arg));
+	tag[eq - arg] = 0;
+	if (strcmp(tag, "UUID") && strcmp(tag, "LABEL"))
+		return strdup(arg);
+	char *path = block_device_with_tag(tag, eq + 1);
+	return path ? path : blkid_evaluate_tag(arg, NULL, NULL);
+}
+
+/*
  * The journal device -J device= names (a path, UUID= or LABEL=, found by
  * libblkid): a block device made by -O journal_dev, whose block size the
  * filesystem takes when -b does not give one, as mke2fs does
@@ -602,7 +655,7 @@ static int journal_dev_open(struct mk *m)
 	uint32_t bs = 0;
 	int err;
 
-	m->journal_dev_path = blkid_evaluate_tag(m->journal_dev_arg, NULL, NULL);
+	m->journal_dev_path = journal_dev_find(m->journal_dev_arg);
 	if (!m->journal_dev_path)
 		return mk_fail(m, "-J device=%s: no such journal device", m->journal_dev_arg);
 	if (stat(m->journal_dev_path, &st))
