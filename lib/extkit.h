@@ -2033,6 +2033,10 @@ enum ek_inode_fix {
 	EK_IFIX_SIZE,		/* i_size = v */
 	EK_IFIX_IBLOCKS,	/* i_blocks = v 512-byte sectors (huge_file: in blocks) */
 	EK_IFIX_ACL_HI,		/* i_file_acl_hi = 0 */
+	EK_IFIX_FILE_ACL,	/* i_file_acl = v, both halves */
+	EK_IFIX_FADDR,		/* i_obso_faddr = v */
+	EK_IFIX_SIZE_HIGH,	/* i_size_high = v alone */
+	EK_IFIX_BLOCKS_HI,	/* l_i_blocks_high = v alone */
 	EK_IFIX_LINKS,		/* i_links_count = v */
 	EK_IFIX_INLINE_DROP,	/* inline data dropped: i_size 0, INLINE_DATA_FL cleared,
 				   i_block zeroed (e2fsck's truncate without system.data) */
@@ -2262,14 +2266,6 @@ int ek_ext_block_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ui
 /* as e2fsck clears an inode beyond repair: i_links_count 0, i_dtime @now,
  * i_flags 0; a reserved inode (below s_first_ino) loses its i_block too */
 int ek_fix_inode_clear(struct ek_wset *ws, ek_ino_t ino, uint32_t now);
-/* one field of raw inode @ino set to @v (its checksum set) */
-enum ek_inode_field {
-	EK_IFIELD_FILE_ACL,	/* i_file_acl, both halves */
-	EK_IFIELD_FADDR,	/* i_obso_faddr */
-	EK_IFIELD_SIZE_HIGH,	/* i_size_high alone */
-	EK_IFIELD_BLOCKS_HI,	/* l_i_blocks_high alone */
-};
-int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, uint64_t v);
 /* an invalid i_extra_isize set as e2fsck does (s_want_extra_isize when out
  * of range, else rounded up to 4); -EINVAL when it is valid */
 int ek_fix_inode_extra_isize(struct ek_wset *ws, ek_ino_t ino);

@@ -998,7 +998,7 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	    get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high)) &&
 	    fsck_report(c, EK_PR_BLOCKS_HI, AT_INODE(ei->ino), ei->ino,
 			get_le16(ei->raw + offsetof(struct ext4_inode, l_i_blocks_high))))
-		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_BLOCKS_HI, 0));
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_BLOCKS_HI, 0));
 	if (ei->dtime && ei->links_count && !fsck_reserved_ino(fs, ei->ino) &&
 	    ei->ino != EXT4_ROOT_INO && fsck_report(c, EK_PR_INODE_DTIME_SET, AT_INODE(ei->ino), ei->ino))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
@@ -1006,12 +1006,12 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr)) &&
 	    fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_faddr", ei->ino,
 			get_le32(ei->raw + offsetof(struct ext4_inode, i_obso_faddr))))
-		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FADDR, 0));
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FADDR, 0));
 	if (ek_is_dir(ei->mode) && !ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_LARGEDIR) &&
 	    get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high)) &&
 	    fsck_report(c, EK_PR_INODE_FIELD_NONZERO, AT_INODE(ei->ino), "i_size_high", ei->ino,
 			get_le32(ei->raw + offsetof(struct ext4_inode, i_size_high))))
-		fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_SIZE_HIGH, 0));
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_SIZE_HIGH, 0));
 	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES) &&
 	    fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_IMAGIC_FL));
@@ -1042,7 +1042,7 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			if (fsck_report(c, EK_PR_XATTR_BLOCK_BAD, &(struct ek_finding){ .ino = ei->ino,
 					.blk = ei->file_acl, .has_blk = true, .group = -1 },
 					ei->ino, (unsigned long long)ei->file_acl)) {
-				fsck_fix_done(c, ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0));
+				fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FILE_ACL, 0));
 				ei->file_acl = 0;
 			}
 		} else if ((err = fsck_blk_push(&c->xblk, &c->nx, &c->x_cap, ei->file_acl)))

@@ -275,7 +275,7 @@ static int check_block(struct check *c, struct ek_inode *ei)
 		/* as e2fsck's clear_extattr: this inode no longer names the block */
 		if (fsck_report(c, EK_PR_XATTR_BLOCK_DAMAGED, &(struct ek_finding){ .ino = ei->ino,
 				.blk = blk, .has_blk = true, .group = -1 }, ek_error_msg(err))) {
-			err = ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0);
+			err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FILE_ACL, 0);
 			fsck_fix_done(c, err);
 			if (!err)
 				ei->file_acl = 0;
@@ -312,7 +312,7 @@ int fsck_check_xattrs(struct check *c, struct ek_inode *ei)
 	    fsck_report(c, EK_PR_XATTR_NO_FEATURE, &(struct ek_finding){ .ino = ei->ino,
 			.blk = ei->file_acl, .has_blk = true, .group = -1 },
 			ei->ino, (unsigned long long)ei->file_acl)) {
-		err = ek_fix_inode_field(c->ws, ei->ino, EK_IFIELD_FILE_ACL, 0);
+		err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FILE_ACL, 0);
 		fsck_fix_done(c, err);
 		if (!err)
 			ei->file_acl = 0;

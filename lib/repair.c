@@ -20,64 +20,6 @@
 
 #define IOFF(f) offsetof(struct ext4_inode, f)
 
-int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint64_t v)
-{
-	struct ek_fs *fs = ek_wset_fs(ws);
-	uint8_t *raw;
-	int err = ek_wset_inode(ws, ino, &raw);
-
-	if (err)
-		return err;
-	switch (what) {
-	case EK_IFIX_CSUM:
-		break;
-	case EK_IFIX_DTIME:
-		put_le32(raw + IOFF(i_dtime), 0);
-		break;
-	case EK_IFIX_DTIME_SET:
-		put_le32(raw + IOFF(i_dtime), (uint32_t)v);
-		break;
-	case EK_IFIX_FLAGS_CLEAR:
-		put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) & ~(uint32_t)v);
-		break;
-	case EK_IFIX_FLAGS_SET:
-		put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) | (uint32_t)v);
-		break;
-	case EK_IFIX_EA_REFS:
-		ek_xattr_ea_ref_set(raw, v);
-		break;
-	case EK_IFIX_SIZE:
-		ek_inode_size_set(raw, v);
-		break;
-	case EK_IFIX_IBLOCKS:
-		/* huge_file with EXT4_HUGE_FILE_FL: i_blocks counts filesystem blocks */
-		if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
-		    (get_le32(raw + IOFF(i_flags)) & EXT4_HUGE_FILE_FL))
-			v >>= fs->log_blksz - 9;
-		if (v >> 48 || (v >> 32 && !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)))
-			return ek_corrupt_ino(ino, "i_blocks %llu does not fit the inode",
-					      (unsigned long long)v);
-		ek_inode_iblocks_set(raw, v);
-		break;
-	case EK_IFIX_ACL_HI:
-		put_le16(raw + IOFF(l_i_file_acl_high), 0);
-		break;
-	case EK_IFIX_LINKS:
-		if (v > 0xFFFF)
-			return ek_corrupt_ino(ino, "link count %llu does not fit the inode",
-					      (unsigned long long)v);
-		put_le16(raw + IOFF(i_links_count), (uint16_t)v);
-		break;
-	case EK_IFIX_INLINE_DROP:
-		ek_inode_inline_drop(raw);
-		break;
-	default:
-		return -EINVAL;
-	}
-	ek_inode_csum_set(fs, ino, raw);
-	return 0;
-}
-
 /* xattr block @blk inside the set, its magic checked */
 static int xattr_block_in_set(struct ek_wset *ws, ek_blk_t blk, uint8_t **b)
 {

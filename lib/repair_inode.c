@@ -8,7 +8,8 @@
  *                         e2fsck_clear_inode(): unlinked and deleted now;
  *                         its blocks are not claimed, so pass 5 frees them,
  *                         and pass 2 clears the entries naming it
- *   ek_fix_inode_field    a field e2fsck zeroes (i_faddr, i_file_acl...)
+ *   ek_fix_inode          one field set (dtime, flags, size, i_blocks, links,
+ *                         i_file_acl, i_faddr...), the checksum sealed
  *   ek_fix_inode_extra_isize  an invalid i_extra_isize, as e2fsck sets it
  *   ek_fix_inode_xattrs_clear the in-inode xattr area emptied (damaged)
  *   ek_fix_ind_pointer    an illegal pointer of an indirect map zeroed
@@ -39,7 +40,7 @@ int ek_fix_inode_clear(struct ek_wset *ws, ek_ino_t ino, uint32_t now)
 	return 0;
 }
 
-int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, uint64_t v)
+int ek_fix_inode(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_fix what, uint64_t v)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
 	uint8_t *raw;
@@ -47,18 +48,60 @@ int ek_fix_inode_field(struct ek_wset *ws, ek_ino_t ino, enum ek_inode_field f, 
 
 	if (err)
 		return err;
-	switch (f) {
-	case EK_IFIELD_FILE_ACL:
+	switch (what) {
+	case EK_IFIX_CSUM:
+		break;
+	case EK_IFIX_DTIME:
+		put_le32(raw + IOFF(i_dtime), 0);
+		break;
+	case EK_IFIX_DTIME_SET:
+		put_le32(raw + IOFF(i_dtime), (uint32_t)v);
+		break;
+	case EK_IFIX_FLAGS_CLEAR:
+		put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) & ~(uint32_t)v);
+		break;
+	case EK_IFIX_FLAGS_SET:
+		put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) | (uint32_t)v);
+		break;
+	case EK_IFIX_EA_REFS:
+		ek_xattr_ea_ref_set(raw, v);
+		break;
+	case EK_IFIX_SIZE:
+		ek_inode_size_set(raw, v);
+		break;
+	case EK_IFIX_IBLOCKS:
+		/* huge_file with EXT4_HUGE_FILE_FL: i_blocks counts filesystem blocks */
+		if (ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE) &&
+		    (get_le32(raw + IOFF(i_flags)) & EXT4_HUGE_FILE_FL))
+			v >>= fs->log_blksz - 9;
+		if (v >> 48 || (v >> 32 && !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_HUGE_FILE)))
+			return ek_corrupt_ino(ino, "i_blocks %llu does not fit the inode",
+					      (unsigned long long)v);
+		ek_inode_iblocks_set(raw, v);
+		break;
+	case EK_IFIX_ACL_HI:
+		put_le16(raw + IOFF(l_i_file_acl_high), 0);
+		break;
+	case EK_IFIX_FILE_ACL:
 		ek_inode_file_acl_set(raw, v);
 		break;
-	case EK_IFIELD_FADDR:
+	case EK_IFIX_FADDR:
 		put_le32(raw + IOFF(i_obso_faddr), (uint32_t)v);
 		break;
-	case EK_IFIELD_SIZE_HIGH:
+	case EK_IFIX_SIZE_HIGH:
 		put_le32(raw + IOFF(i_size_high), (uint32_t)v);
 		break;
-	case EK_IFIELD_BLOCKS_HI:
+	case EK_IFIX_BLOCKS_HI:
 		put_le16(raw + IOFF(l_i_blocks_high), (uint16_t)v);
+		break;
+	case EK_IFIX_LINKS:
+		if (v > 0xFFFF)
+			return ek_corrupt_ino(ino, "link count %llu does not fit the inode",
+					      (unsigned long long)v);
+		put_le16(raw + IOFF(i_links_count), (uint16_t)v);
+		break;
+	case EK_IFIX_INLINE_DROP:
+		ek_inode_inline_drop(raw);
 		break;
 	default:
 		return -EINVAL;

@@ -231,11 +231,11 @@ START_TEST(test_inode_fixes)
 	ck_assert_int_eq(ek_fix_ind_pointer(ws, INO, 101, 2), 0);
 	ck_assert_int_eq(ek_fix_ind_pointer(ws, INO, 0, EXT4_N_BLOCKS), -EINVAL);
 	ck_assert_int_eq(ek_fix_ind_pointer(ws, INO, 101, BLK / 4), -EINVAL);
-	ck_assert_int_eq(ek_fix_inode_field(ws, INO, EK_IFIELD_FADDR, 0), 0);
+	ck_assert_int_eq(ek_fix_inode(ws, INO, EK_IFIX_FADDR, 0), 0);
 	ck_assert_int_eq(ek_wset_inode(ws, INO, &raw), 0);
 	put_le32(raw + offsetof(struct ext4_inode, i_obso_faddr), 9);	/* cleared next */
-	ck_assert_int_eq(ek_fix_inode_field(ws, INO, EK_IFIELD_FADDR, 0), 0);
-	ck_assert_int_eq(ek_fix_inode_field(ws, INO, EK_IFIELD_FILE_ACL, 77), 0);
+	ck_assert_int_eq(ek_fix_inode(ws, INO, EK_IFIX_FADDR, 0), 0);
+	ck_assert_int_eq(ek_fix_inode(ws, INO, EK_IFIX_FILE_ACL, 77), 0);
 	ck_assert_int_eq(ek_wset_write(ws), 0);
 	ek_wset_free(ws);
 	ck_assert_int_eq(ek_inode_read(u.fs, INO, &ei), 0);	/* its checksum holds */
