@@ -288,15 +288,8 @@ static int remember_link(struct rdump *r, ek_ino_t ino, int dirfd, const char *n
 {
 	struct link_map *l;
 
-	if (r->nlinks == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		struct link_map *n = realloc(r->links, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->links = n;
-		r->cap = cap;
-	}
+	if (ek_grow(&r->links, &r->cap, r->nlinks + 1, sizeof(*r->links)))
+		return -ENOMEM;
 	l = &r->links[r->nlinks];
 	l->dirfd = dup(dirfd);
 	l->name = strdup(name);

@@ -198,15 +198,8 @@ static int add_hit(struct ncheck *n, ek_ino_t ino, ek_ino_t dir, uint8_t file_ty
 {
 	struct hit *h;
 
-	if (n->nhits == n->caphits) {
-		size_t cap = n->caphits ? n->caphits * 2 : 64;
-		struct hit *v = realloc(n->hits, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		n->hits = v;
-		n->caphits = cap;
-	}
+	if (ek_grow(&n->hits, &n->caphits, n->nhits + 1, sizeof(*n->hits)))
+		return -ENOMEM;
 	h = &n->hits[n->nhits];
 	*h = (struct hit){ .ino = ino, .dir = dir, .file_type = file_type };
 	h->name = name ? strndup(name, name_len) : NULL;
@@ -302,15 +295,8 @@ static int collect_dir(void *arg, struct ek_inode *ei, int err)
 	(void)err;
 	if (!ek_is_dir(ei->mode) || !ei->links_count)
 		return 0;
-	if (n->ndirs == n->capdirs) {
-		size_t cap = n->capdirs ? n->capdirs * 2 : 1024;
-		ek_ino_t *v = realloc(n->dirs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		n->dirs = v;
-		n->capdirs = cap;
-	}
+	if (ek_grow(&n->dirs, &n->capdirs, n->ndirs + 1, sizeof(*n->dirs)))
+		return -ENOMEM;
 	n->dirs[n->ndirs++] = ei->ino;
 	return 0;
 }

@@ -502,15 +502,8 @@ static int bad_block(void *arg, const struct ek_mapping *m)
 		/* as e2fsprogs reads the list: blocks outside the filesystem are dropped */
 		if (b < bb->fs->sb.first_data_block || b >= bb->fs->sb.blocks_count)
 			continue;
-		if (bb->n == bb->cap) {
-			size_t cap = bb->cap ? bb->cap * 2 : 64;
-			uint64_t *v = realloc(bb->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			bb->v = v;
-			bb->cap = cap;
-		}
+		if (ek_grow(&bb->v, &bb->cap, bb->n + 1, sizeof(*bb->v)))
+			return -ENOMEM;
 		bb->v[bb->n++] = b;
 	}
 	return 0;

@@ -43,15 +43,8 @@ static void cand_add(const char *a, size_t alen, const char *b, size_t blen, con
 
 	if (cand.n >= COMPLETE_MAX)
 		return;
-	if (cand.n == cand.cap) {
-		size_t cap = cand.cap ? cand.cap * 2 : 32;
-		char **v = realloc(cand.v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		cand.v = v;
-		cand.cap = cap;
-	}
+	if (ek_grow(&cand.v, &cand.cap, cand.n + 1, sizeof(*cand.v)))
+		return;
 	s = malloc(alen + blen + clen + 1);
 	if (!s)
 		return;

@@ -98,6 +98,28 @@ void *ek_calloc(size_t n, size_t sz)
 	return calloc(n ? n : 1, sz ? sz : 1);
 }
 
+int ek_grow(void *arrayp, size_t *cap, size_t need, size_t sz)
+{
+	size_t c = *cap ? *cap : 16;
+	void *v;
+
+	if (need <= *cap)
+		return 0;
+	if (!sz || need > EK_ALLOC_MAX / sz)
+		return -ENOMEM;
+	while (c < need)
+		c = c > EK_ALLOC_MAX / 2 ? EK_ALLOC_MAX : c * 2;
+	if (c > EK_ALLOC_MAX / sz)
+		c = EK_ALLOC_MAX / sz;
+	memcpy(&v, arrayp, sizeof(v));	/* T ** seen as void **, without aliasing it */
+	v = realloc(v, c * sz);
+	if (!v)
+		return -ENOMEM;
+	memcpy(arrayp, &v, sizeof(v));
+	*cap = c;
+	return 0;
+}
+
 void *ek_malloc(size_t sz)
 {
 	if (sz > EK_ALLOC_MAX)

@@ -158,15 +158,8 @@ static int push_ext(struct load *ld, const struct ek_ext *e)
 {
 	struct ek_extlist *l = ld->l;
 
-	if (l->n == ld->ecap) {
-		size_t cap = ld->ecap ? ld->ecap * 2 : 16;
-		struct ek_ext *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		ld->ecap = cap;
-	}
+	if (ek_grow(&l->v, &ld->ecap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
 	l->v[l->n++] = *e;
 	return 0;
 }
@@ -175,15 +168,8 @@ static int push_tree(struct load *ld, ek_blk_t blk)
 {
 	struct ek_extlist *l = ld->l;
 
-	if (l->ntree == ld->tcap) {
-		size_t cap = ld->tcap ? ld->tcap * 2 : 8;
-		ek_blk_t *v = realloc(l->tree, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->tree = v;
-		ld->tcap = cap;
-	}
+	if (ek_grow(&l->tree, &ld->tcap, l->ntree + 1, sizeof(*l->tree)))
+		return -ENOMEM;
 	l->tree[l->ntree++] = blk;
 	return 0;
 }
@@ -573,11 +559,11 @@ static int ind_unshare(struct unshare *u, uint8_t *slot, unsigned level, uint64_
 	uint8_t *b = u->buf[level];
 	int d, err = 0;
 
-	if (!p)
+	/* a pointer outside the filesystem stays: the checker zeroes it
+	 * once the block holding it is the inode's own (a copy of a block
+	 * it shared with metadata) */
+	if (!p || !ek_fs_block_valid(u->fs, p))
 		return 0;
-	if (!ek_fs_block_valid(u->fs, p))
-		return ek_corrupt_ino(u->ino, "%s block %llu outside the filesystem",
-				      level ? "indirect" : "data", (unsigned long long)p);
 	if (level && (err = ek_set_add(&u->seen, p)) != 0)
 		return err < 0 ? err : ek_corrupt(p, "block map of inode %u uses this block twice",
 						  u->ino);
@@ -1028,15 +1014,8 @@ zero_tail:
 
 int ek_ext_append(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_ext *e)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct ek_ext *nv = realloc(*v, c * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = c;
-	}
+	if (ek_grow(v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = *e;
 	return 0;
 }

@@ -93,6 +93,12 @@ int ek__error(int code, const char *file, int line, enum ek_where kind,
 /* calloc(n, sz) that fails with NULL on overflow or when n * sz > 1 GiB */
 void *ek_calloc(size_t n, size_t sz);
 void *ek_malloc(size_t sz);
+/*
+ * The array at *@arrayp (a T **, given as void *) of *@cap elements of @sz
+ * bytes grown to hold at least @need: the capacity doubled from 16, capped
+ * as ek_calloc.  0, or -ENOMEM with the array and *@cap untouched.
+ */
+int ek_grow(void *arrayp, size_t *cap, size_t need, size_t sz);
 
 /* ---- sets of numbers (set.c) ------------------------------------------ */
 

@@ -127,15 +127,8 @@ static struct ek_fc_rec *new_rec(struct fc_scan *s)
 {
 	struct ek_fclog *log = s->log;
 
-	if (log->nrecs == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct ek_fc_rec *v = realloc(log->recs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		log->recs = v;
-		s->cap = cap;
-	}
+	if (ek_grow(&log->recs, &s->cap, log->nrecs + 1, sizeof(*log->recs)))
+		return NULL;
 	memset(&log->recs[log->nrecs], 0, sizeof(log->recs[0]));
 	return &log->recs[log->nrecs++];
 }

@@ -49,15 +49,8 @@ static int touch(struct fcr *f, ek_ino_t ino)
 	for (size_t i = 0; i < f->ntouched; i++)
 		if (f->touched[i] == ino)
 			return 0;
-	if (f->ntouched == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 16;
-		ek_ino_t *v = realloc(f->touched, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->touched = v;
-		f->cap = cap;
-	}
+	if (ek_grow(&f->touched, &f->cap, f->ntouched + 1, sizeof(*f->touched)))
+		return -ENOMEM;
 	f->touched[f->ntouched++] = ino;
 	return 0;
 }

@@ -187,15 +187,8 @@ void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total)
 /* append @b to the growing array *v (*n used of *cap) */
 int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		ek_blk_t *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
+	if (ek_grow(v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
 	(*v)[(*n)++] = b;
 	return 0;
 }
@@ -444,15 +437,8 @@ int fsck_dir_add(struct check *c, ek_ino_t ino)
 			return 0;
 		at--;
 	}
-	if (c->ndirs == c->dirs_cap) {
-		size_t cap = c->dirs_cap ? c->dirs_cap * 2 : 64;
-		struct dinfo *v = realloc(c->dirs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->dirs = v;
-		c->dirs_cap = cap;
-	}
+	if (ek_grow(&c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(*c->dirs)))
+		return -ENOMEM;
 	memmove(&c->dirs[at + 1], &c->dirs[at], (c->ndirs - at) * sizeof(*c->dirs));
 	c->dirs[at] = (struct dinfo){ .ino = ino };
 	c->ndirs++;
@@ -472,6 +458,22 @@ static void set_bits(uint8_t *map, uint64_t from, uint64_t to)
 	}
 	while (from <= to)
 		map[from >> 3] |= 1u << (from & 7), from++;
+}
+
+/* is @blk in the filesystem's critical metadata (mark_metadata's ranges)? */
+bool fsck_in_meta(const struct check *c, ek_blk_t blk)
+{
+	size_t lo = 0, hi = c->nmeta;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->meta[mid].blk + c->meta[mid].len <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nmeta && c->meta[lo].blk <= blk;
 }
 
 /* paint the metadata that lies in group @g into its cluster bitmap @map */
@@ -557,15 +559,8 @@ static int mark_meta(struct check *c, ek_blk_t blk, uint64_t n)
 		end = hi;
 	if (blk >= end)
 		return 0;
-	if (c->nmeta == c->meta_cap) {
-		size_t cap = c->meta_cap ? c->meta_cap * 2 : 64;
-		struct range *v = realloc(c->meta, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->meta = v;
-		c->meta_cap = cap;
-	}
+	if (ek_grow(&c->meta, &c->meta_cap, c->nmeta + 1, sizeof(*c->meta)))
+		return -ENOMEM;
 	c->meta[c->nmeta++] = (struct range){ blk, end - blk };
 	return 0;
 }

@@ -171,6 +171,7 @@ uint32_t fsck_links_of(const struct check *c, ek_ino_t ino);
 int fsck_mark(struct check *c, ek_blk_t blk, bool *was);
 ek_ino_t fsck_named_in_of(const struct check *c, ek_ino_t ino);
 void fsck_paint_meta(const struct check *c, uint32_t g, uint8_t *map);
+bool fsck_in_meta(const struct check *c, ek_blk_t blk);
 int fsck_ref_add(struct check *c, ek_ino_t ino);
 void fsck_ref_drop(struct check *c, ek_ino_t ino);
 uint32_t fsck_refs_of(const struct check *c, ek_ino_t ino);

@@ -59,6 +59,13 @@ static void check_clusters(struct check *c, const struct ek_mapping *m)
 	}
 }
 
+/* a block of the walked inode's map lying on critical metadata (the
+ * resize inode's map is the reserved descriptor blocks by design) */
+static bool map_node_in_meta(const struct check *c, ek_blk_t blk)
+{
+	return c->ei->ino != EXT4_RESIZE_INO && c->ei->ino != EXT4_BAD_INO && fsck_in_meta(c, blk);
+}
+
 static int claim_mapping(void *arg, const struct ek_mapping *m)
 {
 	struct check *c = arg;
@@ -72,6 +79,13 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	}
 	if (m->kind == EK_MAP_INDEX)
 		return 0;	/* its child node follows as EK_MAP_TREE */
+	/* a map block on an inode table, bitmap or descriptor: fixing its
+	 * entries in place would write over that metadata.  As e2fsck: said,
+	 * nothing written into it (map_bad), pass 1B copies it */
+	if (m->kind == EK_MAP_TREE && map_node_in_meta(c, m->pblk) &&
+	    fsck_report(c, EK_PR_MAP_BLOCK_IN_METADATA, AT_INODE(c->ei->ino), c->ei->ino,
+			(unsigned long long)m->pblk))
+		fsck_fix_done(c, 0);
 	/* repairing an extent tree: what a rebuild keeps */
 	if (c->ws && (c->ei->flags & EXT4_EXTENTS_FL)) {
 		struct ek_ext e = { (uint32_t)m->lblk, (uint32_t)m->len, m->pblk, m->unwritten };
@@ -119,6 +133,21 @@ static int map_bad(void *arg, const struct ek_map_bad *b)
 	char why[200];
 	bool fix = false;
 
+	/* an entry of a map block that is also metadata (claim_mapping): an
+	 * indirect block's pointer is neither said nor zeroed in place, but
+	 * counted, as e2fsck does; the passes run again once pass 1B has
+	 * copied the block.  An extent tree is rebuilt in blocks of its own,
+	 * so only a checksum is not set in place */
+	if (b->node && map_node_in_meta(c, b->node)) {
+		if (b->kind == EK_MAPBAD_CSUM)
+			return 0;
+		if (b->kind == EK_MAPBAD_IND) {
+			c->illegal++;
+			c->map_left = c->claims_incomplete = true;
+			c->restart |= c->ws != NULL;
+			return 0;
+		}
+	}
 	snprintf(why, sizeof(why), "%s", ek_error_msg(b->err));
 	switch (b->kind) {
 	case EK_MAPBAD_CSUM:
@@ -341,15 +370,8 @@ static int policy_id(struct check *c, const struct ek_crypt_policy *p, uint32_t 
 			return 0;
 		}
 	}
-	if (c->npol == c->pol_cap) {
-		size_t cap = c->pol_cap ? c->pol_cap * 2 : 16;
-		struct ek_crypt_policy *v = realloc(c->pol, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->pol = v;
-		c->pol_cap = cap;
-	}
+	if (ek_grow(&c->pol, &c->pol_cap, c->npol + 1, sizeof(*c->pol)))
+		return -ENOMEM;
 	c->pol[c->npol++] = *p;
 	c->pol_slots[i] = (uint32_t)c->npol;
 	*out = (uint32_t)c->npol + 1;

@@ -41,15 +41,8 @@ static int cmp_own1b(const void *a, const void *b)
 
 static int add_owner(struct fsck_pass1b *p, ek_blk_t blk, ek_ino_t ino)
 {
-	if (p->nown == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct owner1b *v = realloc(p->own, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->own = v;
-		p->cap = cap;
-	}
+	if (ek_grow(&p->own, &p->cap, p->nown + 1, sizeof(*p->own)))
+		return -ENOMEM;
 	p->own[p->nown++] = (struct owner1b){ blk, ino, false };
 	return 0;
 }
@@ -138,21 +131,6 @@ static size_t dup_index(const ek_blk_t *dup, size_t n, ek_blk_t blk)
 			hi = mid;
 	}
 	return lo < n && dup[lo] == blk ? lo : n;
-}
-
-static bool in_meta(const struct check *c, ek_blk_t blk)
-{
-	size_t lo = 0, hi = c->nmeta;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->meta[mid].blk + c->meta[mid].len <= blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->nmeta && c->meta[lo].blk <= blk;
 }
 
 /*
@@ -246,15 +224,8 @@ struct clone {
 /* claim @k given up (planning: undone by clone_cancel) */
 static int clone_drop(struct clone *cl, size_t k)
 {
-	if (cl->ndropped == cl->dropped_cap) {
-		size_t cap = cl->dropped_cap ? cl->dropped_cap * 2 : 16;
-		size_t *v = realloc(cl->dropped, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cl->dropped = v;
-		cl->dropped_cap = cap;
-	}
+	if (ek_grow(&cl->dropped, &cl->dropped_cap, cl->ndropped + 1, sizeof(*cl->dropped)))
+		return -ENOMEM;
 	cl->dropped[cl->ndropped++] = k;
 	cl->left[k]--;
 	return 0;
@@ -284,15 +255,8 @@ static int clone_decide(void *arg, ek_blk_t blk, bool tree)
 			d = 1;
 		}
 	}
-	if (cl->ndec == cl->dec_cap) {
-		size_t cap = cl->dec_cap ? cl->dec_cap * 2 : 64;
-		uint8_t *v = realloc(cl->dec, cap);
-
-		if (!v)
-			return -ENOMEM;
-		cl->dec = v;
-		cl->dec_cap = cap;
-	}
+	if (ek_grow(&cl->dec, &cl->dec_cap, cl->ndec + 1, 1))
+		return -ENOMEM;
 	cl->dec[cl->ndec++] = d;
 	return d;
 }
@@ -592,7 +556,7 @@ int fsck_pass1b(struct check *c)
 	}
 	cl.held = held;
 	for (size_t k = 0; k < p.ndup; k++) {
-		held[k] = in_meta(c, p.dup[k]) ? HELD_META : 0;
+		held[k] = fsck_in_meta(c, p.dup[k]) ? HELD_META : 0;
 		if (dup_index(bad, c->nbad, p.dup[k]) < c->nbad)
 			held[k] |= HELD_BAD;
 	}

@@ -126,15 +126,8 @@ static int name_seen(struct check *c, const char *name, size_t len)
 			return 1;
 	}
 	/* stored as a length byte then the name; offsets fit: a directory is < 4 GiB */
-	if (c->names_len + len + 1 > c->names_cap) {
-		size_t cap = (c->names_cap + len + 1) * 2;
-		char *v = realloc(c->names, cap);
-
-		if (!v)
-			return -ENOMEM;
-		c->names = v;
-		c->names_cap = cap;
-	}
+	if (ek_grow(&c->names, &c->names_cap, c->names_len + len + 1, 1))
+		return -ENOMEM;
 	c->names[c->names_len] = (char)len;
 	memcpy(c->names + c->names_len + 1, name, len);
 	c->name_slots[i] = (uint32_t)(c->names_len + 1);
@@ -181,24 +174,10 @@ static int rb_keep(struct dirwalk *w, const struct ek_dirent *de, uint8_t type, 
 		return 0;
 	if (dot_or_dotdot(de))	/* a rebuild writes its own */
 		return fsck_blk_push(&rb->dots, &rb->ndots, &rb->dots_cap, de->ino);
-	if (rb->n == rb->cap) {
-		size_t cap = rb->cap ? rb->cap * 2 : 64;
-		struct rbent *v = realloc(rb->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		rb->v = v;
-		rb->cap = cap;
-	}
-	if (rb->len + de->name_len > rb->names_cap) {
-		size_t cap = (rb->names_cap + de->name_len) * 2;
-		char *v = realloc(rb->names, cap);
-
-		if (!v)
-			return -ENOMEM;
-		rb->names = v;
-		rb->names_cap = cap;
-	}
+	if (ek_grow(&rb->v, &rb->cap, rb->n + 1, sizeof(*rb->v)))
+		return -ENOMEM;
+	if (ek_grow(&rb->names, &rb->names_cap, rb->len + de->name_len, 1))
+		return -ENOMEM;
 	memcpy(rb->names + rb->len, de->name, de->name_len);
 	rb->v[rb->n++] = (struct rbent){ rb->len, de->ino, de->name_len, type, dup };
 	rb->len += de->name_len;
@@ -668,15 +647,8 @@ static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_
 	}
 	if (last && last->lblk > de->lblk)
 		c->dxl_unsorted = true;
-	if (c->ndxl == c->dxl_cap) {
-		size_t cap = c->dxl_cap ? c->dxl_cap * 2 : 64;
-		struct dxleaf *v = realloc(c->dxl, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->dxl = v;	/* @last is stale from here */
-		c->dxl_cap = cap;
-	}
+	if (ek_grow(&c->dxl, &c->dxl_cap, c->ndxl + 1, sizeof(*c->dxl)))
+		return -ENOMEM;	/* @last is stale from here */
 	c->dxl[c->ndxl++] = (struct dxleaf){ (uint32_t)de->lblk, hash, hash };
 	return 0;
 }
@@ -716,15 +688,8 @@ static int dx_run_cb(void *arg, const struct ek_mapping *m)
 		return 0;
 	if (len > x->nblocks - m->lblk)
 		len = x->nblocks - m->lblk;
-	if (x->nruns == x->runs_cap) {
-		size_t cap = x->runs_cap ? x->runs_cap * 2 : 16;
-		struct dxrun *v = realloc(x->runs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		x->runs = v;
-		x->runs_cap = cap;
-	}
+	if (ek_grow(&x->runs, &x->runs_cap, x->nruns + 1, sizeof(*x->runs)))
+		return -ENOMEM;
 	x->runs[x->nruns++] = (struct dxrun){ m->lblk, len, 0, m->pblk };
 	return 0;
 }

@@ -153,15 +153,8 @@ static int jmap_add(void *arg, const struct ek_mapping *m)
 
 	if (m->kind != EK_MAP_DATA)
 		return 0;
-	if (j->nruns == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		struct ek_jrun *v = realloc(j->runs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		j->runs = v;
-		b->cap = cap;
-	}
+	if (ek_grow(&j->runs, &b->cap, j->nruns + 1, sizeof(*j->runs)))
+		return -ENOMEM;
 	j->runs[j->nruns++] = (struct ek_jrun){ m->lblk, m->pblk, m->len };
 	return 0;
 }

@@ -52,7 +52,7 @@ struct ek_newfs {
 		ek_blk_t blk;
 		uint8_t *buf;
 	} *pending;
-	size_t npending;
+	size_t npending, pending_cap;
 	bool resize_blocks;		/* write the primary reserved GDT blocks at finish */
 	ek_blk_t journal_start;		/* first journal block, 0: none */
 	struct ek_ext *journal_ext;	/* where the journal lives */
@@ -606,11 +606,11 @@ static int zero_blocks(struct ek_newfs *nf, ek_blk_t blk, uint64_t n)
 /* a copy of @buf to write at @blk by ek_newfs_finish() */
 static int pending_add(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
 {
-	struct pending *v = realloc(nf->pending, (nf->npending + 1) * sizeof(*v));
+	struct pending *v;
 
-	if (!v)
+	if (ek_grow(&nf->pending, &nf->pending_cap, nf->npending + 1, sizeof(*v)))
 		return -ENOMEM;
-	nf->pending = v;
+	v = nf->pending;
 	v[nf->npending].buf = ek_malloc(nf->fs.blksz);
 	if (!v[nf->npending].buf)
 		return -ENOMEM;

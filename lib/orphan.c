@@ -149,15 +149,8 @@ static int collect_orphan(void *arg, const struct ek_orphan *o)
 
 	if (err)
 		return err;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 16;
-		struct ek_orphan *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (ek_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return -ENOMEM;
 	c->v[c->n++] = *o;
 	return 0;
 }

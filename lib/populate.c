@@ -700,16 +700,9 @@ static int read_names(struct pop *p, char ***out, size_t *nout)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			char **nv = realloc(v, c * sizeof(*nv));
-
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = c;
+		if (ek_grow(&v, &cap, n + 1, sizeof(*v))) {
+			err = -ENOMEM;
+			break;
 		}
 		if (!(v[n] = strdup(de->d_name))) {
 			err = -ENOMEM;
@@ -1035,16 +1028,9 @@ static int measure_one(const char *path, const struct stat *s, int flag, struct 
 	b = least_blocks(m->fs, s);
 	if (!S_ISDIR(s->st_mode) && s->st_nlink > 1) {
 		/* counted once, after the walk */
-		if (m->nlinks == m->cap) {
-			size_t cap = m->cap ? m->cap * 2 : 256;
-			struct linked *v = realloc(m->links, cap * sizeof(*v));
-
-			if (!v) {
-				m->err = -ENOMEM;
-				return FTW_STOP;
-			}
-			m->links = v;
-			m->cap = cap;
+		if (ek_grow(&m->links, &m->cap, m->nlinks + 1, sizeof(*m->links))) {
+			m->err = -ENOMEM;
+			return FTW_STOP;
 		}
 		m->links[m->nlinks++] = (struct linked){ .dev = s->st_dev, .sino = s->st_ino,
 							 .blocks = b };

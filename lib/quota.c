@@ -158,15 +158,8 @@ static int data_entry(struct qdec *d, uint32_t blk, uint32_t id)
 		if (d->reached[blk] & (1u << i))
 			break;	/* cannot happen: one path per id */
 		d->reached[blk] |= 1u << i;
-		if (q->count == d->cap) {
-			size_t cap = d->cap ? d->cap * 2 : 16;
-			struct ek_dquot *v = realloc(q->dq, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			q->dq = v;
-			d->cap = cap;
-		}
+		if (ek_grow(&q->dq, &d->cap, q->count + 1, sizeof(*q->dq)))
+			return -ENOMEM;
 		entry_decode(e, &q->dq[q->count++]);
 		return 0;
 	}
@@ -543,14 +536,11 @@ static int enc_new_block(struct qenc *e, uint32_t *out)
 	if (e->blocks == UINT32_MAX >> 10)
 		return -EINVAL;
 	if (need > e->cap) {
-		size_t cap = e->cap * 2 > need ? e->cap * 2 : need;
-		uint8_t *v = realloc(e->buf, cap);
+		size_t old = e->cap;
 
-		if (!v)
+		if (ek_grow(&e->buf, &e->cap, need, 1))
 			return -ENOMEM;
-		memset(v + e->cap, 0, cap - e->cap);
-		e->buf = v;
-		e->cap = cap;
+		memset(e->buf + old, 0, e->cap - old);
 	}
 	*out = e->blocks++;
 	return 0;

@@ -116,17 +116,9 @@ static int plan_fast_commits(struct ek_recovery *r)
 static int note_orphan(void *arg, const struct ek_orphan *o, uint64_t blocks_freed)
 {
 	struct ek_recovery *r = arg;
-	struct ek_recover_orphan *v;
 
-	if (r->norphans == r->orphans_cap) {
-		size_t cap = r->orphans_cap ? r->orphans_cap * 2 : 16;
-
-		v = realloc(r->orphans, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->orphans = v;
-		r->orphans_cap = cap;
-	}
+	if (ek_grow(&r->orphans, &r->orphans_cap, r->norphans + 1, sizeof(*r->orphans)))
+		return -ENOMEM;
 	r->orphans[r->norphans++] = (struct ek_recover_orphan){
 		.ino = o->ino, .in_file = o->in_file, .truncate = o->links != 0,
 		.size = o->size, .blocks_freed = blocks_freed,

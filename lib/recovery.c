@@ -71,15 +71,8 @@ static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
 	if (log->ntxns && log->txns[log->ntxns - 1].tid == tid &&
 	    log->txns[log->ntxns - 1].state == EK_JTXN_TORN)
 		return &log->txns[log->ntxns - 1];
-	if (log->ntxns == s->txn_cap) {
-		size_t cap = s->txn_cap ? s->txn_cap * 2 : 64;
-		struct ek_jtxn *v = realloc(log->txns, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		log->txns = v;
-		s->txn_cap = cap;
-	}
+	if (ek_grow(&log->txns, &s->txn_cap, log->ntxns + 1, sizeof(*log->txns)))
+		return NULL;
 	t = &log->txns[log->ntxns++];
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
@@ -91,30 +84,16 @@ static struct ek_jtxn *cur_txn(struct scan *s, ek_tid_t tid, uint32_t jblk)
 
 static int add_tag(struct scan *s, struct ek_jtxn *t, const struct ek_jtag *tag)
 {
-	if (t->ntags == s->tag_cap) {
-		size_t cap = s->tag_cap ? s->tag_cap * 2 : 32;
-		struct ek_jtag *v = realloc(t->tags, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->tags = v;
-		s->tag_cap = cap;
-	}
+	if (ek_grow(&t->tags, &s->tag_cap, t->ntags + 1, sizeof(*t->tags)))
+		return -ENOMEM;
 	t->tags[t->ntags++] = *tag;
 	return 0;
 }
 
 static int add_revoke(struct scan *s, struct ek_jtxn *t, uint64_t blk)
 {
-	if (t->nrevokes == s->rev_cap) {
-		size_t cap = s->rev_cap ? s->rev_cap * 2 : 32;
-		uint64_t *v = realloc(t->revokes, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->revokes = v;
-		s->rev_cap = cap;
-	}
+	if (ek_grow(&t->revokes, &s->rev_cap, t->nrevokes + 1, sizeof(*t->revokes)))
+		return -ENOMEM;
 	t->revokes[t->nrevokes++] = blk;
 	return 0;
 }

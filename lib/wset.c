@@ -35,7 +35,7 @@ struct ek_wset {
 	uint8_t *touched;	/* per group: 1 block bitmap, 2 inode bitmap, 4 descriptor */
 	bool recount;		/* seal counts free blocks and inodes from the bitmaps */
 	struct ek_ext *excl;	/* ranges the allocator must not hand out */
-	size_t nexcl;
+	size_t nexcl, excl_cap;
 	int64_t free_blocks_delta;	/* blocks, for the superblock */
 	int64_t free_inodes_delta;
 };
@@ -132,15 +132,8 @@ static int wset_add(struct ek_wset *ws, ek_blk_t blk, const void *init, uint8_t 
 		return ek_corrupt(blk, "a change would write outside the filesystem");
 	if ((ws->n + 1) * 2 > ws->nslots && (err = rehash(ws)))
 		return err;
-	if (ws->n == ws->cap) {
-		size_t cap = ws->cap ? ws->cap * 2 : 64;
-		struct wblock *v = realloc(ws->blocks, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ws->blocks = v;
-		ws->cap = cap;
-	}
+	if (ek_grow(&ws->blocks, &ws->cap, ws->n + 1, sizeof(*ws->blocks)))
+		return -ENOMEM;
 	buf = ek_malloc(fs->blksz);
 	if (!buf)
 		return -ENOMEM;
@@ -378,12 +371,9 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 
 int ek_wset_exclude(struct ek_wset *ws, ek_blk_t blk, uint32_t len)
 {
-	struct ek_ext *v = realloc(ws->excl, (ws->nexcl + 1) * sizeof(*v));
-
-	if (!v)
+	if (ek_grow(&ws->excl, &ws->excl_cap, ws->nexcl + 1, sizeof(*ws->excl)))
 		return -ENOMEM;
-	ws->excl = v;
-	v[ws->nexcl++] = (struct ek_ext){ .pblk = blk, .len = len };
+	ws->excl[ws->nexcl++] = (struct ek_ext){ .pblk = blk, .len = len };
 	return 0;
 }
 

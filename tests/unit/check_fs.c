@@ -331,6 +331,33 @@ START_TEST(test_cluster_scan)
 }
 END_TEST
 
+/* ek_grow: at least @need, doubling from 16, untouched on failure */
+START_TEST(test_grow)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0;
+
+	ck_assert_int_eq(ek_grow(&v, &cap, 1, sizeof(*v)), 0);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(cap, 16);
+	v[15] = 7;
+	ck_assert_int_eq(ek_grow(&v, &cap, 16, sizeof(*v)), 0);
+	ck_assert_uint_eq(cap, 16);
+	ck_assert_int_eq(ek_grow(&v, &cap, 17, sizeof(*v)), 0);
+	ck_assert_uint_eq(cap, 32);
+	ck_assert_uint_eq(v[15], 7);
+	ck_assert_int_eq(ek_grow(&v, &cap, 100, sizeof(*v)), 0);
+	ck_assert_uint_eq(cap, 128);
+	uint32_t *was = v;
+	ck_assert_int_eq(ek_grow(&v, &cap, SIZE_MAX / 2, sizeof(*v)), -ENOMEM);
+	ck_assert_ptr_eq(v, was);
+	ck_assert_uint_eq(cap, 128);
+	ck_assert_int_eq(ek_grow(&v, &cap, (1u << 30) / 4 + 1, sizeof(*v)), -ENOMEM);
+	ck_assert_uint_eq(cap, 128);
+	free(v);
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -340,6 +367,7 @@ static Suite *fs_suite(void)
 	tcase_add_test(tc, test_block_uninit);
 	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
 	tcase_add_test(tc, test_inode_fields);
+	tcase_add_test(tc, test_grow);
 	tcase_add_loop_test(tc, test_cluster_scan, 0, 2);
 	tcase_add_loop_test(tc, test_inode_times, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
