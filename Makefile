@@ -42,6 +42,14 @@ TOOLS    := mkfs debugfs replay fsck
 mkfs_LIBS := -lblkid -luuid
 # the prompt: libedit (BSD licence, so the MIT tools stay MIT when linked)
 debugfs_LIBS := -ledit
+# replay mount: libfuse3 (LGPL, linked dynamically) when pkg-config finds it;
+# without it the tool still builds and `mount` says what is missing
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+ifneq ($(FUSE_LIBS),)
+replay_LIBS := $(FUSE_LIBS)
+$(BUILD)/replay/cmd_mount.o: ALL_CFLAGS += $(FUSE_CFLAGS) -DEK_HAVE_FUSE=1
+endif
 # the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
 ifeq ($(SANITIZE),1)
 BINDIR_OF = $(BUILD)/$(1)
