@@ -97,8 +97,16 @@ static int mnt_fail(struct mnt *m, ek_ino_t ino, const char *what, int err)
 {
 	if (err == -ENOMEM)
 		return ENOMEM;
-	if (m->foreground)
-		fprintf(stderr, "%s: inode %u: %s: %s\n", m->prog, ino, what, ek_error_msg(err));
+	if (m->foreground) {
+		const char *msg = ek_error_msg(err);
+		char pre[32];
+		size_t n = (size_t)snprintf(pre, sizeof(pre), "inode %u: ", ino);
+
+		/* the library's message names the inode too, mostly */
+		if (!strncmp(msg, pre, n))
+			msg += n;
+		fprintf(stderr, "%s: inode %u: %s: %s\n", m->prog, ino, what, msg);
+	}
 	return EIO;
 }
 
@@ -146,6 +154,10 @@ static void fill_stat(const struct mnt *m, const struct ek_inode *ei, struct sta
 	st->st_gid = ei->gid;
 	st->st_size = (off_t)ei->size;
 	st->st_blocks = (blkcnt_t)ei->blocks;
+	/* as ext4_file_getattr(): an inline regular file counts its sectors,
+	 * so tar and rsync do not take it for a sparse one */
+	if (ek_is_reg(ei->mode) && ek_inode_has_inline(ei))
+		st->st_blocks += (blkcnt_t)((ei->size + 511) >> 9);
 	st->st_blksize = m->fs->blksz;
 	if (ek_is_chr(ei->mode) || ek_is_blk(ei->mode)) {
 		ek_inode_rdev(ei, &major, &minor);
