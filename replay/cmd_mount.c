@@ -720,6 +720,20 @@ int rp_mount(const struct rp_mount_opts *o)
 	char *fsname = NULL;
 	int err, ret = 1;
 
+	err = ek_fs_open(o->image, &(struct ek_open_opts){ .flags = ro.flags, .offset = o->offset },
+			 &m.fs);
+	if (err) {
+		fprintf(stderr, "%s: mount: %s: %s\n", o->prog, o->image, ek_error_msg(err));
+		goto out;
+	}
+	if (!ek_has_compat(m.fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && !o->have_upto &&
+	    !o->journal_dev) {
+		/* no journal (ext2): nothing to replay, the image as it is */
+		mnt_flush(&m);
+		goto serve;
+	}
+	ek_fs_close(m.fs);
+	m.fs = NULL;
 	err = ek_recover_plan(&ro, &rec);
 	if (err) {
 		fprintf(stderr, "%s: mount: %s: %s\n", o->prog, o->image, ek_error_msg(err));
@@ -746,6 +760,7 @@ int rp_mount(const struct rp_mount_opts *o)
 			"committed transaction%s not replayed\n", o->prog, rec->plan.upto,
 			rec->ndiscarded, rec->ndiscarded == 1 ? "" : "s");
 
+serve:
 	fsname = fsname_opt(o->image);
 	if (!fsname || fuse_opt_add_arg(&args, o->prog) ||
 	    fuse_opt_add_arg(&args, "-oro,default_permissions,subtype=extkit") ||

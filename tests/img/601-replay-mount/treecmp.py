@@ -2,7 +2,7 @@
 """treecmp.py A B: compare two mounted trees entry by entry, without
 following symlinks: names, types, sizes, modes, owners, link counts, inode
 numbers, block counts, device numbers, the three times (ns), xattr names
-and values, symlink targets and file contents.  Prints the first
+and values, symlink targets and file contents; and the statfs counts.  Prints the first
 differences and one summary line with the counts; exit 0 when equal, 1
 when not.  An entry that cannot be read on one side is a difference
 (its errno is shown)."""
@@ -72,6 +72,12 @@ def main():
             if da.get(k) != db.get(k):
                 va, vb = str(da.get(k)), str(db.get(k))
                 diffs.append("%s: %s %s != %s" % (rel or ".", k, va[:120], vb[:120]))
+    # statfs: what the orphan step frees shows here; the kernel takes the
+    # metadata overhead off f_blocks and its reserve off f_bavail, so not those
+    sa, sb = os.statvfs(sys.argv[1]), os.statvfs(sys.argv[2])
+    for k in ("f_bsize", "f_bfree", "f_files", "f_ffree", "f_namemax"):
+        if getattr(sa, k) != getattr(sb, k):
+            diffs.append("statfs: %s %d != %d" % (k, getattr(sa, k), getattr(sb, k)))
     files = sum(1 for d in a.values() if "sha256" in d)
     data = sum(os.lstat(os.path.join(sys.argv[1], r)).st_size for r, d in a.items() if "sha256" in d)
     nx = sum(len(d["xattrs"]) for d in a.values() if isinstance(d.get("xattrs"), dict))
