@@ -67,6 +67,13 @@ BINS     := $(foreach t,$(TOOLS),$(call BINDIR_OF,$(t))/extkit-$(t))
 .PHONY: all check unit imgtest e2diff fuzz fuzz-seeds demo install clean sparse deps
 all: deps $(LIBA) $(BINS)
 $(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
+# replay mount: rebuilt when libfuse3 comes or goes
+FUSE_STAMP := $(BUILD)/replay/fuse-$(if $(FUSE_LIBS),on,off).stamp
+$(BUILD)/replay/cmd_mount.o: $(FUSE_STAMP)
+$(FUSE_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/replay/fuse-*.stamp
+	@touch $@
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/check_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
