@@ -116,10 +116,11 @@ static struct mnt *mnt_of(fuse_req_t req)
 }
 
 /*
- * Inode @fino as the kernel would take it from a directory: a number the
+ * Inode @ino as the kernel would take it from a directory: a number the
  * filesystem can hold (the root, or first_ino..inodes_count, as ext4's
- * lookup), decoded with its checksum good, in use, of a known type.
- * 0, or an errno with the reason on stderr.  Release *ei whatever the result.
+ * lookup), decoded with its checksum good, in use, of a known type, with
+ * a size an off_t holds.  0, or an errno with the reason on stderr.
+ * Release *ei whatever the result.
  */
 static int mnt_inode(struct mnt *m, ek_ino_t ino, struct ek_inode *ei)
 {
@@ -138,6 +139,9 @@ static int mnt_inode(struct mnt *m, ek_ino_t ino, struct ek_inode *ei)
 		      ek_is_chr(ei->mode) || ek_is_blk(ei->mode) || ek_is_fifo(ei->mode) ||
 		      ek_is_sock(ei->mode)))
 		err = ek_corrupt_ino(ino, "mode %#o has no file type", ei->mode);
+	if (!err && ei->size > INT64_MAX)
+		err = ek_corrupt_ino(ino, "size %llu past what a file can hold",
+				     (unsigned long long)ei->size);
 	mnt_flush(m);
 	return err ? mnt_fail(m, ino, "read", err) : 0;
 }
