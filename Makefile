@@ -42,6 +42,14 @@ TOOLS    := mkfs debugfs replay fsck
 mkfs_LIBS := -lblkid -luuid
 # the prompt: libedit (BSD licence, so the MIT tools stay MIT when linked)
 debugfs_LIBS := -ledit
+# replay mount: libfuse3 (LGPL, linked dynamically) when pkg-config finds it;
+# without it the tool still builds and `mount` says what is missing
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+ifneq ($(FUSE_LIBS),)
+replay_LIBS := $(FUSE_LIBS)
+$(BUILD)/replay/cmd_mount.o: ALL_CFLAGS += $(FUSE_CFLAGS) -DEK_HAVE_FUSE=1
+endif
 # the plain build puts each tool in its folder; SANITIZE=1 builds under build-san/
 ifeq ($(SANITIZE),1)
 BINDIR_OF = $(BUILD)/$(1)
@@ -59,6 +67,13 @@ BINS     := $(foreach t,$(TOOLS),$(call BINDIR_OF,$(t))/extkit-$(t))
 .PHONY: all check unit imgtest e2diff fuzz fuzz-seeds demo install clean sparse deps
 all: deps $(LIBA) $(BINS)
 $(foreach t,$(TOOLS),$(eval $(call tool_rules,$(t))))
+# replay mount: rebuilt when libfuse3 comes or goes
+FUSE_STAMP := $(BUILD)/replay/fuse-$(if $(FUSE_LIBS),on,off).stamp
+$(BUILD)/replay/cmd_mount.o: $(FUSE_STAMP)
+$(FUSE_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/replay/fuse-*.stamp
+	@touch $@
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/check_*.c))
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)

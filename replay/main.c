@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "extkit.h"
+#include "cmd_mount.h"
 
 struct rp {
 	const char *prog;
@@ -1366,6 +1367,7 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "history", do_history, "IMAGE", "per transaction: commit time, delta, blocks, logged, revokes" },
 	{ "info", do_info, "IMAGE", "journal geometry, features, state and live region" },
 	{ "list", do_list, "IMAGE", "one row per transaction in the live log" },
+	{ "mount", NULL, "IMAGE DIR", "serve IMAGE as recovery leaves it, read-only, at DIR (FUSE; --upto TID)" },
 	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes", true },
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
@@ -1386,14 +1388,15 @@ static void usage(FILE *f, const char *prog)
 		"  --jsonl     list, fc: one JSON record per transaction or record\n"
 		"  -n, --ignore-csum  accept a journal superblock with a bad checksum\n"
 		"              (apply takes only --ignore-csum: -n never writes)\n"
-		"  --upto TID  plan (show, seeks, apply) up to this transaction\n"
+		"  --upto TID  plan (show, seeks, apply, mount) up to this transaction\n"
 		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
 		"  --undo F    apply: save what is overwritten in the new undo file F\n"
 		"              (e2undo format; an external journal's in F.journal)\n"
 		"  -f, --force apply: replay part of the log (--upto) in place;\n"
-		"              undo: restore despite a failed check, as e2undo -f\n"
+		"              undo: restore despite a failed check, as e2undo -f;\n"
+		"              mount: stay in the foreground (fusermount3 -u DIR ends it)\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --journal-dev DEV  the external journal device (with --output it\n"
 		"              is read, never written)\n"
@@ -1517,6 +1520,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	r.image = argv[optind + 1];
+	if (!strcmp(cmd->name, "mount")) {
+		/* cmd_mount.c; -f keeps it in the foreground */
+		if (argc - optind != 3 || r.output || r.undo || r.dry_run || r.journal_only) {
+			fprintf(stderr, "%s: usage: %s mount [--upto TID] [--journal-dev DEV] [-f] IMAGE DIR\n",
+				r.prog, r.prog);
+			return 2;
+		}
+		return rp_mount(&(struct rp_mount_opts){
+			.prog = r.prog, .image = r.image, .dir = argv[optind + 2],
+			.journal_dev = r.journal_dev, .offset = r.offset, .flags = flags,
+			.have_upto = have_upto, .upto = (ek_tid_t)upto, .foreground = r.force });
+	}
 	if (!cmd->fn) {
 		/* apply, the one writing command: the library's recovery driver */
 		if (argc - optind != 2) {
