@@ -708,6 +708,14 @@ struct ek_ind_sink {
 	int (*alloc)(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got);
 	int (*put)(void *arg, ek_blk_t blk, const uint8_t *buf);
 	void *arg;
+	/* optional: the indirect blocks' own allocator (one block), else @alloc */
+	int (*alloc_meta)(void *arg, ek_blk_t goal, ek_blk_t *blk);
+	/*
+	 * open the indirect blocks of the logical block after the last run too
+	 * (left empty), as ext2fs_block_iterate's BLOCK_FLAG_APPEND does when
+	 * the list it appends ends there (mke2fs's bad blocks inode)
+	 */
+	bool open_after;
 };
 /*
  * Map the logical runs @runs[0..n) (sorted, lblk and len set) of raw inode
@@ -2561,6 +2569,15 @@ struct ek_newfs_opts {
 	/* geo.journal_external: the device's UUID and number (st_rdev) in the superblock */
 	uint8_t journal_uuid[16];
 	uint32_t journal_dev;
+	/*
+	 * bad blocks (mke2fs -l, -c): @nbad block numbers, sorted, without
+	 * duplicates, each inside the filesystem.  As mke2fs: marked in use
+	 * before the tables are placed (so no table lands on one), given to
+	 * the bad blocks inode (inode 1, an indirect map); one in the primary
+	 * superblock and descriptors (ek_newfs_bad_must_be_good()) is refused.
+	 */
+	const uint64_t *bad_blocks;
+	size_t nbad;
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2606,6 +2623,12 @@ void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed);
 void ek_newfs_set_discard_zeroed(struct ek_newfs *nf, bool discard_zeroed);
 /* first block of the journal (0: none) */
 ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf);
+/*
+ * The blocks mke2fs requires good for @g (ek_geometry_compute's answer):
+ * [*first, *last], the primary superblock and descriptors and one block
+ * more (mke2fs's handle_bad_blocks)
+ */
+void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uint64_t *last);
 /*
  * Allow writes: zero the old primary superblock so a run cut short leaves
  * no valid-looking image, and zero the journal unless the target reads as

@@ -388,6 +388,120 @@ out_full:
 	return ek_err(-ENOSPC, "no room for the bitmaps and inode table of group %u", g);
 }
 
+/* ---- bad blocks (mke2fs -l, -c) -------------------------------------------------- */
+
+void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uint64_t *last)
+{
+	*first = g->first_data_block;
+	*last = (uint64_t)g->first_data_block + 1 + g->desc_blocks;
+}
+
+/*
+ * Every bad block marked in use before any table is placed, as mke2fs's
+ * handle_bad_blocks(): the tables, the journal and every file go around
+ * them.  Counted once each (mke2fs 1.47.0 counts one in a superblock
+ * area twice, or not at all past a group's first desc_blocks + 1 blocks
+ * where the group has no copy: its free counts are off there, e2fsck says
+ * so; these are right).
+ */
+static int mark_bad_blocks(struct ek_newfs *nf)
+{
+	const uint64_t *bad = nf->o.bad_blocks;
+	uint64_t first, last;
+	int err = 0;
+
+	if (!nf->o.nbad)
+		return 0;
+	if (nf->g.cluster_bits)
+		return ek_err(-EK_UNSUPP, "bad blocks with bigalloc: not supported");
+	ek_newfs_bad_must_be_good(&nf->g, &first, &last);
+	for (size_t i = 0; i < nf->o.nbad && !err; i++) {
+		if (bad[i] < nf->g.first_data_block || bad[i] >= nf->g.blocks ||
+		    (i && bad[i] <= bad[i - 1]))
+			return ek_err(-EINVAL, "bad block %llu: not sorted, or outside the filesystem",
+				      (unsigned long long)bad[i]);
+		if (bad[i] >= first && bad[i] <= last)
+			return ek_err(-EINVAL, "bad block %llu is in the primary superblock or group "
+				      "descriptors: blocks %llu through %llu must be good",
+				      (unsigned long long)bad[i], (unsigned long long)first,
+				      (unsigned long long)last);
+		err = mark_block(nf, bad[i], -1);
+	}
+	return err;
+}
+
+/* the bad blocks inode's map: data from the list, its indirect blocks first free */
+struct bad_sink {
+	struct ek_newfs *nf;
+	size_t next;		/* the next bad block to map */
+};
+
+static int bad_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
+{
+	struct bad_sink *b = arg;
+	const uint64_t *bad = b->nf->o.bad_blocks;
+	uint64_t n = 1;
+
+	(void)goal;
+	if (b->next >= b->nf->o.nbad)
+		return ek_err(-EINVAL, "newfs: the bad blocks inode maps more than the list");
+	*start = bad[b->next];
+	while (n < want && b->next + n < b->nf->o.nbad && bad[b->next + n] == *start + n)
+		n++;
+	b->next += n;
+	*got = n;
+	return 0;
+}
+
+/* ext2fs_new_block(fs, 0, ...): the first free block */
+static int bad_alloc_meta(void *arg, ek_blk_t goal, ek_blk_t *blk)
+{
+	struct bad_sink *b = arg;
+
+	(void)goal;
+	return ek_newfs_alloc_block(b->nf, 0, blk);
+}
+
+static int meta_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf);
+
+static int bad_put(void *arg, ek_blk_t blk, const uint8_t *buf)
+{
+	struct bad_sink *b = arg;
+
+	return meta_put(b->nf, blk, buf);
+}
+
+/*
+ * Inode 1 maps the bad blocks in list order, as ext2fs_update_bb_inode():
+ * an indirect map (extents or not) whose indirect blocks are the first
+ * free blocks when reached, the path of the block after the last opened
+ * too (left empty); i_blocks and i_size count the bad blocks alone.
+ */
+static int make_bad_blocks_inode(struct ek_newfs *nf)
+{
+	struct bad_sink bs = { .nf = nf };
+	struct ek_ind_sink sink = { .alloc = bad_alloc, .alloc_meta = bad_alloc_meta,
+				    .put = bad_put, .arg = &bs, .open_after = true };
+	struct ek_ext run = { .lblk = 0, .len = (uint32_t)nf->o.nbad }, *v = NULL;
+	uint8_t *raw = ek_newfs_inode(nf, 1);
+	size_t nv;
+	int err;
+
+	if (!raw)
+		return -ENOMEM;
+	if (nf->o.nbad > EXT4_NDIR_BLOCKS + (uint64_t)(nf->fs.blksz / 4) * (nf->fs.blksz / 4))
+		return ek_err(-EK_UNSUPP, "%zu bad blocks: more than the bad blocks inode maps "
+			      "without a triple indirect block", nf->o.nbad);
+	err = ek_ind_map_write(&nf->fs, raw, &run, 1, 0, &sink, &v, &nv);
+	free(v);
+	if (err)
+		return err;
+	ek_inode_iblocks_set(raw, (uint64_t)nf->o.nbad * (nf->fs.blksz / 512));
+	/* i_size: 32 bits, as ext2fs_update_bb_inode() sets it */
+	ek_inode_size_set(raw, (uint32_t)(nf->o.nbad * nf->fs.blksz));
+	return 0;
+}
+
 /* ---- allocation for files ------------------------------------------------------ */
 
 /*
@@ -1546,6 +1660,7 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 			err = -ENOMEM;
 			goto out_free;
 		}
+	err = mark_bad_blocks(nf);
 	for (uint32_t g = 0; g < G && !err; g++)
 		err = place_group_tables(nf, g);
 	if (err)
@@ -1555,6 +1670,7 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->overhead = fs->sb.first_data_block;
 	for (uint32_t g = 0; g < G; g++)
 		nf->overhead += nf->gused[g];	/* units: clusters with bigalloc */
+	nf->overhead -= o->nbad;	/* as mke2fs: every bad block left out, a superblock's too */
 	if (o->super_only) {
 		/* the tables alone: no inode is made; the journal inode is named only */
 		struct ext4_super_block *sb = (void *)nf->raw_sb;
@@ -1573,6 +1689,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	inode_times(nf, ek_newfs_inode(nf, 1), o->now);	/* the bad-blocks inode */
 	nf->next_ino = EXT4_LPF_INO + 1;
 	if ((err = make_root_and_lpf(nf)))
+		goto out_free;
+	if (o->nbad && (err = make_bad_blocks_inode(nf)))
 		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && (err = make_resize_inode(nf)))
 		goto out_free;

@@ -54,6 +54,7 @@ struct mk {
 	unsigned bar_last;		/* ek_out_bar()'s state */
 	const char *badblocks_file;	/* -l */
 	int check_blocks;		/* -c: 1 read test, 2 (-cc) read-write test */
+	bool target_ready;		/* ready_target() done already (-c) */
 };
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
