@@ -58,6 +58,7 @@ struct ek_newfs {
 	struct ek_ext *journal_ext;	/* where the journal lives */
 	size_t journal_next;
 	ek_ino_t quota_ino[EK_QUOTA_TYPES];	/* the quota files made, 0: none */
+	int32_t *bad_skew;		/* per group: mke2fs's free count less ours (bad blocks) */
 	bool quota_late;		/* -d: quota files written by ek_newfs_finish() */
 };
 
@@ -397,6 +398,27 @@ void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uin
 }
 
 /*
+ * What mke2fs 1.47.0's free count of the group makes of bad block @blk,
+ * against the true count: one in a superblock area (counted as overhead
+ * already) is counted again, and one among the first desc_blocks + 1
+ * blocks of a group past 0 is given back (meant for a backup superblock
+ * area, given back where the group has none too).  The true count is
+ * written; mke2fs's steers where the journal goes (journal_goal), as it
+ * does in mke2fs.
+ */
+static void skew_bad_block(struct ek_newfs *nf, ek_blk_t blk)
+{
+	uint32_t g = ek_group_of_block(&nf->fs, blk);
+	uint64_t off = blk - ek_group_first_block(&nf->fs, g);
+	uint64_t j = blk - nf->g.first_data_block - (uint64_t)g * nf->g.blocks_per_group;
+
+	if (off < nf->sbarea[g] - (g ? 0 : primary_sb_block(nf) - nf->fs.sb.first_data_block))
+		nf->bad_skew[g]--;
+	if (g && j <= nf->g.desc_blocks)
+		nf->bad_skew[g]++;
+}
+
+/*
  * Every bad block marked in use before any table is placed, as mke2fs's
  * handle_bad_blocks(): the tables, the journal and every file go around
  * them.  Counted once each (mke2fs 1.47.0 counts one in a superblock
@@ -414,6 +436,8 @@ static int mark_bad_blocks(struct ek_newfs *nf)
 		return 0;
 	if (nf->g.cluster_bits)
 		return ek_err(-EK_UNSUPP, "bad blocks with bigalloc: not supported");
+	if (!(nf->bad_skew = ek_calloc(nf->fs.group_count, sizeof(*nf->bad_skew))))
+		return -ENOMEM;
 	ek_newfs_bad_must_be_good(&nf->g, &first, &last);
 	for (size_t i = 0; i < nf->o.nbad && !err; i++) {
 		if (bad[i] < nf->g.first_data_block || bad[i] >= nf->g.blocks ||
@@ -426,6 +450,7 @@ static int mark_bad_blocks(struct ek_newfs *nf)
 				      (unsigned long long)bad[i], (unsigned long long)first,
 				      (unsigned long long)last);
 		err = mark_block(nf, bad[i], -1);
+		skew_bad_block(nf, bad[i]);
 	}
 	return err;
 }
@@ -1095,6 +1120,12 @@ static uint64_t group_free(const struct ek_newfs *nf, uint32_t g)
 	return group_units(nf, g) - nf->gused[g];
 }
 
+/* group @g's free count as mke2fs has it when it places the journal */
+static int64_t mke2fs_free(const struct ek_newfs *nf, uint32_t g)
+{
+	return (int64_t)group_free(nf, g) + (nf->bad_skew ? nf->bad_skew[g] : 0);
+}
+
 /* mke2fs's get_midpoint_journal_block(): the emptiest group near the middle */
 static ek_blk_t journal_goal(const struct ek_newfs *nf)
 {
@@ -1103,7 +1134,7 @@ static ek_blk_t journal_goal(const struct ek_newfs *nf)
 
 	if (nf->g.log_flex && g > flex) {
 		g &= ~(flex - 1);
-		while (g < nf->g.groups && group_free(nf, g) == 0)
+		while (g < nf->g.groups && mke2fs_free(nf, g) == 0)
 			g++;
 		if (g == nf->g.groups)
 			g = 0;
@@ -1114,7 +1145,7 @@ static ek_blk_t journal_goal(const struct ek_newfs *nf)
 	end = g + 1 < nf->g.groups ? g + 1 : g;
 	best = start;
 	for (uint32_t i = start + 1; i <= end; i++)
-		if (group_free(nf, i) > group_free(nf, best))
+		if (mke2fs_free(nf, i) > mke2fs_free(nf, best))
 			best = i;
 	return ek_group_first_block(&nf->fs, best);
 }
@@ -1741,6 +1772,7 @@ void ek_newfs_free(struct ek_newfs *nf)
 	free(nf->gused);
 	free(nf->sbarea);
 	free(nf->flushed);
+	free(nf->bad_skew);
 	free(nf->fs.groups);
 	free(nf);
 }
