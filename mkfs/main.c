@@ -1376,6 +1376,7 @@ int main(int argc, char **argv)
 	if (!m.o.super_only && !m.target_ready &&
 	    (rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
 		goto out;
+	rc = 1;
 	if (m.o.super_only && !m.quiet)
 		fprintf(stderr, "%s: rewriting the superblocks and group descriptors of '%s' "
 			"(-S): run e2fsck -fy next; the journal is not made again\n", m.prog, m.target);
