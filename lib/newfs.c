@@ -1642,6 +1642,39 @@ static void build_super(struct ek_newfs *nf)
 	}
 }
 
+/*
+ * -S: the superblock names the MMP block, the quota inodes and the orphan
+ * file where the whole layout made them (a layout made aside, in memory),
+ * so e2fsck finds the ones on the target.  mke2fs 1.47.0 -S leaves the
+ * MMP block 0 (e2fsck then cannot open the filesystem), writes new quota
+ * files over the filesystem's blocks and inodes, and fails on the orphan
+ * file: none of that is followed.
+ */
+static int super_only_names(struct ek_newfs *nf)
+{
+	struct ext4_super_block *sb = (void *)nf->raw_sb, *full_sb;
+	struct ek_newfs_opts full = nf->o;
+	struct ek_newfs *f;
+	int err;
+
+	if (!ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_MMP) &&
+	    !ek_has_ro_compat(&nf->fs, EXT4_FEATURE_RO_COMPAT_QUOTA) &&
+	    !ek_has_compat(&nf->fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE))
+		return 0;
+	full.super_only = false;	/* quota files made in memory only: @f has no target */
+	if ((err = ek_newfs_create(NULL, &full, &f)))
+		return err;
+	full_sb = (void *)f->raw_sb;
+	sb->s_mmp_block = full_sb->s_mmp_block;
+	sb->s_mmp_update_interval = full_sb->s_mmp_update_interval;
+	sb->s_usr_quota_inum = full_sb->s_usr_quota_inum;
+	sb->s_grp_quota_inum = full_sb->s_grp_quota_inum;
+	sb->s_prj_quota_inum = full_sb->s_prj_quota_inum;
+	sb->s_orphan_file_inum = full_sb->s_orphan_file_inum;
+	ek_newfs_free(f);
+	return 0;
+}
+
 int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out)
 {
 	struct ek_newfs *nf = ek_calloc(1, sizeof(*nf));
@@ -1709,6 +1742,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		sb->s_state = cpu_to_le16(EXT4_VALID_FS | EXT4_ERROR_FS);
 		if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
 			sb->s_journal_inum = cpu_to_le32(EXT4_JOURNAL_INO);
+		if ((err = super_only_names(nf)))
+			goto out_free;
 		*out = nf;
 		return 0;
 	}
@@ -1907,7 +1942,11 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 			 * mke2fs -S zeroes bg_itable_unused after the checksum was
 			 * set and does not set it again: the checksum is the one of
 			 * the descriptor ext2fs_initialize made, every inode unused
-			 * but group 0's first 11, as e2fsck will find
+			 * but group 0's first 11, as e2fsck will find.  So e2fsck
+			 * distrusts the descriptors and reads every inode.  (With
+			 * bigalloc, mke2fs's fix_cluster_bg_counts() sets every
+			 * checksum again: e2fsck then trusts INODE_UNINIT, finds
+			 * no root and loses every file.  Not followed.)
 			 */
 			uint32_t ipg = nf->g.inodes_per_group;
 

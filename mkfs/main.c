@@ -882,9 +882,7 @@ static int bad_blocks(struct mk *m, struct badlist *l)
 	if (!l->n)
 		return 0;
 	if (m->o.super_only)
-		return mk_fail(m, "-S with bad blocks (-l, -c): not supported (the tables would be "
-			       "placed around them; run -S without the list only where the "
-			       "filesystem was made without one)");
+		return mk_fail(m, "-S with bad blocks (-l, -c): not supported");
 	if (!m->quiet)
 		fprintf(stderr, "%s: %zu bad block%s: laid out around them, in the bad blocks "
 			"inode\n", m->prog, l->n, l->n == 1 ? "" : "s");
@@ -1296,19 +1294,6 @@ int main(int argc, char **argv)
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
-	/*
-	 * -S and what mke2fs -S still writes beyond the descriptors (quota
-	 * files, the MMP block), fails on (orphan_file), or checksums in a way
-	 * not taken over yet (bigalloc): refused, not made otherwise
-	 */
-	if (m.o.super_only &&
-	    ((m.o.geo.ro_compat & (EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC)) ||
-	     (m.o.geo.incompat & EXT4_FEATURE_INCOMPAT_MMP) ||
-	     (m.o.geo.compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE))) {
-		mk_fail(&m, "-S with quota, mmp, orphan_file or bigalloc: not supported yet "
-			"(mke2fs -S writes more than the descriptors there)");
-		goto out;
-	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
 		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
 	m.o.geo.size = size;
