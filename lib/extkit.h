@@ -2680,6 +2680,31 @@ uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
 /* inodes still free for new files (all of them go to the next numbers) */
 uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf);
 
+/* mke2fs.conf's make_hugefiles relations, sizes in blocks (mke2fs's defaults noted) */
+struct ek_hugefiles {
+	const char *dir;	/* hugefiles_dir ("/"): its directories made as needed */
+	const char *name;	/* hugefiles_name ("hugefile"), then the index */
+	int digits;		/* hugefiles_digits (5): the index zero-padded; 0: plain */
+	uint64_t size;		/* hugefiles_size (0: the free space shared out) */
+	uint64_t num;		/* num_hugefiles (0: as many as fit, or 1) */
+	uint64_t slack;		/* hugefiles_slack (1M): left free before the first */
+	uint64_t align;		/* hugefiles_align (0): sizes and starts aligned */
+	uint64_t part_offset;	/* hugefiles_align_disk: the partition's start */
+	uint32_t uid, gid;	/* hugefiles_uid, hugefiles_gid (0) */
+	uint16_t umask;		/* hugefiles_umask (077) */
+	bool zero;		/* zero_hugefiles (true; nothing written on a zeroed target) */
+};
+/*
+ * Make the huge files as mke2fs's mk_hugefiles() does (after
+ * ek_newfs_begin(), with no -d tree): each file one run of contiguous
+ * blocks from past the slack on, as far as the free space goes, linked in
+ * a linear directory.  *@files and *@blocks: how many, of how many blocks
+ * (0: the rest).  -ENOSPC as mke2fs; -EK_UNSUPP for what is not done
+ * (inline_data, bigalloc, a file of more than 4 extents).
+ */
+int ek_newfs_hugefiles(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t *files,
+		       uint64_t *blocks);
+
 /* ---- copying a directory tree in (populate.c) -------------------------------- */
 
 struct ek_populate_opts {

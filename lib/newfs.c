@@ -2325,3 +2325,412 @@ uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf)
 {
 	return nf->next_ino <= nf->fs.sb.inodes_count ? nf->fs.sb.inodes_count - nf->next_ino + 1 : 0;
 }
+
+/* ---- huge files (mke2fs.conf make_hugefiles; mke2fs's mk_hugefiles.c) ------------------ */
+
+/* one entry of a linear directory being grown, in link order */
+struct hf_ent {
+	ek_ino_t ino;
+	uint8_t type;
+	char name[256];
+};
+
+struct hf_dir {
+	ek_ino_t ino;
+	ek_blk_t blk0;		/* its first block, made with it */
+	struct hf_ent *ents;
+	size_t n, cap;
+};
+
+static int hf_add(struct hf_dir *d, ek_ino_t ino, uint8_t type, const char *name)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct hf_ent *v = realloc(d->ents, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->ents = v;
+		d->cap = cap;
+	}
+	d->ents[d->n].ino = ino;
+	d->ents[d->n].type = type;
+	snprintf(d->ents[d->n].name, sizeof(d->ents[d->n].name), "%s", name);
+	d->n++;
+	return 0;
+}
+
+/* a block to write: the pending copy when there is one (the root's), else now */
+static int block_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
+{
+	for (size_t i = 0; i < nf->npending; i++)
+		if (nf->pending[i].blk == blk) {
+			memcpy(nf->pending[i].buf, buf, nf->fs.blksz);
+			return 0;
+		}
+	return meta_put(nf, blk, buf);
+}
+
+static uint32_t dirent_min(size_t name_len)
+{
+	return (uint32_t)(8 + ((name_len + 3) & ~3u));
+}
+
+/*
+ * Lay directory @d out as ext2fs_link() and ext2fs_expand_dir() grow one:
+ * each entry in the first block with room after the last entry there, a
+ * new block (the first free one from the directory's last block on) when
+ * none has; then its blocks written, its extents, size and i_blocks set.
+ */
+static int hf_dir_write(struct ek_newfs *nf, struct hf_dir *d)
+{
+	struct ek_fs *fs = &nf->fs;
+	uint32_t bs = fs->blksz, end = fs->has_csum ? bs - 12 : bs;
+	uint32_t *used = NULL, *last = NULL;	/* per block: bytes up to the last entry's end, its offset */
+	ek_blk_t *blks = NULL;
+	uint8_t *buf = NULL, *raw;
+	struct ek_ext *v = NULL;
+	size_t nb = 1, nv = 0, vcap = 0;
+	struct tree_sink ts = { .nf = nf };
+	struct ek_tree_sink sink = { .alloc = tree_alloc, .put = tree_put, .arg = &ts };
+	int err = 0;
+
+	/* where each entry goes */
+	size_t *at = ek_calloc(d->n ? d->n : 1, sizeof(*at));
+	uint32_t *off = ek_calloc(d->n ? d->n : 1, sizeof(*off));
+
+	used = ek_calloc(d->n + 1, sizeof(*used));
+	last = ek_calloc(d->n + 1, sizeof(*last));
+	if (!at || !off || !used || !last) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		uint32_t need = dirent_min(strlen(d->ents[i].name));
+		size_t b;
+
+		for (b = 0; b < nb; b++)
+			if (end - used[b] >= need)
+				break;
+		if (b == nb)
+			nb++;
+		at[i] = b;
+		off[i] = used[b];
+		last[b] = (uint32_t)i;
+		used[b] += need;
+	}
+	blks = ek_calloc(nb, sizeof(*blks));
+	buf = ek_calloc(nb, bs);
+	if (!blks || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	blks[0] = d->blk0;
+	for (size_t b = 1; b < nb && !err; b++)
+		err = ek_newfs_alloc_block(nf, blks[b - 1], &blks[b]);
+	for (size_t i = 0; i < d->n && !err; i++) {
+		const struct hf_ent *e = &d->ents[i];
+		uint8_t *blk = buf + at[i] * bs;
+		uint32_t rec = last[at[i]] == i ? end - off[i] : dirent_min(strlen(e->name));
+
+		ek_dirent_put(fs, blk, off[i], e->ino, rec, e->name, (uint8_t)strlen(e->name), e->type);
+	}
+	for (size_t b = 0; b < nb && !err; b++) {
+		struct ek_ext x = { .lblk = (uint32_t)b, .pblk = blks[b], .len = 1 };
+
+		if (!err && nv && v[nv - 1].pblk + v[nv - 1].len == x.pblk)
+			v[nv - 1].len++;
+		else if (!err)
+			err = ek_ext_append(&v, &nv, &vcap, &x);
+		ek_dir_leaf_tail(fs, d->ino, 0, buf + b * bs);
+		if (!err)
+			err = block_put(nf, blks[b], buf + b * bs);
+	}
+	if (err)
+		goto out;
+	raw = ek_newfs_inode(nf, d->ino);
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ek_extent_tree_write(fs, d->ino, raw, v, nv, &sink);
+	if (!err) {
+		ek_inode_add_blocks(fs, raw, (int64_t)(nb - 1 + ts.blocks));
+		inode_set_size(raw, (uint64_t)nb * bs);
+	}
+out:
+	free(at);
+	free(off);
+	free(used);
+	free(last);
+	free(blks);
+	free(buf);
+	free(v);
+	return err;
+}
+
+/* mk_hugefiles.c's calc_overhead(): extent tree blocks a file of @num blocks may take */
+static uint64_t hf_tree_overhead(const struct ek_newfs *nf, uint64_t num)
+{
+	uint64_t extents = (num + EXT_INIT_MAX_LEN - 1) / EXT_INIT_MAX_LEN, per, b1, b2, b3, b4;
+
+	if (extents <= 4)
+		return 0;
+	per = (nf->fs.blksz - 12) / 12 / 2 - 1;	/* half full, as libext2fs appends */
+	b1 = (extents + per - 1) / per;
+	b2 = (b1 + per - 1) / per;
+	b3 = (b2 + per - 1) / per;
+	b4 = (b3 + per - 1) / per;
+	return b1 + b2 + b3 + b4;
+}
+
+/* the first free block at or after @b (the end of the filesystem when none) */
+static ek_blk_t hf_next_free(const struct ek_newfs *nf, ek_blk_t b)
+{
+	while (b < nf->g.blocks && block_used(nf, b))
+		b++;
+	return b;
+}
+
+static ek_blk_t hf_next_used(const struct ek_newfs *nf, ek_blk_t b)
+{
+	while (b < nf->g.blocks && !block_used(nf, b))
+		b++;
+	return b;
+}
+
+/* mk_hugefiles.c's get_start_block(): past @slack free blocks from the start */
+static ek_blk_t hf_start(const struct ek_newfs *nf, uint64_t slack)
+{
+	ek_blk_t blk = nf->fs.sb.first_data_block, next, last = nf->g.blocks - 1;
+
+	while (slack) {
+		blk = hf_next_free(nf, blk);
+		if (blk > last)
+			break;
+		next = hf_next_used(nf, blk);
+		if (next > last)
+			next = last;	/* as mke2fs: the last block, not past it */
+		if (next - blk > slack) {
+			blk += slack;
+			break;
+		}
+		slack -= next - blk;
+		blk = next;
+	}
+	return blk;
+}
+
+static uint64_t hf_align_up(uint64_t b, uint64_t align, uint64_t part_offset)
+{
+	uint64_t m;
+
+	if (!align)
+		return b;
+	m = (b + part_offset % align) % align;
+	return m ? b + align - m : b;
+}
+
+/* one huge file of @num blocks (0: every free block from *@goal on) */
+static int hf_file(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t num,
+		   ek_blk_t *goal, ek_ino_t *out)
+{
+	struct ek_fs *fs = &nf->fs;
+	struct ek_ext v[EK_ROOT_EXTENTS];
+	size_t nv = 0;
+	uint64_t left = num ? num : 1, count = 0;
+	uint8_t *raw;
+	ek_ino_t ino;
+	int err;
+
+	err = ek_newfs_inode_new(nf, S_IFREG | (0666 & ~h->umask), &ino, &raw);
+	if (err)
+		return err;
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	ek_inode_owner_set(raw, h->uid, h->gid);
+	while (left) {
+		ek_blk_t start = hf_next_free(nf, *goal), bend;
+		uint64_t n = left;
+
+		if (start >= nf->g.blocks)
+			return ek_err(-ENOSPC, "no free block left for huge file inode %llu",
+				      (unsigned long long)ino);
+		*goal = start;
+		bend = hf_next_used(nf, start);
+		if (bend >= nf->g.blocks && !num)
+			left = 0;
+		if (!num || bend - start < left)
+			n = bend - start;
+		if (num)
+			left -= n;
+		if ((err = mark_range(nf, start, n, -1)) ||
+		    (h->zero && (err = zero_blocks(nf, start, n))))
+			return err;
+		*goal += n;
+		count += n;
+		for (uint64_t p = start; n;) {
+			uint64_t l = n > EXT_INIT_MAX_LEN ? EXT_INIT_MAX_LEN : n;
+
+			if (nv == EK_ROOT_EXTENTS)
+				return ek_err(-EK_UNSUPP, "huge file inode %llu needs more than %d "
+					      "extents (an extent tree): not supported",
+					      (unsigned long long)ino, EK_ROOT_EXTENTS);
+			v[nv].lblk = (uint32_t)(count - n);
+			v[nv].pblk = p;
+			v[nv].len = (uint32_t)l;
+			v[nv++].unwritten = false;
+			p += l;
+			n -= l;
+		}
+	}
+	put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+	if ((err = ek_extent_tree_write(fs, ino, raw, v, nv, NULL)))
+		return err;
+	ek_inode_add_blocks(fs, raw, (int64_t)count);
+	ek_newfs_inode_set_size(nf, raw, count * fs->blksz);
+	*out = ino;
+	return 0;
+}
+
+int ek_newfs_hugefiles(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t *files,
+		       uint64_t *blocks)
+{
+	struct ek_fs *fs = &nf->fs;
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	struct hf_dir *dirs = NULL;
+	size_t ndirs = 0;
+	uint64_t num_files = h->num, num_blocks = h->size, slack = h->slack, fs_blocks;
+	ek_blk_t goal;
+	char *path = NULL, *save = NULL;
+	int err = 0;
+
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
+		return ek_err(-EK_UNSUPP, "make_hugefiles needs the extent feature (as mke2fs)");
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) || nf->cshift ||
+	    nf->o.defer_root || nf->o.super_only)
+		return ek_err(-EK_UNSUPP, "make_hugefiles with inline_data, bigalloc, -d or -S: "
+			      "not supported");
+	/* the directories: the root (its entries as made), then each of the path */
+	if (!(dirs = ek_calloc(1, sizeof(*dirs))) || !(path = strdup(h->dir ? h->dir : "/"))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	{
+		uint8_t *root = ek_newfs_inode(nf, EXT4_ROOT_INO);
+		ek_blk_t blk0;
+
+		/* the root's one block, from its extent root */
+		blk0 = get_le32(root + offsetof(struct ext4_inode, i_block) + 12 + 8);
+		blk0 |= (uint64_t)get_le16(root + offsetof(struct ext4_inode, i_block) + 12 + 6) << 32;
+		dirs[0] = (struct hf_dir){ .ino = EXT4_ROOT_INO, .blk0 = blk0 };
+		ndirs = 1;
+		if ((err = hf_add(&dirs[0], EXT4_ROOT_INO, EXT4_FT_DIR, ".")) ||
+		    (err = hf_add(&dirs[0], EXT4_ROOT_INO, EXT4_FT_DIR, "..")) ||
+		    (err = hf_add(&dirs[0], EXT4_LPF_INO, EXT4_FT_DIR, "lost+found")))
+			goto out;
+	}
+	for (char *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		struct hf_dir *pd, *nd;
+		uint8_t *raw, *praw;
+		ek_ino_t ino;
+		ek_blk_t blk;
+		void *nv;
+
+		if (strlen(c) > 255) {
+			err = ek_err(-EINVAL, "hugefiles_dir: '%s' is longer than 255 bytes", c);
+			goto out;
+		}
+		if (!(nv = realloc(dirs, (ndirs + 1) * sizeof(*dirs)))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		dirs = nv;
+		pd = &dirs[ndirs - 1];
+		/* ext2fs_mkdir(): the inode, then a block from its (flex) group's start */
+		if ((err = ek_newfs_inode_new(nf, S_IFDIR | (0777 & ~h->umask), &ino, &raw)))
+			goto out;
+		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
+		put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+		ek_inode_owner_set(raw, h->uid, h->gid);
+		if ((err = ek_newfs_alloc_block(nf, ek_group_first_block(fs,
+				(uint32_t)((ino - 1) / nf->g.inodes_per_group) &
+				~((1u << nf->g.log_flex) - 1)), &blk)))
+			goto out;
+		nd = &dirs[ndirs++];
+		*nd = (struct hf_dir){ .ino = ino, .blk0 = blk };
+		ek_inode_add_blocks(fs, raw, 1);
+		if ((err = hf_add(nd, ino, EXT4_FT_DIR, ".")) ||
+		    (err = hf_add(nd, pd->ino, EXT4_FT_DIR, "..")) ||
+		    (err = hf_add(pd, ino, EXT4_FT_DIR, c)))
+			goto out;
+		if (!(praw = ek_newfs_inode(nf, pd->ino))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		put_le16(praw + offsetof(struct ext4_inode, i_links_count),
+			 get_le16(praw + offsetof(struct ext4_inode, i_links_count)) + 1);
+	}
+	/* how many, how big: as mk_hugefiles() works it out */
+	fs_blocks = ek_newfs_free_blocks(nf);
+	if (fs_blocks < slack + h->align) {
+		err = ek_err(-ENOSPC, "huge files: %llu free blocks, fewer than hugefiles_slack and "
+			     "hugefiles_align ask to leave", (unsigned long long)fs_blocks);
+		goto out;
+	}
+	num_blocks = hf_align_up(num_blocks, h->align, 0);
+	fs_blocks -= slack + h->align;
+	if (num_blocks && num_blocks > fs_blocks) {
+		err = ek_err(-ENOSPC, "huge files of %llu blocks: %llu free",
+			     (unsigned long long)num_blocks, (unsigned long long)fs_blocks);
+		goto out;
+	}
+	if (!num_blocks && !num_files)
+		num_files = 1;
+	if (!num_files && num_blocks) {
+		num_files = fs_blocks / num_blocks;
+		fs_blocks -= num_files / 16 + 1;
+		fs_blocks -= hf_tree_overhead(nf, num_blocks) * num_files;
+		num_files = fs_blocks / num_blocks;
+	}
+	if (!num_blocks && num_files > 1) {
+		num_blocks = fs_blocks / num_files;
+		fs_blocks -= num_files / 16 + 1;
+		fs_blocks -= hf_tree_overhead(nf, num_blocks) * num_files;
+		num_blocks = fs_blocks / num_files;
+	}
+	slack += hf_tree_overhead(nf, num_blocks ? num_blocks : fs_blocks) * num_files;
+	slack += num_files / 16 + 1;
+	goal = hf_align_up(hf_start(nf, slack), h->align, h->part_offset);
+	if ((num_blocks ? num_blocks : fs_blocks) > 0x80000000ull / fs->blksz) {
+		fs->sb.ro_compat |= EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
+		sb->s_feature_ro_compat = cpu_to_le32(fs->sb.ro_compat);
+	}
+	for (uint64_t i = 0; i < num_files && !err; i++) {
+		char name[300];
+		ek_ino_t ino = 0;
+
+		if (h->digits)
+			snprintf(name, sizeof(name), "%s%0*llu", h->name, h->digits,
+				 (unsigned long long)i);
+		else if (num_files > 1)
+			snprintf(name, sizeof(name), "%s%llu", h->name, (unsigned long long)i);
+		else
+			snprintf(name, sizeof(name), "%s", h->name);
+		if (strlen(name) > 255)
+			err = ek_err(-EINVAL, "hugefiles_name: '%s' is longer than 255 bytes", name);
+		if (!err)
+			err = hf_file(nf, h, num_blocks, &goal, &ino);
+		if (!err)
+			err = hf_add(&dirs[ndirs - 1], ino, EXT4_FT_REG_FILE, name);
+	}
+	for (size_t i = 0; i < ndirs && !err; i++)
+		err = hf_dir_write(nf, &dirs[i]);
+	*files = num_files;
+	*blocks = num_blocks;
+out:
+	for (size_t i = 0; i < ndirs; i++)
+		free(dirs[i].ents);
+	free(dirs);
+	free(path);
+	return err;
+}

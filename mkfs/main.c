@@ -909,6 +909,65 @@ static void bad_backups_warn(struct mk *m, struct ek_newfs *nf)
 	}
 }
 
+/* ---- make_hugefiles ------------------------------------------------------------------ */
+
+/* the start of the partition @m->target is (sysfs), in 512-byte sectors; 0 when none */
+static uint64_t partition_start(struct mk *m)
+{
+	struct stat st;
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (stat(m->target, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/start", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* mke2fs.conf's make_hugefiles, as mke2fs makes them (after the layout, before -d) */
+static int make_hugefiles(struct mk *m, struct ek_newfs *nf, struct ek_out *out)
+{
+	uint32_t bs = ek_newfs_geometry(nf)->blocksize;
+	struct ek_hugefiles h = {
+		.dir = m->hf_dir, .name = m->hf_name, .digits = m->hf_digits,
+		.num = (uint64_t)m->hf_num, .uid = (uint32_t)m->hf_uid, .gid = (uint32_t)m->hf_gid,
+		.umask = (uint16_t)m->hf_umask, .zero = m->hf_zero,
+	};
+	uint64_t files, blocks;
+	int err;
+
+	if (parse_blocks(m->hf_slack, bs, &h.slack) || parse_blocks(m->hf_size, bs, &h.size) ||
+	    parse_blocks(m->hf_align, bs, &h.align))
+		return mk_fail(m, "%s: hugefiles_slack, hugefiles_size or hugefiles_align: not a size",
+			       m->conf_path);
+	if (m->hf_align_disk) {
+		h.part_offset = partition_start(m) / (bs / 512);
+		if (h.part_offset % ek_cluster_ratio(ek_newfs_fs(nf)))
+			return mk_fail(m, "the partition's offset (%" PRIu64 " blocks) is not a whole "
+				       "number of clusters", h.part_offset);
+	}
+	if ((err = ek_newfs_hugefiles(nf, &h, &files, &blocks)))
+		return mk_fail(m, "while creating huge files: %s", ek_error_msg(err));
+	if (!m->quiet) {
+		ek_out_text(out, "Created %" PRIu64 " huge file(s)", files);
+		if (blocks)
+			ek_out_text(out, " with %" PRIu64 " blocks each", blocks);
+		ek_out_text(out, "\n");
+	}
+	ek_out_obj_begin(out, "hugefiles");
+	ek_out_u64(out, "files", files);
+	ek_out_u64(out, "blocks_each", blocks);
+	ek_out_obj_end(out);
+	return 0;
+}
+
 /* ---- output -------------------------------------------------------------------------- */
 
 static void print_layout(struct mk *m, struct ek_newfs *nf, struct ek_out *o)
@@ -1294,6 +1353,11 @@ int main(int argc, char **argv)
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
+	if (m.hugefiles && m.o.super_only) {
+		mk_fail(&m, "%s: make_hugefiles with -S: not supported (mke2fs -S would write "
+			"the files over the filesystem)", m.conf_path);
+		goto out;
+	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
 		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
 	m.o.geo.size = size;
@@ -1388,6 +1452,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (m.o.geo.journal_external && (rc = journal_dev_attach(&m)))
+		goto out;
+	if (m.hugefiles && (rc = make_hugefiles(&m, nf, out)))
 		goto out;
 	rc = 1;
 	if (m.src_dir) {
