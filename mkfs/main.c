@@ -82,7 +82,8 @@ static void usage(FILE *f, const char *prog)
 "  -V                  print the version\n"
 "  --json              the layout and result as JSON\n"
 "size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
-"MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in).\n"
+"MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in;\n"
+"its make_hugefiles makes huge files as mke2fs does).\n"
 "SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
 		prog);
 }
@@ -1453,7 +1454,9 @@ int main(int argc, char **argv)
 	}
 	if (m.o.geo.journal_external && (rc = journal_dev_attach(&m)))
 		goto out;
-	if (m.hugefiles && (rc = make_hugefiles(&m, nf, out)))
+	if (m.hugefiles && !(ek_newfs_fs(nf)->sb.incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
+		mk_warn(&m, "make_hugefiles needs the extent feature: no huge files made (as mke2fs)");
+	else if (m.hugefiles && (rc = make_hugefiles(&m, nf, out)))
 		goto out;
 	rc = 1;
 	if (m.src_dir) {
