@@ -2332,7 +2332,7 @@ uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf)
 struct hf_ent {
 	ek_ino_t ino;
 	uint8_t type;
-	char name[256];
+	char *name;		/* malloc'd */
 };
 
 struct hf_dir {
@@ -2353,9 +2353,10 @@ static int hf_add(struct hf_dir *d, ek_ino_t ino, uint8_t type, const char *name
 		d->ents = v;
 		d->cap = cap;
 	}
+	if (!(d->ents[d->n].name = strdup(name)))
+		return -ENOMEM;
 	d->ents[d->n].ino = ino;
 	d->ents[d->n].type = type;
-	snprintf(d->ents[d->n].name, sizeof(d->ents[d->n].name), "%s", name);
 	d->n++;
 	return 0;
 }
@@ -2728,8 +2729,11 @@ int ek_newfs_hugefiles(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64
 	*files = num_files;
 	*blocks = num_blocks;
 out:
-	for (size_t i = 0; i < ndirs; i++)
+	for (size_t i = 0; i < ndirs; i++) {
+		for (size_t k = 0; k < dirs[i].n; k++)
+			free(dirs[i].ents[k].name);
 		free(dirs[i].ents);
+	}
 	free(dirs);
 	free(path);
 	return err;

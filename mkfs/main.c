@@ -774,6 +774,8 @@ static void badlist_settle(struct badlist *l)
 {
 	size_t k = 0;
 
+	if (l->n < 2)
+		return;	/* nothing to order (and no array yet when empty) */
 	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
 	for (size_t i = 0; i < l->n; i++)
 		if (!k || l->v[i] != l->v[k - 1])
