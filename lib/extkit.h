@@ -714,6 +714,14 @@ struct ek_ind_sink {
 	int (*alloc)(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got);
 	int (*put)(void *arg, ek_blk_t blk, const uint8_t *buf);
 	void *arg;
+	/* optional: the indirect blocks' own allocator (one block), else @alloc */
+	int (*alloc_meta)(void *arg, ek_blk_t goal, ek_blk_t *blk);
+	/*
+	 * open the indirect blocks of the logical block after the last run too
+	 * (left empty), as ext2fs_block_iterate's BLOCK_FLAG_APPEND does when
+	 * the list it appends ends there (mke2fs's bad blocks inode)
+	 */
+	bool open_after;
 };
 /*
  * Map the logical runs @runs[0..n) (sorted, lblk and len set) of raw inode
@@ -2563,6 +2571,15 @@ struct ek_newfs_opts {
 	/* geo.journal_external: the device's UUID and number (st_rdev) in the superblock */
 	uint8_t journal_uuid[16];
 	uint32_t journal_dev;
+	/*
+	 * bad blocks (mke2fs -l, -c): @nbad block numbers, sorted, without
+	 * duplicates, each inside the filesystem.  As mke2fs: marked in use
+	 * before the tables are placed (so no table lands on one), given to
+	 * the bad blocks inode (inode 1, an indirect map); one in the primary
+	 * superblock and descriptors (ek_newfs_bad_must_be_good()) is refused.
+	 */
+	const uint64_t *bad_blocks;
+	size_t nbad;
 };
 
 /* the three time fields of an inode plus crtime */
@@ -2608,6 +2625,12 @@ void ek_newfs_set_target(struct ek_newfs *nf, struct ek_io *io, bool zeroed);
 void ek_newfs_set_discard_zeroed(struct ek_newfs *nf, bool discard_zeroed);
 /* first block of the journal (0: none) */
 ek_blk_t ek_newfs_journal_start(const struct ek_newfs *nf);
+/*
+ * The blocks mke2fs requires good for @g (ek_geometry_compute's answer):
+ * [*first, *last], the primary superblock and descriptors and one block
+ * more (mke2fs's handle_bad_blocks)
+ */
+void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uint64_t *last);
 /*
  * Allow writes: zero the old primary superblock so a run cut short leaves
  * no valid-looking image, and zero the journal unless the target reads as
@@ -2658,6 +2681,31 @@ void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
 /* inodes still free for new files (all of them go to the next numbers) */
 uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf);
+
+/* mke2fs.conf's make_hugefiles relations, sizes in blocks (mke2fs's defaults noted) */
+struct ek_hugefiles {
+	const char *dir;	/* hugefiles_dir ("/"): its directories made as needed */
+	const char *name;	/* hugefiles_name ("hugefile"), then the index */
+	int digits;		/* hugefiles_digits (5): the index zero-padded; 0: plain */
+	uint64_t size;		/* hugefiles_size (0: the free space shared out) */
+	uint64_t num;		/* num_hugefiles (0: as many as fit, or 1) */
+	uint64_t slack;		/* hugefiles_slack (1M): left free before the first */
+	uint64_t align;		/* hugefiles_align (0): sizes and starts aligned */
+	uint64_t part_offset;	/* hugefiles_align_disk: the partition's start */
+	uint32_t uid, gid;	/* hugefiles_uid, hugefiles_gid (0) */
+	uint16_t umask;		/* hugefiles_umask (077) */
+	bool zero;		/* zero_hugefiles (true; nothing written on a zeroed target) */
+};
+/*
+ * Make the huge files as mke2fs's mk_hugefiles() does (after
+ * ek_newfs_begin(), with no -d tree): each file one run of contiguous
+ * blocks from past the slack on, as far as the free space goes, linked in
+ * a linear directory.  *@files and *@blocks: how many, of how many blocks
+ * (0: the rest).  -ENOSPC as mke2fs; -EK_UNSUPP for what is not done
+ * (inline_data, bigalloc, a file of more than 4 extents).
+ */
+int ek_newfs_hugefiles(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t *files,
+		       uint64_t *blocks);
 
 /* ---- copying a directory tree in (populate.c) -------------------------------- */
 

@@ -511,18 +511,74 @@ static int ind_push(struct ek_ext **v, size_t *n, size_t *cap, const struct ek_e
 	return ek_ext_append(v, n, cap, e);
 }
 
+/* the geometry of an indirect map: blocks under one slot of a level, first block of a level */
+struct ind_shape {
+	uint64_t span[4];
+	uint64_t start[4];
+};
+
+/* the level whose tree maps logical block @lblk: 0 direct, 1 IND, 2 DIND, 3 TIND */
+static int ind_top(const struct ind_shape *sh, uint64_t lblk)
+{
+	return lblk < sh->start[1] ? 0 : lblk < sh->start[2] ? 1 : lblk < sh->start[3] ? 2 : 3;
+}
+
+/*
+ * Open the indirect blocks on the path to logical block @lblk that are not
+ * open yet, top level first, each linked into its parent (or i_block);
+ * the blocks left go to the sink.
+ */
+static int ind_open_path(const struct ek_fs *fs, uint8_t *raw, const struct ind_shape *sh,
+			 struct ind_level *lv, const struct ek_ind_sink *sink, uint64_t lblk,
+			 ek_blk_t *goal, uint64_t *total)
+{
+	int top = ind_top(sh, lblk), err = 0;
+	uint64_t off = lblk - sh->start[top], got;
+
+	for (int l = top; l >= 1 && !err; l--) {
+		uint64_t base = sh->start[top] + off / sh->span[l] * sh->span[l];
+		uint32_t slot;
+
+		if (lv[l].blk && lv[l].base == base)
+			continue;
+		if (lv[l].blk)
+			err = sink->put(sink->arg, lv[l].blk, lv[l].buf);
+		if (!err && sink->alloc_meta)
+			err = sink->alloc_meta(sink->arg, *goal, &lv[l].blk);
+		else if (!err)
+			err = sink->alloc(sink->arg, *goal, 1, &lv[l].blk, &got);
+		if (err)
+			break;
+		*goal = lv[l].blk + 1;
+		(*total)++;
+		lv[l].base = base;
+		memset(lv[l].buf, 0, fs->blksz);
+		if (l == top) {
+			put_le32(raw + offsetof(struct ext4_inode, i_block) +
+				 4 * (EXT4_IND_BLOCK + top - 1), (uint32_t)lv[l].blk);
+		} else {
+			slot = (uint32_t)((base - lv[l + 1].base) / sh->span[l]);
+			put_le32(lv[l + 1].buf + 4 * slot, (uint32_t)lv[l].blk);
+		}
+	}
+	return err;
+}
+
 int ek_ind_map_write(const struct ek_fs *fs, uint8_t *raw, const struct ek_ext *runs, size_t n,
 		     ek_blk_t goal, const struct ek_ind_sink *sink, struct ek_ext **out,
 		     size_t *nout)
 {
 	uint32_t a = fs->blksz / 4;
-	uint64_t span[4] = { 1, a, (uint64_t)a * a, (uint64_t)a * a * a };
-	uint64_t start[4] = { 0, EXT4_NDIR_BLOCKS, EXT4_NDIR_BLOCKS + span[1],
-			      EXT4_NDIR_BLOCKS + span[1] + span[2] };
+	const struct ind_shape sh = {
+		.span = { 1, a, (uint64_t)a * a, (uint64_t)a * a * a },
+		.start = { 0, EXT4_NDIR_BLOCKS, EXT4_NDIR_BLOCKS + a,
+			   EXT4_NDIR_BLOCKS + a + (uint64_t)a * a },
+	};
+	const uint64_t *span = sh.span, *start = sh.start;
 	struct ind_level lv[4] = { 0 };	/* [1] IND, [2] DIND, [3] TIND */
 	struct ek_ext *v = NULL;
 	size_t nv = 0, cap = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, next = 0;
 	int err = 0;
 
 	for (int l = 1; l <= 3; l++)
@@ -535,35 +591,11 @@ int ek_ind_map_write(const struct ek_fs *fs, uint8_t *raw, const struct ek_ext *
 			err = ek_err(-EFBIG, "a block-mapped file ends past logical block %llu",
 				     (unsigned long long)(start[3] + span[3]));
 		while (lblk < end && !err) {
-			int top = lblk < start[1] ? 0 : lblk < start[2] ? 1 : lblk < start[3] ? 2 : 3;
-			uint64_t off = lblk - start[top], want, got;
+			int top = ind_top(&sh, lblk);
+			uint64_t want, got;
 			struct ek_ext e = { .lblk = (uint32_t)lblk };
 
-			/* open the path's blocks, top level first, each just before its data */
-			for (int l = top; l >= 1 && !err; l--) {
-				uint64_t base = start[top] + off / span[l] * span[l];
-				uint32_t slot;
-
-				if (lv[l].blk && lv[l].base == base)
-					continue;
-				if (lv[l].blk)
-					err = sink->put(sink->arg, lv[l].blk, lv[l].buf);
-				if (!err)
-					err = sink->alloc(sink->arg, goal, 1, &lv[l].blk, &got);
-				if (err)
-					break;
-				goal = lv[l].blk + 1;
-				total++;
-				lv[l].base = base;
-				memset(lv[l].buf, 0, fs->blksz);
-				if (l == top) {
-					put_le32(raw + offsetof(struct ext4_inode, i_block) +
-						 4 * (EXT4_IND_BLOCK + top - 1), (uint32_t)lv[l].blk);
-				} else {
-					slot = (uint32_t)((base - lv[l + 1].base) / span[l]);
-					put_le32(lv[l + 1].buf + 4 * slot, (uint32_t)lv[l].blk);
-				}
-			}
+			err = ind_open_path(fs, raw, &sh, lv, sink, lblk, &goal, &total);
 			if (err)
 				break;
 			/* data up to the end of the run or of the open IND block */
@@ -597,7 +629,10 @@ int ek_ind_map_write(const struct ek_fs *fs, uint8_t *raw, const struct ek_ext *
 			lblk += got;
 			total += got;
 		}
+		next = end;
 	}
+	if (!err && sink->open_after && n && next < start[3] + span[3])
+		err = ind_open_path(fs, raw, &sh, lv, sink, next, &goal, &total);
 	for (int l = 1; l <= 3 && !err; l++)
 		if (lv[l].blk)
 			err = sink->put(sink->arg, lv[l].blk, lv[l].buf);

@@ -58,6 +58,7 @@ struct ek_newfs {
 	struct ek_ext *journal_ext;	/* where the journal lives */
 	size_t journal_next;
 	ek_ino_t quota_ino[EK_QUOTA_TYPES];	/* the quota files made, 0: none */
+	int32_t *bad_skew;		/* per group: mke2fs's free count less ours (bad blocks) */
 	bool quota_late;		/* -d: quota files written by ek_newfs_finish() */
 };
 
@@ -386,6 +387,144 @@ static int place_group_tables(struct ek_newfs *nf, uint32_t g)
 
 out_full:
 	return ek_err(-ENOSPC, "no room for the bitmaps and inode table of group %u", g);
+}
+
+/* ---- bad blocks (mke2fs -l, -c) -------------------------------------------------- */
+
+void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uint64_t *last)
+{
+	*first = g->first_data_block;
+	*last = (uint64_t)g->first_data_block + 1 + g->desc_blocks;
+}
+
+/*
+ * What mke2fs 1.47.0's free count of the group makes of bad block @blk,
+ * against the true count: one in a superblock area (counted as overhead
+ * already) is counted again, and one among the first desc_blocks + 1
+ * blocks of a group past 0 is given back (meant for a backup superblock
+ * area, given back where the group has none too).  The true count is
+ * written; mke2fs's steers where the journal goes (journal_goal), as it
+ * does in mke2fs.
+ */
+static void skew_bad_block(struct ek_newfs *nf, ek_blk_t blk)
+{
+	uint32_t g = ek_group_of_block(&nf->fs, blk);
+	uint64_t off = blk - ek_group_first_block(&nf->fs, g);
+	uint64_t j = blk - nf->g.first_data_block - (uint64_t)g * nf->g.blocks_per_group;
+
+	if (off < nf->sbarea[g] - (g ? 0 : primary_sb_block(nf) - nf->fs.sb.first_data_block))
+		nf->bad_skew[g]--;
+	if (g && j <= nf->g.desc_blocks)
+		nf->bad_skew[g]++;
+}
+
+/*
+ * Every bad block marked in use before any table is placed, as mke2fs's
+ * handle_bad_blocks(): the tables, the journal and every file go around
+ * them.  Counted once each (mke2fs 1.47.0 counts one in a superblock
+ * area twice, or not at all past a group's first desc_blocks + 1 blocks
+ * where the group has no copy: its free counts are off there, e2fsck says
+ * so; these are right).
+ */
+static int mark_bad_blocks(struct ek_newfs *nf)
+{
+	const uint64_t *bad = nf->o.bad_blocks;
+	uint64_t first, last;
+	int err = 0;
+
+	if (!nf->o.nbad)
+		return 0;
+	if (nf->g.cluster_bits)
+		return ek_err(-EK_UNSUPP, "bad blocks with bigalloc: not supported");
+	if (!(nf->bad_skew = ek_calloc(nf->fs.group_count, sizeof(*nf->bad_skew))))
+		return -ENOMEM;
+	ek_newfs_bad_must_be_good(&nf->g, &first, &last);
+	for (size_t i = 0; i < nf->o.nbad && !err; i++) {
+		if (bad[i] < nf->g.first_data_block || bad[i] >= nf->g.blocks ||
+		    (i && bad[i] <= bad[i - 1]))
+			return ek_err(-EINVAL, "bad block %llu: not sorted, or outside the filesystem",
+				      (unsigned long long)bad[i]);
+		if (bad[i] >= first && bad[i] <= last)
+			return ek_err(-EINVAL, "bad block %llu is in the primary superblock or group "
+				      "descriptors: blocks %llu through %llu must be good",
+				      (unsigned long long)bad[i], (unsigned long long)first,
+				      (unsigned long long)last);
+		err = mark_block(nf, bad[i], -1);
+		skew_bad_block(nf, bad[i]);
+	}
+	return err;
+}
+
+/* the bad blocks inode's map: data from the list, its indirect blocks first free */
+struct bad_sink {
+	struct ek_newfs *nf;
+	size_t next;		/* the next bad block to map */
+};
+
+static int bad_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
+{
+	struct bad_sink *b = arg;
+	const uint64_t *bad = b->nf->o.bad_blocks;
+	uint64_t n = 1;
+
+	(void)goal;
+	if (b->next >= b->nf->o.nbad)
+		return ek_err(-EINVAL, "newfs: the bad blocks inode maps more than the list");
+	*start = bad[b->next];
+	while (n < want && b->next + n < b->nf->o.nbad && bad[b->next + n] == *start + n)
+		n++;
+	b->next += n;
+	*got = n;
+	return 0;
+}
+
+/* ext2fs_new_block(fs, 0, ...): the first free block */
+static int bad_alloc_meta(void *arg, ek_blk_t goal, ek_blk_t *blk)
+{
+	struct bad_sink *b = arg;
+
+	(void)goal;
+	return ek_newfs_alloc_block(b->nf, 0, blk);
+}
+
+static int meta_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf);
+
+static int bad_put(void *arg, ek_blk_t blk, const uint8_t *buf)
+{
+	struct bad_sink *b = arg;
+
+	return meta_put(b->nf, blk, buf);
+}
+
+/*
+ * Inode 1 maps the bad blocks in list order, as ext2fs_update_bb_inode():
+ * an indirect map (extents or not) whose indirect blocks are the first
+ * free blocks when reached, the path of the block after the last opened
+ * too (left empty); i_blocks and i_size count the bad blocks alone.
+ */
+static int make_bad_blocks_inode(struct ek_newfs *nf)
+{
+	struct bad_sink bs = { .nf = nf };
+	struct ek_ind_sink sink = { .alloc = bad_alloc, .alloc_meta = bad_alloc_meta,
+				    .put = bad_put, .arg = &bs, .open_after = true };
+	struct ek_ext run = { .lblk = 0, .len = (uint32_t)nf->o.nbad }, *v = NULL;
+	uint8_t *raw = ek_newfs_inode(nf, 1);
+	size_t nv;
+	int err;
+
+	if (!raw)
+		return -ENOMEM;
+	if (nf->o.nbad > EXT4_NDIR_BLOCKS + (uint64_t)(nf->fs.blksz / 4) * (nf->fs.blksz / 4))
+		return ek_err(-EK_UNSUPP, "%zu bad blocks: more than the bad blocks inode maps "
+			      "without a triple indirect block", nf->o.nbad);
+	err = ek_ind_map_write(&nf->fs, raw, &run, 1, 0, &sink, &v, &nv);
+	free(v);
+	if (err)
+		return err;
+	ek_inode_iblocks_set(raw, (uint64_t)nf->o.nbad * (nf->fs.blksz / 512));
+	/* i_size: 32 bits, as ext2fs_update_bb_inode() sets it */
+	ek_inode_size_set(raw, (uint32_t)(nf->o.nbad * nf->fs.blksz));
+	return 0;
 }
 
 /* ---- allocation for files ------------------------------------------------------ */
@@ -981,6 +1120,12 @@ static uint64_t group_free(const struct ek_newfs *nf, uint32_t g)
 	return group_units(nf, g) - nf->gused[g];
 }
 
+/* group @g's free count as mke2fs has it when it places the journal */
+static int64_t mke2fs_free(const struct ek_newfs *nf, uint32_t g)
+{
+	return (int64_t)group_free(nf, g) + (nf->bad_skew ? nf->bad_skew[g] : 0);
+}
+
 /* mke2fs's get_midpoint_journal_block(): the emptiest group near the middle */
 static ek_blk_t journal_goal(const struct ek_newfs *nf)
 {
@@ -989,7 +1134,7 @@ static ek_blk_t journal_goal(const struct ek_newfs *nf)
 
 	if (nf->g.log_flex && g > flex) {
 		g &= ~(flex - 1);
-		while (g < nf->g.groups && group_free(nf, g) == 0)
+		while (g < nf->g.groups && mke2fs_free(nf, g) == 0)
 			g++;
 		if (g == nf->g.groups)
 			g = 0;
@@ -1000,7 +1145,7 @@ static ek_blk_t journal_goal(const struct ek_newfs *nf)
 	end = g + 1 < nf->g.groups ? g + 1 : g;
 	best = start;
 	for (uint32_t i = start + 1; i <= end; i++)
-		if (group_free(nf, i) > group_free(nf, best))
+		if (mke2fs_free(nf, i) > mke2fs_free(nf, best))
 			best = i;
 	return ek_group_first_block(&nf->fs, best);
 }
@@ -1497,6 +1642,39 @@ static void build_super(struct ek_newfs *nf)
 	}
 }
 
+/*
+ * -S: the superblock names the MMP block, the quota inodes and the orphan
+ * file where the whole layout made them (a layout made aside, in memory),
+ * so e2fsck finds the ones on the target.  mke2fs 1.47.0 -S leaves the
+ * MMP block 0 (e2fsck then cannot open the filesystem), writes new quota
+ * files over the filesystem's blocks and inodes, and fails on the orphan
+ * file: none of that is followed.
+ */
+static int super_only_names(struct ek_newfs *nf)
+{
+	struct ext4_super_block *sb = (void *)nf->raw_sb, *full_sb;
+	struct ek_newfs_opts full = nf->o;
+	struct ek_newfs *f;
+	int err;
+
+	if (!ek_has_incompat(&nf->fs, EXT4_FEATURE_INCOMPAT_MMP) &&
+	    !ek_has_ro_compat(&nf->fs, EXT4_FEATURE_RO_COMPAT_QUOTA) &&
+	    !ek_has_compat(&nf->fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE))
+		return 0;
+	full.super_only = false;	/* quota files made in memory only: @f has no target */
+	if ((err = ek_newfs_create(NULL, &full, &f)))
+		return err;
+	full_sb = (void *)f->raw_sb;
+	sb->s_mmp_block = full_sb->s_mmp_block;
+	sb->s_mmp_update_interval = full_sb->s_mmp_update_interval;
+	sb->s_usr_quota_inum = full_sb->s_usr_quota_inum;
+	sb->s_grp_quota_inum = full_sb->s_grp_quota_inum;
+	sb->s_prj_quota_inum = full_sb->s_prj_quota_inum;
+	sb->s_orphan_file_inum = full_sb->s_orphan_file_inum;
+	ek_newfs_free(f);
+	return 0;
+}
+
 int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_newfs **out)
 {
 	struct ek_newfs *nf = ek_calloc(1, sizeof(*nf));
@@ -1546,6 +1724,7 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 			err = -ENOMEM;
 			goto out_free;
 		}
+	err = mark_bad_blocks(nf);
 	for (uint32_t g = 0; g < G && !err; g++)
 		err = place_group_tables(nf, g);
 	if (err)
@@ -1555,6 +1734,7 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	nf->overhead = fs->sb.first_data_block;
 	for (uint32_t g = 0; g < G; g++)
 		nf->overhead += nf->gused[g];	/* units: clusters with bigalloc */
+	nf->overhead -= o->nbad;	/* as mke2fs: every bad block left out, a superblock's too */
 	if (o->super_only) {
 		/* the tables alone: no inode is made; the journal inode is named only */
 		struct ext4_super_block *sb = (void *)nf->raw_sb;
@@ -1562,6 +1742,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 		sb->s_state = cpu_to_le16(EXT4_VALID_FS | EXT4_ERROR_FS);
 		if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
 			sb->s_journal_inum = cpu_to_le32(EXT4_JOURNAL_INO);
+		if ((err = super_only_names(nf)))
+			goto out_free;
 		*out = nf;
 		return 0;
 	}
@@ -1573,6 +1755,8 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 	inode_times(nf, ek_newfs_inode(nf, 1), o->now);	/* the bad-blocks inode */
 	nf->next_ino = EXT4_LPF_INO + 1;
 	if ((err = make_root_and_lpf(nf)))
+		goto out_free;
+	if (o->nbad && (err = make_bad_blocks_inode(nf)))
 		goto out_free;
 	if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && (err = make_resize_inode(nf)))
 		goto out_free;
@@ -1623,6 +1807,7 @@ void ek_newfs_free(struct ek_newfs *nf)
 	free(nf->gused);
 	free(nf->sbarea);
 	free(nf->flushed);
+	free(nf->bad_skew);
 	free(nf->fs.groups);
 	free(nf);
 }
@@ -1757,7 +1942,11 @@ static int finish_groups(struct ek_newfs *nf, uint8_t *gdt, uint8_t *bitmap)
 			 * mke2fs -S zeroes bg_itable_unused after the checksum was
 			 * set and does not set it again: the checksum is the one of
 			 * the descriptor ext2fs_initialize made, every inode unused
-			 * but group 0's first 11, as e2fsck will find
+			 * but group 0's first 11, as e2fsck will find.  So e2fsck
+			 * distrusts the descriptors and reads every inode.  (With
+			 * bigalloc, mke2fs's fix_cluster_bg_counts() sets every
+			 * checksum again: e2fsck then trusts INODE_UNINIT, finds
+			 * no root and loses every file.  Not followed.)
 			 */
 			uint32_t ipg = nf->g.inodes_per_group;
 
@@ -2135,4 +2324,417 @@ uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf)
 uint64_t ek_newfs_free_inodes(const struct ek_newfs *nf)
 {
 	return nf->next_ino <= nf->fs.sb.inodes_count ? nf->fs.sb.inodes_count - nf->next_ino + 1 : 0;
+}
+
+/* ---- huge files (mke2fs.conf make_hugefiles; mke2fs's mk_hugefiles.c) ------------------ */
+
+/* one entry of a linear directory being grown, in link order */
+struct hf_ent {
+	ek_ino_t ino;
+	uint8_t type;
+	char *name;		/* malloc'd */
+};
+
+struct hf_dir {
+	ek_ino_t ino;
+	ek_blk_t blk0;		/* its first block, made with it */
+	struct hf_ent *ents;
+	size_t n, cap;
+};
+
+static int hf_add(struct hf_dir *d, ek_ino_t ino, uint8_t type, const char *name)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct hf_ent *v = realloc(d->ents, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->ents = v;
+		d->cap = cap;
+	}
+	if (!(d->ents[d->n].name = strdup(name)))
+		return -ENOMEM;
+	d->ents[d->n].ino = ino;
+	d->ents[d->n].type = type;
+	d->n++;
+	return 0;
+}
+
+/* a block to write: the pending copy when there is one (the root's), else now */
+static int block_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf)
+{
+	for (size_t i = 0; i < nf->npending; i++)
+		if (nf->pending[i].blk == blk) {
+			memcpy(nf->pending[i].buf, buf, nf->fs.blksz);
+			return 0;
+		}
+	return meta_put(nf, blk, buf);
+}
+
+static uint32_t dirent_min(size_t name_len)
+{
+	return (uint32_t)(8 + ((name_len + 3) & ~3u));
+}
+
+/*
+ * Lay directory @d out as ext2fs_link() and ext2fs_expand_dir() grow one:
+ * each entry in the first block with room after the last entry there, a
+ * new block (the first free one from the directory's last block on) when
+ * none has; then its blocks written, its extents, size and i_blocks set.
+ */
+static int hf_dir_write(struct ek_newfs *nf, struct hf_dir *d)
+{
+	struct ek_fs *fs = &nf->fs;
+	uint32_t bs = fs->blksz, end = fs->has_csum ? bs - 12 : bs;
+	uint32_t *used = NULL, *last = NULL;	/* per block: bytes up to the last entry's end, its offset */
+	ek_blk_t *blks = NULL;
+	uint8_t *buf = NULL, *raw;
+	struct ek_ext *v = NULL;
+	size_t nb = 1, nv = 0, vcap = 0;
+	struct tree_sink ts = { .nf = nf };
+	struct ek_tree_sink sink = { .alloc = tree_alloc, .put = tree_put, .arg = &ts };
+	int err = 0;
+
+	/* where each entry goes */
+	size_t *at = ek_calloc(d->n ? d->n : 1, sizeof(*at));
+	uint32_t *off = ek_calloc(d->n ? d->n : 1, sizeof(*off));
+
+	used = ek_calloc(d->n + 1, sizeof(*used));
+	last = ek_calloc(d->n + 1, sizeof(*last));
+	if (!at || !off || !used || !last) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		uint32_t need = dirent_min(strlen(d->ents[i].name));
+		size_t b;
+
+		for (b = 0; b < nb; b++)
+			if (end - used[b] >= need)
+				break;
+		if (b == nb)
+			nb++;
+		at[i] = b;
+		off[i] = used[b];
+		last[b] = (uint32_t)i;
+		used[b] += need;
+	}
+	blks = ek_calloc(nb, sizeof(*blks));
+	buf = ek_calloc(nb, bs);
+	if (!blks || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	blks[0] = d->blk0;
+	for (size_t b = 1; b < nb && !err; b++)
+		err = ek_newfs_alloc_block(nf, blks[b - 1], &blks[b]);
+	for (size_t i = 0; i < d->n && !err; i++) {
+		const struct hf_ent *e = &d->ents[i];
+		uint8_t *blk = buf + at[i] * bs;
+		uint32_t rec = last[at[i]] == i ? end - off[i] : dirent_min(strlen(e->name));
+
+		ek_dirent_put(fs, blk, off[i], e->ino, rec, e->name, (uint8_t)strlen(e->name), e->type);
+	}
+	for (size_t b = 0; b < nb && !err; b++) {
+		struct ek_ext x = { .lblk = (uint32_t)b, .pblk = blks[b], .len = 1 };
+
+		if (!err && nv && v[nv - 1].pblk + v[nv - 1].len == x.pblk)
+			v[nv - 1].len++;
+		else if (!err)
+			err = ek_ext_append(&v, &nv, &vcap, &x);
+		ek_dir_leaf_tail(fs, d->ino, 0, buf + b * bs);
+		if (!err)
+			err = block_put(nf, blks[b], buf + b * bs);
+	}
+	if (err)
+		goto out;
+	raw = ek_newfs_inode(nf, d->ino);
+	if (!raw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = ek_extent_tree_write(fs, d->ino, raw, v, nv, &sink);
+	if (!err) {
+		ek_inode_add_blocks(fs, raw, (int64_t)(nb - 1 + ts.blocks));
+		inode_set_size(raw, (uint64_t)nb * bs);
+	}
+out:
+	free(at);
+	free(off);
+	free(used);
+	free(last);
+	free(blks);
+	free(buf);
+	free(v);
+	return err;
+}
+
+/* mk_hugefiles.c's calc_overhead(): extent tree blocks a file of @num blocks may take */
+static uint64_t hf_tree_overhead(const struct ek_newfs *nf, uint64_t num)
+{
+	uint64_t extents = (num + EXT_INIT_MAX_LEN - 1) / EXT_INIT_MAX_LEN, per, b1, b2, b3, b4;
+
+	if (extents <= 4)
+		return 0;
+	per = (nf->fs.blksz - 12) / 12 / 2 - 1;	/* half full, as libext2fs appends */
+	b1 = (extents + per - 1) / per;
+	b2 = (b1 + per - 1) / per;
+	b3 = (b2 + per - 1) / per;
+	b4 = (b3 + per - 1) / per;
+	return b1 + b2 + b3 + b4;
+}
+
+/* the first free block at or after @b (the end of the filesystem when none) */
+static ek_blk_t hf_next_free(const struct ek_newfs *nf, ek_blk_t b)
+{
+	while (b < nf->g.blocks && block_used(nf, b))
+		b++;
+	return b;
+}
+
+static ek_blk_t hf_next_used(const struct ek_newfs *nf, ek_blk_t b)
+{
+	while (b < nf->g.blocks && !block_used(nf, b))
+		b++;
+	return b;
+}
+
+/* mk_hugefiles.c's get_start_block(): past @slack free blocks from the start */
+static ek_blk_t hf_start(const struct ek_newfs *nf, uint64_t slack)
+{
+	ek_blk_t blk = nf->fs.sb.first_data_block, next, last = nf->g.blocks - 1;
+
+	while (slack) {
+		blk = hf_next_free(nf, blk);
+		if (blk > last)
+			break;
+		next = hf_next_used(nf, blk);
+		if (next > last)
+			next = last;	/* as mke2fs: the last block, not past it */
+		if (next - blk > slack) {
+			blk += slack;
+			break;
+		}
+		slack -= next - blk;
+		blk = next;
+	}
+	return blk;
+}
+
+static uint64_t hf_align_up(uint64_t b, uint64_t align, uint64_t part_offset)
+{
+	uint64_t m;
+
+	if (!align)
+		return b;
+	m = (b + part_offset % align) % align;
+	return m ? b + align - m : b;
+}
+
+/* one huge file of @num blocks (0: every free block from *@goal on) */
+static int hf_file(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t num,
+		   ek_blk_t *goal, ek_ino_t *out)
+{
+	struct ek_fs *fs = &nf->fs;
+	struct ek_ext v[EK_ROOT_EXTENTS];
+	size_t nv = 0;
+	uint64_t left = num ? num : 1, count = 0;
+	uint8_t *raw;
+	ek_ino_t ino;
+	int err;
+
+	err = ek_newfs_inode_new(nf, S_IFREG | (0666 & ~h->umask), &ino, &raw);
+	if (err)
+		return err;
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	ek_inode_owner_set(raw, h->uid, h->gid);
+	while (left) {
+		ek_blk_t start = hf_next_free(nf, *goal), bend;
+		uint64_t n = left;
+
+		if (start >= nf->g.blocks)
+			return ek_err(-ENOSPC, "no free block left for huge file inode %llu",
+				      (unsigned long long)ino);
+		*goal = start;
+		bend = hf_next_used(nf, start);
+		if (bend >= nf->g.blocks && !num)
+			left = 0;
+		if (!num || bend - start < left)
+			n = bend - start;
+		if (num)
+			left -= n;
+		if ((err = mark_range(nf, start, n, -1)) ||
+		    (h->zero && (err = zero_blocks(nf, start, n))))
+			return err;
+		*goal += n;
+		count += n;
+		for (uint64_t p = start; n;) {
+			uint64_t l = n > EXT_INIT_MAX_LEN ? EXT_INIT_MAX_LEN : n;
+
+			if (nv == EK_ROOT_EXTENTS)
+				return ek_err(-EK_UNSUPP, "huge file inode %llu needs more than %d "
+					      "extents (an extent tree): not supported",
+					      (unsigned long long)ino, EK_ROOT_EXTENTS);
+			v[nv].lblk = (uint32_t)(count - n);
+			v[nv].pblk = p;
+			v[nv].len = (uint32_t)l;
+			v[nv++].unwritten = false;
+			p += l;
+			n -= l;
+		}
+	}
+	put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+	if ((err = ek_extent_tree_write(fs, ino, raw, v, nv, NULL)))
+		return err;
+	ek_inode_add_blocks(fs, raw, (int64_t)count);
+	ek_newfs_inode_set_size(nf, raw, count * fs->blksz);
+	*out = ino;
+	return 0;
+}
+
+int ek_newfs_hugefiles(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t *files,
+		       uint64_t *blocks)
+{
+	struct ek_fs *fs = &nf->fs;
+	struct ext4_super_block *sb = (void *)nf->raw_sb;
+	struct hf_dir *dirs = NULL;
+	size_t ndirs = 0;
+	uint64_t num_files = h->num, num_blocks = h->size, slack = h->slack, fs_blocks;
+	ek_blk_t goal;
+	char *path = NULL, *save = NULL;
+	int err = 0;
+
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
+		return ek_err(-EK_UNSUPP, "make_hugefiles needs the extent feature (as mke2fs)");
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) || nf->cshift ||
+	    nf->o.defer_root || nf->o.super_only)
+		return ek_err(-EK_UNSUPP, "make_hugefiles with inline_data, bigalloc, -d or -S: "
+			      "not supported");
+	/* the directories: the root (its entries as made), then each of the path */
+	if (!(dirs = ek_calloc(1, sizeof(*dirs))) || !(path = strdup(h->dir ? h->dir : "/"))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	{
+		uint8_t *root = ek_newfs_inode(nf, EXT4_ROOT_INO);
+		ek_blk_t blk0;
+
+		/* the root's one block, from its extent root */
+		blk0 = get_le32(root + offsetof(struct ext4_inode, i_block) + 12 + 8);
+		blk0 |= (uint64_t)get_le16(root + offsetof(struct ext4_inode, i_block) + 12 + 6) << 32;
+		dirs[0] = (struct hf_dir){ .ino = EXT4_ROOT_INO, .blk0 = blk0 };
+		ndirs = 1;
+		if ((err = hf_add(&dirs[0], EXT4_ROOT_INO, EXT4_FT_DIR, ".")) ||
+		    (err = hf_add(&dirs[0], EXT4_ROOT_INO, EXT4_FT_DIR, "..")) ||
+		    (err = hf_add(&dirs[0], EXT4_LPF_INO, EXT4_FT_DIR, "lost+found")))
+			goto out;
+	}
+	for (char *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		struct hf_dir *pd, *nd;
+		uint8_t *raw, *praw;
+		ek_ino_t ino;
+		ek_blk_t blk;
+		void *nv;
+
+		if (strlen(c) > 255) {
+			err = ek_err(-EINVAL, "hugefiles_dir: '%s' is longer than 255 bytes", c);
+			goto out;
+		}
+		if (!(nv = realloc(dirs, (ndirs + 1) * sizeof(*dirs)))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		dirs = nv;
+		pd = &dirs[ndirs - 1];
+		/* ext2fs_mkdir(): the inode, then a block from its (flex) group's start */
+		if ((err = ek_newfs_inode_new(nf, S_IFDIR | (0777 & ~h->umask), &ino, &raw)))
+			goto out;
+		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
+		put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+		ek_inode_owner_set(raw, h->uid, h->gid);
+		if ((err = ek_newfs_alloc_block(nf, ek_group_first_block(fs,
+				(uint32_t)((ino - 1) / nf->g.inodes_per_group) &
+				~((1u << nf->g.log_flex) - 1)), &blk)))
+			goto out;
+		nd = &dirs[ndirs++];
+		*nd = (struct hf_dir){ .ino = ino, .blk0 = blk };
+		ek_inode_add_blocks(fs, raw, 1);
+		if ((err = hf_add(nd, ino, EXT4_FT_DIR, ".")) ||
+		    (err = hf_add(nd, pd->ino, EXT4_FT_DIR, "..")) ||
+		    (err = hf_add(pd, ino, EXT4_FT_DIR, c)))
+			goto out;
+		if (!(praw = ek_newfs_inode(nf, pd->ino))) {
+			err = -ENOMEM;
+			goto out;
+		}
+		put_le16(praw + offsetof(struct ext4_inode, i_links_count),
+			 get_le16(praw + offsetof(struct ext4_inode, i_links_count)) + 1);
+	}
+	/* how many, how big: as mk_hugefiles() works it out */
+	fs_blocks = ek_newfs_free_blocks(nf);
+	if (fs_blocks < slack + h->align) {
+		err = ek_err(-ENOSPC, "huge files: %llu free blocks, fewer than hugefiles_slack and "
+			     "hugefiles_align ask to leave", (unsigned long long)fs_blocks);
+		goto out;
+	}
+	num_blocks = hf_align_up(num_blocks, h->align, 0);
+	fs_blocks -= slack + h->align;
+	if (num_blocks && num_blocks > fs_blocks) {
+		err = ek_err(-ENOSPC, "huge files of %llu blocks: %llu free",
+			     (unsigned long long)num_blocks, (unsigned long long)fs_blocks);
+		goto out;
+	}
+	if (!num_blocks && !num_files)
+		num_files = 1;
+	if (!num_files && num_blocks) {
+		num_files = fs_blocks / num_blocks;
+		fs_blocks -= num_files / 16 + 1;
+		fs_blocks -= hf_tree_overhead(nf, num_blocks) * num_files;
+		num_files = fs_blocks / num_blocks;
+	}
+	if (!num_blocks && num_files > 1) {
+		num_blocks = fs_blocks / num_files;
+		fs_blocks -= num_files / 16 + 1;
+		fs_blocks -= hf_tree_overhead(nf, num_blocks) * num_files;
+		num_blocks = fs_blocks / num_files;
+	}
+	slack += hf_tree_overhead(nf, num_blocks ? num_blocks : fs_blocks) * num_files;
+	slack += num_files / 16 + 1;
+	goal = hf_align_up(hf_start(nf, slack), h->align, h->part_offset);
+	if ((num_blocks ? num_blocks : fs_blocks) > 0x80000000ull / fs->blksz) {
+		fs->sb.ro_compat |= EXT4_FEATURE_RO_COMPAT_LARGE_FILE;
+		sb->s_feature_ro_compat = cpu_to_le32(fs->sb.ro_compat);
+	}
+	for (uint64_t i = 0; i < num_files && !err; i++) {
+		char name[300];
+		ek_ino_t ino = 0;
+
+		if (h->digits)
+			snprintf(name, sizeof(name), "%s%0*llu", h->name, h->digits,
+				 (unsigned long long)i);
+		else if (num_files > 1)
+			snprintf(name, sizeof(name), "%s%llu", h->name, (unsigned long long)i);
+		else
+			snprintf(name, sizeof(name), "%s", h->name);
+		if (strlen(name) > 255)
+			err = ek_err(-EINVAL, "hugefiles_name: '%s' is longer than 255 bytes", name);
+		if (!err)
+			err = hf_file(nf, h, num_blocks, &goal, &ino);
+		if (!err)
+			err = hf_add(&dirs[ndirs - 1], ino, EXT4_FT_REG_FILE, name);
+	}
+	for (size_t i = 0; i < ndirs && !err; i++)
+		err = hf_dir_write(nf, &dirs[i]);
+	*files = num_files;
+	*blocks = num_blocks;
+out:
+	for (size_t i = 0; i < ndirs; i++) {
+		for (size_t k = 0; k < dirs[i].n; k++)
+			free(dirs[i].ents[k].name);
+		free(dirs[i].ents);
+	}
+	free(dirs);
+	free(path);
+	return err;
 }

@@ -604,11 +604,38 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 				"yet", m->conf_path);
 		goto out;
 	}
-	if (get_bool(&c, "make_hugefiles", false) || c.err) {
-		if (!c.err)
-			mk_fail(m, "%s: make_hugefiles: extkit-mkfs does not make huge files; turn it "
-				"off or use mke2fs", m->conf_path);
+	/* make_hugefiles: read here, made by main.c once the layout is known */
+	m->hugefiles = get_bool(&c, "make_hugefiles", false);
+	if (c.err)
 		goto out;
+	if (m->hugefiles) {
+		m->hf_uid = get_int(&c, "hugefiles_uid", 0);
+		m->hf_gid = get_int(&c, "hugefiles_gid", 0);
+		m->hf_umask = get_int(&c, "hugefiles_umask", 077);
+		m->hf_num = get_int(&c, "num_hugefiles", 0);
+		m->hf_digits = get_int(&c, "hugefiles_digits", 5);
+		m->hf_zero = get_bool(&c, "zero_hugefiles", true);
+		m->hf_align_disk = get_bool(&c, "hugefiles_align_disk", false);
+		if (c.err)
+			goto out;
+		if (!(m->hf_dir = strdup(get_str(&c, "hugefiles_dir", "/"))) ||
+		    !(m->hf_name = strdup(get_str(&c, "hugefiles_name", "hugefile"))) ||
+		    !(m->hf_slack = strdup(get_str(&c, "hugefiles_slack", "1M"))) ||
+		    !(m->hf_size = strdup(get_str(&c, "hugefiles_size", "0"))) ||
+		    !(m->hf_align = strdup(get_str(&c, "hugefiles_align", "0")))) {
+			mk_fail(m, "out of memory");
+			goto out;
+		}
+		if (m->hf_uid < 0 || m->hf_gid < 0 || m->hf_num < 0 || m->hf_digits < 0 ||
+		    m->hf_digits > 20 || m->hf_umask < 0 || m->hf_umask > 0777) {
+			mk_fail(m, "%s: hugefiles_uid, _gid, num_hugefiles, hugefiles_digits (0-20) "
+				"or hugefiles_umask out of range", m->conf_path);
+			goto out;
+		}
+		if (m->src_dir) {
+			mk_fail(m, "%s: make_hugefiles with -d: not supported", m->conf_path);
+			goto out;
+		}
 	}
 	if (get_int(&c, "force_undo", 0) || c.err) {
 		if (!c.err)
@@ -646,4 +673,10 @@ void mk_conf_release(struct mk *m)
 	free(m->extended_arg);
 	free(m->journal_dev_path);
 	m->journal_dev_path = NULL;
+	free(m->hf_dir);
+	free(m->hf_name);
+	free(m->hf_slack);
+	free(m->hf_size);
+	free(m->hf_align);
+	m->hf_dir = m->hf_name = m->hf_slack = m->hf_size = m->hf_align = NULL;
 }

@@ -66,8 +66,9 @@ static void usage(FILE *f, const char *prog)
 "  -o os               the creator OS: Linux, Hurd (GNU), Masix, FreeBSD, Lites\n"
 "  -F                  overwrite an existing filesystem or partition table\n"
 "  -n                  print the layout, write nothing\n"
-"  -l file             the bad blocks listed in file (none: made as without)\n"
-"  -c                  run badblocks(8) first (-cc: its write test); bad blocks refused\n"
+"  -l file             the bad blocks listed in file (one number a line): the\n"
+"                      filesystem is laid out around them, as mke2fs -l\n"
+"  -c                  run badblocks(8) first (-cc: its write test), as mke2fs -c\n"
 "  -r 0|1              the revision level (0: no features, as mke2fs -r 0)\n"
 "  -S                  write the superblocks and group descriptors only (recovery:\n"
 "                      same options as the filesystem was made with, then e2fsck)\n"
@@ -81,7 +82,8 @@ static void usage(FILE *f, const char *prog)
 "  -V                  print the version\n"
 "  --json              the layout and result as JSON\n"
 "size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
-"MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in).\n"
+"MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in;\n"
+"its make_hugefiles makes huge files as mke2fs does).\n"
 "SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
 		prog);
 }
@@ -755,49 +757,104 @@ out:
 
 /* ---- bad blocks (-l, -c) ------------------------------------------------------------- */
 
+struct badlist {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sorted, each block once */
+static void badlist_settle(struct badlist *l)
+{
+	size_t k = 0;
+
+	if (l->n < 2)
+		return;	/* nothing to order (and no array yet when empty) */
+	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	for (size_t i = 0; i < l->n; i++)
+		if (!k || l->v[i] != l->v[k - 1])
+			l->v[k++] = l->v[i];
+	l->n = k;
+}
+
 /*
- * Bad blocks listed in @f (decimal block numbers, one a line, as badblocks
- * writes them): their count in *@n; a line that is not a number fails.
+ * The bad blocks listed in @f, as mke2fs reads a list (ext2fs_read_bb_FILE):
+ * a number at the start of a line (after blanks), other lines skipped;
+ * a block outside the filesystem [@first, @blocks) ignored with a warning;
+ * one past 2^32 fails.  Added to @l, sorted, each once.
  */
-static int read_badblocks(struct mk *m, FILE *f, const char *what, uint64_t *n)
+static int read_badblocks(struct mk *m, FILE *f, const char *what, uint64_t first,
+			  uint64_t blocks, struct badlist *l)
 {
 	char line[128];
 
-	*n = 0;
 	while (fgets(line, sizeof(line), f)) {
+		const char *p = line + strspn(line, " \t");
 		char *end;
+		unsigned long long v;
 
-		if (!strtoull(line, &end, 10) && end == line) {
-			if (line[strspn(line, " \t\r\n")] == '\0')
-				continue;
-			return mk_fail(m, "%s: '%.*s' is not a block number", what,
-				       (int)strcspn(line, "\n"), line);
+		if (*p < '0' || *p > '9')
+			continue;	/* as sscanf("%llu") failing: not a block */
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || v > UINT32_MAX)
+			return mk_fail(m, "%s: bad block %.*s: past 2^32 (the bad blocks inode maps "
+				       "32-bit blocks)", what, (int)strcspn(p, " \t\r\n"), p);
+		if (v < first || v >= blocks) {
+			mk_warn(m, "%s: bad block %llu is outside the filesystem (%" PRIu64 " to %"
+				PRIu64 "); ignored", what, v, first, blocks - 1);
+			continue;
 		}
-		(*n)++;
+		if (l->n == l->cap) {
+			uint64_t *nv;
+
+			badlist_settle(l);	/* duplicates do not grow it */
+			if (l->n >= l->cap / 2) {	/* still half full: grow */
+				size_t cap = l->cap ? l->cap * 2 : 64;
+
+				if (!(nv = realloc(l->v, cap * sizeof(*nv))))
+					return mk_fail(m, "out of memory");
+				l->v = nv;
+				l->cap = cap;
+			}
+		}
+		l->v[l->n++] = v;
 	}
+	if (ferror(f))
+		return mk_fail(m, "%s: %s", what, strerror(errno));
+	badlist_settle(l);
 	return 0;
 }
 
 /*
  * -l FILE and -c: the bad blocks of the target, as mke2fs gets them (-c runs
- * badblocks(8) as mke2fs does).  None: the filesystem is made as without
- * them.  Some: refused, as extkit-mkfs cannot leave blocks out yet.
+ * badblocks(8) with mke2fs's options, once the target exists at its size);
+ * into m->o.bad_blocks for ek_newfs_create(), which lays the filesystem
+ * out around them.
  */
-static int bad_blocks(struct mk *m, uint32_t bs, uint64_t blocks)
+static int bad_blocks(struct mk *m, struct badlist *l)
 {
-	uint64_t n = 0;
+	struct ek_geometry g;
 	FILE *f;
 	int rc;
 
+	if (ek_geometry_compute(&m->o.geo, &g))
+		return 0;	/* ek_newfs_create() names the problem */
 	if (m->badblocks_file) {
 		if (!(f = fopen(m->badblocks_file, "r")))
 			return mk_fail(m, "-l '%s': %s", m->badblocks_file, strerror(errno));
-		rc = read_badblocks(m, f, m->badblocks_file, &n);
+		rc = read_badblocks(m, f, m->badblocks_file, g.first_data_block, g.blocks, l);
 		fclose(f);
 		if (rc)
 			return rc;
 	}
-	if (m->check_blocks && !n) {
+	if (m->check_blocks && !m->dry_run) {	/* -n writes nothing and tests nothing */
 		char *cmd;
 		int st;
 
@@ -806,29 +863,111 @@ static int bad_blocks(struct mk *m, uint32_t bs, uint64_t blocks)
 				       "or leave -c out");
 		if (m->offset)
 			return mk_fail(m, "-c: badblocks cannot test from -E offset=");
-		if (asprintf(&cmd, "badblocks -b %u -X %s%s'%s' %" PRIu64, bs, m->quiet ? "" : "-s ",
-			     m->check_blocks > 1 ? "-w " : "", m->target, blocks - 1) < 0)
-			return mk_fail(m, "out of memory");
-		if (strchr(m->target, '\'')) {
-			free(cmd);
+		if (strchr(m->target, '\''))
 			return mk_fail(m, "-c: '%s': a name with a quote", m->target);
-		}
+		if (asprintf(&cmd, "badblocks -b %u -X %s%s'%s' %" PRIu64, g.blocksize,
+			     m->quiet ? "" : "-s ", m->check_blocks > 1 ? "-w " : "", m->target,
+			     g.blocks - 1) < 0)
+			return mk_fail(m, "out of memory");
 		if (m->verbose)
 			fprintf(stderr, "%s: running %s\n", m->prog, cmd);
 		f = popen(cmd, "r");
 		free(cmd);
 		if (!f)
 			return mk_fail(m, "-c: cannot run badblocks: %s", strerror(errno));
-		rc = read_badblocks(m, f, "badblocks", &n);
+		rc = read_badblocks(m, f, "badblocks", g.first_data_block, g.blocks, l);
 		st = pclose(f);
 		if (rc)
 			return rc;
 		if (st)
 			return mk_fail(m, "-c: badblocks failed (status %d)", st);
 	}
-	if (n)
-		return mk_fail(m, "'%s' has %" PRIu64 " bad block%s: extkit-mkfs cannot leave bad "
-			       "blocks out yet (mke2fs -l/-c can)", m->target, n, n == 1 ? "" : "s");
+	if (!l->n)
+		return 0;
+	if (m->o.super_only)
+		return mk_fail(m, "-S with bad blocks (-l, -c): not supported");
+	if (!m->quiet)
+		fprintf(stderr, "%s: %zu bad block%s: laid out around them, in the bad blocks "
+			"inode\n", m->prog, l->n, l->n == 1 ? "" : "s");
+	m->o.bad_blocks = l->v;
+	m->o.nbad = l->n;
+	return 0;
+}
+
+/* a backup superblock or descriptor copy on a bad block: said, as mke2fs says it */
+static void bad_backups_warn(struct mk *m, struct ek_newfs *nf)
+{
+	struct ek_fs *fs = ek_newfs_fs(nf);
+	uint32_t last_g = UINT32_MAX;
+
+	for (size_t i = 0; i < m->o.nbad; i++) {
+		uint32_t grp = ek_group_of_block(fs, m->o.bad_blocks[i]);
+
+		if (grp && grp != last_g && m->o.bad_blocks[i] - ek_group_first_block(fs, grp) <
+		    ek_group_sb_gdt_blocks(fs, grp)) {
+			mk_warn(m, "bad block %" PRIu64 " holds group %u's backup superblock or "
+				"descriptors: that copy will not read back", m->o.bad_blocks[i], grp);
+			last_g = grp;
+		}
+	}
+}
+
+/* ---- make_hugefiles ------------------------------------------------------------------ */
+
+/* the start of the partition @m->target is (sysfs), in 512-byte sectors; 0 when none */
+static uint64_t partition_start(struct mk *m)
+{
+	struct stat st;
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (stat(m->target, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/start", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* mke2fs.conf's make_hugefiles, as mke2fs makes them (after the layout, before -d) */
+static int make_hugefiles(struct mk *m, struct ek_newfs *nf, struct ek_out *out)
+{
+	uint32_t bs = ek_newfs_geometry(nf)->blocksize;
+	struct ek_hugefiles h = {
+		.dir = m->hf_dir, .name = m->hf_name, .digits = m->hf_digits,
+		.num = (uint64_t)m->hf_num, .uid = (uint32_t)m->hf_uid, .gid = (uint32_t)m->hf_gid,
+		.umask = (uint16_t)m->hf_umask, .zero = m->hf_zero,
+	};
+	uint64_t files, blocks;
+	int err;
+
+	if (parse_blocks(m->hf_slack, bs, &h.slack) || parse_blocks(m->hf_size, bs, &h.size) ||
+	    parse_blocks(m->hf_align, bs, &h.align))
+		return mk_fail(m, "%s: hugefiles_slack, hugefiles_size or hugefiles_align: not a size",
+			       m->conf_path);
+	if (m->hf_align_disk) {
+		h.part_offset = partition_start(m) / (bs / 512);
+		if (h.part_offset % ek_cluster_ratio(ek_newfs_fs(nf)))
+			return mk_fail(m, "the partition's offset (%" PRIu64 " blocks) is not a whole "
+				       "number of clusters", h.part_offset);
+	}
+	if ((err = ek_newfs_hugefiles(nf, &h, &files, &blocks)))
+		return mk_fail(m, "while creating huge files: %s", ek_error_msg(err));
+	if (!m->quiet) {
+		ek_out_text(out, "Created %" PRIu64 " huge file(s)", files);
+		if (blocks)
+			ek_out_text(out, " with %" PRIu64 " blocks each", blocks);
+		ek_out_text(out, "\n");
+	}
+	ek_out_obj_begin(out, "hugefiles");
+	ek_out_u64(out, "files", files);
+	ek_out_u64(out, "blocks_each", blocks);
+	ek_out_obj_end(out);
 	return 0;
 }
 
@@ -1023,6 +1162,7 @@ int main(int argc, char **argv)
 	uint64_t want = 0, size = 0;
 	const char *sde;
 	char *inputs = NULL;
+	struct badlist bad = { 0 };
 	int c, rc = 1, err;
 
 	m.argv0 = argv[0];
@@ -1216,17 +1356,9 @@ int main(int argc, char **argv)
 	if ((rc = mk_conf_resolve(&m, size)))
 		goto out;
 	rc = 1;
-	/*
-	 * -S and what mke2fs -S still writes beyond the descriptors (quota
-	 * files, the MMP block), fails on (orphan_file), or checksums in a way
-	 * not taken over yet (bigalloc): refused, not made otherwise
-	 */
-	if (m.o.super_only &&
-	    ((m.o.geo.ro_compat & (EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC)) ||
-	     (m.o.geo.incompat & EXT4_FEATURE_INCOMPAT_MMP) ||
-	     (m.o.geo.compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE))) {
-		mk_fail(&m, "-S with quota, mmp, orphan_file or bigalloc: not supported yet "
-			"(mke2fs -S writes more than the descriptors there)");
+	if (m.hugefiles && m.o.super_only) {
+		mk_fail(&m, "%s: make_hugefiles with -S: not supported (mke2fs -S would write "
+			"the files over the filesystem)", m.conf_path);
 		goto out;
 	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
@@ -1256,6 +1388,19 @@ int main(int argc, char **argv)
 		rc = journal_device(&m, size);
 		goto out;
 	}
+	if (m.badblocks_file || m.check_blocks) {
+		struct ek_geometry g;
+
+		/* badblocks reads the target: it must be there at its size first */
+		if (m.check_blocks && !m.dry_run && !m.o.super_only &&
+		    !ek_geometry_compute(&m.o.geo, &g) &&
+		    (rc = ready_target(&m, g.blocks * g.blocksize)))
+			goto out;
+		m.target_ready = m.check_blocks && !m.dry_run && !m.o.super_only;
+		if ((rc = bad_blocks(&m, &bad)))
+			goto out;
+		rc = 1;
+	}
 	/* the whole layout first: a request that cannot work touches nothing */
 	m.o.defer_root = m.src_dir != NULL;
 	if ((err = ek_newfs_create(NULL, &m.o, &nf))) {
@@ -1265,6 +1410,7 @@ int main(int argc, char **argv)
 	if (m.src_dir && (rc = check_tree(&m, nf)))
 		goto out;
 	rc = 1;
+	bad_backups_warn(&m, nf);
 	out = ek_out_new(stdout, m.json ? EK_OUT_JSON : EK_OUT_TEXT);
 	if (!out) {
 		mk_fail(&m, "out of memory");
@@ -1279,16 +1425,13 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* the file holds the filesystem's whole blocks, as mke2fs leaves it (-S: as it is) */
-	if (!m.o.super_only &&
+	if (!m.o.super_only && !m.target_ready &&
 	    (rc = ready_target(&m, ek_newfs_fs(nf)->sb.blocks_count * ek_newfs_geometry(nf)->blocksize)))
 		goto out;
+	rc = 1;
 	if (m.o.super_only && !m.quiet)
 		fprintf(stderr, "%s: rewriting the superblocks and group descriptors of '%s' "
 			"(-S): run e2fsck -fy next; the journal is not made again\n", m.prog, m.target);
-	if ((m.badblocks_file || m.check_blocks) &&
-	    (rc = bad_blocks(&m, ek_newfs_geometry(nf)->blocksize, ek_newfs_fs(nf)->sb.blocks_count)))
-		goto out;
-	rc = 1;
 	if (m.prezeroed)
 		m.o.zeroed = m.o.discard_zeroed = true;
 	if ((err = ek_io_open(m.target, EK_IO_RW, m.offset, &io))) {
@@ -1312,6 +1455,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (m.o.geo.journal_external && (rc = journal_dev_attach(&m)))
+		goto out;
+	if (m.hugefiles && !(ek_newfs_fs(nf)->sb.incompat & EXT4_FEATURE_INCOMPAT_EXTENTS))
+		mk_warn(&m, "make_hugefiles needs the extent feature: no huge files made (as mke2fs)");
+	else if (m.hugefiles && (rc = make_hugefiles(&m, nf, out)))
 		goto out;
 	rc = 1;
 	if (m.src_dir) {
@@ -1369,6 +1516,7 @@ out:
 	}
 	ek_io_close(io);
 	free(inputs);
+	free(bad.v);
 	mk_conf_release(&m);
 	if (rc && m.created && !m.dry_run)
 		unlink(m.target);	/* nothing half-made is left behind */

@@ -54,6 +54,12 @@ struct mk {
 	unsigned bar_last;		/* ek_out_bar()'s state */
 	const char *badblocks_file;	/* -l */
 	int check_blocks;		/* -c: 1 read test, 2 (-cc) read-write test */
+	bool target_ready;		/* ready_target() done already (-c) */
+	/* mke2fs.conf make_hugefiles: the relations as read (sizes need the block size) */
+	bool hugefiles;
+	char *hf_dir, *hf_name, *hf_slack, *hf_size, *hf_align;
+	int hf_digits, hf_num, hf_uid, hf_gid, hf_umask;
+	bool hf_zero, hf_align_disk;
 };
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

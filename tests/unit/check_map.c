@@ -192,6 +192,90 @@ static int nop(void *arg, const struct ek_mapping *m)
 	return 0;
 }
 
+/* ek_ind_map_write's sink: data from a list, indirect blocks from alloc_meta, open_after */
+struct listsink {
+	ek_blk_t data[300];
+	size_t n, next;
+	ek_blk_t meta_next;		/* alloc_meta hands these out in turn */
+	int puts;
+	ek_blk_t put_blk[8];
+	uint8_t put_buf[8][BLK];
+};
+
+static int ls_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
+{
+	struct listsink *l = arg;
+
+	(void)goal;
+	ck_assert_uint_lt(l->next, l->n);
+	*start = l->data[l->next++];
+	*got = 1;
+	(void)want;
+	return 0;
+}
+
+static int ls_meta(void *arg, ek_blk_t goal, ek_blk_t *blk)
+{
+	struct listsink *l = arg;
+
+	(void)goal;
+	*blk = l->meta_next++;
+	return 0;
+}
+
+static int ls_put(void *arg, ek_blk_t blk, const uint8_t *buf)
+{
+	struct listsink *l = arg;
+
+	ck_assert_int_lt(l->puts, 8);
+	l->put_blk[l->puts] = blk;
+	memcpy(l->put_buf[l->puts++], buf, BLK);
+	return 0;
+}
+
+START_TEST(test_ind_write_list)
+{
+	/* @_i: 0 -> 5 blocks, 1 -> 12 (IND opened, empty), 2 -> 13, 3 -> 268 (DIND and its IND) */
+	static const size_t counts[] = { 5, 12, 13, 12 + 256 };
+	static const int puts[] = { 0, 1, 1, 3 };
+	size_t cnt = counts[_i];
+	struct listsink l = { .n = cnt, .meta_next = 200 };
+	struct ek_ind_sink sink = { .alloc = ls_alloc, .alloc_meta = ls_meta, .put = ls_put,
+				    .arg = &l, .open_after = true };
+	struct ek_ext run = { .lblk = 0, .len = (uint32_t)cnt }, *v = NULL;
+	uint8_t raw[256] = { 0 };
+	size_t nv;
+
+	setup(false);
+	for (size_t i = 0; i < cnt; i++)
+		l.data[i] = 20 + 2 * i;	/* never contiguous: one extent each */
+	ck_assert_int_eq(ek_ind_map_write(u.fs, raw, &run, 1, 0, &sink, &v, &nv), 0);
+	ck_assert_uint_eq(nv, cnt);
+	ck_assert_int_eq(l.puts, puts[_i]);
+	ck_assert_uint_eq(get_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * 4), 28);
+	if (_i == 1) {	/* the IND after the last block: linked, all zeros */
+		static const uint8_t zero[BLK];
+
+		ck_assert_uint_eq(get_le32(raw + offsetof(struct ext4_inode, i_block) + 48), 200);
+		ck_assert_uint_eq(l.put_blk[0], 200);
+		ck_assert_mem_eq(l.put_buf[0], zero, BLK);
+	}
+	if (_i == 2)
+		ck_assert_uint_eq(get_le32(l.put_buf[0] + 0), 20 + 2 * 12);
+	if (_i == 3) {	/* IND 200 full, DIND 201 -> IND 202 (empty) */
+		ck_assert_uint_eq(get_le32(raw + offsetof(struct ext4_inode, i_block) + 52), 201);
+		ck_assert_uint_eq(get_le32(l.put_buf[0] + 4 * 255), 20 + 2 * 267);
+		ck_assert_uint_eq(l.put_blk[1], 202);
+		ck_assert_uint_eq(l.put_blk[2], 201);
+		ck_assert_uint_eq(get_le32(l.put_buf[2]), 202);
+	}
+	/* i_blocks: data and indirect blocks (the caller may set its own) */
+	ck_assert_uint_eq(ek_inode_iblocks(u.fs, raw), (cnt + (uint64_t)puts[_i]) * (BLK / 512));
+	free(v);
+	unit_fs_done(&u);
+}
+END_TEST
+
 START_TEST(test_bad)
 {
 	uint8_t root[60] = { 0 }, b1[BLK] = { 0 }, b2[BLK] = { 0 };
@@ -312,6 +396,7 @@ static Suite *map_suite(void)
 	tcase_add_test(tc, test_extent_depth1);
 	tcase_add_test(tc, test_file_read);
 	tcase_add_test(tc, test_indirect);
+	tcase_add_loop_test(tc, test_ind_write_list, 0, 4);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
