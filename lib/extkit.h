@@ -2298,8 +2298,11 @@ int ek_fix_extent_tree(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v,
  * blocks decide keeps reused first, those left over passed to
  * @ops->release, i_blocks adjusted; an indirect block copied keeps its
  * layout); *@copies counts the blocks copied.  The caller calls decide's
- * answers the same both times, sets the inode checksum.  -EK_CORRUPT for
- * a map the walk refuses (planning finds it first), -EK_UNSUPP bigalloc.
+ * answers the same both times, sets the inode checksum.  Bigalloc: decide
+ * is asked once per logical cluster (with its physical cluster's first
+ * block), a copy is a new cluster with each block at its logical offset.
+ * -EK_CORRUPT for a map the walk refuses (planning finds it first),
+ * -EK_UNSUPP for a block map on bigalloc.
  */
 struct ek_unshare_ops {
 	int (*decide)(void *arg, ek_blk_t blk, bool tree);

@@ -37,26 +37,35 @@ static int claim(struct check *c, ek_blk_t blk)
 
 /* bigalloc, as e2fsck's pass 1: a block's offset in its logical cluster is
  * its offset in its physical cluster, and the blocks of one logical
- * cluster lie in one physical cluster (e2fsck then names the blocks as
- * shared in pass 1B: ours counts them by cluster as claimed twice or not) */
-static void check_clusters(struct check *c, const struct ek_mapping *m)
+ * cluster lie in one physical cluster.  Fixed as e2fsck fixes it: the
+ * cluster goes to pass 1B as shared, and pass 1D copies the logical
+ * cluster into a new one, each block at its offset (extent.c's unshare) */
+static int check_clusters(struct check *c, const struct ek_mapping *m)
 {
 	uint64_t mask = ek_cluster_ratio(c->fs) - 1;
 	unsigned bits = c->fs->cluster_bits;
+	int err = 0;
 
-	for (uint64_t i = 0; i < m->len; i++) {
+	for (uint64_t i = 0; i < m->len && !err; i++) {
 		uint64_t l = m->lblk + i, p = m->pblk + i;
 
-		if ((l & mask) != (p & mask) ||
-		    (c->have_prev && (l & mask) && l >> bits == c->prev_lblk >> bits &&
-		     p >> bits != c->prev_pblk >> bits))
-			fsck_report(c, EK_PR_CLUSTER_MISALIGNED, &(struct ek_finding){ .ino = c->ei->ino,
-			       .blk = p, .has_blk = true, .group = -1 }, c->ei->ino,
-			       (unsigned long long)l, (unsigned long long)p);
+		if (((l & mask) != (p & mask) ||
+		     (c->have_prev && (l & mask) && l >> bits == c->prev_lblk >> bits &&
+		      p >> bits != c->prev_pblk >> bits)) &&
+		    fsck_report(c, EK_PR_CLUSTER_MISALIGNED, &(struct ek_finding){ .ino = c->ei->ino,
+				.blk = p, .has_blk = true, .group = -1 }, c->ei->ino,
+				(unsigned long long)l, (unsigned long long)p)) {
+			err = fsck_blk_push(&c->dups, &c->ndups, &c->dups_cap, p);
+			if (!err)
+				err = fsck_blk_push(&c->misaligned, &c->nmisaligned,
+						    &c->misaligned_cap, p & ~mask);
+			fsck_fix_done(c, 0);	/* (pass 1D says when a copy fails) */
+		}
 		c->have_prev = true;
 		c->prev_lblk = l;
 		c->prev_pblk = p;
 	}
+	return err;
 }
 
 /* a block of the walked inode's map lying on critical metadata (the
@@ -98,7 +107,9 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	/* the resize inode maps reserved GDT blocks, not clusters of data */
 	if (m->kind == EK_MAP_DATA && c->fs->cluster_bits && c->ei->ino != EXT4_RESIZE_INO &&
 	    c->ei->ino != EXT4_BAD_INO)
-		check_clusters(c, m);
+		err = check_clusters(c, m);
+	if (err)
+		return err;
 	if (m->kind == EK_MAP_DATA) {
 		if (c->next_pblk && m->pblk != c->next_pblk)
 			c->fragmented = true;
@@ -1152,8 +1163,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
-	want = (c->claimed << fs->log_blksz) >> 9;
-	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	want = (c->claimed << (fs->log_blksz + fs->cluster_bits)) >> 9;
+	if (ei->blocks != want && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
 	    fsck_report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
 		   (unsigned long long)ei->blocks, (unsigned long long)want))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));
