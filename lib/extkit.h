@@ -2281,6 +2281,10 @@ int ek_fix_inode_xattrs_clear(struct ek_wset *ws, ek_ino_t ino);
 int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot);
 /* extent tree block @blk of @ino: its checksum set (the block passes checks) */
 int ek_fix_extent_csum(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk);
+/* @ino's block map replaced by an extent tree mapping @v[0..n) (sorted,
+ * valid; the indirect blocks are the caller's to free), EXTENTS_FL set */
+int ek_fix_map_to_extents(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,
+			  const struct ek_tree_sink *sink);
 /* the extent tree of @ino rewritten to map @v[0..n) (sorted, valid), tree
  * blocks from @sink (ek_extent_tree_write) */
 int ek_fix_extent_tree(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,

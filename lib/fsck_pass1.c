@@ -95,12 +95,19 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	    fsck_report(c, EK_PR_MAP_BLOCK_IN_METADATA, AT_INODE(c->ei->ino), c->ei->ino,
 			(unsigned long long)m->pblk))
 		fsck_fix_done(c, 0);
-	/* repairing an extent tree: what a rebuild keeps */
-	if (c->ws && (c->ei->flags & EXT4_EXTENTS_FL)) {
-		struct ek_ext e = { (uint32_t)m->lblk, (uint32_t)m->len, m->pblk, m->unwritten };
+	/* repairing an extent tree (or making one of a block map on
+	 * bigalloc): what a rebuild keeps, in extents of at most 32768 */
+	if (c->ws && ((c->ei->flags & EXT4_EXTENTS_FL) || c->fs->cluster_bits)) {
+		if (m->kind != EK_MAP_DATA)
+			err = fsck_blk_push(&c->xtree, &c->nxtree, &c->xtree_cap, m->pblk);
+		for (uint64_t at = 0; m->kind == EK_MAP_DATA && at < m->len && !err;
+		     at += EXT_INIT_MAX_LEN) {
+			uint64_t n = m->len - at < EXT_INIT_MAX_LEN ? m->len - at : EXT_INIT_MAX_LEN;
+			struct ek_ext e = { (uint32_t)(m->lblk + at), (uint32_t)n, m->pblk + at,
+					    m->unwritten };
 
-		err = m->kind == EK_MAP_DATA ? ek_ext_append(&c->xv, &c->nxv, &c->xv_cap, &e) :
-		      fsck_blk_push(&c->xtree, &c->nxtree, &c->xtree_cap, m->pblk);
+			err = ek_ext_append(&c->xv, &c->nxv, &c->xv_cap, &e);
+		}
 		if (err)
 			return err;
 	}
@@ -258,10 +265,13 @@ static int rebuild_tree(struct check *c)
 {
 	struct rebuild r = { .c = c };
 	struct ek_tree_sink sink = { rebuild_alloc, rebuild_put, &r };
+	bool convert = !(c->ei->flags & EXT4_EXTENTS_FL);
 	int err;
 
 	r.goal = c->nxtree ? c->xtree[0] : c->nxv ? c->xv[0].pblk : 0;
-	err = ek_fix_extent_tree(c->ws, c->ei->ino, c->xv, c->nxv, &sink);
+	/* (a block map: its indirect blocks serve as tree blocks first) */
+	err = convert ? ek_fix_map_to_extents(c->ws, c->ei->ino, c->xv, c->nxv, &sink) :
+			ek_fix_extent_tree(c->ws, c->ei->ino, c->xv, c->nxv, &sink);
 	if (err)
 		return err;
 	for (size_t i = r.next_old; i < c->nxtree; i++) {
@@ -1118,6 +1128,17 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		    fsck_report(c, EK_PR_EXTENT_TREE_TOO_DEEP, AT_INODE(ei->ino), ei->ino, deep,
 				EXT4_EXT_MAX_DEPTH))
 			deep_fix = c->map_rebuild = true;
+		/* as e2fsck's pass 1E: a block map of a file, directory or
+		 * symlink on bigalloc made an extent tree (the filesystem's own
+		 * inodes keep theirs); the passes run again to count it */
+		if (fs->cluster_bits && !(ei->flags & EXT4_EXTENTS_FL) && !c->map_left &&
+		    (ei->ino == EXT4_ROOT_INO || ei->ino >= fs->sb.first_ino) &&
+		    (ek_is_reg(ei->mode) || ek_is_dir(ei->mode) || ek_is_lnk(ei->mode)) &&
+		    ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS) &&
+		    fsck_report(c, EK_PR_BLOCK_MAP_ON_BIGALLOC, AT_INODE(ei->ino), ei->ino)) {
+			deep_fix = c->map_rebuild = true;
+			c->restart = true;
+		}
 		if (c->map_rebuild) {
 			err = rebuild_tree(c);
 			if (deep_fix)
