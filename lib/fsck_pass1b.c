@@ -112,6 +112,14 @@ static int owner_mapping(void *arg, const struct ek_mapping *m)
 	return owners_in_range(arg, m->pblk, m->len, m->lblk, m->kind == EK_MAP_DATA);
 }
 
+/* a bad entry pass 1 named (or left): its blocks were not claimed, nor are they owned */
+static int owner_skip_bad(void *arg, const struct ek_map_bad *b)
+{
+	(void)arg;
+	(void)b;
+	return 0;
+}
+
 static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct fsck_pass1b *p = arg;
@@ -126,7 +134,8 @@ static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 	    ei->ino == EXT4_BAD_INO || ei->ino == EXT4_RESIZE_INO)
 		return 0;
 	p->ino = ei->ino;
-	err = fsck_has_map(c->fs, ei) ? ek_map_walk(c->fs, ei, owner_mapping, p) : 0;
+	/* the walk pass 1 claimed with: past bad entries, as they were */
+	err = fsck_has_map(c->fs, ei) ? ek_map_walk_checked(c->fs, ei, owner_mapping, owner_skip_bad, p) : 0;
 	if (err == -ENOMEM)
 		return err;	/* a damaged map was named in pass 1 */
 	/* its xattr block, as pass 1 counted it (the kernel reads 32 bits without 64bit) */
