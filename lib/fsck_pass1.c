@@ -1185,7 +1185,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
 	want = (c->claimed << (fs->log_blksz + fs->cluster_bits)) >> 9;
+	/* (bigalloc's resize inode maps descriptor blocks, not clusters: not judged) */
 	if (ei->blocks != want && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	    !(fs->cluster_bits && ei->ino == EXT4_RESIZE_INO) &&
 	    fsck_report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
 		   (unsigned long long)ei->blocks, (unsigned long long)want))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));
