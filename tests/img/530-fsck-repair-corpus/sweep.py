@@ -71,6 +71,8 @@ def e2fsck_kept(name, img, tmp, jt):
         if r < 4 and run(['e2fsck', '-fn'] + jt + [img])[0] == 0:
             break
     n = kept(img, tmp)
+    if n < 0:
+        return 10 ** 9	# not measured: ours can never be found as good, nor is it cached
     os.makedirs(CACHE, exist_ok=True)
     with open(cache + '.new', 'w') as f:
         f.write(str(n))
