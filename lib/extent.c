@@ -531,18 +531,24 @@ struct unshare {
 	struct ek_set seen;	/* tree blocks met */
 };
 
-/* @blk's contents copied to a new block; *out = it */
+/* @blk's contents copied to block @to */
+static int copy_into(struct unshare *u, ek_blk_t blk, ek_blk_t to, uint8_t *buf)
+{
+	int err = u->ops->read ? u->ops->read(u->ops->arg, blk, buf) : ek_wset_read(u->ws, blk, buf);
+
+	if (!err)
+		err = ek_wset_put(u->ws, to, buf);
+	if (!err)
+		u->copies++;
+	return err;
+}
+
+/* @blk's contents copied to a new block (bigalloc: a cluster's first); *out = it */
 static int copy_block(struct unshare *u, ek_blk_t blk, ek_blk_t goal, uint8_t *buf, ek_blk_t *out)
 {
 	int err = u->ops->alloc(u->ops->arg, goal, out);
 
-	if (!err)
-		err = u->ops->read ? u->ops->read(u->ops->arg, blk, buf) : ek_wset_read(u->ws, blk, buf);
-	if (!err)
-		err = ek_wset_put(u->ws, *out, buf);
-	if (!err)
-		u->copies++;
-	return err;
+	return err ? err : copy_into(u, blk, *out, buf);
 }
 
 /*
@@ -625,6 +631,30 @@ static uint64_t tree_blocks(uint64_t n, uint32_t per)
 	return total;
 }
 
+/* a block of an extent list: extent @i, its block @b */
+struct ext_cursor {
+	size_t i;
+	uint32_t b;
+};
+
+static uint64_t ext_cursor_lblk(const struct ek_extlist *l, const struct ext_cursor *c)
+{
+	return (uint64_t)l->v[c->i].lblk + c->b;
+}
+
+static ek_blk_t ext_cursor_pblk(const struct ek_extlist *l, const struct ext_cursor *c)
+{
+	return l->v[c->i].pblk + c->b;
+}
+
+static void ext_cursor_next(const struct ek_extlist *l, struct ext_cursor *c)
+{
+	if (++c->b >= l->v[c->i].len) {
+		c->i++;
+		c->b = 0;
+	}
+}
+
 /* unshare's tree sink: the old tree blocks kept first, then new ones */
 struct unshare_sink {
 	struct unshare *u;
@@ -663,7 +693,8 @@ static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
 	struct ek_ext *nv = NULL;
 	size_t nn = 0, cap = 0;
 	struct unshare_sink s = { .u = u };
-	uint64_t worst = 0;
+	uint64_t worst = 0, cmask = ek_cluster_ratio(fs) - 1;
+	bool prev_copied = true;
 	uint8_t *buf = NULL;
 	int err = ek_extlist_load(fs, u->ws, u->ino, raw, &l);
 
@@ -682,34 +713,58 @@ static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
 		else if (!d)
 			s.keep[s.nkeep++] = l.tree[i];
 	}
-	/* then the data, block by block, in logical order */
-	for (size_t i = 0; i < l.n && !err; i++) {
-		const struct ek_ext *e = &l.v[i];
-		bool prev_copied = true;
+	/* then the data in logical order, a place at a time: a block, or on
+	 * bigalloc the blocks of one logical cluster.  decide is asked once
+	 * per physical cluster the place's blocks come from (as pass 1B filed
+	 * them); when it picks any, the whole place goes into one new cluster,
+	 * each block at its logical offset (which also mends a misaligned one) */
+	for (struct ext_cursor at = { 0 }; at.i < l.n && !err;) {
+		struct ext_cursor from = at;
+		uint64_t place = ext_cursor_lblk(&l, &at) & ~cmask;
+		ek_blk_t key = 0, fresh = 0;
+		int d = 0;
 
-		for (uint32_t b = 0; b < e->len && !err; b++) {
-			ek_blk_t p = e->pblk + b, np = p;
-			struct ek_ext one;
-			int d = u->ops->decide(u->ops->arg, p, false);
+		for (bool first = true; at.i < l.n && (ext_cursor_lblk(&l, &at) & ~cmask) == place;
+		     ext_cursor_next(&l, &at), first = false) {
+			ek_blk_t pk = ext_cursor_pblk(&l, &at) & ~cmask;
+			int r;
 
-			if (d < 0) {
-				err = d;
+			if (!first && pk == key)
+				continue;
+			key = pk;
+			if ((r = u->ops->decide(u->ops->arg, pk, false)) < 0) {
+				err = r;
 				break;
 			}
+			d |= r;
+		}
+		if (err)
+			break;
+		if (d && u->plan)
+			u->need++;
+		for (struct ext_cursor c = from; !err && (c.i != at.i || c.b != at.b);
+		     ext_cursor_next(&l, &c)) {
+			const struct ek_ext *e = &l.v[c.i];
+			uint64_t lblk = ext_cursor_lblk(&l, &c);
+			ek_blk_t p = ext_cursor_pblk(&l, &c), np = p;
+			struct ek_ext one;
+
 			/* planning, the most extents: each copy one (the new
 			 * blocks need not be contiguous), each run kept one */
-			if (d || prev_copied)
+			if (d || prev_copied || !c.b)
 				worst++;
 			prev_copied = d;
-			if (d && u->plan) {
-				u->need++;
-				continue;
-			}
 			if (u->plan)
 				continue;
-			if (d && (err = copy_block(u, p, nn ? nv[nn - 1].pblk + 1 : p, buf, &np)))
+			if (d && !fresh &&
+			    (err = u->ops->alloc(u->ops->arg, nn ? nv[nn - 1].pblk + 1 : p, &fresh)))
 				break;
-			one = (struct ek_ext){ .lblk = e->lblk + b, .len = 1, .pblk = np,
+			if (d) {
+				np = fresh + (lblk & cmask);
+				if ((err = copy_into(u, p, np, buf)))
+					break;
+			}
+			one = (struct ek_ext){ .lblk = (uint32_t)lblk, .len = 1, .pblk = np,
 					       .unwritten = e->unwritten };
 			if (nn && can_merge(&nv[nn - 1], &one))
 				nv[nn - 1].len++;
@@ -731,8 +786,9 @@ static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
 		/* the kept tree blocks the new tree does not use go back */
 		for (size_t i = s.next; i < s.nkeep && !err; i++)
 			err = u->ops->release(u->ops->arg, s.keep[i]);
+		/* (bigalloc: a tree block takes a cluster) */
 		if (!err)
-			ek_inode_add_blocks(fs, raw, (int64_t)used - (int64_t)l.ntree);
+			ek_inode_add_blocks(fs, raw, ((int64_t)used - (int64_t)l.ntree) << fs->cluster_bits);
 	}
 	free(buf);
 	free(nv);
@@ -749,11 +805,11 @@ int ek_inode_unshare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t
 	uint32_t flags = get_le32(raw + offsetof(struct ext4_inode, i_flags));
 	int err;
 
-	if (fs->cluster_bits)
-		return ek_err(-EK_UNSUPP, "inode %u: copying shared clusters (bigalloc) is not "
-			      "supported yet", ino);
 	if (flags & EXT4_INLINE_DATA_FL)
 		return 0;
+	if (fs->cluster_bits && !(flags & EXT4_EXTENTS_FL))
+		return ek_err(-EK_UNSUPP, "inode %u: a block map on bigalloc (copies need extents)",
+			      ino);
 	err = flags & EXT4_EXTENTS_FL ? ext_unshare_inode(&u, raw) : ind_unshare_inode(&u, raw);
 	for (unsigned i = 0; i < 4; i++)
 		free(u.buf[i]);

@@ -2289,6 +2289,10 @@ int ek_fix_inode_xattrs_clear(struct ek_wset *ws, ek_ino_t ino);
 int ek_fix_ind_pointer(struct ek_wset *ws, ek_ino_t ino, ek_blk_t node, unsigned slot);
 /* extent tree block @blk of @ino: its checksum set (the block passes checks) */
 int ek_fix_extent_csum(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk);
+/* @ino's block map replaced by an extent tree mapping @v[0..n) (sorted,
+ * valid; the indirect blocks are the caller's to free), EXTENTS_FL set */
+int ek_fix_map_to_extents(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,
+			  const struct ek_tree_sink *sink);
 /* the extent tree of @ino rewritten to map @v[0..n) (sorted, valid), tree
  * blocks from @sink (ek_extent_tree_write) */
 int ek_fix_extent_tree(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,
@@ -2306,8 +2310,11 @@ int ek_fix_extent_tree(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v,
  * blocks decide keeps reused first, those left over passed to
  * @ops->release, i_blocks adjusted; an indirect block copied keeps its
  * layout); *@copies counts the blocks copied.  The caller calls decide's
- * answers the same both times, sets the inode checksum.  -EK_CORRUPT for
- * a map the walk refuses (planning finds it first), -EK_UNSUPP bigalloc.
+ * answers the same both times, sets the inode checksum.  Bigalloc: decide
+ * is asked once per logical cluster (with its physical cluster's first
+ * block), a copy is a new cluster with each block at its logical offset.
+ * -EK_CORRUPT for a map the walk refuses (planning finds it first),
+ * -EK_UNSUPP for a block map on bigalloc.
  */
 struct ek_unshare_ops {
 	int (*decide)(void *arg, ek_blk_t blk, bool tree);

@@ -925,6 +925,7 @@ static void state_release(struct check *c)
 	free(c->dirs);
 	free(c->meta);
 	free(c->dups);
+	free(c->misaligned);
 	free(c->bad);
 	free(c->xblk);
 	free(c->name_slots);

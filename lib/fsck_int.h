@@ -56,6 +56,9 @@ struct check {
 	size_t ndirs, dirs_cap;
 	ek_blk_t *dups;		/* blocks claimed a second time (pass 1B names the owners) */
 	size_t ndups, dups_cap;
+	ek_blk_t *misaligned;	/* bigalloc: clusters a logical cluster maps into
+				 * wrongly (first blocks; pass 1D copies them) */
+	size_t nmisaligned, misaligned_cap;
 	ek_blk_t *xblk;		/* the xattr block of each inode in use that has one */
 	size_t nx, x_cap;
 	ek_blk_t *bad;		/* the bad blocks inode's blocks, in its map order */

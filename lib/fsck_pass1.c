@@ -37,26 +37,35 @@ static int claim(struct check *c, ek_blk_t blk)
 
 /* bigalloc, as e2fsck's pass 1: a block's offset in its logical cluster is
  * its offset in its physical cluster, and the blocks of one logical
- * cluster lie in one physical cluster (e2fsck then names the blocks as
- * shared in pass 1B: ours counts them by cluster as claimed twice or not) */
-static void check_clusters(struct check *c, const struct ek_mapping *m)
+ * cluster lie in one physical cluster.  Fixed as e2fsck fixes it: the
+ * cluster goes to pass 1B as shared, and pass 1D copies the logical
+ * cluster into a new one, each block at its offset (extent.c's unshare) */
+static int check_clusters(struct check *c, const struct ek_mapping *m)
 {
 	uint64_t mask = ek_cluster_ratio(c->fs) - 1;
 	unsigned bits = c->fs->cluster_bits;
+	int err = 0;
 
-	for (uint64_t i = 0; i < m->len; i++) {
+	for (uint64_t i = 0; i < m->len && !err; i++) {
 		uint64_t l = m->lblk + i, p = m->pblk + i;
 
-		if ((l & mask) != (p & mask) ||
-		    (c->have_prev && (l & mask) && l >> bits == c->prev_lblk >> bits &&
-		     p >> bits != c->prev_pblk >> bits))
-			fsck_report(c, EK_PR_CLUSTER_MISALIGNED, &(struct ek_finding){ .ino = c->ei->ino,
-			       .blk = p, .has_blk = true, .group = -1 }, c->ei->ino,
-			       (unsigned long long)l, (unsigned long long)p);
+		if (((l & mask) != (p & mask) ||
+		     (c->have_prev && (l & mask) && l >> bits == c->prev_lblk >> bits &&
+		      p >> bits != c->prev_pblk >> bits)) &&
+		    fsck_report(c, EK_PR_CLUSTER_MISALIGNED, &(struct ek_finding){ .ino = c->ei->ino,
+				.blk = p, .has_blk = true, .group = -1 }, c->ei->ino,
+				(unsigned long long)l, (unsigned long long)p)) {
+			err = fsck_blk_push(&c->dups, &c->ndups, &c->dups_cap, p);
+			if (!err)
+				err = fsck_blk_push(&c->misaligned, &c->nmisaligned,
+						    &c->misaligned_cap, p & ~mask);
+			fsck_fix_done(c, 0);	/* (pass 1D says when a copy fails) */
+		}
 		c->have_prev = true;
 		c->prev_lblk = l;
 		c->prev_pblk = p;
 	}
+	return err;
 }
 
 /* a block of the walked inode's map lying on critical metadata (the
@@ -86,19 +95,28 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 	    fsck_report(c, EK_PR_MAP_BLOCK_IN_METADATA, AT_INODE(c->ei->ino), c->ei->ino,
 			(unsigned long long)m->pblk))
 		fsck_fix_done(c, 0);
-	/* repairing an extent tree: what a rebuild keeps */
-	if (c->ws && (c->ei->flags & EXT4_EXTENTS_FL)) {
-		struct ek_ext e = { (uint32_t)m->lblk, (uint32_t)m->len, m->pblk, m->unwritten };
+	/* repairing an extent tree (or making one of a block map on
+	 * bigalloc): what a rebuild keeps, in extents of at most 32768 */
+	if (c->ws && ((c->ei->flags & EXT4_EXTENTS_FL) || c->fs->cluster_bits)) {
+		if (m->kind != EK_MAP_DATA)
+			err = fsck_blk_push(&c->xtree, &c->nxtree, &c->xtree_cap, m->pblk);
+		for (uint64_t at = 0; m->kind == EK_MAP_DATA && at < m->len && !err;
+		     at += EXT_INIT_MAX_LEN) {
+			uint64_t n = m->len - at < EXT_INIT_MAX_LEN ? m->len - at : EXT_INIT_MAX_LEN;
+			struct ek_ext e = { (uint32_t)(m->lblk + at), (uint32_t)n, m->pblk + at,
+					    m->unwritten };
 
-		err = m->kind == EK_MAP_DATA ? ek_ext_append(&c->xv, &c->nxv, &c->xv_cap, &e) :
-		      fsck_blk_push(&c->xtree, &c->nxtree, &c->xtree_cap, m->pblk);
+			err = ek_ext_append(&c->xv, &c->nxv, &c->xv_cap, &e);
+		}
 		if (err)
 			return err;
 	}
 	/* the resize inode maps reserved GDT blocks, not clusters of data */
 	if (m->kind == EK_MAP_DATA && c->fs->cluster_bits && c->ei->ino != EXT4_RESIZE_INO &&
 	    c->ei->ino != EXT4_BAD_INO)
-		check_clusters(c, m);
+		err = check_clusters(c, m);
+	if (err)
+		return err;
 	if (m->kind == EK_MAP_DATA) {
 		if (c->next_pblk && m->pblk != c->next_pblk)
 			c->fragmented = true;
@@ -247,10 +265,13 @@ static int rebuild_tree(struct check *c)
 {
 	struct rebuild r = { .c = c };
 	struct ek_tree_sink sink = { rebuild_alloc, rebuild_put, &r };
+	bool convert = !(c->ei->flags & EXT4_EXTENTS_FL);
 	int err;
 
 	r.goal = c->nxtree ? c->xtree[0] : c->nxv ? c->xv[0].pblk : 0;
-	err = ek_fix_extent_tree(c->ws, c->ei->ino, c->xv, c->nxv, &sink);
+	/* (a block map: its indirect blocks serve as tree blocks first) */
+	err = convert ? ek_fix_map_to_extents(c->ws, c->ei->ino, c->xv, c->nxv, &sink) :
+			ek_fix_extent_tree(c->ws, c->ei->ino, c->xv, c->nxv, &sink);
 	if (err)
 		return err;
 	for (size_t i = r.next_old; i < c->nxtree; i++) {
@@ -1107,6 +1128,17 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		    fsck_report(c, EK_PR_EXTENT_TREE_TOO_DEEP, AT_INODE(ei->ino), ei->ino, deep,
 				EXT4_EXT_MAX_DEPTH))
 			deep_fix = c->map_rebuild = true;
+		/* as e2fsck's pass 1E: a block map of a file, directory or
+		 * symlink on bigalloc made an extent tree (the filesystem's own
+		 * inodes keep theirs); the passes run again to count it */
+		if (fs->cluster_bits && !(ei->flags & EXT4_EXTENTS_FL) && !c->map_left &&
+		    (ei->ino == EXT4_ROOT_INO || ei->ino >= fs->sb.first_ino) &&
+		    (ek_is_reg(ei->mode) || ek_is_dir(ei->mode) || ek_is_lnk(ei->mode)) &&
+		    ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS) &&
+		    fsck_report(c, EK_PR_BLOCK_MAP_ON_BIGALLOC, AT_INODE(ei->ino), ei->ino)) {
+			deep_fix = c->map_rebuild = true;
+			c->restart = true;
+		}
 		if (c->map_rebuild) {
 			err = rebuild_tree(c);
 			if (deep_fix)
@@ -1152,8 +1184,10 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
-	want = (c->claimed << fs->log_blksz) >> 9;
-	if (ei->blocks != want && !fs->cluster_bits && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	want = (c->claimed << (fs->log_blksz + fs->cluster_bits)) >> 9;
+	/* (bigalloc's resize inode maps descriptor blocks, not clusters: not judged) */
+	if (ei->blocks != want && !c->ea_shared && ei->ino != EXT4_BAD_INO &&
+	    !(fs->cluster_bits && ei->ino == EXT4_RESIZE_INO) &&
 	    fsck_report(c, EK_PR_I_BLOCKS_WRONG, AT_INODE(ei->ino), ei->ino,
 		   (unsigned long long)ei->blocks, (unsigned long long)want))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_IBLOCKS, want));

@@ -21,7 +21,19 @@ struct fsck_pass1b {
 	struct owner1b *own;	/* (block, owner) pairs found */
 	size_t nown, cap;
 	ek_ino_t ino;		/* the inode being walked */
+	/* the last place filed (bigalloc: one per logical cluster, however
+	 * many mappings its blocks come in) */
+	ek_ino_t last_ino;
+	ek_blk_t last_key;
+	uint64_t last_lc;
 };
+
+/* the key pass 1B files a block under: bigalloc shares whole clusters,
+ * so the first block of the block's cluster */
+static ek_blk_t dup_key(const struct ek_fs *fs, ek_blk_t blk)
+{
+	return blk & ~(ek_blk_t)(ek_cluster_ratio(fs) - 1);
+}
 
 static int cmp_blk1b(const void *a, const void *b)
 {
@@ -47,30 +59,65 @@ static int add_owner(struct fsck_pass1b *p, ek_blk_t blk, ek_ino_t ino)
 	return 0;
 }
 
-static int owners_in_range(struct fsck_pass1b *p, ek_blk_t first, uint64_t len)
+/*
+ * The walked inode as an owner of each dup in blocks @first..+@len (data
+ * from logical block @lblk; not @data: a tree or xattr block): one owner
+ * entry per place, a place being a block, or on bigalloc a logical
+ * cluster mapped into the dup's cluster.
+ */
+static int owners_in_range(struct fsck_pass1b *p, ek_blk_t first, uint64_t len, uint64_t lblk,
+			   bool data)
 {
+	const struct ek_fs *fs = p->c->fs;
+	uint64_t mask = ek_cluster_ratio(fs) - 1;
+	ek_blk_t from = dup_key(fs, first), last = first + len - 1;
 	size_t lo = 0, hi = p->ndup;
+	int err = 0;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (p->dup[mid] < first)
+		if (p->dup[mid] < from)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < p->ndup && p->dup[lo] - first < len; lo++) {
-		int err = add_owner(p, p->dup[lo], p->ino);
+	for (; lo < p->ndup && p->dup[lo] <= last && !err; lo++) {
+		ek_blk_t d = p->dup[lo];
+		ek_blk_t s = d > first ? d : first, e = d + mask < last ? d + mask : last;
+		uint64_t lc = (lblk + (s - first)) & ~mask, lc_end = (lblk + (e - first)) & ~mask;
 
-		if (err)
-			return err;
+		for (;; lc += mask + 1) {
+			bool again = data && p->last_ino == p->ino && p->last_key == d &&
+				     p->last_lc == lc;
+
+			if (!again)
+				err = add_owner(p, d, p->ino);
+			if (data) {
+				p->last_ino = p->ino;
+				p->last_key = d;
+				p->last_lc = lc;
+			}
+			if (err || lc >= lc_end)
+				break;
+		}
 	}
-	return 0;
+	return err;
 }
 
 static int owner_mapping(void *arg, const struct ek_mapping *m)
 {
-	return m->kind == EK_MAP_INDEX ? 0 : owners_in_range(arg, m->pblk, m->len);
+	if (m->kind == EK_MAP_INDEX)
+		return 0;
+	return owners_in_range(arg, m->pblk, m->len, m->lblk, m->kind == EK_MAP_DATA);
+}
+
+/* a bad entry pass 1 named (or left): its blocks were not claimed, nor are they owned */
+static int owner_skip_bad(void *arg, const struct ek_map_bad *b)
+{
+	(void)arg;
+	(void)b;
+	return 0;
 }
 
 static int owner_inode(void *arg, struct ek_inode *ei, int derr)
@@ -87,7 +134,8 @@ static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 	    ei->ino == EXT4_BAD_INO || ei->ino == EXT4_RESIZE_INO)
 		return 0;
 	p->ino = ei->ino;
-	err = fsck_has_map(c->fs, ei) ? ek_map_walk(c->fs, ei, owner_mapping, p) : 0;
+	/* the walk pass 1 claimed with: past bad entries, as they were */
+	err = fsck_has_map(c->fs, ei) ? ek_map_walk_checked(c->fs, ei, owner_mapping, owner_skip_bad, p) : 0;
 	if (err == -ENOMEM)
 		return err;	/* a damaged map was named in pass 1 */
 	/* its xattr block, as pass 1 counted it (the kernel reads 32 bits without 64bit) */
@@ -97,7 +145,7 @@ static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 	    !ek_fs_block_valid(c->fs, acl))
 		return 0;
 	before = p->nown;
-	err = owners_in_range(p, acl, 1);
+	err = owners_in_range(p, acl, 1, 0, false);
 	if (!err && p->nown > before)
 		p->own[p->nown - 1].xattr = true;
 	return err;
@@ -116,6 +164,7 @@ static int cmp_own_blk(const void *a, const void *b)
 #define HELD_META	0x1	/* superblock, descriptors, bitmaps, inode tables */
 #define HELD_BAD	0x2	/* the bad blocks inode */
 #define HELD_JOURNAL	0x4	/* the journal inode, which extkit-fsck never moves */
+#define HELD_MISALIGNED	0x8	/* bigalloc: a logical cluster maps into it wrongly */
 
 /* the index of @blk in the sorted dup[0..n), or n */
 static size_t dup_index(const ek_blk_t *dup, size_t n, ek_blk_t blk)
@@ -242,7 +291,7 @@ static int clone_decide(void *arg, ek_blk_t blk, bool tree)
 		return cl->next_dec < cl->ndec ? cl->dec[cl->next_dec++] :
 		       ek_err(-EINVAL, "block %llu: the map changed between plan and copy",
 			      (unsigned long long)blk);
-	k = dup_index(cl->p->dup, cl->p->ndup, blk);
+	k = dup_index(cl->p->dup, cl->p->ndup, dup_key(cl->c->fs, blk));
 	if (k < cl->p->ndup) {
 		if (cl->held[k]) {
 			/* copied by every inode: its claim is given up too */
@@ -451,8 +500,12 @@ static int delete_inode(struct clone *cl, ek_ino_t ino)
 	if (err == -EK_BADCRC)
 		err = 0;
 	for (size_t i = 0; i < l.n && !err; i++) {
-		size_t k = dup_index(cl->p->dup, cl->p->ndup, l.v[i]);
+		ek_blk_t key = dup_key(fs, l.v[i]);
+		size_t k = dup_index(cl->p->dup, cl->p->ndup, key);
 
+		/* (bigalloc: a cluster once, at its first block in the map) */
+		if (i && key == dup_key(fs, l.v[i - 1]))
+			continue;
 		if (k < cl->p->ndup && cl->left[k])
 			cl->left[k]--;
 		if (k == cl->p->ndup || (!cl->left[k] && !cl->held[k]))
@@ -503,7 +556,7 @@ static void dups_left(struct check *c, const struct fsck_pass1b *p, const uint32
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->ndups; i++) {
-		size_t k = dup_index(p->dup, p->ndup, c->dups[i]);
+		size_t k = dup_index(p->dup, p->ndup, dup_key(c->fs, c->dups[i]));
 
 		if (k < p->ndup && claims[k] && left[k] < 2 &&
 		    !((held[k] & (HELD_META | HELD_BAD)) && left[k]))
@@ -529,7 +582,7 @@ int fsck_pass1b(struct check *c)
 	if (!p.dup)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->ndups; i++)
-		p.dup[i] = c->dups[i];
+		p.dup[i] = dup_key(c->fs, c->dups[i]);
 	qsort(p.dup, c->ndups, sizeof(*p.dup), cmp_blk1b);
 	for (size_t i = 0; i < c->ndups; i++)
 		if (!p.ndup || p.dup[p.ndup - 1] != p.dup[i])
@@ -556,9 +609,16 @@ int fsck_pass1b(struct check *c)
 	}
 	cl.held = held;
 	for (size_t k = 0; k < p.ndup; k++) {
-		held[k] = fsck_in_meta(c, p.dup[k]) ? HELD_META : 0;
-		if (dup_index(bad, c->nbad, p.dup[k]) < c->nbad)
-			held[k] |= HELD_BAD;
+		/* (bigalloc: anything in the cluster) */
+		for (uint32_t b = 0; b < ek_cluster_ratio(c->fs); b++) {
+			if (fsck_in_meta(c, p.dup[k] + b))
+				held[k] |= HELD_META;
+			if (dup_index(bad, c->nbad, p.dup[k] + b) < c->nbad)
+				held[k] |= HELD_BAD;
+		}
+		for (size_t i = 0; i < c->nmisaligned; i++)
+			if (c->misaligned[i] == p.dup[k])
+				held[k] |= HELD_MISALIGNED;
 	}
 	for (size_t i = 0; i < p.nown; i++) {
 		size_t k = dup_index(p.dup, p.ndup, byblk[i].blk);
@@ -592,7 +652,7 @@ int fsck_pass1b(struct check *c)
 		ek_ino_t ino = p.own[i].ino;
 		size_t j = i;
 		char others[256];
-		bool copy = false, can = !c->fs->cluster_bits;
+		bool copy = false, can = true, mis = false;
 		struct ek_finding where;
 		unsigned long long n, first;
 		int perr;
@@ -606,6 +666,7 @@ int fsck_pass1b(struct check *c)
 			if (k == p.ndup)
 				continue;
 			copy |= held[k] || cl.left[k] > 1;
+			mis |= (held[k] & HELD_MISALIGNED) != 0;
 			/* the journal keeps its blocks: fixed when only inodes share them */
 			if (ino == c->fs->sb.journal_inum && (held[k] & (HELD_META | HELD_BAD)))
 				can = false;
@@ -649,6 +710,9 @@ int fsck_pass1b(struct check *c)
 		 * reassigned or cloned") */
 		err = copy ? clone_apply(&cl, ino) : 0;
 		fsck_fix_done(c, err);
+		/* a cluster mended: its counts (i_blocks, bitmaps) are checked again */
+		if (!err && copy && mis)
+			c->restart = true;
 		if (err == -ENOMEM || err == -EIO)
 			goto out;
 		err = copy ? fsck_commit(c) : 0;

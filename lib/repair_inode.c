@@ -14,6 +14,7 @@
  *   ek_fix_inode_xattrs_clear the in-inode xattr area emptied (damaged)
  *   ek_fix_ind_pointer    an illegal pointer of an indirect map zeroed
  *   ek_fix_extent_csum    an extent block that passes checks resealed
+ *   ek_fix_map_to_extents a block map made an extent tree (bigalloc)
  *   ek_fix_extent_tree    the extent tree rewritten around its bad entries
  *                         (extent.c's writer: full leaves, fewest levels)
  */
@@ -195,6 +196,25 @@ int ek_fix_extent_csum(struct ek_wset *ws, ek_ino_t ino, ek_blk_t blk)
 		err = ek_ext_node_check(ino, blk, b, fs->blksz, -1);
 	if (!err)
 		err = ek_ext_block_csum_set(fs, ino, gen, b);
+	return err;
+}
+
+int ek_fix_map_to_extents(struct ek_wset *ws, ek_ino_t ino, const struct ek_ext *v, size_t n,
+			  const struct ek_tree_sink *sink)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	uint8_t *raw;
+	int err = ek_wset_inode(ws, ino, &raw);
+
+	if (err)
+		return err;
+	if (get_le32(raw + IOFF(i_flags)) & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		return ek_err(-EINVAL, "inode %llu has no block map", (unsigned long long)ino);
+	memset(raw + IOFF(i_block), 0, EXT4_N_BLOCKS * 4);
+	put_le32(raw + IOFF(i_flags), get_le32(raw + IOFF(i_flags)) | EXT4_EXTENTS_FL);
+	err = ek_extent_tree_write(fs, ino, raw, v, n, sink);
+	if (!err)
+		ek_inode_csum_set(fs, ino, raw);
 	return err;
 }
 
