@@ -27,7 +27,9 @@
  *      '..' and a look-up of its name in the parent, up to the root; a
  *      file with no event is found by one breadth-first walk of that side
  *      that stops when every such file is found.  What cannot be resolved
- *      is said (path null, path_resolved false).
+ *      is said (path null, path_resolved false).  Before that walk, the
+ *      directories in the groups of the files wanted are searched: the
+ *      kernel puts a file's inode in its directory's group when it can.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -951,6 +953,83 @@ static int full_walk(struct diff *d, int s)
 	return w.err;
 }
 
+struct gsearch {
+	struct diff *d;
+	int s;
+	ek_ino_t dir;
+	size_t wanted;
+	int err;
+};
+
+static int gsearch_entry(void *arg, const struct ek_dirent *de)
+{
+	struct gsearch *g = arg;
+	struct file *f = file_of(g->d, de->ino);
+	const char *dp;
+
+	if (!f || !f->want_walk[g->s] || f->path[g->s] ||
+	    (de->name_len == 1 && de->name[0] == '.') ||
+	    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	dp = dir_path(g->d, &g->d->s[g->s], g->dir, 0);
+	if (!dp)
+		return 0;
+	f->path[g->s] = join(dp, de->name, de->name_len);
+	if (!f->path[g->s])
+		return g->err = -ENOMEM;
+	f->source[g->s] = "group_search";
+	return --g->wanted ? 0 : 1;
+}
+
+#define GSEARCH_MAX_GROUPS 8
+
+/*
+ * Before the full walk: the kernel puts a file's inode in its directory's
+ * group when it can (find_inode_orlov/ext4_find_group_other), so the
+ * directories whose inodes share a wanted file's group are searched first.
+ * The cost is those groups' inode tables, not the tree.
+ */
+static int group_search(struct diff *d, int s)
+{
+	struct ek_fs *fs = d->s[s].fs;
+	uint32_t groups[GSEARCH_MAX_GROUPS], ng = 0, ipg = fs->sb.inodes_per_group;
+	struct gsearch g = { .d = d, .s = s };
+
+	for (size_t i = 0; i < d->ninos; i++) {
+		uint32_t grp;
+		uint32_t k;
+
+		if (!d->files[i].want_walk[s] || d->files[i].path[s])
+			continue;
+		g.wanted++;
+		grp = ek_group_of_ino(fs, d->files[i].ino);
+		for (k = 0; k < ng && groups[k] != grp; k++)
+			;
+		if (k == ng && ng == GSEARCH_MAX_GROUPS)
+			return 0;	/* spread too wide: the walk it is */
+		if (k == ng)
+			groups[ng++] = grp;
+	}
+	for (uint32_t k = 0; k < ng && g.wanted && !g.err; k++) {
+		uint64_t first = (uint64_t)groups[k] * ipg + 1;
+
+		for (uint64_t ino = first; ino < first + ipg && ino <= fs->sb.inodes_count &&
+		     g.wanted && !g.err; ino++) {
+			struct ek_inode ei;
+
+			if (ek_test_inode(fs, (ek_ino_t)ino) != 1)
+				continue;
+			if ((ek_inode_read(fs, (ek_ino_t)ino, &ei) >= 0 || ei.raw) &&
+			    ek_is_dir(ei.mode) && ei.links_count) {
+				g.dir = (ek_ino_t)ino;
+				ek_dir_iterate(fs, &ei, 0, gsearch_entry, &g);
+			}
+			ek_inode_release(&ei);
+		}
+	}
+	return g.err;
+}
+
 static const char *change_of(const struct diff *d, const struct file *f);
 
 /*
@@ -989,7 +1068,10 @@ static int resolve_paths(struct diff *d)
 		}
 	}
 	for (int s = FROM; s <= TO; s++) {
-		int err = full_walk(d, s);
+		int err = group_search(d, s);
+
+		if (!err)
+			err = full_walk(d, s);
 
 		if (err)
 			return err;
