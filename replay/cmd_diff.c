@@ -735,7 +735,7 @@ static int compare_dirs(struct diff *d)
 
 /* ---- 5. paths --------------------------------------------------------------- */
 
-#define PATH_MAX_DEPTH 4096
+#define PATH_MAX_DEPTH 1024	/* directories deeper than this are not named */
 
 struct findname {
 	ek_ino_t ino;
@@ -795,10 +795,14 @@ static const char *dir_path(struct diff *d, struct side *v, ek_ino_t ino, int de
 	ek_ino_t parent;
 	const char *pp;
 	char *path = NULL;
+	size_t me = v->nmemo;
 
 	for (size_t i = 0; i < v->nmemo; i++)
 		if (v->memo[i].ino == ino)
 			return v->memo[i].path;
+	/* in the memo, unnamed, before going up: a '..' loop ends here */
+	if (memo_add(v, ino, NULL))
+		return NULL;
 	if (ino == EXT4_ROOT_INO) {
 		path = strdup("/");
 		goto out;
@@ -823,9 +827,8 @@ static const char *dir_path(struct diff *d, struct side *v, ek_ino_t ino, int de
 out:
 	ek_inode_release(&ei);
 	ek_inode_release(&pe);
-	if (memo_add(v, ino, path))
-		return NULL;
-	return v->memo[v->nmemo - 1].path;
+	v->memo[me].path = path;
+	return path;
 }
 
 /* the event of @f's inode on side @s: removed names (FROM) or added ones (TO) */
