@@ -154,6 +154,13 @@ static int grow(void **p, size_t n, size_t *cap, size_t sz)
 	return 0;
 }
 
+/* qsort, which must not be given NULL, even for nothing to sort */
+static void sort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, sz, cmp);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -190,7 +197,7 @@ static void uniq_inos(struct diff *d)
 {
 	size_t u = 0;
 
-	qsort(d->inos, d->ninos, sizeof(*d->inos), cmp_u32);
+	sort(d->inos, d->ninos, sizeof(*d->inos), cmp_u32);
 	for (size_t i = 0; i < d->ninos; i++)
 		if (!u || d->inos[u - 1] != d->inos[i])
 			d->inos[u++] = d->inos[i];
@@ -495,7 +502,7 @@ static int map_diff(struct diff *d, const struct runs *a, const struct runs *b, 
 		pt[np++] = b->r[i].lblk;
 		pt[np++] = b->r[i].lblk + b->r[i].len;
 	}
-	qsort(pt, np, sizeof(*pt), cmp_u64);
+	sort(pt, np, sizeof(*pt), cmp_u64);
 	for (size_t i = 0; i + 1 < np && !err; i++) {
 		uint64_t x = pt[i], y = pt[i + 1];
 		const struct run *ra, *rb;
@@ -571,7 +578,7 @@ static int compare_inode(struct diff *d, struct file *f)
 			err = -ENOMEM;
 			goto out;
 		}
-		qsort(f->xa[s].x, f->xa[s].n, sizeof(*f->xa[s].x), cmp_xent);
+		sort(f->xa[s].x, f->xa[s].n, sizeof(*f->xa[s].x), cmp_xent);
 	}
 	/* an inode reused in between: its new life's blocks against nothing */
 	if (f->alive[FROM] && f->alive[TO] &&
@@ -692,7 +699,7 @@ static int compare_dir(struct diff *d, ek_ino_t ino, size_t from, size_t to)
 			if (inl)
 				break;
 		}
-		qsort(ds[s].e, ds[s].n, sizeof(*ds[s].e), cmp_dent);
+		sort(ds[s].e, ds[s].n, sizeof(*ds[s].e), cmp_dent);
 	}
 	while (i < ds[FROM].n || k < ds[TO].n) {
 		int c = i == ds[FROM].n ? 1 : k == ds[TO].n ? -1 : cmp_dent(&ds[FROM].e[i], &ds[TO].e[k]);
@@ -717,7 +724,7 @@ static int compare_dirs(struct diff *d)
 	size_t u = 0;
 	int err = 0;
 
-	qsort(d->db, d->ndb, sizeof(*d->db), cmp_dirblk);
+	sort(d->db, d->ndb, sizeof(*d->db), cmp_dirblk);
 	for (size_t i = 0; i < d->ndb; i++)
 		if (!u || cmp_dirblk(&d->db[u - 1], &d->db[i]))
 			d->db[u++] = d->db[i];
