@@ -1401,7 +1401,9 @@ static void emit(struct diff *d, ek_tid_t lo, ek_tid_t hi, bool backward)
 		}
 	snprintf(a, sizeof(a), d->s[FROM].replayed ? "up to %u" : "nothing", d->s[FROM].upto);
 	snprintf(b, sizeof(b), d->s[TO].replayed ? "up to %u" : "nothing", d->s[TO].upto);
-	if (lo == hi)
+	if (d->s[FROM].upto == d->s[TO].upto)
+		ek_out_text(o, "No transaction: both sides replayed %s\n", b);
+	else if (lo == hi)
 		ek_out_text(o, "Transaction %u%s: replayed %s -> replayed %s\n", lo,
 			    backward ? " undone" : "", a, b);
 	else
@@ -1426,8 +1428,13 @@ static void emit(struct diff *d, ek_tid_t lo, ek_tid_t hi, bool backward)
 	emit_side(o, "from", &d->s[FROM]);
 	emit_side(o, "to", &d->s[TO]);
 	ek_out_str(o, "direction", backward ? "backward" : "forward");
-	ek_out_u64(o, "first_tid", lo);
-	ek_out_u64(o, "last_tid", hi);
+	if (d->s[FROM].upto == d->s[TO].upto) {
+		ek_out_null(o, "first_tid");	/* no transaction in between */
+		ek_out_null(o, "last_tid");
+	} else {
+		ek_out_u64(o, "first_tid", lo);
+		ek_out_u64(o, "last_tid", hi);
+	}
 	ek_out_u64(o, "home_blocks", d->nblk);
 	ek_out_u64(o, "same_bytes", d->nsame);
 	ek_out_u64(o, "already_home", d->home_done);
