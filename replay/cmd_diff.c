@@ -254,6 +254,15 @@ static const char *type_name(uint16_t mode)
 	return "unknown";
 }
 
+/* the type a directory entry's file_type names (EXT4_FT_*) */
+static const char *ftype_name(uint8_t ft)
+{
+	static const char *const names[] = { "unknown", "file", "dir", "char_device",
+					     "block_device", "fifo", "socket", "symlink" };
+
+	return ft < sizeof(names) / sizeof(names[0]) ? names[ft] : "unknown";
+}
+
 /* ---- 1. the home blocks the two plans write differently ------------------- */
 
 static int plans_differ(struct diff *d)
@@ -556,7 +565,7 @@ static int cmp_xent(const void *a, const void *b)
 	return strcmp(((const struct xent *)a)->name, ((const struct xent *)b)->name);
 }
 
-static int compare_inode(struct diff *d, struct file *f)
+static int compare_inode(struct diff *d, struct file *f, bool dirblocks)
 {
 	struct runs rs[2] = { 0 };
 	int err = 0;
@@ -588,7 +597,7 @@ static int compare_inode(struct diff *d, struct file *f)
 	if (err)
 		goto out;
 	/* a directory's blocks whose mapping changed hold entries to compare */
-	for (int s = FROM; s <= TO; s++) {
+	for (int s = FROM; s <= TO && dirblocks; s++) {
 		if (!f->alive[s] || !ek_is_dir(f->ei[s].mode))
 			continue;
 		for (size_t i = 0; i < f->blocks.n && !err; i++)
@@ -738,6 +747,56 @@ static int compare_dirs(struct diff *d)
 		i = e;
 	}
 	return err;
+}
+
+/*
+ * The inodes a name event names that nothing else brought in: one whose
+ * inode table block reached the disk before the crash reads alike on both
+ * sides, yet its name came or went.  They are compared too (their records
+ * carry the names), their directory blocks not.
+ */
+static int add_named(struct diff *d)
+{
+	struct file *files;
+	size_t old = d->ninos, k = 0;
+	int err;
+
+	for (size_t i = 0; i < d->nev; i++) {
+		/* file_of() searches the first @old, still sorted */
+		d->ninos = old;
+		if (file_of(d, d->ev[i].ino))
+			continue;
+		d->ninos = old + k;
+		if ((err = add_ino(d, d->ev[i].ino)))
+			return err;
+		k = d->ninos - old;
+	}
+	d->ninos = old + k;
+	k = 0;
+	if (d->ninos == old)
+		return 0;
+	/* file_of() needs the sorted list: the new ones were appended */
+	files = ek_calloc(d->ninos + 1, sizeof(*files));
+	if (!files)
+		return -ENOMEM;
+	uniq_inos(d);
+	for (size_t i = 0; i < d->ninos; i++) {
+		if (k < old && d->files[k].ino == d->inos[i]) {
+			files[i] = d->files[k++];
+			continue;
+		}
+		files[i].ino = d->inos[i];
+	}
+	free(d->files);
+	d->files = files;
+	for (size_t i = 0; i < d->ninos; i++) {
+		if (files[i].ei[FROM].raw || files[i].ei[TO].raw || files[i].rerr[FROM] ||
+		    files[i].rerr[TO])
+			continue;	/* compared before */
+		if ((err = compare_inode(d, &files[i], false)))
+			return err;
+	}
+	return 0;
 }
 
 /* ---- 5. paths --------------------------------------------------------------- */
@@ -1110,7 +1169,13 @@ static const char *change_of(const struct diff *d, const struct file *f)
 		return "created";
 	if (f->alive[FROM] && !f->alive[TO])
 		return "deleted";
-	if (rm && add)
+	/* a name of an inode dead on both sides (its table block written home
+	 * before the crash, or damage): the name is what changed */
+	if (!f->alive[FROM] && !f->alive[TO])
+		return rm ? "deleted" : add ? "created" : "changed";
+	/* a directory has one name: one gained or lost alone is a move whose
+	 * other half the log does not hold (written home before the crash) */
+	if ((rm && add) || ((rm || add) && ek_is_dir(f->ei[TO].mode)))
 		return "renamed";
 	if (add)
 		return "linked";
@@ -1229,10 +1294,17 @@ static void emit_path(struct ek_out *o, const char *key, const struct file *f, i
 		ek_out_null(o, key);
 }
 
+/* the inode reads the same on both sides */
+static bool same_inode(const struct file *f)
+{
+	return f->ei[FROM].raw && f->ei[TO].raw && f->ei[FROM].raw_size == f->ei[TO].raw_size &&
+	       !memcmp(f->ei[FROM].raw, f->ei[TO].raw, f->ei[FROM].raw_size);
+}
+
 static bool file_changed(const struct diff *d, const struct file *f)
 {
 	if (!f->alive[FROM] && !f->alive[TO])
-		return false;
+		return first_event(d, f->ino, false) || first_event(d, f->ino, true);
 	if (first_event(d, f->ino, false) || first_event(d, f->ino, true) || f->blocks.n)
 		return true;
 	if (!f->ei[FROM].raw || !f->ei[TO].raw || f->ei[FROM].raw_size != f->ei[TO].raw_size ||
@@ -1261,21 +1333,35 @@ static void emit_file(struct diff *d, const struct file *f)
 	const struct ek_inode *ei = &f->ei[main_side];
 	bool mv = moved(d, f);
 	char sfx[80] = "";
+	const char *type = type_name(ei->mode);
+	const struct event *e;
+
+	/* dead on both sides: named by its event, typed by its entry */
+	if (!f->alive[FROM] && !f->alive[TO]) {
+		e = first_event(d, f->ino, false);
+		main_side = e ? FROM : TO;
+		if (!e)
+			e = first_event(d, f->ino, true);
+		type = e ? ftype_name(e->ftype) : "unknown";
+	}
 
 	if (main_side == TO && f->alive[FROM] && f->ei[FROM].mode != ei->mode &&
 	    !ek_is_dir(f->ei[FROM].mode) != !ek_is_dir(ei->mode))
 		snprintf(sfx, sizeof(sfx), ", was %s", type_name(f->ei[FROM].mode));
-	if (mv || !f->alive[TO])
-		ek_out_text(o, "%-9s %-7s %s%s%s (inode %u%s)\n", ch, type_name(ei->mode),
+	if (mv || main_side == FROM)
+		ek_out_text(o, "%-9s %-7s %s%s%s (inode %u%s)\n", ch, type,
 			    text_path(f, FROM), mv ? " -> " : "", mv ? text_path(f, TO) : "",
 			    f->ino, sfx);
 	else
-		ek_out_text(o, "%-9s %-7s %s (inode %u%s)\n", ch, type_name(ei->mode),
+		ek_out_text(o, "%-9s %-7s %s (inode %u%s)\n", ch, type,
 			    text_path(f, TO), f->ino, sfx);
+	if (same_inode(f))
+		ek_out_text(o, "    (the inode reads the same on both sides: written home before the crash)\n");
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "inode", f->ino);
 	ek_out_str(o, "change", ch);
-	ek_out_str(o, "type", type_name(ei->mode));
+	ek_out_str(o, "type", type);
+	ek_out_bool(o, "inode_same_bytes", same_inode(f));
 	emit_path(o, "path", f, main_side);
 	emit_path(o, "old_path", f, FROM);
 	emit_path(o, "new_path", f, TO);
@@ -1324,9 +1410,13 @@ static void emit_file(struct diff *d, const struct file *f)
 		emit_fields(o, f);
 	else
 		ek_out_null(o, "fields");
-	if (!f->alive[FROM] || !f->alive[TO])
-		ek_out_text(o, "    size: %llu\n", (unsigned long long)ei->size);
-	ek_out_u64(o, "size", ei->size);
+	if (!f->alive[FROM] && !f->alive[TO]) {
+		ek_out_null(o, "size");		/* no live inode to tell */
+	} else {
+		if (!f->alive[FROM] || !f->alive[TO])
+			ek_out_text(o, "    size: %llu\n", (unsigned long long)ei->size);
+		ek_out_u64(o, "size", ei->size);
+	}
 	if (f->blocks.n)
 		ek_out_text(o, "    blocks:");
 	ek_out_arr_begin(o, "blocks_changed");
@@ -1562,11 +1652,11 @@ int rp_diff(const char *prog, struct ek_out *o, const char *image, const struct 
 	}
 	for (size_t i = 0; i < d.ninos; i++) {
 		d.files[i].ino = d.inos[i];
-		if ((err = compare_inode(&d, &d.files[i])))
+		if ((err = compare_inode(&d, &d.files[i], true)))
 			goto out_fail;
 	}
 	stage = "directories";
-	if ((err = compare_dirs(&d)))
+	if ((err = compare_dirs(&d)) || (err = add_named(&d)))
 		goto out_fail;
 	stage = "paths";
 	if ((err = resolve_paths(&d)))
