@@ -136,24 +136,6 @@ struct diff {
 
 /* ---- small helpers --------------------------------------------------------- */
 
-/* grow @*p (n used, *cap) by one element of @sz: 0 or -ENOMEM */
-static int grow(void **p, size_t n, size_t *cap, size_t sz)
-{
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	q = ek_calloc(*cap ? *cap * 2 : 16, sz);
-	if (!q)
-		return -ENOMEM;
-	if (n)
-		memcpy(q, *p, n * sz);
-	free(*p);
-	*p = q;
-	*cap = *cap ? *cap * 2 : 16;
-	return 0;
-}
-
 /* qsort, which must not be given NULL, even for nothing to sort */
 static void sort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
 {
@@ -187,7 +169,7 @@ static int add_ino(struct diff *d, ek_ino_t ino)
 {
 	if (!ino || ino > d->s[TO].fs->sb.inodes_count)
 		return 0;
-	if (grow((void **)&d->inos, d->ninos, &d->capinos, sizeof(*d->inos)))
+	if (ek_grow(&d->inos, &d->capinos, d->ninos + 1, sizeof(*d->inos)))
 		return -ENOMEM;
 	d->inos[d->ninos++] = ino;
 	return 0;
@@ -288,7 +270,7 @@ static int plans_differ(struct diff *d)
 				continue;
 			home = x->home;
 		}
-		if (grow((void **)&d->blk, d->nblk, &cap, sizeof(*d->blk)))
+		if (ek_grow(&d->blk, &cap, d->nblk + 1, sizeof(*d->blk)))
 			return -ENOMEM;
 		d->blk[d->nblk++] = home;
 	}
@@ -425,7 +407,7 @@ static int classify(struct diff *d)
 				continue;
 			switch (w->kind) {
 			case EK_OWNER_DIR:
-				if (grow((void **)&d->db, d->ndb, &d->capdb, sizeof(*d->db)))
+				if (ek_grow(&d->db, &d->capdb, d->ndb + 1, sizeof(*d->db)))
 					return free(geo), -ENOMEM;
 				d->db[d->ndb++] = (struct dirblk){ w->ino, w->lblk };
 				/* fall through */
@@ -463,7 +445,7 @@ static int collect_run(void *arg, const struct ek_mapping *m)
 
 	if (m->kind != EK_MAP_DATA || !m->len)
 		return 0;
-	if (grow((void **)&rs->r, rs->n, &rs->cap, sizeof(*rs->r)))
+	if (ek_grow(&rs->r, &rs->cap, rs->n + 1, sizeof(*rs->r)))
 		return -ENOMEM;
 	rs->r[rs->n++] = (struct run){ m->lblk, m->len, m->pblk, m->unwritten };
 	return 0;
@@ -476,7 +458,7 @@ static int add_range(struct ranges *rg, uint64_t a, uint64_t b)
 			rg->r[rg->n - 1].end = b;
 		return 0;
 	}
-	if (grow((void **)&rg->r, rg->n, &rg->cap, sizeof(*rg->r)))
+	if (ek_grow(&rg->r, &rg->cap, rg->n + 1, sizeof(*rg->r)))
 		return -ENOMEM;
 	rg->r[rg->n++] = (struct range){ a, b };
 	return 0;
@@ -547,7 +529,7 @@ static int collect_xattr(void *arg, const struct ek_xattr *xa)
 	if (xa->index == EXT4_XATTR_INDEX_SYSTEM && xa->name_len == 4 &&
 	    !memcmp(xa->name, "data", 4))
 		return 0;
-	if (grow((void **)&xs->x, xs->n, &xs->cap, sizeof(*xs->x)))
+	if (ek_grow(&xs->x, &xs->cap, xs->n + 1, sizeof(*xs->x)))
 		return -ENOMEM;
 	e = &xs->x[xs->n++];
 	if (*xa->prefix)
@@ -602,13 +584,13 @@ static int compare_inode(struct diff *d, struct file *f, bool dirblocks)
 			continue;
 		for (size_t i = 0; i < f->blocks.n && !err; i++)
 			for (uint64_t l = f->blocks.r[i].start; l <= f->blocks.r[i].end && !err; l++) {
-				if (grow((void **)&d->db, d->ndb, &d->capdb, sizeof(*d->db)))
+				if (ek_grow(&d->db, &d->capdb, d->ndb + 1, sizeof(*d->db)))
 					err = -ENOMEM;
 				else
 					d->db[d->ndb++] = (struct dirblk){ f->ino, l };
 			}
 		if (f->ei[s].flags & EXT4_INLINE_DATA_FL && !err) {
-			if (grow((void **)&d->db, d->ndb, &d->capdb, sizeof(*d->db)))
+			if (ek_grow(&d->db, &d->capdb, d->ndb + 1, sizeof(*d->db)))
 				err = -ENOMEM;
 			else
 				d->db[d->ndb++] = (struct dirblk){ f->ino, 0 };
@@ -636,7 +618,7 @@ static int collect_dent(void *arg, const struct ek_dirent *de)
 	if ((de->name_len == 1 && de->name[0] == '.') ||
 	    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.'))
 		return 0;
-	if (grow((void **)&ds->e, ds->n, &ds->cap, sizeof(*ds->e)))
+	if (ek_grow(&ds->e, &ds->cap, ds->n + 1, sizeof(*ds->e)))
 		return -ENOMEM;
 	e = &ds->e[ds->n++];
 	*e = (struct event){ .dir = ds->dir, .ino = de->ino, .len = de->name_len,
@@ -668,7 +650,7 @@ static int cmp_dirblk(const void *pa, const void *pb)
 
 static int add_event(struct diff *d, const struct event *e, bool added)
 {
-	if (grow((void **)&d->ev, d->nev, &d->capev, sizeof(*d->ev)))
+	if (ek_grow(&d->ev, &d->capev, d->nev + 1, sizeof(*d->ev)))
 		return -ENOMEM;
 	d->ev[d->nev] = *e;
 	d->ev[d->nev++].added = added;
@@ -825,7 +807,7 @@ static int find_name(void *arg, const struct ek_dirent *de)
 
 static int memo_add(struct side *v, ek_ino_t ino, char *path)
 {
-	if (grow((void **)&v->memo, v->nmemo, &v->capmemo, sizeof(*v->memo))) {
+	if (ek_grow(&v->memo, &v->capmemo, v->nmemo + 1, sizeof(*v->memo))) {
 		free(path);
 		return -ENOMEM;
 	}
@@ -982,7 +964,7 @@ static int walk_entry(void *arg, const struct ek_dirent *de)
 	}
 	if (!isdir || de->ino > d->s[w->s].fs->sb.inodes_count || ek_set_add(&w->seen, de->ino))
 		return 0;	/* seen (a loop or a hard-linked directory), or no memory: skip */
-	if (grow((void **)&w->q, w->n, &w->cap, sizeof(*w->q)))
+	if (ek_grow(&w->q, &w->cap, w->n + 1, sizeof(*w->q)))
 		return w->err = -ENOMEM;
 	w->q[w->n].ino = de->ino;
 	w->q[w->n].parent = w->at;
@@ -1003,7 +985,7 @@ static int full_walk(struct diff *d, int s)
 	if (!w.wanted)
 		return 0;
 	d->walk_needed[s] = true;
-	if (grow((void **)&w.q, 0, &w.cap, sizeof(*w.q)))
+	if (ek_grow(&w.q, &w.cap, 0 + 1, sizeof(*w.q)))
 		return -ENOMEM;
 	w.q[w.n++] = (struct walknode){ EXT4_ROOT_INO, SIZE_MAX, NULL };
 	ek_set_add(&w.seen, EXT4_ROOT_INO);
