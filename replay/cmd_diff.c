@@ -407,8 +407,8 @@ static int classify(struct diff *d)
 				continue;
 			switch (w->kind) {
 			case EK_OWNER_DIR:
-				if (ek_grow(&d->db, &d->capdb, d->ndb + 1, sizeof(*d->db)))
-					return free(geo), -ENOMEM;
+				if ((err = ek_grow(&d->db, &d->capdb, d->ndb + 1, sizeof(*d->db))))
+					goto out;
 				d->db[d->ndb++] = (struct dirblk){ w->ino, w->lblk };
 				/* fall through */
 			case EK_OWNER_DATA:
