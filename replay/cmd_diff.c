@@ -165,6 +165,36 @@ static void warn(struct diff *d, const char *fmt, const char *a, const char *b)
 	d->warnings++;
 }
 
+/* the inodes the superblock names: quota files, the orphan file, the journal */
+static const __le32 *sb_inodes(const struct ek_fs *fs, size_t *n)
+{
+	static __le32 v[5];
+	const struct ext4_super_block *sb = fs->raw_sb;
+
+	v[0] = sb->s_usr_quota_inum;
+	v[1] = sb->s_grp_quota_inum;
+	v[2] = sb->s_prj_quota_inum;
+	v[3] = cpu_to_le32(fs->sb.orphan_file_inum);
+	v[4] = cpu_to_le32(fs->sb.journal_inum);
+	*n = 5;
+	return v;
+}
+
+/* an inode no directory names: below the first normal one (but the root),
+ * or one the superblock points at */
+static bool reserved(const struct ek_fs *fs, ek_ino_t ino)
+{
+	size_t n;
+	const __le32 *v = sb_inodes(fs, &n);
+
+	if (ino < fs->sb.first_ino && ino != EXT4_ROOT_INO)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (le32_to_cpu(v[i]) == ino)
+			return true;
+	return false;
+}
+
 static int add_ino(struct diff *d, ek_ino_t ino)
 {
 	if (!ino || ino > d->s[TO].fs->sb.inodes_count)
@@ -331,7 +361,7 @@ static int classify(struct diff *d)
 	struct ek_blk_owner *geo;
 	int err;
 
-	geo = ek_calloc(d->nblk, sizeof(*geo));
+	geo = ek_calloc(d->nblk + 1, sizeof(*geo));
 	if (!geo)
 		return -ENOMEM;
 	/* geometry and descriptors: the same in both sides but for a resize */
@@ -345,6 +375,17 @@ static int classify(struct diff *d)
 			if (raw_differs(d, (ek_ino_t)ino) && (err = add_ino(d, (ek_ino_t)ino)))
 				goto out;
 	}
+	/* the superblock's own files (quota, orphan file) log blocks their
+	 * inode may not: walked always, so they never send a side through
+	 * the pass over every inode */
+	{
+		size_t n;
+		const __le32 *v = sb_inodes(d->s[TO].fs, &n);
+
+		for (size_t i = 0; i < n; i++)
+			if ((err = add_ino(d, le32_to_cpu(v[i]))))
+				goto out;
+	}
 	uniq_inos(d);
 	for (int s = FROM; s <= TO; s++) {
 		struct side *v = &d->s[s];
@@ -352,7 +393,7 @@ static int classify(struct diff *d)
 		struct ek_blk_owner *lown = NULL;
 		size_t nleft = 0;
 
-		v->own = ek_calloc(d->nblk, sizeof(*v->own));
+		v->own = ek_calloc(d->nblk + 1, sizeof(*v->own));
 		if (!v->own) {
 			err = -ENOMEM;
 			goto out;
@@ -1102,8 +1143,8 @@ static int resolve_paths(struct diff *d)
 				e = NULL;
 			if (!f->alive[s] && !e)
 				continue;
-			if (f->ino < d->s[s].fs->sb.first_ino && f->ino != EXT4_ROOT_INO)
-				continue;	/* reserved inodes have no name */
+			if (reserved(d->s[s].fs, f->ino))
+				continue;	/* no name to look for */
 			if (e) {
 				f->path[s] = event_path(d, e);
 				f->source[s] = "entry";
@@ -1352,10 +1393,9 @@ static void emit_file(struct diff *d, const struct file *f)
 		ek_out_str(o, "path_source", f->source[main_side]);
 	else
 		ek_out_null(o, "path_source");
-	if (f->ino < d->s[main_side].fs->sb.first_ino && f->ino != EXT4_ROOT_INO)
-		ek_out_text(o, "    (a reserved inode: no name)\n");
-	ek_out_bool(o, "reserved", f->ino < d->s[main_side].fs->sb.first_ino &&
-				   f->ino != EXT4_ROOT_INO);
+	if (reserved(d->s[main_side].fs, f->ino))
+		ek_out_text(o, "    (a reserved or hidden inode: no name)\n");
+	ek_out_bool(o, "reserved", reserved(d->s[main_side].fs, f->ino));
 	ek_out_arr_begin(o, "names_added");
 	for (size_t i = 0; i < d->nev; i++) {
 		char *p;
@@ -1467,9 +1507,7 @@ static void emit(struct diff *d, ek_tid_t lo, ek_tid_t hi, bool backward)
 			int m = d->files[i].alive[TO] ? TO : FROM;
 
 			nfiles++;
-			unresolved += !d->files[i].path[m] &&
-				      !(d->files[i].ino < d->s[m].fs->sb.first_ino &&
-					d->files[i].ino != EXT4_ROOT_INO);
+			unresolved += !d->files[i].path[m] && !reserved(d->s[m].fs, d->files[i].ino);
 		}
 	snprintf(a, sizeof(a), d->s[FROM].replayed ? "up to %u" : "nothing", d->s[FROM].upto);
 	snprintf(b, sizeof(b), d->s[TO].replayed ? "up to %u" : "nothing", d->s[TO].upto);
