@@ -768,6 +768,16 @@ START_TEST(test_inline)
 	put_inline_dir(11, 2, 24, true);
 	ck_assert_int_eq(iter(11, 0, &nm), 0);
 	ck_assert_str_eq(nm.s, ".:11,..:2,a:12,bb:13,ccc:14,dddd:15");
+	{
+		/* an inline directory's whole area is its block 0 */
+		struct ek_inode d = read_ino(11);
+
+		memset(&nm, 0, sizeof(nm));
+		ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 0, 0, collect, &nm), 0);
+		ck_assert_str_eq(nm.s, ".:11,..:2,a:12,bb:13,ccc:14,dddd:15");
+		ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 1, 0, collect, &nm), -ENOENT);
+		ek_inode_release(&d);
+	}
 	ck_assert_int_eq(lookup(11, "dddd", &ino), 0);
 	ck_assert_uint_eq(ino, 15);
 	ck_assert_int_eq(lookup(11, "..", &ino), 0);
