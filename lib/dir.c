@@ -667,6 +667,47 @@ int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
 	return dir_walk(fs, dir, flags, fn, arg);
 }
 
+int ek_dir_iterate_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			 unsigned flags, ek_dir_fn fn, void *arg)
+{
+	struct dirctx c = { .fs = fs, .dir = dir, .flags = flags, .fn = fn, .arg = arg };
+	bool unwritten;
+	ek_blk_t pblk;
+	int err;
+
+	if (!ek_is_dir(dir->mode))
+		return -ENOTDIR;
+	if (dir->flags & EXT4_INLINE_DATA_FL) {
+		if (lblk)
+			return -ENOENT;
+		err = iterate_inline(&c);
+		return err ? err : walk_result(&c);
+	}
+	if (lblk >= dir_nblocks(fs, dir))
+		return -ENOENT;
+	err = ek_map_bmap(fs, dir, lblk, &pblk, &unwritten);
+	if (err)
+		return err;
+	if (!pblk || unwritten)
+		return -ENOENT;
+	c.buf = ek_malloc(fs->blksz);
+	if (!c.buf)
+		return -ENOMEM;
+	c.is_dx = dir_is_dx(fs, dir);
+	err = ek_fs_read_blocks(fs, pblk, 1, c.buf);
+	if (!err)
+		err = do_block(&c, lblk, pblk);
+	free(c.buf);
+	if (c.stop)
+		return c.stop;
+	if (err) {
+		err = note(&c, err);
+		if (err)
+			return err;
+	}
+	return walk_result(&c);
+}
+
 /* ---- lookup ------------------------------------------------------------------- */
 
 struct match {

@@ -923,6 +923,14 @@ typedef int (*ek_dir_fn)(void *arg, const struct ek_dirent *de);
  */
 int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
 		   ek_dir_fn fn, void *arg);
+/*
+ * The entries of logical block @lblk of @dir alone, as ek_dir_iterate()
+ * gives them (an index block has none but an htree root's '.' and '..');
+ * an inline directory's whole area is its block 0.  -ENOENT when @lblk is
+ * past i_size, a hole or unwritten; -ENOTDIR; damage as ek_dir_iterate().
+ */
+int ek_dir_iterate_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
+			 unsigned flags, ek_dir_fn fn, void *arg);
 /* @dir is read through its htree index: EXT4_INDEX_FL, dir_index, not inline */
 bool ek_dir_is_htree(const struct ek_fs *fs, const struct ek_inode *dir);
 /* look up one name in @dir; -ENOENT if absent */
@@ -2424,6 +2432,16 @@ struct ek_blk_owner {
  * could, out filled.
  */
 int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct ek_blk_owner *out);
+/*
+ * ek_blocks_owner() walking only the inodes @inos[0..@ninos) (in use by
+ * the inode bitmap; unreadable ones are damage) instead of every inode:
+ * geometry and descriptors name what they name, the listed inodes' maps
+ * and xattr blocks the rest, and a block none of them names is FREE or
+ * UNKNOWN by the block bitmap (UNKNOWN: some inode not listed may own it).
+ * An XATTR record counts the listed users only.  Cost: the listed maps.
+ */
+int ek_blocks_owner_among(struct ek_fs *fs, const ek_blk_t *blocks, size_t n,
+			  const ek_ino_t *inos, size_t ninos, struct ek_blk_owner *out);
 /* stable snake_case name of @k ("inode_table") */
 const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
 /* one line for people: "data of inode 12, logical block 3"; returns @buf */

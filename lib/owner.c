@@ -18,7 +18,9 @@
  *   bitmaps     what nothing names is free, or in use by nobody known
  *
  * The pass stops early once every block is named and none is an xattr
- * block (whose list of users only a full pass completes).  Memory is the
+ * block (whose list of users only a full pass completes).
+ * ek_blocks_owner_among() replaces the pass by the maps of a given list
+ * of inodes: its cost is theirs, not the filesystem's.  Memory is the
  * sorted copy and one record per block.
  */
 #include <stdlib.h>
@@ -283,7 +285,31 @@ static int name_inode(void *arg, struct ek_inode *ei, int err)
 	return done(w);
 }
 
-int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct ek_blk_owner *out)
+/* walk only the inodes @inos[0..@ninos) instead of every inode */
+static int name_listed(struct owners *w, const ek_ino_t *inos, size_t ninos)
+{
+	for (size_t i = 0; i < ninos && !done(w); i++) {
+		struct ek_inode ei;
+		int err = ek_inode_read(w->fs, inos[i], &ei);
+
+		/* a bad checksum or extra size comes decoded: walk it anyway */
+		if (err && (!ei.raw || (err != -EK_BADCRC && err != -EK_CORRUPT))) {
+			ek_inode_release(&ei);
+			if (err == -ENOMEM)
+				return err;
+			damage(w, err);
+			continue;
+		}
+		err = name_inode(w, &ei, err);
+		ek_inode_release(&ei);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, bool all,
+			const ek_ino_t *inos, size_t ninos, struct ek_blk_owner *out)
 {
 	struct owners w = { .fs = fs };
 	size_t u = 0;
@@ -306,7 +332,12 @@ int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct e
 	w.n = w.left = u;
 
 	name_static(&w);
-	if (w.left) {
+	if (w.left && !all) {
+		err = name_listed(&w, inos, ninos);
+		if (err == -ENOMEM)
+			goto out_free;
+		err = 0;
+	} else if (w.left) {
 		err = ek_inode_scan(fs, name_inode, &w);
 		if (err == -ENOMEM)
 			goto out_free;
@@ -338,6 +369,17 @@ out_free:
 	free(w.own);
 	free(w.blk);
 	return err;
+}
+
+int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct ek_blk_owner *out)
+{
+	return blocks_owner(fs, blocks, n, true, NULL, 0, out);
+}
+
+int ek_blocks_owner_among(struct ek_fs *fs, const ek_blk_t *blocks, size_t n,
+			  const ek_ino_t *inos, size_t ninos, struct ek_blk_owner *out)
+{
+	return blocks_owner(fs, blocks, n, false, inos, ninos, out);
 }
 
 /* ---- names ---------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "extkit.h"
 #include "cmd_mount.h"
+#include "diff.h"
 
 struct rp {
 	const char *prog;
@@ -1359,10 +1360,19 @@ struct rp_cmd {
 	const char *help;
 	bool plan;	/* needs the replay plan */
 	int nargs;	/* arguments after IMAGE */
+	int maxargs;	/* more are optional, up to this many (0: exactly nargs) */
 };
+
+static int do_diff(struct rp *r, int argc, char **argv)
+{
+	return rp_diff(r->prog, r->out, r->image,
+		       &(struct ek_open_opts){ .flags = r->fs->flags, .offset = r->offset },
+		       r->j, &r->log, argc - 1, argv + 1);
+}
 
 static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "apply", NULL, "IMAGE", "replay the journal and process orphans (--dry-run, --output COPY, --upto TID)" },
+	{ "diff", do_diff, "IMAGE TID1 [TID2]", "what changed, file by file, from the image as of TID2 (TID1-1) to as of TID1", false, 1, 2 },
 	{ "fc", do_fc, "IMAGE", "the fast-commit area: its state and each record" },
 	{ "history", do_history, "IMAGE", "per transaction: commit time, delta, blocks, logged, revokes" },
 	{ "info", do_info, "IMAGE", "journal geometry, features, state and live region" },
@@ -1559,7 +1569,8 @@ int main(int argc, char **argv)
 		ek_out_free(r.out);
 		return ret;
 	}
-	if (argc - optind - 2 != cmd->nargs) {
+	if (argc - optind - 2 < cmd->nargs ||
+	    argc - optind - 2 > (cmd->maxargs ? cmd->maxargs : cmd->nargs)) {
 		fprintf(stderr, "%s: usage: %s %s %s\n", r.prog, r.prog, cmd->name, cmd->usage);
 		return 2;
 	}

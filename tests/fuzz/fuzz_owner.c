@@ -4,7 +4,8 @@
  * blocks of the image, some past its end, and every logged home block,
  * on the image as it is and on the image seen through the replay plan of
  * its journal (a second, read-only ek_fs with ek_jplan_overlay), as
- * `extkit-replay show` does.
+ * `extkit-replay show` does; and from a short list of inodes alone
+ * (ek_blocks_owner_among), as `extkit-replay diff` does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,13 @@ static void classify(struct ek_fs *fs, const ek_blk_t *blocks, size_t n)
 	struct ek_blk_owner *out = calloc(n ? n : 1, sizeof(*out));
 	char buf[128];
 
+	/* a list of inodes as diff gives one: a few in use, one past the end */
+	ek_ino_t inos[] = { 2, 11, 12, 13, fs->sb.inodes_count, fs->sb.inodes_count + 1 };
+
 	if (out && ek_blocks_owner(fs, blocks, n, out) != -ENOMEM)
+		for (size_t i = 0; i < n; i++)
+			ek_blk_owner_describe(&out[i], buf, sizeof(buf));
+	if (out && ek_blocks_owner_among(fs, blocks, n, inos, 6, out) != -ENOMEM)
 		for (size_t i = 0; i < n; i++)
 			ek_blk_owner_describe(&out[i], buf, sizeof(buf));
 	free(out);

@@ -359,6 +359,17 @@ START_TEST(test_linear)
 	ck_assert_int_eq(lookup(11, "alph", &ino), -ENOENT);
 	ck_assert_int_eq(lookup(11, "", &ino), -ENOENT);
 
+	/* one block alone; past the end and a hole are -ENOENT */
+	d = read_ino(11);
+	memset(&nm, 0, sizeof(nm));
+	ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 1, 0, collect, &nm), 0);
+	ck_assert_str_eq(nm.s, "delta:15,eps:16");
+	memset(&nm, 0, sizeof(nm));
+	ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 0, 0, collect, &nm), 0);
+	ck_assert_str_eq(nm.s, ".:11,..:2,alpha:12,beta:13,gamma:14");
+	ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 2, 0, collect, &nm), -ENOENT);
+	ek_inode_release(&d);
+
 	/* the visitor's stop value comes back as is */
 	d = read_ino(11);
 	ck_assert_int_eq(ek_dir_iterate(U.fs, &d, 0, stop_at_3, &count), 42);
@@ -367,6 +378,7 @@ START_TEST(test_linear)
 	put_file(20);
 	d = read_ino(20);
 	ck_assert_int_eq(ek_dir_iterate(U.fs, &d, 0, collect, &nm), -ENOTDIR);
+	ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 0, 0, collect, &nm), -ENOTDIR);
 	ck_assert_int_eq(ek_dir_lookup(U.fs, &d, "x", 1, &ino), -ENOTDIR);
 	ek_inode_release(&d);
 	blk_free(&k0);
@@ -389,6 +401,15 @@ START_TEST(test_linear_hole)
 	ck_assert_int_eq(iter(11, 0, &nm), 0);
 	ck_assert_str_eq(nm.s, ".:11,..:2,alpha:12,beta:13,gamma:14,delta:15,eps:16");
 	ck_assert_int_eq(lookup(11, "delta", &ino), 0);
+	{
+		struct ek_inode d = read_ino(11);
+
+		ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 1, 0, collect, &nm), -ENOENT);
+		memset(&nm, 0, sizeof(nm));
+		ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 2, 0, collect, &nm), 0);
+		ck_assert_str_eq(nm.s, "delta:15,eps:16");
+		ek_inode_release(&d);
+	}
 	/* blocks mapped past i_size are not part of the directory */
 	{
 		struct rawino r;
@@ -747,6 +768,16 @@ START_TEST(test_inline)
 	put_inline_dir(11, 2, 24, true);
 	ck_assert_int_eq(iter(11, 0, &nm), 0);
 	ck_assert_str_eq(nm.s, ".:11,..:2,a:12,bb:13,ccc:14,dddd:15");
+	{
+		/* an inline directory's whole area is its block 0 */
+		struct ek_inode d = read_ino(11);
+
+		memset(&nm, 0, sizeof(nm));
+		ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 0, 0, collect, &nm), 0);
+		ck_assert_str_eq(nm.s, ".:11,..:2,a:12,bb:13,ccc:14,dddd:15");
+		ck_assert_int_eq(ek_dir_iterate_block(U.fs, &d, 1, 0, collect, &nm), -ENOENT);
+		ek_inode_release(&d);
+	}
 	ck_assert_int_eq(lookup(11, "dddd", &ino), 0);
 	ck_assert_uint_eq(ino, 15);
 	ck_assert_int_eq(lookup(11, "..", &ino), 0);

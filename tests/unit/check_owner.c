@@ -312,6 +312,45 @@ START_TEST(test_inodes)
 }
 END_TEST
 
+/*
+ * Only the listed inodes' maps: 12's blocks are named, 13's and 2's
+ * (not listed) are UNKNOWN in use, the geometry and the free blocks are
+ * as before; 15 listed alone makes a one-user xattr record.
+ */
+START_TEST(test_among)
+{
+	ek_blk_t blocks[] = { 20, 40, 41, 52, 60, 61, 70, 81, 5 };
+	ek_ino_t inos[] = { 12, 15, 17 };	/* 17: not in use, walked as nothing */
+	struct ek_blk_owner out[9];
+
+	inode_fs();
+	ck_assert_int_eq(ek_blocks_owner_among(u.fs, blocks, 9, inos, 3, out), 0);
+	ck_assert_int_eq(out[0].kind, EK_OWNER_UNKNOWN);	/* root's, not listed */
+	ck_assert_int_eq(out[1].kind, EK_OWNER_EXTENT_LEAF);
+	ck_assert_uint_eq(out[1].ino, 12);
+	ck_assert_int_eq(out[2].kind, EK_OWNER_DATA);
+	ck_assert_uint_eq(out[2].lblk, 0);
+	ck_assert_int_eq(out[3].kind, EK_OWNER_DATA);
+	ck_assert(out[3].unwritten);
+	ck_assert_int_eq(out[4].kind, EK_OWNER_UNKNOWN);
+	ck_assert_int_eq(out[5].kind, EK_OWNER_UNKNOWN);
+	ck_assert_int_eq(out[6].kind, EK_OWNER_XATTR);
+	ck_assert_uint_eq(out[6].refs, 1);
+	ck_assert_uint_eq(out[6].first_ino, 15);
+	ck_assert_int_eq(out[7].kind, EK_OWNER_FREE);
+	ck_assert_int_eq(out[8].kind, EK_OWNER_INODE_TABLE);
+	/* no inode listed: geometry and bitmaps only */
+	ck_assert_int_eq(ek_blocks_owner_among(u.fs, blocks, 9, NULL, 0, out), 0);
+	ck_assert_int_eq(out[1].kind, EK_OWNER_UNKNOWN);
+	ck_assert_int_eq(out[8].kind, EK_OWNER_INODE_TABLE);
+	/* an inode number outside the filesystem is damage, the rest still named */
+	inos[1] = 1u << 30;
+	ck_assert_int_lt(ek_blocks_owner_among(u.fs, blocks, 9, inos, 2, out), 0);
+	ck_assert_int_eq(out[1].kind, EK_OWNER_EXTENT_LEAF);
+	unit_fs_done(&u);
+}
+END_TEST
+
 /* a map that cannot be walked: what it named before stays, the rest is
  * classified, and the damage is returned at the end */
 START_TEST(test_damage)
@@ -533,6 +572,7 @@ static Suite *owner_suite(void)
 
 	tcase_add_loop_test(tc, test_geometry, 0, 2);
 	tcase_add_test(tc, test_inodes);
+	tcase_add_test(tc, test_among);
 	tcase_add_test(tc, test_damage);
 	tcase_add_test(tc, test_overlay);
 	tcase_add_test(tc, test_overlay_super);
