@@ -2901,11 +2901,68 @@ void ek_out_record_end(struct ek_out *o);
  * above 100), ended by a newline at 100%.  The one bar of every tool.
  */
 void ek_out_bar(FILE *f, const char *label, unsigned *last, uint64_t done, uint64_t total);
+/*
+ * The length (1..4) of the valid UTF-8 sequence at @p (before @end), its
+ * code point in *@cp when @cp is not NULL; 0 for an invalid, truncated or
+ * overlong sequence, a surrogate or a value past U+10FFFF.
+ */
+size_t ek_utf8_seq(const uint8_t *p, const uint8_t *end, uint32_t *cp);
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */
 const char *ek_fmt_iso(int64_t t, char *buf, size_t len);
 /* @u as 8-4-4-4-12 lower-case hex into @buf (37 bytes or more) */
 const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len);
+
+/* ---- SVG and HTML markup (svg.c) ------------------------------------ */
+
+/*
+ * A streaming writer of SVG (or HTML) markup.  Every attribute value and
+ * every piece of text goes through one escaper: &, <, >, " and ' become
+ * entities, invalid UTF-8 and the characters XML 1.0 forbids (C0 controls
+ * but tab, newline and return; U+FFFE, U+FFFF) become U+FFFD, so a name
+ * from a hostile image can neither end an attribute nor open a tag.
+ * Element names and attribute names come from the program, never from
+ * data.  Elements nest up to EK_SVG_DEPTH deep; ek_svg_end() closes the
+ * innermost.  In HTML mode an empty element is written <x></x> (HTML has
+ * no self-closing tags but for void elements), in SVG mode <x/>.
+ */
+#define EK_SVG_DEPTH 32
+struct ek_svg {
+	FILE *f;
+	bool html;		/* <x></x>, not <x/>, for an empty element */
+	bool open;		/* the innermost start tag still takes attributes */
+	unsigned depth;
+	const char *stack[EK_SVG_DEPTH];
+	bool overflow;		/* nesting past EK_SVG_DEPTH (a program bug): dropped */
+	unsigned lost;		/* elements dropped and not ended yet */
+};
+/* @f: where to write (the caller's).  @html: HTML rules for empty elements */
+void ek_svg_init(struct ek_svg *s, FILE *f, bool html);
+/* the XML declaration and <svg> root of @w x @h user units, with xmlns */
+void ek_svg_doc_begin(struct ek_svg *s, double w, double h);
+/* start element @name (a literal): attributes may follow until content */
+void ek_svg_begin(struct ek_svg *s, const char *name);
+/* attribute: printf-formatted, then escaped */
+void ek_svg_attr(struct ek_svg *s, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ek_svg_attr_u64(struct ek_svg *s, const char *name, uint64_t v);
+/* a number with at most 2 decimals, no exponent ("12.5") */
+void ek_svg_attr_num(struct ek_svg *s, const char *name, double v);
+/* an attribute from (ptr, len) bytes, e.g. a file name from the image */
+void ek_svg_attr_bytes(struct ek_svg *s, const char *name, const void *v, size_t len);
+/* text content: printf-formatted, then escaped */
+void ek_svg_text(struct ek_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ek_svg_text_bytes(struct ek_svg *s, const void *v, size_t len);
+/* markup the program made itself (a nested document), written as is */
+void ek_svg_raw(struct ek_svg *s, const char *markup, size_t len);
+/* close the innermost element */
+void ek_svg_end(struct ek_svg *s);
+/* close every open element; 0, or -EIO when a write failed */
+int ek_svg_finish(struct ek_svg *s);
+/* one complete element: <name attrs...>text</name> with a <title> helper */
+void ek_svg_title(struct ek_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* write (ptr, len) escaped for text or an attribute value to @f */
+void ek_xml_escape(FILE *f, const void *v, size_t len);
 
 #endif /* EXTKIT_H */
