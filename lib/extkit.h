@@ -1423,6 +1423,26 @@ struct ek_jlog {
 	bool failed_commit;	/* a corrupt commit block, not an interrupted async
 				 * one, ended the log (jbd2 j_failed_commit) */
 };
+/* is journal block @jblk in the live region (s_start..end_jblk, around the ring)? */
+bool ek_jlog_live(const struct ek_journal *j, const struct ek_jlog *log, uint32_t jblk);
+
+/* a block outside the live region that still holds a jbd2 header */
+struct ek_jstale_blk {
+	uint32_t jblk;
+	uint32_t type;		/* JBD2_DESCRIPTOR_BLOCK, _COMMIT_BLOCK, _REVOKE_BLOCK... */
+	ek_tid_t seq;		/* the transaction it belonged to */
+	uint32_t ndata;		/* descriptor: the data blocks it describes that follow
+				 * it outside the live region, unwrapped (skipped) */
+};
+/*
+ * Walk the ring outside the live region (all of it when the journal is
+ * clean), in block order, calling @fn for each block with a jbd2 header.
+ * A descriptor's data blocks are skipped, not decoded.  Unreadable blocks
+ * are passed over.  Returns 0, -ENOMEM, or @fn's nonzero return.
+ */
+int ek_jlog_stale_walk(struct ek_journal *j, const struct ek_jlog *log,
+		       int (*fn)(void *arg, const struct ek_jstale_blk *b), void *arg);
+
 /* end_reason of a clean journal (s_start 0): there is no live log */
 #define EK_JLOG_CLEAN "the journal is clean: no live transactions"
 
@@ -2726,6 +2746,19 @@ struct ek_freefrag {
 	uint64_t chunk_blocks;	/* chunk size asked for (0: none) */
 	uint64_t total_chunks, free_chunks;
 };
+
+/*
+ * The checkpoint seek profile: home blocks fed in the order they are
+ * written.  A jump is a move of more than @gap blocks from the previous
+ * home; distance sums the jumps.  Start from a zeroed struct.
+ */
+struct ek_seekstat {
+	uint64_t writes, jumps, distance;
+	bool have;		/* (internal) prev is set */
+	uint64_t prev;
+};
+/* count a write of @home; the move's length when it is a jump, else 0 */
+uint64_t ek_seek_add(struct ek_seekstat *s, uint64_t home, uint64_t gap);
 
 /* free-space extents from the block bitmaps */
 int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *out);

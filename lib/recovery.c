@@ -542,3 +542,45 @@ void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_
 		ek_out_u64(o, "bad_data_checksums", t->bad_tags);
 	ek_out_obj_end(o);
 }
+
+/* ---- the ring outside the live log ---------------------------------------- */
+
+bool ek_jlog_live(const struct ek_journal *j, const struct ek_jlog *log, uint32_t jblk)
+{
+	uint32_t s = j->sb.start, e = log->end_jblk;
+
+	if (!s)
+		return false;
+	return s <= e ? jblk >= s && jblk < e : jblk >= s || jblk < e;
+}
+
+int ek_jlog_stale_walk(struct ek_journal *j, const struct ek_jlog *log,
+		       int (*fn)(void *arg, const struct ek_jstale_blk *b), void *arg)
+{
+	const struct ek_jsb *sb = &j->sb;
+	uint8_t *buf = ek_malloc(sb->blocksize);
+	struct ek_jfmt f;
+	int ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	ek_jfmt_init(&f, sb);
+	/* one step per block at least: b only grows, up to sb->last */
+	for (uint32_t b = sb->first; b < sb->last && !ret; b++) {
+		struct ek_jstale_blk sbk = { .jblk = b };
+		uint32_t skip = 0;
+
+		if (ek_jlog_live(j, log, b))
+			continue;
+		if (ek_journal_read(j, b, buf) || !ek_jhdr_decode(buf, &sbk.type, &sbk.seq))
+			continue;
+		if (sbk.type == JBD2_DESCRIPTOR_BLOCK)
+			skip = ek_jdesc_count(&f, buf);
+		/* the data blocks a stale descriptor names follow it (not wrapped) */
+		for (; skip && b + 1 < sb->last && !ek_jlog_live(j, log, b + 1); skip--, b++)
+			sbk.ndata++;
+		ret = fn(arg, &sbk);
+	}
+	free(buf);
+	return ret;
+}

@@ -543,27 +543,7 @@ static int do_history(struct rp *r, int argc, char **argv)
 
 /* ---- seeks: the checkpoint seek profile ----------------------------------- */
 
-struct seekstat {
-	uint64_t writes, jumps, distance;
-};
-
-/* moves between consecutive home blocks of more than @gap blocks */
-static void seek_add(struct seekstat *s, bool *have, uint64_t *prev, uint64_t home, uint64_t gap)
-{
-	if (*have) {
-		uint64_t dist = home > *prev ? home - *prev : *prev - home;
-
-		if (dist > gap) {
-			s->jumps++;
-			s->distance += dist;
-		}
-	}
-	*have = true;
-	*prev = home;
-	s->writes++;
-}
-
-static void seek_json(struct ek_out *o, const char *key, const struct seekstat *s)
+static void seek_json(struct ek_out *o, const char *key, const struct ek_seekstat *s)
 {
 	ek_out_obj_begin(o, key);
 	ek_out_u64(o, "writes", s->writes);
@@ -575,9 +555,7 @@ static void seek_json(struct ek_out *o, const char *key, const struct seekstat *
 static int do_seeks(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
-	struct seekstat total = { 0 }, sorted = { 0 };
-	bool have_total = false, have_sorted = false;
-	uint64_t prev_total = 0, prev_sorted = 0;
+	struct ek_seekstat total = { 0 }, sorted = { 0 };
 
 	(void)argc, (void)argv;
 	ek_out_obj_begin(o, NULL);
@@ -590,9 +568,8 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
-		struct seekstat st = { 0 }, ss = { 0 };
-		bool h1 = false, h2 = false;
-		uint64_t p1 = 0, p2 = 0, *homes;
+		struct ek_seekstat st = { 0 }, ss = { 0 };
+		uint64_t *homes;
 		uint32_t n = 0;
 
 		if (t->state != EK_JTXN_COMMITTED)
@@ -603,8 +580,8 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 		for (uint32_t g = 0; g < t->ntags; g++) {
 			if (ek_jplan_fate(&r->plan, r->j, t, &t->tags[g]) != EK_JFATE_WRITTEN)
 				continue;
-			seek_add(&st, &h1, &p1, t->tags[g].home, r->gap);
-			seek_add(&total, &have_total, &prev_total, t->tags[g].home, r->gap);
+			ek_seek_add(&st, t->tags[g].home, r->gap);
+			ek_seek_add(&total, t->tags[g].home, r->gap);
 			homes[n++] = t->tags[g].home;
 		}
 		/* the same blocks written in block order */
@@ -616,7 +593,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 				homes[b - 1] = x;
 			}
 		for (uint32_t a = 0; a < n; a++)
-			seek_add(&ss, &h2, &p2, homes[a], r->gap);
+			ek_seek_add(&ss, homes[a], r->gap);
 		free(homes);
 		ek_out_text(o, "%10u %8llu %8llu %14llu %8llu %14llu\n", t->tid,
 			    (unsigned long long)st.writes, (unsigned long long)st.jumps,
@@ -631,7 +608,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	ek_out_arr_end(o);
 	/* a whole replay writes the plan in block order, each home once */
 	for (size_t i = 0; i < r->plan.nwrites; i++)
-		seek_add(&sorted, &have_sorted, &prev_sorted, r->plan.writes[i].home, r->gap);
+		ek_seek_add(&sorted, r->plan.writes[i].home, r->gap);
 	ek_out_text(o, "overall, log order: %llu writes, %llu jumps, distance %llu\n",
 		    (unsigned long long)total.writes, (unsigned long long)total.jumps,
 		    (unsigned long long)total.distance);
@@ -1007,24 +984,30 @@ static int print_orphan(void *arg, const struct ek_orphan *op)
 	return 0;
 }
 
-/* in the live region (start..end, around the ring)? */
-static bool live(const struct rp *r, uint32_t jblk)
-{
-	uint32_t s = r->j->sb.start, e = r->log.end_jblk;
+struct stale_count {
+	uint64_t desc, data, other;
+};
 
-	if (!s)
-		return false;
-	return s <= e ? jblk >= s && jblk < e : jblk >= s || jblk < e;
+static int count_stale(void *arg, const struct ek_jstale_blk *b)
+{
+	struct stale_count *c = arg;
+
+	if (b->type == JBD2_DESCRIPTOR_BLOCK)
+		c->desc++;
+	else
+		c->other++;
+	c->data += b->ndata;
+	return 0;
 }
 
 static int do_orphans(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
 	const struct ek_jsb *sb = &r->j->sb;
-	uint64_t torn = 0, bad = 0, outside = 0, stale_desc = 0, stale_data = 0, stale_other = 0;
+	uint64_t torn = 0, bad = 0, outside = 0;
+	struct stale_count sc = { 0 };
 	uint64_t stale_homes = 0;
 	struct orphan_out oo = { .o = o };
-	struct ek_jfmt f;
 	uint8_t *buf = ek_malloc(sb->blocksize), sbbuf[EXT4_SUPERBLOCK_SIZE];
 	int err = 0;
 
@@ -1067,36 +1050,18 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 		    (unsigned long long)torn, (unsigned long long)bad, (unsigned long long)outside);
 
 	/* the rest of the ring: older transactions' blocks, never replayed */
-	ek_jfmt_init(&f, sb);
-	for (uint32_t b = sb->first; b < sb->last && !err; b++) {
-		uint32_t skip = 0, type;
-		ek_tid_t seq;
-
-		if (live(r, b))
-			continue;
-		err = ek_journal_read(r->j, b, buf);
-		if (err || !ek_jhdr_decode(buf, &type, &seq))
-			continue;
-		switch (type) {
-		case JBD2_DESCRIPTOR_BLOCK:
-			stale_desc++;
-			skip = ek_jdesc_count(&f, buf);
-			break;
-		default:
-			stale_other++;
-		}
-		/* the data blocks a stale descriptor names follow it (not wrapped) */
-		for (; skip && b + 1 < sb->last && !live(r, b + 1); skip--, b++)
-			stale_data++;
+	err = ek_jlog_stale_walk(r->j, &r->log, count_stale, &sc);
+	if (err) {
+		free(buf);
+		return fail(r, "orphans", err);
 	}
-	err = 0;
 	ek_out_text(o, "Stale region (outside the live log): %llu descriptor blocks, %llu data blocks they describe, %llu commit/revoke blocks\n",
-		    (unsigned long long)stale_desc, (unsigned long long)stale_data,
-		    (unsigned long long)stale_other);
+		    (unsigned long long)sc.desc, (unsigned long long)sc.data,
+		    (unsigned long long)sc.other);
 	ek_out_obj_begin(o, "stale_region");
-	ek_out_u64(o, "descriptor_blocks", stale_desc);
-	ek_out_u64(o, "data_blocks", stale_data);
-	ek_out_u64(o, "other_blocks", stale_other);
+	ek_out_u64(o, "descriptor_blocks", sc.desc);
+	ek_out_u64(o, "data_blocks", sc.data);
+	ek_out_u64(o, "other_blocks", sc.other);
 	ek_out_obj_end(o);
 
 	/* logged blocks whose home is free once the log is replayed */
