@@ -13,31 +13,7 @@
 #include <unistd.h>
 #include "extkit.h"
 #include "cmd_mount.h"
-
-struct rp {
-	const char *prog;
-	struct ek_out *out;
-	struct ek_fs *fs;
-	struct ek_journal *j;
-	struct ek_jlog log;
-	struct ek_jplan plan;	/* all committed transactions, or up to --upto */
-	bool jsonl;
-	bool dry_run;
-	const char *output;	/* apply: write a copy here instead of in place */
-	bool journal_only;	/* apply: no orphan processing after the journal */
-	const char *undo;	/* apply: record the original bytes here */
-	const char *journal_dev;	/* external journal device */
-	bool applied;		/* apply finished writing: keep its copy whatever the status */
-	bool force;		/* apply: replay part of the log (--upto) in place;
-				 * undo: go past the checks, as e2undo -f */
-	bool have_upto;
-	ek_tid_t upto;		/* --upto */
-	unsigned flags;		/* EK_OPEN_IGNORE_CSUM (-n) */
-	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
-	enum ek_out_mode out_mode;
-	const char *image;
-	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
-};
+#include "replay.h"
 
 static int fail(struct rp *r, const char *what, int err)
 {
@@ -470,7 +446,7 @@ static int do_revokes(struct rp *r, int argc, char **argv)
 
 /* ---- history: the offline /proc/fs/jbd2/<dev>/history -------------------- */
 
-static int do_history(struct rp *r, int argc, char **argv)
+int do_history(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
 	uint64_t n = 0, blocks = 0, logged = 0, revokes = 0;
@@ -812,7 +788,7 @@ static void apply_result(struct rp *r, const struct ek_recovery *rec,
 	ek_out_obj_end(o);
 }
 
-static int do_apply(struct rp *r)
+int do_apply(struct rp *r)
 {
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
@@ -1000,7 +976,7 @@ static int count_stale(void *arg, const struct ek_jstale_blk *b)
 	return 0;
 }
 
-static int do_orphans(struct rp *r, int argc, char **argv)
+int do_orphans(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
 	const struct ek_jsb *sb = &r->j->sb;
@@ -1324,6 +1300,7 @@ struct rp_cmd {
 	const char *help;
 	bool plan;	/* needs the replay plan */
 	int nargs;	/* arguments after IMAGE */
+	bool no_data_csum;	/* with the plan: data checksums not read (as list) */
 };
 
 static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
@@ -1334,9 +1311,11 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "list", do_list, "IMAGE", "one row per transaction in the live log" },
 	{ "mount", NULL, "IMAGE DIR", "serve IMAGE as recovery leaves it, read-only, at DIR (FUSE; --upto TID)" },
 	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes", true },
+	{ "report", do_report, "IMAGE", "one HTML page: timeline, history, orphans, apply plan (--html F)", true },
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
 	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true, 1 },
+	{ "timeline", do_timeline, "IMAGE", "transactions by kind of block, the ring, seeks (--svg F)", true, 0, true },
 	{ "undo", NULL, "UNDO IMAGE", "restore IMAGE from an undo file (ours or e2fsprogs' -z)" },
 };
 
@@ -1354,7 +1333,9 @@ static void usage(FILE *f, const char *prog)
 		"  -n, --ignore-csum  accept a journal superblock with a bad checksum\n"
 		"              (apply takes only --ignore-csum: -n never writes)\n"
 		"  --upto TID  plan (show, seeks, apply, mount) up to this transaction\n"
-		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
+		"  --gap N     seeks, timeline: a jump moves more than N blocks (16)\n"
+		"  --svg F     timeline: draw the picture into F (- for stdout)\n"
+		"  --html F    report: write the page into F (- for stdout)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
 		"  --undo F    apply: save what is overwritten in the new undo file F\n"
@@ -1387,6 +1368,8 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "ignore-csum", no_argument, NULL, 'I' },
 		{ "offset", required_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'T' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -1410,6 +1393,12 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			r.output = optarg;
+			break;
+		case 'S':
+			r.svg = optarg;
+			break;
+		case 'T':
+			r.html = optarg;
 			break;
 		case 'j':
 			r.journal_only = true;
@@ -1528,6 +1517,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: usage: %s %s %s\n", r.prog, r.prog, cmd->name, cmd->usage);
 		return 2;
 	}
+	/* report prints the apply plan: it needs what apply reads */
+	r.flags = flags;
+	r.have_upto = have_upto;
+	r.upto = (ek_tid_t)upto;
+	r.out_mode = mode;
+	if ((r.svg && strcmp(cmd->name, "timeline")) || (r.html && strcmp(cmd->name, "report"))) {
+		fprintf(stderr, "%s: --svg is for 'timeline', --html for 'report'\n", r.prog);
+		return 2;
+	}
 	if (r.output || r.undo || r.force) {
 		fprintf(stderr, "%s: --output, --undo and --force are for 'apply' (--force: and 'undo')\n",
 			r.prog);
@@ -1547,7 +1545,7 @@ int main(int argc, char **argv)
 	flush_warnings(&r);
 	/* data-block checksums cost a read of the whole log: only where they count */
 	if (!err)
-		r.j->no_data_csum = !cmd->plan;
+		r.j->no_data_csum = !cmd->plan || cmd->no_data_csum;
 	if (!err)
 		err = ek_journal_scan(r.j, &r.log);
 	if (err) {
