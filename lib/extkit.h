@@ -2429,6 +2429,30 @@ struct ek_blk_owner {
  * could, out filled.
  */
 int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct ek_blk_owner *out);
+#define EK_OWNER_NKINDS (EK_OWNER_DATA + 1)
+
+/*
+ * How many blocks of each kind lie in each of @ncells cells of @per_cell
+ * blocks from @first: a picture of a whole filesystem at a fixed cost.
+ * Static metadata from the geometry and the descriptors; free blocks from
+ * each group's bitmap (@read_bitmaps) or its descriptor's free count
+ * (spread evenly over the group: a huge filesystem draws without reading
+ * a bitmap); files' blocks by walking every inode in use (@walk_inodes),
+ * else only the journal's.  In-use blocks nothing named are UNKNOWN, past
+ * the end OUTSIDE.  A block named twice (damage; an xattr block shared)
+ * counts twice.  @count: the caller's array of @ncells rows, zeroed.
+ * Returns 0, -EINVAL, -ENOMEM, or the first damage met after counting
+ * what it could.
+ */
+struct ek_owner_census {
+	ek_blk_t first;
+	uint64_t per_cell;
+	size_t ncells;
+	uint64_t (*count)[EK_OWNER_NKINDS];
+	bool read_bitmaps, walk_inodes;
+	uint64_t walked_inodes;		/* out */
+};
+int ek_owner_census(struct ek_fs *fs, struct ek_owner_census *c);
 /* stable snake_case name of @k ("inode_table") */
 const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
 /* one line for people: "data of inode 12, logical block 3"; returns @buf */
