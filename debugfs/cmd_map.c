@@ -10,7 +10,8 @@
  * MAP_DETAIL_GROUPS groups; past that free space comes from the group
  * descriptors and files' blocks show as "in use" (the journal is always
  * named), so a 16 TiB filesystem draws in about the time a small one does.
- * --file PATH outlines the cells holding that file's blocks.  Beside the
+ * --file PATH outlines the cells holding that file's blocks (data, and
+ * the extent or indirect blocks mapping them, as debugfs `blocks` lists).  Beside the
  * map: the free-space histogram freefrag prints (ek_layout_free), when the
  * bitmaps are read.
  *
@@ -86,11 +87,13 @@ static int file_cb(void *arg, const struct ek_mapping *m)
 {
 	struct map *mp = arg;
 	ek_blk_t b = m->pblk, end = mp->c.first + mp->ncells * mp->per_cell;
-	uint64_t len = m->len;
+	uint64_t len = m->kind == EK_MAP_TREE ? 1 : m->len;
 
-	if (m->kind != EK_MAP_DATA)
+	/* its data and the extent or indirect blocks mapping them, as debugfs blocks */
+	if (m->kind == EK_MAP_DATA)
+		mp->file_extents++;
+	else if (m->kind != EK_MAP_TREE)
 		return 0;
-	mp->file_extents++;
 	mp->file_blocks += len;
 	if (b < mp->c.first || b >= end)
 		return 0;
