@@ -2982,7 +2982,8 @@ const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len);
  * Element names and attribute names come from the program, never from
  * data.  Elements nest up to EK_SVG_DEPTH deep; ek_svg_end() closes the
  * innermost.  In HTML mode an empty element is written <x></x> (HTML has
- * no self-closing tags but for void elements), in SVG mode <x/>.
+ * no self-closing tags) but for HTML's void elements (<meta/>: no end tag
+ * allowed), in SVG mode <x/>: the page stays well-formed XML and HTML.
  */
 #define EK_SVG_DEPTH 32
 struct ek_svg {

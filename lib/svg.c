@@ -227,6 +227,18 @@ void ek_svg_raw(struct ek_svg *s, const char *markup, size_t len)
 	fwrite(markup, 1, len, s->f);
 }
 
+/* HTML's void elements: never an end tag, "<meta/>" in both HTML and XML */
+static bool html_void(const char *name)
+{
+	static const char *const v[] = { "area", "base", "br", "col", "embed", "hr", "img",
+					 "input", "link", "meta", "source", "track", "wbr" };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!strcmp(name, v[i]))
+			return true;
+	return false;
+}
+
 void ek_svg_end(struct ek_svg *s)
 {
 	const char *name;
@@ -238,7 +250,7 @@ void ek_svg_end(struct ek_svg *s)
 	if (!s->depth)
 		return;
 	name = s->stack[--s->depth];
-	if (s->open && !s->html) {
+	if (s->open && (!s->html || html_void(name))) {
 		fputs("/>", s->f);
 	} else {
 		close_start(s);

@@ -123,10 +123,13 @@ START_TEST(test_html)
 	ek_svg_begin(&s, "div");
 	ek_svg_begin(&s, "td");
 	ek_svg_end(&s);
+	ek_svg_begin(&s, "meta");
+	ek_svg_attr(&s, "charset", "utf-8");
+	ek_svg_end(&s);
 	ek_svg_raw(&s, "<hr>", 4);
 	ck_assert_int_eq(ek_svg_finish(&s), 0);
 	fclose(f);
-	ck_assert_str_eq(buf, "<div><td></td>\n<hr></div>\n");
+	ck_assert_str_eq(buf, "<div><td></td>\n<meta charset=\"utf-8\"/>\n<hr></div>\n");
 }
 END_TEST
 
