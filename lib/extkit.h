@@ -135,6 +135,9 @@ void ek_io_close(struct ek_io *io);
 uint64_t ek_io_size(const struct ek_io *io);
 /* Read exactly @len bytes at @off (relative to the offset); -EIO on error or EOF. */
 int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off);
+/* bytes from @off (up to @len) that are a hole of a sparse image file, so
+ * read as zeros (lseek SEEK_DATA); 0 when not, unknown, or an overlay is set */
+uint64_t ek_io_hole_len(struct ek_io *io, uint64_t off, uint64_t len);
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
 /* make written data durable (fdatasync) */
 int ek_io_sync(struct ek_io *io);
@@ -1340,6 +1343,12 @@ int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now,
 			  uint32_t *blksz, uint8_t *uuid);
 int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
+/* the physical run from @jblk: *pblk and its length *len (<= @max) */
+int ek_journal_bmap_run(const struct ek_journal *j, uint64_t jblk, uint64_t max, ek_blk_t *pblk,
+			uint64_t *len);
+/* how many of the @count journal blocks from @jblk are a hole in the image
+ * file (read as zeros: no header there); 0 when unknown (ek_io_hole_len) */
+uint32_t ek_journal_hole_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 /* @count journal blocks from @jblk on (no wrap), as few reads as the map allows */
 int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count, void *buf);

@@ -232,37 +232,48 @@ static int timeline_collect(struct rp *r, struct timeline *tl)
 	if (err)
 		return err;
 
-	/* the seek profile: the blocks replay writes, in log order (as `seeks`) */
-	for (size_t i = 0; i < tl->ntx; i++) {
-		const struct ek_jtxn *t = tl->tx[i].t;
+	/* the seek profile: the blocks replay writes, in log order (as `seeks`);
+	 * each tag's fate asked once */
+	{
+		size_t ntags = 0, k = 0;
+		uint8_t *written;
 
-		if (t->state != EK_JTXN_COMMITTED)
-			continue;
-		for (uint32_t g = 0; g < t->ntags; g++)
-			writes += ek_jplan_fate(&r->plan, r->j, t, &t->tags[g]) == EK_JFATE_WRITTEN;
-	}
-	for (size_t i = 0; i < tl->ntx; i++) {
-		const struct ek_jtxn *t = tl->tx[i].t;
+		for (size_t i = 0; i < tl->ntx; i++)
+			ntags += tl->tx[i].t->ntags;
+		written = ek_calloc(ntags ? ntags : 1, 1);
+		if (!written)
+			return -ENOMEM;
+		for (size_t i = 0; i < tl->ntx; i++) {
+			const struct ek_jtxn *t = tl->tx[i].t;
 
-		if (t->state != EK_JTXN_COMMITTED)
-			continue;
-		for (uint32_t g = 0; g < t->ntags; g++) {
-			uint64_t home = t->tags[g].home;
-			struct tl_seekcol *c;
-			uint64_t jump;
-
-			if (ek_jplan_fate(&r->plan, r->j, t, &t->tags[g]) != EK_JFATE_WRITTEN)
-				continue;
-			jump = ek_seek_add(&tl->seek, home, r->gap);
-			c = &tl->col[writes > TL_COLS ? w * TL_COLS / writes : w];
-			if (!c->writes || home < c->min)
-				c->min = home;
-			if (!c->writes || home > c->max)
-				c->max = home;
-			c->writes++;
-			c->jumps += jump != 0;
-			w++;
+			for (uint32_t g = 0; g < t->ntags; g++, k++) {
+				written[k] = t->state == EK_JTXN_COMMITTED &&
+					     ek_jplan_fate(&r->plan, r->j, t, &t->tags[g]) == EK_JFATE_WRITTEN;
+				writes += written[k];
+			}
 		}
+		k = 0;
+		for (size_t i = 0; i < tl->ntx; i++) {
+			const struct ek_jtxn *t = tl->tx[i].t;
+
+			for (uint32_t g = 0; g < t->ntags; g++) {
+				uint64_t home = t->tags[g].home, jump;
+				struct tl_seekcol *c;
+
+				if (!written[k++])
+					continue;
+				jump = ek_seek_add(&tl->seek, home, r->gap);
+				c = &tl->col[writes > TL_COLS ? w * TL_COLS / writes : w];
+				if (!c->writes || home < c->min)
+					c->min = home;
+				if (!c->writes || home > c->max)
+					c->max = home;
+				c->writes++;
+				c->jumps += jump != 0;
+				w++;
+			}
+		}
+		free(written);
 	}
 	return 0;
 }
