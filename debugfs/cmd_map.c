@@ -71,14 +71,18 @@ struct map {
 	uint64_t file_blocks, file_extents;
 };
 
-/* the kind a cell shows: the one with the most blocks, outside last */
+/*
+ * The kind a cell shows: the one with the most blocks; on a tie the named
+ * kind over free and unknown (metadata before data: the later in the enum),
+ * outside the filesystem only when nothing else is there.
+ */
 static enum ek_blk_owner_kind dominant(const uint64_t *count)
 {
 	enum ek_blk_owner_kind best = EK_OWNER_OUTSIDE;
 	uint64_t n = 0;
 
 	for (int k = 0; k < EK_OWNER_NKINDS; k++)
-		if (k != EK_OWNER_OUTSIDE && count[k] > n)
+		if (k != EK_OWNER_OUTSIDE && count[k] && count[k] >= n)
 			best = k, n = count[k];
 	return best;
 }
