@@ -73,7 +73,7 @@ struct map {
 
 /*
  * The kind a cell shows: the one with the most blocks; on a tie the named
- * kind over free and unknown (metadata before data: the later in the enum),
+ * kind over free and unknown (the later in the enum),
  * outside the filesystem only when nothing else is there.
  */
 static enum ek_blk_owner_kind dominant(const uint64_t *count)

@@ -284,9 +284,10 @@ static void emit(struct rp *r, const struct timeline *tl)
 {
 	struct ek_out *o = r->out;
 	const struct ek_jsb *sb = &r->j->sb;
+	bool clean;
 
 	ek_out_obj_begin(o, NULL);
-	ek_jlog_emit_status(o, r->j, &r->log);
+	clean = ek_jlog_emit_status(o, r->j, &r->log);
 	ek_out_obj_begin(o, "ring");
 	ek_out_u64(o, "first_block", sb->first);
 	ek_out_u64(o, "end_block", sb->last);	/* the wrap point: the log goes on at first */
@@ -299,10 +300,12 @@ static void emit(struct rp *r, const struct timeline *tl)
 		ek_out_u64(o, "owners_after_tid", tl->upto);
 	else
 		ek_out_null(o, "owners_after_tid");
-	ek_out_text(o, "%10s %-12s %7s %6s", "tid", "state", "first", "blocks");
-	for (int c = 0; c < TL_NCAT; c++)
-		ek_out_text(o, " %s", cats[c].key);
-	ek_out_text(o, " revokes\n");
+	if (!clean) {
+		ek_out_text(o, "%10s %-12s %7s %6s", "tid", "state", "first", "blocks");
+		for (int c = 0; c < TL_NCAT; c++)
+			ek_out_text(o, " %s", cats[c].key);
+		ek_out_text(o, " revokes\n");
+	}
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < tl->ntx; i++) {
 		const struct tl_txn *x = &tl->tx[i];
