@@ -58,11 +58,13 @@ static int run_orphans(struct rp *r)
 static int run_plan(struct rp *r)
 {
 	bool saved = r->dry_run;
+	struct ek_fs *fs = r->fs;	/* apply borrows r->fs for its own image's warnings */
 	int ret;
 
 	r->dry_run = true;	/* what apply --dry-run prints; nothing written */
 	ret = do_apply(r);
 	r->dry_run = saved;
+	r->fs = fs;
 	return ret;
 }
 
