@@ -120,15 +120,8 @@ static int add_stale(void *arg, const struct ek_jstale_blk *b)
 
 	/* consecutive headers of one sequence are one stale transaction */
 	if (!s || s->tid != b->seq || b->jblk < s->last) {
-		if (tl->nstale == tl->stale_cap) {
-			size_t cap = tl->stale_cap ? 2 * tl->stale_cap : 64;
-			struct tl_stale *n = realloc(tl->stale, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			tl->stale = n;
-			tl->stale_cap = cap;
-		}
+		if (ek_grow(&tl->stale, &tl->stale_cap, tl->nstale + 1, sizeof(*tl->stale)))
+			return -ENOMEM;
 		s = &tl->stale[tl->nstale++];
 		*s = (struct tl_stale){ .tid = b->seq, .first = b->jblk };
 	}
