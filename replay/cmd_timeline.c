@@ -592,9 +592,9 @@ static void panel_ring(struct rp *r, const struct timeline *tl, struct ek_svg *s
 		}
 		ek_svg_end(s);
 		vline(s, XJ(start), y0, base + 4, "#2a7d2a", false);
-		text_at(s, XJ(start), base + 14, "middle", "%s", "start");
+		text_at(s, XJ(start), base + 26, "middle", "%s", "start");
 		vline(s, XJ(end), y0, base + 4, "#2a7d2a", true);
-		text_at(s, XJ(end), base + 26, "middle", "%s", "end");
+		text_at(s, XJ(end), base + 38, "middle", "%s", "end");
 	}
 	/* the wrap point: after the last block the log goes on at the first */
 	ek_svg_begin(s, "g");
