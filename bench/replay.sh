@@ -8,7 +8,8 @@
 # on its own fresh copy of the crash image (both results must be the same
 # bytes but for s_kbytes_written and the superblock checksum, so both did
 # the same work), and `extkit-replay --json list` against
-# `debugfs -c -R logdump`.  Prints the best wall-clock seconds of 3 runs, the
+# `debugfs -c -R logdump`, and `extkit-replay timeline --svg` against our own
+# `list --json`.  Prints the best wall-clock seconds of 3 runs, the
 # ratio extkit/e2fsprogs (lower is better), the aim, and peak RSS.
 #
 # The crash images are made once (root, loop devices; about a minute) and
@@ -225,6 +226,8 @@ fi
 echo "apply: extkit-replay apply against e2fsck -p -E journal_only"
 echo "list: extkit-replay --json list against debugfs -c -R logdump; both read the descriptor,"
 echo "  revoke and commit blocks alone (list leaves v2/v3 data-block checksums to show and apply)"
+echo "timeline: extkit-replay timeline --json --svg against extkit's own list --json (its e2fs"
+echo "  column): the picture's owner pass and plan on top of list's scan"
 echo "seconds: wall clock, the best of 3 runs; cpu: user + system seconds of that run"
 printf '%-20s %8s %8s %6s %5s %7s %7s %10s %10s\n' "operation" "extkit" "e2fs" "ratio" "aim" \
 	"cpu_ek" "cpu_e2" "rss_ek_kB" "rss_e2_kB"
@@ -244,6 +247,10 @@ for n in dj meta; do
 	ek_r=$(measure : "$ek" --json list "$fast/$n.img")
 	e2_r=$(measure : debugfs -c -R logdump "$fast/$n.img")
 	row "list --json ($n)" 1 "$ek_r" "$e2_r"
+	# the timeline against our own list: the e2fs column is list's
+	tl_r=$(measure : "$ek" timeline "$fast/$n.img" --json --svg "$fast/timeline.svg")
+	row "timeline/list ($n)" 2 "$tl_r" "$ek_r"
+	rm -f "$fast/timeline.svg"
 	rm -f "$fast/$n.img"
 done
 echo "apply: both tools left the same bytes on each image (but for s_kbytes_written and the superblock checksum)"

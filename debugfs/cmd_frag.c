@@ -209,7 +209,7 @@ int do_frag(struct dbg *d, int argc, char **argv)
  * e2freefrag's range label: the start of bucket @i and its end, both in the
  * start's unit (K, M, G...), the number 5 wide: "  512M... 1024M-".
  */
-static void range_label(uint32_t blksz, int i, char *buf, size_t len)
+void dbg_free_range_label(uint32_t blksz, int i, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
 	uint64_t start = ((uint64_t)blksz << i) >> 10;
@@ -285,7 +285,7 @@ int do_freefrag(struct dbg *d, int argc, char **argv)
 	for (int i = 0; i < 64; i++) {
 		if (!ff.hist[i])
 			continue;
-		range_label(blksz, i, label, sizeof(label));
+		dbg_free_range_label(blksz, i, label, sizeof(label));
 		ek_out_text(d->out, "%s  :  %12llu  %12llu  %6.2f%%\n", label,
 			    (unsigned long long)ff.hist[i], (unsigned long long)ff.hist_blocks[i],
 			    ff.free_blocks ? 100.0 * ff.hist_blocks[i] / ff.free_blocks : 0.0);

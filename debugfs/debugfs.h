@@ -89,6 +89,9 @@ int do_dump(struct dbg *d, int argc, char **argv);
 int do_rdump(struct dbg *d, int argc, char **argv);
 int do_frag(struct dbg *d, int argc, char **argv);
 int do_freefrag(struct dbg *d, int argc, char **argv);
+int do_map(struct dbg *d, int argc, char **argv);
+/* e2freefrag's label of histogram bucket @i (cmd_frag.c), for map too */
+void dbg_free_range_label(uint32_t blksz, int i, char *buf, size_t len);
 int do_ea_list(struct dbg *d, int argc, char **argv);
 int do_logdump(struct dbg *d, int argc, char **argv);
 int do_list_quota(struct dbg *d, int argc, char **argv);

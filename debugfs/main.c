@@ -40,6 +40,7 @@ static const struct dbg_cmd dbg_cmds[] = {	/* keep sorted */
 	{ "list_quota", "lq", do_list_quota, 1, 1, NEED_FS | JSON_OK, "<user|group|project>", "list a quota file's entries" },
 	{ "logdump", NULL, do_logdump, 0, -1, NEED_FS | JSON_OK, "[-acOS] [-b block] [-i inode] [-f journal_dev]", "dump the journal" },
 	{ "ls", "list_directory", do_ls, 0, 5, NEED_FS | JSON_OK, "[-l] [-d] [-p] [-r] [dir]", "list a directory" },
+	{ "map", NULL, do_map, 0, 4, NEED_FS | JSON_OK, "[--svg file] [--file path]", "allocation map by owner kind (SVG picture)" },
 	{ "ncheck", NULL, do_ncheck, 1, -1, NEED_FS | JSON_OK, "[-c] <inode> ...", "find the paths of inodes" },
 	{ "open", "open_filesys", do_open, 1, 7, 0, "[-c] [-n] [-s sb -b bs] <image>", "open a filesystem" },
 	{ "pwd", NULL, do_pwd, 0, 0, NEED_FS | JSON_OK, "", "print the current directory" },

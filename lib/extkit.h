@@ -135,6 +135,9 @@ void ek_io_close(struct ek_io *io);
 uint64_t ek_io_size(const struct ek_io *io);
 /* Read exactly @len bytes at @off (relative to the offset); -EIO on error or EOF. */
 int ek_io_pread(struct ek_io *io, void *buf, size_t len, uint64_t off);
+/* bytes from @off (up to @len) that are a hole of a sparse image file, so
+ * read as zeros (lseek SEEK_DATA); 0 when not, unknown, or an overlay is set */
+uint64_t ek_io_hole_len(struct ek_io *io, uint64_t off, uint64_t len);
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off);
 /* make written data durable (fdatasync) */
 int ek_io_sync(struct ek_io *io);
@@ -1356,6 +1359,12 @@ int ek_journal_open_dev(struct ek_fs *fs, const char *path, unsigned flags,
 int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now,
 			  uint32_t *blksz, uint8_t *uuid);
 int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk);
+/* the physical run from @jblk: *pblk and its length *len (<= @max) */
+int ek_journal_bmap_run(const struct ek_journal *j, uint64_t jblk, uint64_t max, ek_blk_t *pblk,
+			uint64_t *len);
+/* how many of the @count journal blocks from @jblk are a hole in the image
+ * file (read as zeros: no header there); 0 when unknown (ek_io_hole_len) */
+uint32_t ek_journal_hole_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count);
 int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 /* @count journal blocks from @jblk on (no wrap), as few reads as the map allows */
 int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count, void *buf);
@@ -1439,6 +1448,26 @@ struct ek_jlog {
 	bool failed_commit;	/* a corrupt commit block, not an interrupted async
 				 * one, ended the log (jbd2 j_failed_commit) */
 };
+/* is journal block @jblk in the live region (s_start..end_jblk, around the ring)? */
+bool ek_jlog_live(const struct ek_journal *j, const struct ek_jlog *log, uint32_t jblk);
+
+/* a block outside the live region that still holds a jbd2 header */
+struct ek_jstale_blk {
+	uint32_t jblk;
+	uint32_t type;		/* JBD2_DESCRIPTOR_BLOCK, _COMMIT_BLOCK, _REVOKE_BLOCK... */
+	ek_tid_t seq;		/* the transaction it belonged to */
+	uint32_t ndata;		/* descriptor: the data blocks it describes that follow
+				 * it outside the live region, unwrapped (skipped) */
+};
+/*
+ * Walk the ring outside the live region (all of it when the journal is
+ * clean), in block order, calling @fn for each block with a jbd2 header.
+ * A descriptor's data blocks are skipped, not decoded.  Unreadable blocks
+ * are passed over.  Returns 0, -ENOMEM, or @fn's nonzero return.
+ */
+int ek_jlog_stale_walk(struct ek_journal *j, const struct ek_jlog *log,
+		       int (*fn)(void *arg, const struct ek_jstale_blk *b), void *arg);
+
 /* end_reason of a clean journal (s_start 0): there is no live log */
 #define EK_JLOG_CLEAN "the journal is clean: no live transactions"
 
@@ -2442,6 +2471,31 @@ int ek_blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, struct e
  */
 int ek_blocks_owner_among(struct ek_fs *fs, const ek_blk_t *blocks, size_t n,
 			  const ek_ino_t *inos, size_t ninos, struct ek_blk_owner *out);
+
+#define EK_OWNER_NKINDS (EK_OWNER_DATA + 1)
+
+/*
+ * How many blocks of each kind lie in each of @ncells cells of @per_cell
+ * blocks from @first: a picture of a whole filesystem at a fixed cost.
+ * Static metadata from the geometry and the descriptors; free blocks from
+ * each group's bitmap (@read_bitmaps) or its descriptor's free count
+ * (spread evenly over the group: a huge filesystem draws without reading
+ * a bitmap); files' blocks by walking every inode in use (@walk_inodes),
+ * else only the journal's.  In-use blocks nothing named are UNKNOWN, past
+ * the end OUTSIDE.  A block named twice (damage; an xattr block shared)
+ * counts twice.  @count: the caller's array of @ncells rows, zeroed.
+ * Returns 0, -EINVAL, -ENOMEM, or the first damage met after counting
+ * what it could.
+ */
+struct ek_owner_census {
+	ek_blk_t first;
+	uint64_t per_cell;
+	size_t ncells;
+	uint64_t (*count)[EK_OWNER_NKINDS];
+	bool read_bitmaps, walk_inodes;
+	uint64_t walked_inodes;		/* out */
+};
+int ek_owner_census(struct ek_fs *fs, struct ek_owner_census *c);
 /* stable snake_case name of @k ("inode_table") */
 const char *ek_blk_owner_kind_name(enum ek_blk_owner_kind k);
 /* one line for people: "data of inode 12, logical block 3"; returns @buf */
@@ -2800,6 +2854,19 @@ struct ek_freefrag {
 	uint64_t total_chunks, free_chunks;
 };
 
+/*
+ * The checkpoint seek profile: home blocks fed in the order they are
+ * written.  A jump is a move of more than @gap blocks from the previous
+ * home; distance sums the jumps.  Start from a zeroed struct.
+ */
+struct ek_seekstat {
+	uint64_t writes, jumps, distance;
+	bool have;		/* (internal) prev is set */
+	uint64_t prev;
+};
+/* count a write of @home; the move's length when it is a jump, else 0 */
+uint64_t ek_seek_add(struct ek_seekstat *s, uint64_t home, uint64_t gap);
+
 /* free-space extents from the block bitmaps */
 int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *out);
 
@@ -2974,11 +3041,69 @@ void ek_out_record_end(struct ek_out *o);
  * above 100), ended by a newline at 100%.  The one bar of every tool.
  */
 void ek_out_bar(FILE *f, const char *label, unsigned *last, uint64_t done, uint64_t total);
+/*
+ * The length (1..4) of the valid UTF-8 sequence at @p (before @end), its
+ * code point in *@cp when @cp is not NULL; 0 for an invalid, truncated or
+ * overlong sequence, a surrogate or a value past U+10FFFF.
+ */
+size_t ek_utf8_seq(const uint8_t *p, const uint8_t *end, uint32_t *cp);
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */
 const char *ek_fmt_iso(int64_t t, char *buf, size_t len);
 /* @u as 8-4-4-4-12 lower-case hex into @buf (37 bytes or more) */
 const char *ek_fmt_uuid(const uint8_t u[16], char *buf, size_t len);
+
+/* ---- SVG and HTML markup (svg.c) ------------------------------------ */
+
+/*
+ * A streaming writer of SVG (or HTML) markup.  Every attribute value and
+ * every piece of text goes through one escaper: &, <, >, " and ' become
+ * entities, invalid UTF-8 and the characters XML 1.0 forbids (C0 controls
+ * but tab, newline and return; U+FFFE, U+FFFF) become U+FFFD, so a name
+ * from a hostile image can neither end an attribute nor open a tag.
+ * Element names and attribute names come from the program, never from
+ * data.  Elements nest up to EK_SVG_DEPTH deep; ek_svg_end() closes the
+ * innermost.  In HTML mode an empty element is written <x></x> (HTML has
+ * no self-closing tags) but for HTML's void elements (<meta/>: no end tag
+ * allowed), in SVG mode <x/>: the page stays well-formed XML and HTML.
+ */
+#define EK_SVG_DEPTH 32
+struct ek_svg {
+	FILE *f;
+	bool html;		/* <x></x>, not <x/>, for an empty element */
+	bool open;		/* the innermost start tag still takes attributes */
+	unsigned depth;
+	const char *stack[EK_SVG_DEPTH];
+	bool overflow;		/* nesting past EK_SVG_DEPTH (a program bug): dropped */
+	unsigned lost;		/* elements dropped and not ended yet */
+};
+/* @f: where to write (the caller's).  @html: HTML rules for empty elements */
+void ek_svg_init(struct ek_svg *s, FILE *f, bool html);
+/* the XML declaration and <svg> root of @w x @h user units, with xmlns */
+void ek_svg_doc_begin(struct ek_svg *s, double w, double h);
+/* start element @name (a literal): attributes may follow until content */
+void ek_svg_begin(struct ek_svg *s, const char *name);
+/* attribute: printf-formatted, then escaped */
+void ek_svg_attr(struct ek_svg *s, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ek_svg_attr_u64(struct ek_svg *s, const char *name, uint64_t v);
+/* a number with at most 2 decimals, no exponent ("12.5") */
+void ek_svg_attr_num(struct ek_svg *s, const char *name, double v);
+/* an attribute from (ptr, len) bytes, e.g. a file name from the image */
+void ek_svg_attr_bytes(struct ek_svg *s, const char *name, const void *v, size_t len);
+/* text content: printf-formatted, then escaped */
+void ek_svg_text(struct ek_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ek_svg_text_bytes(struct ek_svg *s, const void *v, size_t len);
+/* markup the program made itself (a nested document), written as is */
+void ek_svg_raw(struct ek_svg *s, const char *markup, size_t len);
+/* close the innermost element */
+void ek_svg_end(struct ek_svg *s);
+/* close every open element; 0, or -EIO when a write failed */
+int ek_svg_finish(struct ek_svg *s);
+/* one complete element: <name attrs...>text</name> with a <title> helper */
+void ek_svg_title(struct ek_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* write (ptr, len) escaped for text or an attribute value to @f */
+void ek_xml_escape(FILE *f, const void *v, size_t len);
 
 #endif /* EXTKIT_H */

@@ -381,3 +381,18 @@ bool ek_target_mounted(const char *path)
 	fclose(f);
 	return found;
 }
+
+uint64_t ek_io_hole_len(struct ek_io *io, uint64_t off, uint64_t len)
+{
+	off_t data;
+
+	/* an overlay may hold blocks the file does not */
+	if (io->overlay || off > io->size || len > io->size - off)
+		return 0;
+	data = lseek(io->fd, (off_t)(io->offset + off), SEEK_DATA);
+	if (data < 0)
+		return errno == ENXIO ? len : 0;	/* ENXIO: a hole to the end */
+	if ((uint64_t)data <= io->offset + off)
+		return 0;
+	return (uint64_t)data - (io->offset + off) < len ? (uint64_t)data - (io->offset + off) : len;
+}

@@ -208,8 +208,8 @@ static int map_journal(struct ek_journal *j, struct ek_inode *ei)
  * The filesystem (or device) block of journal block @jblk, and in *@len how
  * many of the @max blocks from @jblk on follow it on disk.
  */
-static int bmap_run(const struct ek_journal *j, uint64_t jblk, uint64_t max, ek_blk_t *pblk,
-		    uint64_t *len)
+int ek_journal_bmap_run(const struct ek_journal *j, uint64_t jblk, uint64_t max, ek_blk_t *pblk,
+			uint64_t *len)
 {
 	size_t lo = 0, hi = j->nruns;
 
@@ -242,7 +242,7 @@ int ek_journal_bmap(const struct ek_journal *j, uint64_t jblk, ek_blk_t *pblk)
 {
 	uint64_t len;
 
-	return bmap_run(j, jblk, 1, pblk, &len);
+	return ek_journal_bmap_run(j, jblk, 1, pblk, &len);
 }
 
 int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count, void *buf)
@@ -254,7 +254,7 @@ int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t c
 	while (count) {
 		ek_blk_t pblk;
 		uint64_t n;
-		int err = bmap_run(j, jblk, count, &pblk, &n);
+		int err = ek_journal_bmap_run(j, jblk, count, &pblk, &n);
 
 		if (!err && j->dev)
 			err = ek_io_pread(j->dev, p, (size_t)n << shift, pblk << shift);
@@ -625,4 +625,16 @@ int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now
 out:
 	free(buf);
 	return err;
+}
+
+uint32_t ek_journal_hole_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count)
+{
+	unsigned shift = j->fs->log_blksz;
+	ek_blk_t pblk;
+	uint64_t n, hole;
+
+	if (ek_journal_bmap_run(j, jblk, count, &pblk, &n) || !n)
+		return 0;
+	hole = ek_io_hole_len(j->dev ? j->dev : j->fs->io, pblk << shift, n << shift);
+	return (uint32_t)(hole >> shift);
 }

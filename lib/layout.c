@@ -150,3 +150,24 @@ int ek_layout_free(struct ek_fs *fs, uint64_t chunk_blocks, struct ek_freefrag *
 	out->total_blocks = fs->sb.blocks_count;	/* as e2freefrag */
 	return 0;
 }
+
+/* ---- checkpoint seek profile --------------------------------------------- */
+
+uint64_t ek_seek_add(struct ek_seekstat *s, uint64_t home, uint64_t gap)
+{
+	uint64_t dist = 0;
+
+	if (s->have) {
+		dist = home > s->prev ? home - s->prev : s->prev - home;
+		if (dist > gap) {
+			s->jumps++;
+			s->distance += dist;
+		} else {
+			dist = 0;
+		}
+	}
+	s->have = true;
+	s->prev = home;
+	s->writes++;
+	return dist;
+}

@@ -51,6 +51,38 @@ static void newline_indent(struct ek_out *o)
 		fputs("  ", o->f);
 }
 
+size_t ek_utf8_seq(const uint8_t *p, const uint8_t *end, uint32_t *cp_out)
+{
+	size_t n = 0, k;
+	uint32_t cp = 0;
+	uint8_t c;
+
+	if (p >= end)
+		return 0;
+	c = *p;
+	if (c < 0x80)
+		n = 0, cp = c;
+	else if ((c & 0xE0) == 0xC0)
+		n = 1, cp = c & 0x1F;
+	else if ((c & 0xF0) == 0xE0)
+		n = 2, cp = c & 0x0F;
+	else if ((c & 0xF8) == 0xF0)
+		n = 3, cp = c & 0x07;
+	else
+		return 0;
+	if ((size_t)(end - p) <= n)
+		return 0;
+	for (k = 1; k <= n && (p[k] & 0xC0) == 0x80; k++)
+		cp = cp << 6 | (p[k] & 0x3F);
+	/* reject truncated and overlong forms, surrogates and > U+10FFFF */
+	if (k <= n || (n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+	    (n == 3 && cp < 0x10000) || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+		return 0;
+	if (cp_out)
+		*cp_out = cp;
+	return n + 1;
+}
+
 static void put_string(struct ek_out *o, const char *s, size_t len, bool *lossy)
 {
 	const uint8_t *p = (const uint8_t *)s, *end = p + len;
@@ -58,8 +90,7 @@ static void put_string(struct ek_out *o, const char *s, size_t len, bool *lossy)
 	fputc('"', o->f);
 	while (p < end) {
 		uint8_t c = *p;
-		size_t n = 0;
-		uint32_t cp = 0;
+		size_t n;
 
 		if (c < 0x80) {
 			if (c == '"' || c == '\\')
@@ -75,25 +106,10 @@ static void put_string(struct ek_out *o, const char *s, size_t len, bool *lossy)
 			p++;
 			continue;
 		}
-		if ((c & 0xE0) == 0xC0)
-			n = 1, cp = c & 0x1F;
-		else if ((c & 0xF0) == 0xE0)
-			n = 2, cp = c & 0x0F;
-		else if ((c & 0xF8) == 0xF0)
-			n = 3, cp = c & 0x07;
-		if (n && (size_t)(end - p) > n) {
-			size_t k;
-
-			for (k = 1; k <= n && (p[k] & 0xC0) == 0x80; k++)
-				cp = cp << 6 | (p[k] & 0x3F);
-			/* reject overlong forms, surrogates and > U+10FFFF */
-			if (k > n && !(n == 1 && cp < 0x80) && !(n == 2 && cp < 0x800) &&
-			    !(n == 3 && cp < 0x10000) && !(cp >= 0xD800 && cp <= 0xDFFF) &&
-			    cp <= 0x10FFFF) {
-				fwrite(p, 1, n + 1, o->f);
-				p += n + 1;
-				continue;
-			}
+		if ((n = ek_utf8_seq(p, end, NULL))) {
+			fwrite(p, 1, n, o->f);
+			p += n;
+			continue;
 		}
 		fputs("\xEF\xBF\xBD", o->f);	/* U+FFFD */
 		if (lossy)

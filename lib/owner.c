@@ -192,6 +192,22 @@ static void name_static(struct owners *w)
 
 /* ---- the inode pass ------------------------------------------------------- */
 
+/* what an inode's data blocks are: the journal's, a directory's, a file's */
+static enum ek_blk_owner_kind data_kind_of(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	if (ei->ino == fs->sb.journal_inum && ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+		return EK_OWNER_JOURNAL;
+	return ek_is_dir(ei->mode) ? EK_OWNER_DIR : EK_OWNER_DATA;
+}
+
+/* what a tree block of the map walk is */
+static enum ek_blk_owner_kind tree_kind_of(const struct ek_inode *ei, const struct ek_mapping *m)
+{
+	if (!(ei->flags & EXT4_EXTENTS_FL))
+		return EK_OWNER_INDIRECT;
+	return m->level ? EK_OWNER_EXTENT_INDEX : EK_OWNER_EXTENT_LEAF;
+}
+
 /* nonzero stops the walk and the pass: nothing left to learn */
 static int done(const struct owners *w)
 {
@@ -208,11 +224,7 @@ static int name_mapping(void *arg, const struct ek_mapping *m)
 	case EK_MAP_INDEX:
 		break;		/* the child node follows as EK_MAP_TREE */
 	case EK_MAP_TREE:
-		if (ei->flags & EXT4_EXTENTS_FL)
-			o = claim_blk(w, m->pblk, m->level ? EK_OWNER_EXTENT_INDEX :
-							     EK_OWNER_EXTENT_LEAF);
-		else
-			o = claim_blk(w, m->pblk, EK_OWNER_INDIRECT);
+		o = claim_blk(w, m->pblk, tree_kind_of(ei, m));
 		if (o) {
 			o->ino = ei->ino;
 			o->level = m->level;
@@ -270,13 +282,7 @@ static int name_inode(void *arg, struct ek_inode *ei, int err)
 		}
 	}
 	w->ei = ei;
-	if (ei->ino == fs->sb.journal_inum &&
-	    ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
-		w->data_kind = EK_OWNER_JOURNAL;
-	else if (ek_is_dir(ei->mode))
-		w->data_kind = EK_OWNER_DIR;
-	else
-		w->data_kind = EK_OWNER_DATA;
+	w->data_kind = data_kind_of(fs, ei);
 	err = ek_map_walk(fs, ei, name_mapping, w);
 	if (err == -ENOMEM)
 		return err;
@@ -380,6 +386,252 @@ int ek_blocks_owner_among(struct ek_fs *fs, const ek_blk_t *blocks, size_t n,
 			  const ek_ino_t *inos, size_t ninos, struct ek_blk_owner *out)
 {
 	return blocks_owner(fs, blocks, n, false, inos, ninos, out);
+}
+
+/* ---- a census of block kinds per cell (debugfs map) ----------------------- */
+
+struct census {
+	struct ek_fs *fs;
+	struct ek_owner_census *c;
+	const struct ek_inode *ei;
+	enum ek_blk_owner_kind data_kind;
+	int err;
+};
+
+/* add @len blocks from @blk, as @kind, to the cells they fall in */
+static void census_add(struct ek_owner_census *c, enum ek_blk_owner_kind kind, ek_blk_t blk,
+		       uint64_t len)
+{
+	uint64_t end;
+
+	if (blk < c->first)
+		len = len > c->first - blk ? len - (c->first - blk) : 0, blk = c->first;
+	end = c->first + (uint64_t)c->ncells * c->per_cell;
+	if (blk >= end)
+		return;
+	if (len > end - blk)
+		len = end - blk;
+	while (len) {
+		size_t k = (blk - c->first) / c->per_cell;
+		uint64_t room = c->first + (k + 1) * c->per_cell - blk;
+		uint64_t n = len < room ? len : room;
+
+		c->count[k][kind] += n;
+		blk += n;
+		len -= n;
+	}
+}
+
+/* @n blocks of @kind somewhere in @blk..+@len: spread evenly over the cells */
+static void census_spread(struct ek_owner_census *c, enum ek_blk_owner_kind kind, ek_blk_t blk,
+			  uint64_t len, uint64_t n)
+{
+	uint64_t done = 0, seen = 0;
+	uint64_t end = c->first + (uint64_t)c->ncells * c->per_cell;
+
+	if (!len || blk < c->first || blk >= end)
+		return;
+	if (len > end - blk)
+		len = end - blk;
+	while (seen < len) {
+		size_t k = (blk + seen - c->first) / c->per_cell;
+		uint64_t room = c->first + (k + 1) * c->per_cell - (blk + seen);
+		uint64_t part = len - seen < room ? len - seen : room;
+		/* the share of the cells so far, so rounding never loses a block */
+		uint64_t upto = (uint64_t)((unsigned __int128)n * (seen + part) / len);
+
+		c->count[k][kind] += upto - done;
+		done = upto;
+		seen += part;
+	}
+}
+
+static void census_static(struct ek_fs *fs, struct ek_owner_census *c)
+{
+	bool meta = ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG);
+	ek_blk_t total = fs->sb.blocks_count;
+
+	if (fs->sb.first_data_block)
+		census_add(c, EK_OWNER_BOOT, 0, fs->sb.first_data_block);
+	else if (fs->blksz == 1024)
+		census_add(c, EK_OWNER_BOOT, 0, 1);
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		const struct ek_group *grp = &fs->groups[g];
+		ek_blk_t s = ek_group_first_block(fs, g);
+		uint32_t n = ek_group_sb_gdt_blocks(fs, g);
+		bool sup = ek_group_has_super(fs, g);
+
+		if (s == 0 && fs->blksz == 1024)
+			s = 1;
+		if (sup && n) {
+			census_add(c, EK_OWNER_SUPER, s, 1);
+			s++, n--;
+		}
+		if (!meta || g / fs->desc_per_block < fs->sb.first_meta_bg) {
+			uint32_t r = n > fs->sb.reserved_gdt_blocks ? fs->sb.reserved_gdt_blocks : n;
+
+			census_add(c, EK_OWNER_GDT, s, n - r);
+			census_add(c, EK_OWNER_RESERVED_GDT, s + n - r, r);
+		} else {
+			census_add(c, EK_OWNER_GDT, s, n);
+		}
+		/* descriptors naming blocks past the end are damage: not counted */
+		if (grp->block_bitmap && grp->block_bitmap < total)
+			census_add(c, EK_OWNER_BLOCK_BITMAP, grp->block_bitmap, 1);
+		if (grp->inode_bitmap && grp->inode_bitmap < total)
+			census_add(c, EK_OWNER_INODE_BITMAP, grp->inode_bitmap, 1);
+		if (grp->inode_table && grp->inode_table < total)
+			census_add(c, EK_OWNER_INODE_TABLE, grp->inode_table,
+				   total - grp->inode_table < fs->itable_blocks ?
+				   total - grp->inode_table : fs->itable_blocks);
+	}
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_MMP)) {
+		ek_blk_t m = le64_to_cpu(fs->raw_sb->s_mmp_block);
+
+		if (m && m < total)
+			census_add(c, EK_OWNER_MMP, m, 1);
+	}
+}
+
+/* free blocks: each group's bitmap, or (from_desc) its descriptor's count */
+static int census_free(struct ek_fs *fs, struct ek_owner_census *c, bool from_desc)
+{
+	uint32_t ratio = ek_cluster_ratio(fs);
+
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		ek_blk_t first = ek_group_first_block(fs, g);
+		uint64_t nblk = ek_group_blocks(fs, g), ncl = (nblk + ratio - 1) / ratio;
+		bool was_cached = fs->block_bitmaps[g] != NULL;
+		const uint8_t *map;
+		uint64_t run = 0, c0 = 0;
+		int err;
+
+		if (from_desc) {
+			uint64_t f = (uint64_t)fs->groups[g].free_blocks * ratio;
+
+			census_spread(c, EK_OWNER_FREE, first, nblk, f < nblk ? f : nblk);
+			continue;
+		}
+		err = ek_block_bitmap_get(fs, g, &map);
+		if (err == -ENOMEM)
+			return err;
+		if (err) {
+			/* an unreadable bitmap: the descriptor's count stands in */
+			uint64_t f = (uint64_t)fs->groups[g].free_blocks * ratio;
+
+			census_spread(c, EK_OWNER_FREE, first, nblk, f < nblk ? f : nblk);
+			continue;
+		}
+		for (uint64_t k = 0; k <= ncl; k++) {
+			bool used;
+
+			/* a whole byte free or in use at once */
+			if (!(k & 7) && k + 8 <= ncl &&
+			    (map[k >> 3] == 0 || (map[k >> 3] == 0xFF && !run))) {
+				if (!run)
+					c0 = k;
+				run += map[k >> 3] ? 0 : 8;
+				k += 7;
+				continue;
+			}
+			used = k == ncl || ek_bit_test(map, k);
+			if (!used) {
+				if (!run)
+					c0 = k;
+				run++;
+				continue;
+			}
+			if (run) {
+				uint64_t b = c0 * ratio, len = run * ratio;
+
+				census_add(c, EK_OWNER_FREE, first + b, len > nblk - b ? nblk - b : len);
+			}
+			run = 0;
+		}
+		if (!was_cached) {
+			free(fs->block_bitmaps[g]);
+			fs->block_bitmaps[g] = NULL;
+		}
+	}
+	return 0;
+}
+
+static int census_mapping(void *arg, const struct ek_mapping *m)
+{
+	struct census *w = arg;
+
+	if (m->kind == EK_MAP_TREE)
+		census_add(w->c, tree_kind_of(w->ei, m), m->pblk, 1);
+	else if (m->kind == EK_MAP_DATA)
+		census_add(w->c, w->data_kind, m->pblk, m->len);
+	return 0;
+}
+
+static void census_inode_blocks(struct census *w, const struct ek_inode *ei)
+{
+	int err;
+
+	if (ei->file_acl && ei->file_acl < w->fs->sb.blocks_count)
+		census_add(w->c, EK_OWNER_XATTR, ei->file_acl, 1);
+	w->ei = ei;
+	w->data_kind = data_kind_of(w->fs, ei);
+	err = ek_map_walk(w->fs, ei, census_mapping, w);
+	if (err < 0 && err != -EK_BADCRC && !w->err)
+		w->err = err;
+	w->c->walked_inodes++;
+}
+
+static int census_inode(void *arg, struct ek_inode *ei, int err)
+{
+	struct census *w = arg;
+
+	(void)err;
+	if (inode_in_use(w->fs, ei))
+		census_inode_blocks(w, ei);
+	return 0;
+}
+
+int ek_owner_census(struct ek_fs *fs, struct ek_owner_census *c)
+{
+	struct census w = { .fs = fs, .c = c };
+	uint64_t end = c->first + (uint64_t)c->ncells * c->per_cell;
+	int err;
+
+	if (!c->per_cell || !c->ncells)
+		return -EINVAL;
+	c->walked_inodes = 0;
+	census_static(fs, c);
+	err = census_free(fs, c, !c->read_bitmaps);
+	if (err)
+		return err;
+	if (c->walk_inodes) {
+		err = ek_inode_scan(fs, census_inode, &w);
+		if (err == -ENOMEM)
+			return err;
+		if (err < 0 && !w.err)
+			w.err = err;
+	} else if (ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) && fs->sb.journal_inum) {
+		struct ek_inode ei;
+
+		/* the journal alone is cheap and large: always named */
+		err = ek_inode_read(fs, fs->sb.journal_inum, &ei);
+		if (!err || err == -EK_BADCRC) {
+			census_inode_blocks(&w, &ei);
+			ek_inode_release(&ei);
+		}
+	}
+	/* what is past the end, and what is in use that nothing named */
+	if (end > fs->sb.blocks_count)
+		census_add(c, EK_OWNER_OUTSIDE, fs->sb.blocks_count, end - fs->sb.blocks_count);
+	for (size_t k = 0; k < c->ncells; k++) {
+		uint64_t named = 0;
+
+		for (int kind = 0; kind < EK_OWNER_NKINDS; kind++)
+			named += c->count[k][kind];
+		if (named < c->per_cell)
+			c->count[k][EK_OWNER_UNKNOWN] += c->per_cell - named;
+	}
+	return w.err;
 }
 
 /* ---- names ---------------------------------------------------------------- */

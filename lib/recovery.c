@@ -542,3 +542,74 @@ void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_
 		ek_out_u64(o, "bad_data_checksums", t->bad_tags);
 	ek_out_obj_end(o);
 }
+
+/* ---- the ring outside the live log ---------------------------------------- */
+
+bool ek_jlog_live(const struct ek_journal *j, const struct ek_jlog *log, uint32_t jblk)
+{
+	uint32_t s = j->sb.start, e = log->end_jblk;
+
+	if (!s)
+		return false;
+	return s <= e ? jblk >= s && jblk < e : jblk >= s || jblk < e;
+}
+
+int ek_jlog_stale_walk(struct ek_journal *j, const struct ek_jlog *log,
+		       int (*fn)(void *arg, const struct ek_jstale_blk *b), void *arg)
+{
+	const struct ek_jsb *sb = &j->sb;
+	/* read ahead in windows of up to 256 blocks: most of a big ring is
+	 * old data or never written, and one read per block is a syscall each */
+	enum { WIN = 256 };
+	uint8_t *win = ek_calloc(WIN, sb->blocksize), *buf;
+	uint32_t wstart = 0, wn = 0;
+	struct ek_jfmt f;
+	int ret = 0;
+
+	if (!win)
+		return -ENOMEM;
+	ek_jfmt_init(&f, sb);
+	/* one step per block at least: b only grows, up to sb->last */
+	for (uint32_t b = sb->first; b < sb->last && !ret; b++) {
+		struct ek_jstale_blk sbk = { .jblk = b };
+		uint32_t skip = 0;
+
+		if (ek_jlog_live(j, log, b))
+			continue;
+		if (b < wstart || b - wstart >= wn) {
+			uint32_t n = sb->last - b < WIN ? sb->last - b : WIN, hole;
+
+			/* the window stops at the live region: it is not read */
+			for (uint32_t k = 1; k < n; k++)
+				if (ek_jlog_live(j, log, b + k)) {
+					n = k;
+					break;
+				}
+			/* never-written journal blocks of a sparse image: all zeros */
+			hole = ek_journal_hole_blocks(j, b, n);
+			if (hole) {
+				b += hole - 1;
+				continue;
+			}
+			wstart = b;
+			wn = ek_journal_read_blocks(j, b, n, win) ? 0 : n;
+			if (!wn) {
+				/* a bad block in the window: this one alone */
+				if (ek_journal_read(j, b, win))
+					continue;
+				wn = 1;
+			}
+		}
+		buf = win + (size_t)(b - wstart) * sb->blocksize;
+		if (!ek_jhdr_decode(buf, &sbk.type, &sbk.seq))
+			continue;
+		if (sbk.type == JBD2_DESCRIPTOR_BLOCK)
+			skip = ek_jdesc_count(&f, buf);
+		/* the data blocks a stale descriptor names follow it (not wrapped) */
+		for (; skip && b + 1 < sb->last && !ek_jlog_live(j, log, b + 1); skip--, b++)
+			sbk.ndata++;
+		ret = fn(arg, &sbk);
+	}
+	free(win);
+	return ret;
+}

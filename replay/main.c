@@ -14,31 +14,7 @@
 #include "extkit.h"
 #include "cmd_mount.h"
 #include "diff.h"
-
-struct rp {
-	const char *prog;
-	struct ek_out *out;
-	struct ek_fs *fs;
-	struct ek_journal *j;
-	struct ek_jlog log;
-	struct ek_jplan plan;	/* all committed transactions, or up to --upto */
-	bool jsonl;
-	bool dry_run;
-	const char *output;	/* apply: write a copy here instead of in place */
-	bool journal_only;	/* apply: no orphan processing after the journal */
-	const char *undo;	/* apply: record the original bytes here */
-	const char *journal_dev;	/* external journal device */
-	bool applied;		/* apply finished writing: keep its copy whatever the status */
-	bool force;		/* apply: replay part of the log (--upto) in place;
-				 * undo: go past the checks, as e2undo -f */
-	bool have_upto;
-	ek_tid_t upto;		/* --upto */
-	unsigned flags;		/* EK_OPEN_IGNORE_CSUM (-n) */
-	uint64_t offset;	/* --offset: the filesystem's byte offset in the image */
-	enum ek_out_mode out_mode;
-	const char *image;
-	uint64_t gap;		/* seeks: a jump is a move of more than gap blocks */
-};
+#include "replay.h"
 
 static int fail(struct rp *r, const char *what, int err)
 {
@@ -471,7 +447,7 @@ static int do_revokes(struct rp *r, int argc, char **argv)
 
 /* ---- history: the offline /proc/fs/jbd2/<dev>/history -------------------- */
 
-static int do_history(struct rp *r, int argc, char **argv)
+int do_history(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
 	uint64_t n = 0, blocks = 0, logged = 0, revokes = 0;
@@ -544,27 +520,7 @@ static int do_history(struct rp *r, int argc, char **argv)
 
 /* ---- seeks: the checkpoint seek profile ----------------------------------- */
 
-struct seekstat {
-	uint64_t writes, jumps, distance;
-};
-
-/* moves between consecutive home blocks of more than @gap blocks */
-static void seek_add(struct seekstat *s, bool *have, uint64_t *prev, uint64_t home, uint64_t gap)
-{
-	if (*have) {
-		uint64_t dist = home > *prev ? home - *prev : *prev - home;
-
-		if (dist > gap) {
-			s->jumps++;
-			s->distance += dist;
-		}
-	}
-	*have = true;
-	*prev = home;
-	s->writes++;
-}
-
-static void seek_json(struct ek_out *o, const char *key, const struct seekstat *s)
+static void seek_json(struct ek_out *o, const char *key, const struct ek_seekstat *s)
 {
 	ek_out_obj_begin(o, key);
 	ek_out_u64(o, "writes", s->writes);
@@ -576,9 +532,7 @@ static void seek_json(struct ek_out *o, const char *key, const struct seekstat *
 static int do_seeks(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
-	struct seekstat total = { 0 }, sorted = { 0 };
-	bool have_total = false, have_sorted = false;
-	uint64_t prev_total = 0, prev_sorted = 0;
+	struct ek_seekstat total = { 0 }, sorted = { 0 };
 
 	(void)argc, (void)argv;
 	ek_out_obj_begin(o, NULL);
@@ -591,9 +545,8 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	ek_out_arr_begin(o, "transactions");
 	for (size_t i = 0; i < r->log.ntxns; i++) {
 		const struct ek_jtxn *t = &r->log.txns[i];
-		struct seekstat st = { 0 }, ss = { 0 };
-		bool h1 = false, h2 = false;
-		uint64_t p1 = 0, p2 = 0, *homes;
+		struct ek_seekstat st = { 0 }, ss = { 0 };
+		uint64_t *homes;
 		uint32_t n = 0;
 
 		if (t->state != EK_JTXN_COMMITTED)
@@ -604,8 +557,8 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 		for (uint32_t g = 0; g < t->ntags; g++) {
 			if (ek_jplan_fate(&r->plan, r->j, t, &t->tags[g]) != EK_JFATE_WRITTEN)
 				continue;
-			seek_add(&st, &h1, &p1, t->tags[g].home, r->gap);
-			seek_add(&total, &have_total, &prev_total, t->tags[g].home, r->gap);
+			ek_seek_add(&st, t->tags[g].home, r->gap);
+			ek_seek_add(&total, t->tags[g].home, r->gap);
 			homes[n++] = t->tags[g].home;
 		}
 		/* the same blocks written in block order */
@@ -617,7 +570,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 				homes[b - 1] = x;
 			}
 		for (uint32_t a = 0; a < n; a++)
-			seek_add(&ss, &h2, &p2, homes[a], r->gap);
+			ek_seek_add(&ss, homes[a], r->gap);
 		free(homes);
 		ek_out_text(o, "%10u %8llu %8llu %14llu %8llu %14llu\n", t->tid,
 			    (unsigned long long)st.writes, (unsigned long long)st.jumps,
@@ -632,7 +585,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 	ek_out_arr_end(o);
 	/* a whole replay writes the plan in block order, each home once */
 	for (size_t i = 0; i < r->plan.nwrites; i++)
-		seek_add(&sorted, &have_sorted, &prev_sorted, r->plan.writes[i].home, r->gap);
+		ek_seek_add(&sorted, r->plan.writes[i].home, r->gap);
 	ek_out_text(o, "overall, log order: %llu writes, %llu jumps, distance %llu\n",
 		    (unsigned long long)total.writes, (unsigned long long)total.jumps,
 		    (unsigned long long)total.distance);
@@ -836,7 +789,7 @@ static void apply_result(struct rp *r, const struct ek_recovery *rec,
 	ek_out_obj_end(o);
 }
 
-static int do_apply(struct rp *r)
+int do_apply(struct rp *r)
 {
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
 	int64_t now = sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
@@ -1008,24 +961,30 @@ static int print_orphan(void *arg, const struct ek_orphan *op)
 	return 0;
 }
 
-/* in the live region (start..end, around the ring)? */
-static bool live(const struct rp *r, uint32_t jblk)
-{
-	uint32_t s = r->j->sb.start, e = r->log.end_jblk;
+struct stale_count {
+	uint64_t desc, data, other;
+};
 
-	if (!s)
-		return false;
-	return s <= e ? jblk >= s && jblk < e : jblk >= s || jblk < e;
+static int count_stale(void *arg, const struct ek_jstale_blk *b)
+{
+	struct stale_count *c = arg;
+
+	if (b->type == JBD2_DESCRIPTOR_BLOCK)
+		c->desc++;
+	else
+		c->other++;
+	c->data += b->ndata;
+	return 0;
 }
 
-static int do_orphans(struct rp *r, int argc, char **argv)
+int do_orphans(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
 	const struct ek_jsb *sb = &r->j->sb;
-	uint64_t torn = 0, bad = 0, outside = 0, stale_desc = 0, stale_data = 0, stale_other = 0;
+	uint64_t torn = 0, bad = 0, outside = 0;
+	struct stale_count sc = { 0 };
 	uint64_t stale_homes = 0;
 	struct orphan_out oo = { .o = o };
-	struct ek_jfmt f;
 	uint8_t *buf = ek_malloc(sb->blocksize), sbbuf[EXT4_SUPERBLOCK_SIZE];
 	int err = 0;
 
@@ -1068,36 +1027,18 @@ static int do_orphans(struct rp *r, int argc, char **argv)
 		    (unsigned long long)torn, (unsigned long long)bad, (unsigned long long)outside);
 
 	/* the rest of the ring: older transactions' blocks, never replayed */
-	ek_jfmt_init(&f, sb);
-	for (uint32_t b = sb->first; b < sb->last && !err; b++) {
-		uint32_t skip = 0, type;
-		ek_tid_t seq;
-
-		if (live(r, b))
-			continue;
-		err = ek_journal_read(r->j, b, buf);
-		if (err || !ek_jhdr_decode(buf, &type, &seq))
-			continue;
-		switch (type) {
-		case JBD2_DESCRIPTOR_BLOCK:
-			stale_desc++;
-			skip = ek_jdesc_count(&f, buf);
-			break;
-		default:
-			stale_other++;
-		}
-		/* the data blocks a stale descriptor names follow it (not wrapped) */
-		for (; skip && b + 1 < sb->last && !live(r, b + 1); skip--, b++)
-			stale_data++;
+	err = ek_jlog_stale_walk(r->j, &r->log, count_stale, &sc);
+	if (err) {
+		free(buf);
+		return fail(r, "orphans", err);
 	}
-	err = 0;
 	ek_out_text(o, "Stale region (outside the live log): %llu descriptor blocks, %llu data blocks they describe, %llu commit/revoke blocks\n",
-		    (unsigned long long)stale_desc, (unsigned long long)stale_data,
-		    (unsigned long long)stale_other);
+		    (unsigned long long)sc.desc, (unsigned long long)sc.data,
+		    (unsigned long long)sc.other);
 	ek_out_obj_begin(o, "stale_region");
-	ek_out_u64(o, "descriptor_blocks", stale_desc);
-	ek_out_u64(o, "data_blocks", stale_data);
-	ek_out_u64(o, "other_blocks", stale_other);
+	ek_out_u64(o, "descriptor_blocks", sc.desc);
+	ek_out_u64(o, "data_blocks", sc.data);
+	ek_out_u64(o, "other_blocks", sc.other);
 	ek_out_obj_end(o);
 
 	/* logged blocks whose home is free once the log is replayed */
@@ -1361,6 +1302,7 @@ struct rp_cmd {
 	bool plan;	/* needs the replay plan */
 	int nargs;	/* arguments after IMAGE */
 	int maxargs;	/* more are optional, up to this many (0: exactly nargs) */
+	bool no_data_csum;	/* with the plan: data checksums not read (as list) */
 };
 
 static int do_diff(struct rp *r, int argc, char **argv)
@@ -1379,9 +1321,11 @@ static const struct rp_cmd rp_cmds[] = {	/* keep sorted */
 	{ "list", do_list, "IMAGE", "one row per transaction in the live log" },
 	{ "mount", NULL, "IMAGE DIR", "serve IMAGE as recovery leaves it, read-only, at DIR (FUSE; --upto TID)" },
 	{ "orphans", do_orphans, "IMAGE", "buffers replay won't write, stale homes, orphan inodes", true },
+	{ "report", do_report, "IMAGE", "one HTML page: timeline, history, orphans, apply plan (--html F)", true },
 	{ "revokes", do_revokes, "IMAGE", "each revoke record and the logged copies it cancels", true },
 	{ "seeks", do_seeks, "IMAGE", "checkpoint seek profile (--gap N, default 16)", true },
 	{ "show", do_show, "IMAGE TID", "the blocks one transaction logged, their fate, its revokes", true, 1 },
+	{ "timeline", do_timeline, "IMAGE", "transactions by kind of block, the ring, seeks (--svg F)", true, 0, 0, true },
 	{ "undo", NULL, "UNDO IMAGE", "restore IMAGE from an undo file (ours or e2fsprogs' -z)" },
 };
 
@@ -1399,7 +1343,9 @@ static void usage(FILE *f, const char *prog)
 		"  -n, --ignore-csum  accept a journal superblock with a bad checksum\n"
 		"              (apply takes only --ignore-csum: -n never writes)\n"
 		"  --upto TID  plan (show, seeks, apply, mount) up to this transaction\n"
-		"  --gap N     seeks: a jump moves more than N blocks (16)\n"
+		"  --gap N     seeks, timeline: a jump moves more than N blocks (16)\n"
+		"  --svg F     timeline: draw the picture into F (- for stdout)\n"
+		"  --html F    report: write the page into F (- for stdout)\n"
 		"  --dry-run   apply: print the plan, write nothing\n"
 		"  --output F  apply: write a new copy F instead of the image\n"
 		"  --undo F    apply: save what is overwritten in the new undo file F\n"
@@ -1432,6 +1378,8 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "ignore-csum", no_argument, NULL, 'I' },
 		{ "offset", required_argument, NULL, 'o' },
+		{ "svg", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'T' },
 		{ 0 }
 	};
 	struct rp r = { .prog = "extkit-replay", .gap = 16 };
@@ -1455,6 +1403,12 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			r.output = optarg;
+			break;
+		case 'S':
+			r.svg = optarg;
+			break;
+		case 'T':
+			r.html = optarg;
 			break;
 		case 'j':
 			r.journal_only = true;
@@ -1574,6 +1528,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: usage: %s %s %s\n", r.prog, r.prog, cmd->name, cmd->usage);
 		return 2;
 	}
+	/* report prints the apply plan: it needs what apply reads */
+	r.flags = flags;
+	r.have_upto = have_upto;
+	r.upto = (ek_tid_t)upto;
+	r.out_mode = mode;
+	if ((r.svg && strcmp(cmd->name, "timeline")) || (r.html && strcmp(cmd->name, "report"))) {
+		fprintf(stderr, "%s: --svg is for 'timeline', --html for 'report'\n", r.prog);
+		return 2;
+	}
 	if (r.output || r.undo || r.force) {
 		fprintf(stderr, "%s: --output, --undo and --force are for 'apply' (--force: and 'undo')\n",
 			r.prog);
@@ -1593,7 +1556,7 @@ int main(int argc, char **argv)
 	flush_warnings(&r);
 	/* data-block checksums cost a read of the whole log: only where they count */
 	if (!err)
-		r.j->no_data_csum = !cmd->plan;
+		r.j->no_data_csum = !cmd->plan || cmd->no_data_csum;
 	if (!err)
 		err = ek_journal_scan(r.j, &r.log);
 	if (err) {

@@ -5,10 +5,13 @@
  * on the image as it is and on the image seen through the replay plan of
  * its journal (a second, read-only ek_fs with ek_jplan_overlay), as
  * `extkit-replay show` does; and from a short list of inodes alone
- * (ek_blocks_owner_among), as `extkit-replay diff` does.
+ * (ek_blocks_owner_among), as `extkit-replay diff` does.  Then the census
+ * debugfs map draws, both ways (bitmaps and inodes; descriptors only),
+ * over 64 cells.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "fuzz.h"
 
 #define FIXED 600
@@ -28,6 +31,19 @@ static void classify(struct ek_fs *fs, const ek_blk_t *blocks, size_t n)
 		for (size_t i = 0; i < n; i++)
 			ek_blk_owner_describe(&out[i], buf, sizeof(buf));
 	free(out);
+}
+
+/* what debugfs map counts: 64 cells over the whole filesystem */
+static void census(struct ek_fs *fs, bool detail)
+{
+	static uint64_t count[64][EK_OWNER_NKINDS];
+	struct ek_owner_census c = {
+		.first = fs->sb.first_data_block, .ncells = 64, .count = count,
+		.per_cell = fs->sb.blocks_count / 64 + 1, .read_bitmaps = detail, .walk_inodes = detail,
+	};
+
+	memset(count, 0, sizeof(count));
+	ek_owner_census(fs, &c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,6 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		blocks[n++] = fs->sb.blocks_count - 4 + i;	/* the end, and past it */
 	if (blocks)
 		classify(fs, blocks, n);
+	census(fs, true);
+	census(fs, false);
 	if (blocks && ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, &j) == 0) {
 		if (ek_journal_scan(j, &log) == 0) {
 			for (size_t i = 0; i < log.ntxns && blocks; i++)

@@ -565,6 +565,58 @@ START_TEST(test_names)
 }
 END_TEST
 
+/*
+ * The census (debugfs map) against the per-block classifier: one block a
+ * cell, every block of the geometry fixtures (plain, meta_bg) and of the
+ * inode fixture; each cell counts the kind ek_blocks_owner names (and more
+ * where two sources name a block, e.g. metadata free in a zeroed bitmap).
+ * Then 16 blocks a cell: the cells' totals are what the single-block
+ * census counts.
+ */
+START_TEST(test_census)
+{
+	static ek_blk_t blocks[NBLK];
+	static struct ek_blk_owner out[NBLK];
+	static uint64_t count[NBLK][EK_OWNER_NKINDS], count16[NBLK / 16][EK_OWNER_NKINDS];
+	struct ek_owner_census c = { .first = 0, .per_cell = 1, .ncells = NBLK,
+				     .count = count, .read_bitmaps = true, .walk_inodes = true };
+	struct ek_owner_census c16 = c;
+	uint64_t tot1[EK_OWNER_NKINDS] = { 0 }, tot16[EK_OWNER_NKINDS] = { 0 };
+
+	if (_i < 2)
+		geometry_fs(_i);
+	else
+		inode_fs();
+	memset(count, 0, sizeof(count));
+	memset(count16, 0, sizeof(count16));
+	for (ek_blk_t b = 0; b < NBLK; b++)
+		blocks[b] = b;
+	ck_assert_int_eq(ek_blocks_owner(u.fs, blocks, NBLK, out), 0);
+	ck_assert_int_eq(ek_owner_census(u.fs, &c), 0);
+	for (ek_blk_t b = 0; b < NBLK; b++)
+		ck_assert_msg(count[b][out[b].kind] >= 1, "block %llu: census has no %s",
+			      (unsigned long long)b, ek_blk_owner_kind_name(out[b].kind));
+	c16.per_cell = 16;
+	c16.ncells = NBLK / 16;
+	c16.count = count16;
+	ck_assert_int_eq(ek_owner_census(u.fs, &c16), 0);
+	for (size_t k = 0; k < NBLK; k++)
+		for (int kind = 0; kind < EK_OWNER_NKINDS; kind++)
+			tot1[kind] += count[k][kind];
+	for (size_t k = 0; k < NBLK / 16; k++)
+		for (int kind = 0; kind < EK_OWNER_NKINDS; kind++)
+			tot16[kind] += count16[k][kind];
+	/* named kinds add up the same; unknown fills only cells short of blocks */
+	for (int kind = EK_OWNER_FREE; kind < EK_OWNER_NKINDS; kind++)
+		ck_assert_msg(tot1[kind] == tot16[kind], "%s: %llu one a cell, %llu 16 a cell",
+			      ek_blk_owner_kind_name(kind), (unsigned long long)tot1[kind],
+			      (unsigned long long)tot16[kind]);
+	c.per_cell = 0;
+	ck_assert_int_eq(ek_owner_census(u.fs, &c), -EINVAL);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *owner_suite(void)
 {
 	Suite *s = suite_create("owner");
@@ -578,6 +630,7 @@ static Suite *owner_suite(void)
 	tcase_add_test(tc, test_overlay_super);
 	tcase_add_test(tc, test_overlay_runs);
 	tcase_add_test(tc, test_names);
+	tcase_add_loop_test(tc, test_census, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
