@@ -788,7 +788,8 @@ static int ext_unshare_inode(struct unshare *u, uint8_t *raw)
 			err = u->ops->release(u->ops->arg, s.keep[i]);
 		/* (bigalloc: a tree block takes a cluster) */
 		if (!err)
-			ek_inode_add_blocks(fs, raw, ((int64_t)used - (int64_t)l.ntree) << fs->cluster_bits);
+			ek_inode_add_blocks(fs, raw, ((int64_t)used - (int64_t)l.ntree) *
+							(int64_t)ek_cluster_ratio(fs));
 	}
 	free(buf);
 	free(nv);
