@@ -812,7 +812,8 @@ static void draw(struct rp *r, const struct timeline *tl, struct ek_svg *s)
 	ek_svg_attr_num(s, "y", 20);
 	ek_svg_attr(s, "font-size", "14");
 	ek_svg_attr(s, "font-weight", "bold");
-	ek_svg_text(s, "Journal timeline: %s: %zu transactions, %zu stale", name, tl->ntx, tl->nstale);
+	ek_svg_text(s, "Journal timeline: %s: %zu transaction%s, %zu stale", name, tl->ntx,
+		    tl->ntx == 1 ? "" : "s", tl->nstale);
 	ek_svg_end(s);
 	legend(s, 40);
 	panel_ring(r, tl, s, 100);

@@ -529,6 +529,13 @@ static void seek_json(struct ek_out *o, const char *key, const struct ek_seeksta
 	ek_out_obj_end(o);
 }
 
+static int cmp_home(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int do_seeks(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
@@ -562,13 +569,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 			homes[n++] = t->tags[g].home;
 		}
 		/* the same blocks written in block order */
-		for (uint32_t a = 1; a < n; a++)
-			for (uint32_t b = a; b > 0 && homes[b - 1] > homes[b]; b--) {
-				uint64_t x = homes[b];
-
-				homes[b] = homes[b - 1];
-				homes[b - 1] = x;
-			}
+		qsort(homes, n, sizeof(*homes), cmp_home);
 		for (uint32_t a = 0; a < n; a++)
 			ek_seek_add(&ss, homes[a], r->gap);
 		free(homes);
