@@ -113,7 +113,8 @@ static void progress(void *arg, unsigned pass)
 	f->pass = pass;
 	if (f->timing && pass < 6)
 		f->start[pass] = stamp_now();
-	if (pass < sizeof(pass_names) / sizeof(pass_names[0]))
+	/* e2fsck -p names no passes */
+	if (pass < sizeof(pass_names) / sizeof(pass_names[0]) && f->fix_mode != MODE_PREEN)
 		ek_out_text(f->out, "%s\n", pass_names[pass]);
 	f->bar_last = ~0u;
 	f->fd_last = 0;
@@ -219,12 +220,18 @@ static int finding(void *arg, const struct ek_finding *fd)
 		if (f->fix_mode == MODE_NO)
 			/* as e2fsck -n: every question answered no, fix or not */
 			ek_out_text(o, "%s.  Fix? no\n", fd->message);
+		else if (f->fix_mode == MODE_PREEN)
+			/* e2fsck -p names the device on every line */
+			ek_out_text(o, "%s: %s.  Not fixed%s\n", f->image, fd->message,
+				    p->fix ? "" : " (no repair for it yet)");
 		else
 			ek_out_text(o, "%s.  Not fixed%s\n", fd->message,
 				    p->fix ? "" : " (no repair for it yet)");
 		finding_json(f, fd);
-		/* preen stops at damage it may not fix (warnings are left) */
-		if (f->fix_mode == MODE_PREEN && p->severity == EK_SEV_ERROR) {
+		/* preen stops at damage it may not fix, and at what e2fsck's
+		 * preen stops at (a warning it would fix is left) */
+		if (f->fix_mode == MODE_PREEN &&
+		    (p->severity == EK_SEV_ERROR || p->preen == EK_PREEN_HALT)) {
 			f->preen_halt = true;
 			return -1;
 		}
@@ -232,14 +239,14 @@ static int finding(void *arg, const struct ek_finding *fd)
 	}
 	switch (f->fix_mode) {
 	case MODE_PREEN:
-		/* a warning preen does not fix is left, as e2fsck's PR_PREEN_NO */
-		if (!p->preen && p->severity == EK_SEV_WARNING) {
-			ek_out_text(o, "%s.  Not fixed (preen)\n", fd->message);
+		/* left unasked, as e2fsck's PR_PREEN_NO */
+		if (p->preen == EK_PREEN_LEAVE) {
+			ek_out_text(o, "%s: %s.  Not fixed (preen)\n", f->image, fd->message);
 			finding_json(f, fd);
 			return 0;
 		}
-		if (!p->preen) {
-			ek_out_text(o, "%s.\n", fd->message);
+		if (p->preen != EK_PREEN_FIX) {
+			ek_out_text(o, "%s: %s.\n", f->image, fd->message);
 			finding_json(f, fd);
 			f->preen_halt = true;
 			return -1;
@@ -446,7 +453,8 @@ int main(int argc, char **argv)
 	struct ek_fs *fs = NULL;
 	struct ek_journal *jnl = NULL;
 	struct ek_undo *undo = NULL;
-	bool skipped = false, recovered = false, repair = false;
+	bool skipped = false, recovered = false, repair = false, was_valid = true;
+	char forced[100];	/* why a clean filesystem is checked, or "" */
 	int nmodes = 0;
 	ek_blk_t backup = 0;
 	int journal_err = 0;
@@ -565,6 +573,7 @@ int main(int argc, char **argv)
 		return FSCK_ERROR;
 	ek_out_obj_begin(f.out, NULL);
 	ek_out_str(f.out, "image", f.image);
+	forced[0] = 0;
 
 	/* the journal of the primary superblock's filesystem (not with -b) */
 	if (!f.superblock) {
@@ -578,14 +587,31 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
 			goto out;
 		}
-		if (probe && !f.force && !(probe->sb.state & EXT4_ERROR_FS) && (probe->sb.state & EXT4_VALID_FS) &&
-		    !ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) && !probe->sb.last_orphan) {
-			ek_out_text(f.out, "%s: clean, %u/%u files, %llu/%llu blocks\n", f.image,
-				    probe->sb.inodes_count - probe->sb.free_inodes_count,
-				    probe->sb.inodes_count,
-				    (unsigned long long)(probe->sb.blocks_count - probe->sb.free_blocks_count),
-				    (unsigned long long)probe->sb.blocks_count);
-			skipped = true;
+		if (probe && !f.force) {
+			/* as e2fsck: skipped when clean, unless the flags, the mount
+			 * count or the check interval say otherwise */
+			char why[100];
+			const char *force = ek_fsck_force_reason(probe, now_time(), why, sizeof(why));
+			int next = ek_fsck_mounts_to_check(probe, now_time());
+
+			if (force) {
+				ek_out_text(f.out, "%s %s, check forced.\n", f.image, force);
+				snprintf(forced, sizeof(forced), "%s", force);
+			}
+			else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
+				 !probe->sb.last_orphan) {
+				ek_out_text(f.out, "%s: clean, %u/%u files, %llu/%llu blocks%s", f.image,
+					    probe->sb.inodes_count - probe->sb.free_inodes_count,
+					    probe->sb.inodes_count,
+					    (unsigned long long)(probe->sb.blocks_count -
+								 probe->sb.free_blocks_count),
+					    (unsigned long long)probe->sb.blocks_count,
+					    next == 1 ? " (check after next mount)" : "");
+				if (next > 1 && next <= 5)
+					ek_out_text(f.out, " (check in %d mounts)", next);
+				ek_out_text(f.out, "\n");
+				skipped = true;
+			}
 		}
 		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 			ek_fs_close(probe);
@@ -626,6 +652,10 @@ int main(int argc, char **argv)
 		}
 		ek_fs_close(probe);
 	}
+	if (forced[0])
+		ek_out_str(f.out, "check_forced", forced);
+	else
+		ek_out_null(f.out, "check_forced");
 	ek_out_obj_begin(f.out, "journal");
 	ek_out_bool(f.out, "recovery_needed", rec &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
@@ -740,6 +770,7 @@ int main(int argc, char **argv)
 	}
 	if (err)
 		goto out;
+	was_valid = fs->sb.state & EXT4_VALID_FS;
 	ek_out_arr_begin(f.out, "findings");
 	/* a bar only where someone watches it, and not under the JSON */
 	f.bar = f.progress_fd == 0 && isatty(STDERR_FILENO) && f.mode == EK_OUT_TEXT;
@@ -772,9 +803,11 @@ int main(int argc, char **argv)
 	/* a fix written outside the passes' commits (the journal superblock's) too */
 	modified = recovered || sum.commits || sum.fixed[EK_SEV_ERROR] || sum.fixed[EK_SEV_WARNING];
 	if (err == -ECANCELED && f.preen_halt) {
-		/* e2fsck's words, after what was fixed was committed */
-		ek_out_text(f.out, "\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
-			    "\t(i.e., without -a or -p options)\n", f.image);
+		/* e2fsck's words, on stderr as e2fsck, after what was fixed
+		 * was committed */
+		fflush(stdout);
+		fprintf(stderr, "\n\n%s: UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY.\n"
+			"\t(i.e., without -a or -p options)\n", f.image);
 		ret = FSCK_UNCORRECTED;
 		goto out_summary_halted;
 	}
@@ -792,6 +825,9 @@ int main(int argc, char **argv)
 	/* as e2fsck, directories -D rebuilt and nothing else leave the status 0 */
 	if (modified && (recovered || sum.fixed[EK_SEV_ERROR] || sum.fixed[EK_SEV_WARNING] ||
 			 !sum.dirs_optimized))
+		ret |= FSCK_NONDESTRUCT;
+	/* as e2fsck: a filesystem not marked valid that the check marked so */
+	if (repair && !was_valid && !(ret & FSCK_UNCORRECTED))
 		ret |= FSCK_NONDESTRUCT;
 	if (modified)
 		ek_out_text(f.out, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", f.image);

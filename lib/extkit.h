@@ -1899,6 +1899,8 @@ int ek_recover_copy(const char *src, const char *dst);
 /* ---- the checker (fsck.c, problems.def) ---------------------------------- */
 
 enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
+/* what preen (-p) does with a problem: stop the check, fix it, leave it */
+enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE };
 
 enum ek_problem_id {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) EK_PR_##name,
@@ -1911,7 +1913,7 @@ struct ek_problem {		/* one line of problems.def */
 	const char *name;	/* "LINK_COUNT_WRONG": the id, lower-cased in JSON */
 	unsigned pass;
 	enum ek_severity severity;
-	bool preen;		/* e2fsck -p fixes it without asking */
+	uint8_t preen;		/* enum ek_preen: what e2fsck -p does with it */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
 };
@@ -2003,6 +2005,13 @@ struct ek_fsck_summary {
  * <0 when it could not (-ENOMEM, an I/O error).
  */
 int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *out);
+/* why a filesystem marked clean is checked all the same, in e2fsck's
+ * words ("has been mounted 20 times without being checked"): the errors
+ * flag, not cleanly unmounted, the mount count or check interval reached,
+ * the last check in the future; NULL when it may be skipped */
+const char *ek_fsck_force_reason(const struct ek_fs *fs, int64_t now, char *buf, size_t n);
+/* mounts until the count or interval forces a check (0: never) */
+int ek_fsck_mounts_to_check(const struct ek_fs *fs, int64_t now);
 /* -EK_CORRUPT naming the first group whose bitmaps or inode table lie
  * outside the filesystem (then e2fsck turns to the backup descriptors) */
 int ek_fsck_desc_check(const struct ek_fs *fs);

@@ -102,7 +102,7 @@ static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
 	f.fixed = false;
 	answer = c->o->report ? c->o->report(c->o->arg, &f) : 0;
 	if (answer < 0)
-		c->stop = true;
+		c->stop = c->halted = true;
 	if (!f.fixable || answer != EK_FSCK_FIX) {
 		if (id == EK_PR_INODE_DAMAGED || id == EK_PR_BLOCK_MAP_DAMAGED ||
 		    id == EK_PR_XATTR_BLOCK_BAD || id == EK_PR_XATTR_DAMAGED ||
@@ -167,6 +167,44 @@ static int commit(struct check *c)
 		c->sum->blocks_written += n;
 	}
 	return cancelled(c) ? -ECANCELED : 0;
+}
+
+/* the end of a whole check that may write: the fixes left committed, then
+ * the superblock stamped (fsck_stamp_checked) in a commit of its own that
+ * is no fix: it leaves the verdict and "modified" alone */
+static int stamp(struct check *c)
+{
+	bool left = c->sum->findings[EK_SEV_ERROR] > c->sum->fixed[EK_SEV_ERROR];
+	unsigned ntx = 0;
+	int err = commit(c);
+
+	/* in place, as e2fsck: the journal is empty by now, and a superblock
+	 * torn here is one the next check reads from its backup */
+	if (!err)
+		err = fsck_stamp_checked(c, left);
+	if (!err)
+		err = ek_repair_commit(&c->ws, NULL, c->o->now, &ntx);
+	return err;
+}
+
+/* a check stopped with what it fixed committed: as e2fsck, the errors
+ * flag after a preen halt, the valid flag cleared after a cancel, so the
+ * next boot's fsck -p checks again (nothing when a set is left open) */
+static void stamp_stopped(struct check *c)
+{
+	struct ext4_super_block *sb;
+	uint16_t state;
+	unsigned ntx = 0;
+
+	fsck_fix_done(c, -EINVAL);
+	if (!c->ws || ek_wset_count(c->ws) || !(sb = ek_wset_super(c->ws)))
+		return;
+	state = le16_to_cpu(sb->s_state);
+	sb->s_state = cpu_to_le16(c->halted ? state | EXT4_ERROR_FS : state & ~EXT4_VALID_FS);
+	if (c->o->now > 0)
+		ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, c->o->now);
+	if (ek_repair_commit(&c->ws, NULL, c->o->now, &ntx))
+		ek_fs_warn(c->fs, "the superblock's state could not be written");
 }
 
 /* a pass's fixes so far committed, so what follows reads them (a salvaged
@@ -1053,6 +1091,10 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	}
 	if (!err)
 		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
+	if (!err && o->repair)
+		err = stamp(&c);
+	else if (err == -ECANCELED && o->repair)
+		stamp_stopped(&c);
 	fsck_fix_done(&c, -EINVAL);
 	state_release(&c);
 	ek_wset_free(c.ws);

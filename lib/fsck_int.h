@@ -114,6 +114,7 @@ struct check {
 	struct ek_finding pending;	/* the finding whose fix the site is applying */
 	bool have_pending;
 	bool stop;		/* the tool stopped the check, or cancel was raised */
+	bool halted;		/* the tool stopped the check at a finding (preen) */
 	bool told_no_journal;
 	bool restart;		/* a fix asks for the passes to run again */
 	unsigned restarts;	/* runs restarted so far */
@@ -194,6 +195,7 @@ void fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
 /* fsck_super.c: the superblock fields and descriptor flags e2fsck fixes */
 void fsck_check_super_fields(struct check *c);
+int fsck_stamp_checked(struct check *c, bool errors_left);
 int fsck_check_resize_inode(struct check *c);
 int fsck_mark_bad_itable(struct check *c);
 int fsck_reloc_bitmap(struct check *c, uint32_t g, bool inode);

@@ -157,3 +157,75 @@ void fsck_check_super_fields(struct check *c)
 	check_time(c, offsetof(struct ext4_super_block, s_wtime),
 		   offsetof(struct ext4_super_block, s_wtime_hi), "write");
 }
+
+/* ---- whether a clean filesystem is checked, and the stamp after a check ---- */
+
+#define DAY 86400
+
+const char *ek_fsck_force_reason(const struct ek_fs *fs, int64_t now, char *buf, size_t n)
+{
+	const struct ext4_super_block *raw = fs->raw_sb;
+	int16_t max_mnt = (int16_t)le16_to_cpu(raw->s_max_mnt_count);
+	uint16_t mnt = le16_to_cpu(raw->s_mnt_count);
+	uint32_t interval = le32_to_cpu(raw->s_checkinterval);
+	int64_t last = fs->sb.lastcheck;
+
+	if (fs->sb.state & EXT4_ERROR_FS)
+		snprintf(buf, n, "contains a file system with errors");
+	else if (!(fs->sb.state & EXT4_VALID_FS))
+		snprintf(buf, n, "was not cleanly unmounted");
+	else if (max_mnt > 0 && mnt >= (uint16_t)max_mnt)
+		snprintf(buf, n, "has been mounted %u times without being checked", mnt);
+	else if (interval && now < last)
+		snprintf(buf, n, "has filesystem last checked time in the future");
+	else if (interval && now - last >= (int64_t)interval)
+		snprintf(buf, n, "has gone %u days without being checked",
+			 (unsigned)((now - last) / DAY));
+	else
+		return NULL;
+	return buf;
+}
+
+int ek_fsck_mounts_to_check(const struct ek_fs *fs, int64_t now)
+{
+	const struct ext4_super_block *raw = fs->raw_sb;
+	int16_t max_mnt = (int16_t)le16_to_cpu(raw->s_max_mnt_count);
+	uint32_t interval = le32_to_cpu(raw->s_checkinterval);
+	int next = 0;
+
+	if (max_mnt > 0) {
+		next = max_mnt - le16_to_cpu(raw->s_mnt_count);
+		if (next <= 0)
+			next = 1;
+	}
+	if (interval && now - fs->sb.lastcheck >= (int64_t)interval)
+		next = 1;
+	return next;
+}
+
+/*
+ * After a whole check that may write (e2fsck does the same): the state is
+ * valid when no error is left (else not valid), the check and write times
+ * are now,
+ * the mount count 0, and the kernel's record of errors (s_error_count up
+ * to s_mount_opts) is cleared.  Not a fix: nothing is reported.
+ */
+int fsck_stamp_checked(struct check *c, bool errors_left)
+{
+	struct ext4_super_block *sb = set_super(c);
+	uint16_t state;
+
+	if (!sb)
+		return -ENOMEM;
+	state = le16_to_cpu(sb->s_state);
+	sb->s_state = cpu_to_le16(errors_left ? state & ~EXT4_VALID_FS : EXT4_VALID_FS);
+	if (c->o->now > 0) {
+		ek_time_set(&sb->s_lastcheck, &sb->s_lastcheck_hi, c->o->now);
+		ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, c->o->now);
+	}
+	sb->s_mnt_count = 0;
+	memset(&sb->s_error_count, 0,
+	       offsetof(struct ext4_super_block, s_mount_opts) -
+	       offsetof(struct ext4_super_block, s_error_count));
+	return 0;
+}

@@ -50,6 +50,15 @@ print(" ".join(sorted(set(x["id"] for x in f))) or "-")
 print(" ".join(sorted(set(x["id"] for x in f if not x["fixed"]))) or "-")' "$T/json"
 }
 e2() { e2fsck -fn "$1" > /dev/null 2>&1; echo $?; }
+# only_super A B: A and B differ, if at all, only in the primary superblock
+# (what a check stamps there, as e2fsck: state, times, mount count)
+only_super() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+a, b = (open(p, 'rb').read() for p in sys.argv[1:3])
+sys.exit(0 if len(a) == len(b) and a[:1024] == b[:1024] and a[2048:] == b[2048:] else 1)
+PY
+}
 
 fblk() { debugfs -R "bmap $2 0" "$1" 2>/dev/null; }
 trim() { printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
