@@ -349,6 +349,35 @@ static int64_t now_time(void)
 	return sde && *sde ? strtoll(sde, NULL, 10) : (int64_t)time(NULL);
 }
 
+struct pass0_count {
+	bool repairing;
+	unsigned found;
+};
+
+/* a finding that makes e2fsck check a clean filesystem: any it would fix,
+ * and under -n any but a cosmetic one */
+static int count_finding(void *arg, const struct ek_finding *fd)
+{
+	struct pass0_count *pc = arg;
+
+	if (pc->repairing || !ek_problem_get(fd->id)->not_a_fix)
+		pc->found++;
+	return EK_FSCK_LEAVE;
+}
+
+/* a filesystem marked clean: its superblock and descriptors pass the
+ * checks e2fsck makes before it skips one (read only, nothing reported) */
+static bool pass0_clean(struct ek_fs *fs, bool repairing)
+{
+	struct ek_fsck_summary sum;
+	struct pass0_count pc = { repairing, 0 };
+	int err = ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = count_finding,
+							   .arg = &pc, .now = now_time(),
+							   .pass0_only = true }, &sum);
+
+	return !err && !pc.found;
+}
+
 /*
  * The journal step: recovery planned; under -n only viewed, else applied
  * (log, fast commits, orphans) by the library's recovery driver, with
@@ -454,6 +483,8 @@ int main(int argc, char **argv)
 	struct ek_journal *jnl = NULL;
 	struct ek_undo *undo = NULL;
 	bool skipped = false, recovered = false, repair = false, was_valid = true;
+	uint64_t real_fixes;
+	bool say_modified;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
 	int nmodes = 0;
 	ek_blk_t backup = 0;
@@ -597,9 +628,17 @@ int main(int argc, char **argv)
 			if (force) {
 				ek_out_text(f.out, "%s %s, check forced.\n", f.image, force);
 				snprintf(forced, sizeof(forced), "%s", force);
-			}
-			else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
-				 !probe->sb.last_orphan) {
+			} else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
+				   !probe->sb.last_orphan && !pass0_clean(probe, !f.no_change)) {
+				/* e2fsck's check_super_block runs before the skip: what
+				 * it finds is reported by the whole check */
+				if (f.fix_mode == MODE_NO) {
+					/* (repairing, e2fsck fixes them and says nothing) */
+					snprintf(forced, sizeof(forced), "contains a file system with errors");
+					ek_out_text(f.out, "%s %s, check forced.\n", f.image, forced);
+				}
+			} else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
+				   !probe->sb.last_orphan) {
 				ek_out_text(f.out, "%s: clean, %u/%u files, %llu/%llu blocks%s", f.image,
 					    probe->sb.inodes_count - probe->sb.free_inodes_count,
 					    probe->sb.inodes_count,
@@ -791,7 +830,8 @@ int main(int argc, char **argv)
 							.fixed = fixed, .no_journal = no_journal,
 							.restarting = restarting,
 							.cancel = &cancel_flag,
-							.optimize_dirs = f.optimize_dirs },
+							.optimize_dirs = f.optimize_dirs,
+							.force = f.force },
 			    &sum);
 	if (f.pending_json) {
 		f.pending.fixed = false;
@@ -822,14 +862,18 @@ int main(int argc, char **argv)
 	}
 	/* warnings (e2fsck's "IGNORED") leave the verdict clean; or-ed as e2fsck */
 	ret = sum.findings[EK_SEV_ERROR] > sum.fixed[EK_SEV_ERROR] ? FSCK_UNCORRECTED : FSCK_OK;
-	/* as e2fsck, directories -D rebuilt and nothing else leave the status 0 */
-	if (modified && (recovered || sum.fixed[EK_SEV_ERROR] || sum.fixed[EK_SEV_WARNING] ||
-			 !sum.dirs_optimized))
+	/* as e2fsck, directories -D rebuilt, or fixes that are no fix (a time
+	 * in the future), and nothing else leave the status 0 */
+	real_fixes = sum.fixed[EK_SEV_ERROR] + sum.fixed[EK_SEV_WARNING] - sum.fixed_not_a_fix;
+	if (modified && (recovered || real_fixes || (!sum.dirs_optimized && !sum.fixed_not_a_fix)))
 		ret |= FSCK_NONDESTRUCT;
+	/* no "MODIFIED" line after fixes that are no fix alone (the JSON's
+	 * "modified" still says the image was written) */
+	say_modified = modified && (ret & FSCK_NONDESTRUCT || sum.dirs_optimized);
 	/* as e2fsck: a filesystem not marked valid that the check marked so */
 	if (repair && !was_valid && !(ret & FSCK_UNCORRECTED))
 		ret |= FSCK_NONDESTRUCT;
-	if (modified)
+	if (say_modified)
 		ek_out_text(f.out, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", f.image);
 	if (ret & FSCK_UNCORRECTED)
 		ek_out_text(f.out, "\n%s: ********** WARNING: Filesystem still has errors **********\n\n",

@@ -1899,8 +1899,11 @@ int ek_recover_copy(const char *src, const char *dst);
 /* ---- the checker (fsck.c, problems.def) ---------------------------------- */
 
 enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
-/* what preen (-p) does with a problem: stop the check, fix it, leave it */
-enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE };
+/* what preen (-p) does with a problem: stop the check, fix it, leave it;
+ * or-ed in problems.def with EK_NOT_A_FIX for a cosmetic one (a time in
+ * the future): its fix leaves the exit status 0, and found on a clean
+ * filesystem it does not force the whole check (as e2fsck) */
+enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE, EK_NOT_A_FIX = 0x10 };
 
 enum ek_problem_id {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) EK_PR_##name,
@@ -1914,6 +1917,7 @@ struct ek_problem {		/* one line of problems.def */
 	unsigned pass;
 	enum ek_severity severity;
 	uint8_t preen;		/* enum ek_preen: what e2fsck -p does with it */
+	bool not_a_fix;		/* cosmetic: see EK_NOT_A_FIX */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
 };
@@ -1986,6 +1990,12 @@ struct ek_fsck_opts {
 	 * hash order under an index, else by inode number), not a finding;
 	 * ek_fsck_summary.dirs_optimized counts them */
 	bool optimize_dirs;
+	/* the check was asked for whatever the state (-f): as e2fsck, the
+	 * superblock's times are judged only then or with s_checkinterval */
+	bool force;
+	/* the superblock and descriptor checks alone (e2fsck's
+	 * check_super_block, which runs before a clean filesystem is skipped) */
+	bool pass0_only;
 };
 
 struct ek_fsck_summary {
@@ -1994,6 +2004,7 @@ struct ek_fsck_summary {
 	uint64_t dirs, fragmented;		/* fragmented: data in more than one run */
 	uint64_t findings[EK_SEV_COUNT];
 	uint64_t fixed[EK_SEV_COUNT];		/* of those, fixed */
+	uint64_t fixed_not_a_fix;		/* of those, problems EK_NOT_A_FIX */
 	uint64_t commits;			/* write sets committed */
 	uint64_t blocks_written;		/* blocks in them */
 	uint64_t dirs_optimized;		/* rebuilt by optimize_dirs (-D) */

@@ -49,7 +49,8 @@
 #include "fsck_int.h"
 
 static const struct ek_problem problems[] = {
-#define EK_PROBLEM(name, pass, sev, preen, msg, fix) { #name, pass, sev, preen, msg, fix },
+#define EK_PROBLEM(name, pass, sev, preen, msg, fix) \
+	{ #name, pass, sev, (preen) & ~EK_NOT_A_FIX, ((preen) & EK_NOT_A_FIX) != 0, msg, fix },
 #include "problems.def"
 #undef EK_PROBLEM
 };
@@ -67,8 +68,10 @@ void fsck_fix_done(struct check *c, int err)
 		return;
 	c->have_pending = false;
 	f.fixed = !err;
-	if (!err)
+	if (!err) {
 		c->sum->fixed[problems[f.id].severity]++;
+		c->sum->fixed_not_a_fix += problems[f.id].not_a_fix;
+	}
 	else if ((err == -ENOMEM || err == -EIO) && !c->err)
 		c->err = err;	/* not the image's fault: the check stops */
 	if (c->o->fixed)
@@ -1078,7 +1081,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		fsck_check_mmp(&c);
 	if (!err)
 		err = commit(&c);	/* pass 0's fixes */
-	while (!err) {
+	while (!err && !o->pass0_only) {
 		err = run_passes(&c);
 		if (err || !c.restart || c.restarts >= 3)
 			break;
@@ -1089,9 +1092,9 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		if (o->restarting)
 			o->restarting(o->arg);
 	}
-	if (!err)
+	if (!err && !o->pass0_only)
 		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
-	if (!err && o->repair)
+	if (!err && o->repair && !o->pass0_only)
 		err = stamp(&c);
 	else if (err == -ECANCELED && o->repair)
 		stamp_stopped(&c);

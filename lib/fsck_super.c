@@ -152,6 +152,10 @@ void fsck_check_super_fields(struct check *c)
 	if (le32_to_cpu(raw->s_creator_os) == CREATOR_HURD && (incompat & EXT4_FEATURE_INCOMPAT_FILETYPE) &&
 	    fsck_report(c, EK_PR_SUPER_HURD_FILETYPE, AT_GROUP(-1)))
 		fix_feature(c, EK_FEAT_INCOMPAT, EXT4_FEATURE_INCOMPAT_FILETYPE, false);
+	/* as e2fsck: the times only on a check asked for (-f), or where a
+	 * check interval makes the clock matter */
+	if (!c->o->force && !le32_to_cpu(raw->s_checkinterval))
+		return;
 	check_time(c, offsetof(struct ext4_super_block, s_mtime),
 		   offsetof(struct ext4_super_block, s_mtime_hi), "mount");
 	check_time(c, offsetof(struct ext4_super_block, s_wtime),
