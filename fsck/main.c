@@ -425,6 +425,14 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 		if ((*rec)->norphans)
 			ek_out_text(f->out, "%s: processing %zu orphan inodes\n", f->image,
 				    (*rec)->norphans);
+		/* each in e2fsck's words */
+		for (size_t i = 0; i < (*rec)->norphans; i++) {
+			const struct ek_recover_orphan *op = &(*rec)->orphans[i];
+
+			ek_out_text(f->out, "%s orphaned inode %u (uid=%u, gid=%u, mode=0%o, "
+				    "size=%llu)\n", op->truncate ? "Truncating" : "Clearing", op->ino,
+				    op->uid, op->gid, op->mode, (unsigned long long)op->size);
+		}
 		err = ek_recover_apply(*rec, &a, &res);
 		if (err)
 			return err;
@@ -705,6 +713,16 @@ int main(int argc, char **argv)
 		ek_out_str(f.out, "refused", rec->refused_msg);
 	else
 		ek_out_null(f.out, "refused");
+	/* the orphan inodes recovery releases (or, under -n, would) */
+	ek_out_arr_begin(f.out, "orphans");
+	for (size_t i = 0; rec && !rec->refused && i < rec->norphans; i++) {
+		ek_out_obj_begin(f.out, NULL);
+		ek_out_u64(f.out, "inode", rec->orphans[i].ino);
+		ek_out_str(f.out, "action", rec->orphans[i].truncate ? "truncated" : "cleared");
+		ek_out_u64(f.out, "size", rec->orphans[i].size);
+		ek_out_obj_end(f.out);
+	}
+	ek_out_arr_end(f.out);
 	ek_out_obj_end(f.out);
 	if (f.journal_only && !skipped) {
 		/* as e2fsck -E journal_only: the journal and the orphans, nothing else */

@@ -1749,6 +1749,7 @@ struct ek_orphan {
 	bool in_file;		/* from the orphan file, else the superblock list */
 	uint16_t links;		/* 0: to be deleted; else truncated to its size */
 	uint16_t mode;
+	uint32_t uid, gid;
 	uint64_t size;
 	bool has_blocks;	/* i_blocks or an xattr block */
 	/* in_file: where the entry is, to clear it */
@@ -1814,6 +1815,8 @@ struct ek_recover_orphan {	/* what the orphan step does to one inode */
 	ek_ino_t ino;
 	bool in_file;		/* listed in the orphan file, else the superblock list */
 	bool truncate;		/* still linked: truncated to size; else deleted */
+	uint16_t mode;
+	uint32_t uid, gid;
 	uint64_t size;
 	uint64_t blocks_freed;	/* blocks (not clusters) going back to the free pool */
 };

@@ -34,6 +34,8 @@ static void orphan_fill(const struct ek_fs *fs, const uint8_t *raw, struct ek_or
 {
 	o->links = get_le16(raw + offsetof(struct ext4_inode, i_links_count));
 	o->mode = get_le16(raw + offsetof(struct ext4_inode, i_mode));
+	o->uid = ek_inode_uid(raw);
+	o->gid = ek_inode_gid(raw);
 	o->size = ek_inode_size(fs, raw);
 	o->has_blocks = ek_inode_iblocks(fs, raw) || ek_inode_file_acl(fs, raw);
 }

@@ -121,6 +121,7 @@ static int note_orphan(void *arg, const struct ek_orphan *o, uint64_t blocks_fre
 		return -ENOMEM;
 	r->orphans[r->norphans++] = (struct ek_recover_orphan){
 		.ino = o->ino, .in_file = o->in_file, .truncate = o->links != 0,
+		.mode = o->mode, .uid = o->uid, .gid = o->gid,
 		.size = o->size, .blocks_freed = blocks_freed,
 	};
 	return 0;

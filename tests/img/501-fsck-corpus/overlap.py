@@ -36,6 +36,9 @@ def our_inodes(doc):
                 found.add(int(f[key]))
         if 'bitmap differences' not in f.get('message', ''):
             found.update(int(m.group(1)) for m in INODE.finditer(f.get('message', '')))
+    # the orphan inodes recovery releases (e2fsck: "Clearing orphaned inode")
+    for o in (doc.get('journal') or {}).get('orphans', []):
+        found.add(int(o['inode']))
     return found
 
 
