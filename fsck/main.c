@@ -52,6 +52,7 @@ struct fk {
 	/* -t: per-pass timing; pass 0 is the whole check */
 	bool timing;
 	bool journal_only;	/* -E journal_only: recover the journal, check nothing */
+	bool unshare_blocks;	/* -E unshare_blocks: copy the blocks shared_blocks shares */
 	unsigned pass;		/* the pass running (0: none yet) */
 	struct stamp { double wall, user, sys; long rss_kib; } start[6], took[6];
 	/* -C: progress; fd > 0 gets e2fsck's completion lines, 0 a bar on a terminal */
@@ -310,7 +311,7 @@ static void restarting(void *arg)
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-D] [-v] [-t] [-z undo] [-C fd] [-E journal_only]\n"
+	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-D] [-v] [-t] [-z undo] [-C fd] [-E journal_only|unshare_blocks]\n"
 		"       [-b superblock] [-B blocksize] [-j journal] [--json | --jsonl] IMAGE\n"
 		"Check and repair an ext2/ext3/ext4 image with e2fsck's passes.\n"
 		"  -n          open read-only, write nothing: the journal is not replayed but\n"
@@ -332,6 +333,8 @@ static void usage(FILE *f, const char *prog)
 		"  -j DEV      the external journal device\n"
 		"  -E journal_only  recover the journal and process the orphan inodes,\n"
 		"              then stop: no check, no repair\n"
+		"  -E unshare_blocks  with shared_blocks: copy every shared block (no\n"
+		"              file deleted for room), then clear the feature; implies -f\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
 		"Repairs go through the journal (one transaction per pass, and one per\n"
@@ -526,14 +529,18 @@ int main(int argc, char **argv)
 			break;
 		case 'j': f.journal_dev = optarg; break;
 		case 'E':
-			/* e2fsck's extended options: only journal_only is known */
+			/* e2fsck's extended options: journal_only, unshare_blocks */
 			for (char *o = strtok(optarg, ","); o; o = strtok(NULL, ",")) {
-				if (strcmp(o, "journal_only")) {
+				if (!strcmp(o, "journal_only")) {
+					f.journal_only = true;
+				} else if (!strcmp(o, "unshare_blocks")) {
+					f.unshare_blocks = true;
+					f.force = true;	/* as e2fsck: every pass runs */
+				} else {
 					fprintf(stderr, "%s: unknown extended option '%s'\n",
 						f.prog, o);
 					return FSCK_USAGE;
 				}
-				f.journal_only = true;
 			}
 			break;
 		case 'b':
@@ -849,7 +856,8 @@ int main(int argc, char **argv)
 							.restarting = restarting,
 							.cancel = &cancel_flag,
 							.optimize_dirs = f.optimize_dirs,
-							.force = f.force },
+							.force = f.force,
+							.unshare_blocks = f.unshare_blocks },
 			    &sum);
 	if (f.pending_json) {
 		f.pending.fixed = false;
@@ -887,7 +895,8 @@ int main(int argc, char **argv)
 		ret |= FSCK_NONDESTRUCT;
 	/* no "MODIFIED" line after fixes that are no fix alone (the JSON's
 	 * "modified" still says the image was written) */
-	say_modified = modified && (ret & FSCK_NONDESTRUCT || sum.dirs_optimized);
+	say_modified = modified && (ret & FSCK_NONDESTRUCT || sum.dirs_optimized ||
+				    f.unshare_blocks);
 	/* as e2fsck: a filesystem not marked valid that the check marked so */
 	if (repair && !was_valid && !(ret & FSCK_UNCORRECTED))
 		ret |= FSCK_NONDESTRUCT;

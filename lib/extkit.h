@@ -1999,6 +1999,10 @@ struct ek_fsck_opts {
 	/* the superblock and descriptor checks alone (e2fsck's
 	 * check_super_block, which runs before a clean filesystem is skipped) */
 	bool pass0_only;
+	/* e2fsck -E unshare_blocks: with the shared_blocks feature, the shared
+	 * blocks are claimed twice all the same and copied (no file is deleted
+	 * for room), then the feature is cleared; the copies count as no fix */
+	bool unshare_blocks;
 };
 
 struct ek_fsck_summary {

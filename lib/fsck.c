@@ -70,12 +70,20 @@ void fsck_fix_done(struct check *c, int err)
 	f.fixed = !err;
 	if (!err) {
 		c->sum->fixed[problems[f.id].severity]++;
-		c->sum->fixed_not_a_fix += problems[f.id].not_a_fix;
+		/* unsharing, as e2fsck: the copies are asked for, not fixes */
+		c->sum->fixed_not_a_fix += problems[f.id].not_a_fix ||
+			(c->o->unshare_blocks && f.id == EK_PR_BLOCK_CLAIMED_TWICE);
 	}
 	else if ((err == -ENOMEM || err == -EIO) && !c->err)
 		c->err = err;	/* not the image's fault: the check stops */
 	if (c->o->fixed)
 		c->o->fixed(c->o->arg, &f);
+}
+
+bool fsck_shares_allowed(const struct check *c)
+{
+	return ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS) &&
+	       !c->o->unshare_blocks;
 }
 
 static bool cancelled(struct check *c)
@@ -170,6 +178,22 @@ static int commit(struct check *c)
 		c->sum->blocks_written += n;
 	}
 	return cancelled(c) ? -ECANCELED : 0;
+}
+
+/* -E unshare_blocks, every shared block copied: the feature goes (as e2fsck,
+ * without a finding) */
+static int unshare_done(struct check *c)
+{
+	struct ext4_super_block *sb;
+
+	if (!c->ws || !c->o->unshare_blocks || c->dups_left ||
+	    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS))
+		return 0;
+	sb = ek_wset_super(c->ws);
+	if (!sb)
+		return -ENOMEM;
+	sb->s_feature_ro_compat &= ~cpu_to_le32(EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS);
+	return commit(c);
 }
 
 /* the end of a whole check that may write: the fixes left committed, then
@@ -1092,6 +1116,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		if (o->restarting)
 			o->restarting(o->arg);
 	}
+	if (!err && !o->pass0_only)
+		err = unshare_done(&c);
 	if (!err && !o->pass0_only)
 		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
 	if (!err && o->repair && !o->pass0_only)

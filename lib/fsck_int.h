@@ -126,6 +126,7 @@ struct check {
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
+	bool dups_left;		/* a block claimed twice was left shared */
 	/* pass 1 and the xattr blocks marked: with every claim known, the
 	 * computed map alone says which blocks are free (as e2fsck allocates) */
 	bool claims_done;
@@ -196,6 +197,8 @@ void fsck_check_mmp(struct check *c);
 /* fsck_super.c: the superblock fields and descriptor flags e2fsck fixes */
 void fsck_check_super_fields(struct check *c);
 int fsck_stamp_checked(struct check *c, bool errors_left);
+/* blocks may be shared: the shared_blocks feature, unless unsharing */
+bool fsck_shares_allowed(const struct check *c);
 int fsck_check_resize_inode(struct check *c);
 int fsck_mark_bad_itable(struct check *c);
 int fsck_reloc_bitmap(struct check *c, uint32_t g, bool inode);

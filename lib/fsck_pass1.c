@@ -28,8 +28,7 @@ static int claim(struct check *c, ek_blk_t blk)
 	}
 	/* the resize inode maps the reserved GDT blocks, marked as metadata;
 	 * shared_blocks allows blocks to be shared */
-	if (was && c->ei->ino != EXT4_RESIZE_INO &&
-	    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS)) {
+	if (was && c->ei->ino != EXT4_RESIZE_INO && !fsck_shares_allowed(c)) {
 		return fsck_blk_push(&c->dups, &c->ndups, &c->dups_cap, blk);
 	}
 	return 0;
@@ -1207,8 +1206,7 @@ int fsck_mark_xattr(struct check *c)
 	for (size_t i = 0; i < c->nx; i++) {
 		int err = i && c->xblk[i] == c->xblk[i - 1] ? 0 : fsck_mark(c, c->xblk[i], &was);
 
-		if (!err && was && (!i || c->xblk[i] != c->xblk[i - 1]) &&
-		    !ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS))
+		if (!err && was && (!i || c->xblk[i] != c->xblk[i - 1]) && !fsck_shares_allowed(c))
 			err = fsck_blk_push(&c->dups, &c->ndups, &c->dups_cap, c->xblk[i]);
 		if (err)
 			return err;

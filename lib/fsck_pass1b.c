@@ -690,7 +690,9 @@ int fsck_pass1b(struct check *c)
 			/* e2fsck deletes the file; not a directory, not the
 			 * filesystem's own, and only when every claim is known */
 			bool del = ino >= c->fs->sb.first_ino && !(fsck_iflags(c, ino) & IS_DIR) &&
-				   !c->claims_incomplete;
+				   !c->claims_incomplete && !c->o->unshare_blocks;
+
+			c->dups_left = true;
 
 			if (fsck_report_if(c, del, EK_PR_DUP_CLONE_FAILED, &where, ino, n, others,
 					   first)) {
@@ -704,11 +706,14 @@ int fsck_pass1b(struct check *c)
 				    others, first)) {
 			if (planned && !perr)
 				clone_cancel(&cl);
+			c->dups_left = true;
 			continue;
 		}
 		/* nothing left to copy: the others copied theirs (e2fsck's "already
 		 * reassigned or cloned") */
 		err = copy ? clone_apply(&cl, ino) : 0;
+		if (err)
+			c->dups_left = true;
 		fsck_fix_done(c, err);
 		/* a cluster mended: its counts (i_blocks, bitmaps) are checked again */
 		if (!err && copy && mis)

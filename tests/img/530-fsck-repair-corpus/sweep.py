@@ -3,14 +3,18 @@
 e2fsprogs' suite, against e2fsck -fy on a second copy.  One tab-separated
 line per image on stdout:
   name  ours1  e2fn  ours2  kept_ours  kept_e2  note  e2_ino  our_ino  both_ino
-ours1: our -fy's exit; e2fn: e2fsck -fn's exit after it; ours2: a second
--fy's exit (0: it found nothing); kept_*: the regular files e2fsprogs'
+ours1: our -fy's exit; e2fn: e2fsck -fn's exit after it; ours2: what a
+second -fy found (its error findings, warnings being what e2fsck -n
+leaves too; its exit when past 3); kept_*: the regular files e2fsprogs'
 debugfs rdump reads back whole from the image each tool repaired (e2fsck
 -fy run until clean, at most 3 times; e2fsck's count is cached across runs:
 see e2fsck_kept); note: 'sanitizer' or 'crash' when
 our run printed a sanitizer report or exited past 8; *_ino: the inodes
 e2fsck -fy's findings name in the image's expect.1, those our -fy's
-findings name, and those both name (501's overlap.py reads them)."""
+findings name, and those both name (501's overlap.py reads them).
+Both tools' first -fy get the -E options e2fsprogs' harness gave e2fsck
+on that image (f_unshare_blocks_*: -E unshare_blocks); the runs after it
+are plain, as the harness's second run."""
 import gzip, hashlib, json, os, re, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,6 +26,27 @@ CACHE = os.environ.get('EK_ORACLE_CACHE') or os.path.join(os.environ.get('TMPDIR
 E2FSCK_VERSION = subprocess.run(['e2fsck', '-V'], stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT).stdout
 SAN = re.compile(rb'AddressSanitizer|runtime error:|LeakSanitizer')
+
+
+def harness_extended():
+    """per test, the -E options e2fsprogs' harness gave e2fsck (MANIFEST.tsv's
+    harness column, FSCK_OPT): both tools get them"""
+    opts = {}
+    try:
+        with open(os.path.join(CORPUS, 'MANIFEST.tsv')) as f:
+            for line in f:
+                cols = line.rstrip('\n').split('\t')
+                if len(cols) > 10:
+                    m = re.search(r'FSCK_OPT=([^;\]]*)', cols[10])
+                    e = re.findall(r'-E\s+(\S+)', m.group(1)) if m else []
+                    if e:
+                        opts[cols[0]] = ['-E', ','.join(e)]
+    except OSError:
+        pass
+    return opts
+
+
+EXTENDED = harness_extended()
 
 
 def run(cmd, timeout=120):
@@ -50,7 +75,7 @@ def e2fsck_kept(name, img, tmp, jt):
     times).  It depends only on the image and e2fsck, so it is kept in
     EK_ORACLE_CACHE (default $TMPDIR/ek-oracle-cache) under the image's
     hash and e2fsck's version: the sanitizer round reuses the plain one's."""
-    h = hashlib.sha256(E2FSCK_VERSION)
+    h = hashlib.sha256(E2FSCK_VERSION + ' '.join(EXTENDED.get(name, [])).encode())
     for part in ('image.gz', 'journal.gz'):
         if os.path.isfile(os.path.join(CORPUS, name, part)):
             with open(os.path.join(CORPUS, name, part), 'rb') as f:
@@ -63,7 +88,7 @@ def e2fsck_kept(name, img, tmp, jt):
     except (OSError, ValueError):
         pass
     for _ in range(3):
-        r, _ = run(['e2fsck', '-fy'] + jt + [img])
+        r, _ = run(['e2fsck', '-fy'] + EXTENDED.get(name, []) + jt + [img])
         if r < 4 and run(['e2fsck', '-fn'] + jt + [img])[0] == 0:
             break
     n = kept(img, tmp)
@@ -92,7 +117,8 @@ def one(name):
         jo, jt = ['-j', os.path.join(tmp, 'ours.jnl')], ['-j', os.path.join(tmp, 'e2.jnl')]
     note = '-'
     try:
-        p = subprocess.run([FSCK, '-fy', '--json'] + jo + [ours], stdout=subprocess.PIPE,
+        p = subprocess.run([FSCK, '-fy', '--json'] + EXTENDED.get(name, []) + jo + [ours],
+                           stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=120)
         k1, doc, log = p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
@@ -113,9 +139,18 @@ def one(name):
     else:
         theirs_ino = mine = set()
     e, _ = run(['e2fsck', '-fn'] + jo + [ours])
-    k2, log2 = run([FSCK, '-fy'] + jo + [ours])
+    k2, log2 = run([FSCK, '-fy', '--json'] + jo + [ours])
     if SAN.search(log2):
         note = 'sanitizer'
+    # what it found: exit 1 alone can be the check marking the state valid
+    # (after a run that left errors), as e2fsck's second run does
+    try:
+        if k2 < 4:
+            text = log2.decode('utf-8', 'replace')
+            doc2, _ = json.JSONDecoder().raw_decode(text[text.index('{'):])
+            k2 = sum(1 for f in doc2.get('findings', []) if f.get('severity') == 'error')
+    except ValueError:
+        pass
     line = '\t'.join(map(str, (name, k1, e, k2, kept(ours, tmp), e2fsck_kept(name, theirs, tmp, jt), note,
                                 len(theirs_ino), len(mine), len(theirs_ino & mine))))
     shutil.rmtree(tmp, ignore_errors=True)
