@@ -13,23 +13,13 @@
 # it has room, so the disk is not what is measured.
 # Exit 77 when it cannot run here.  Never part of `make check`.
 set -eu
-work=/var/tmp/extkit-bench
-rebuild=0
-while getopts w:rh opt; do
-	case $opt in
-	w) work=$OPTARG ;;
-	r) rebuild=1 ;;
-	h) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d'; exit 0 ;;
-	*) exit 2 ;;
-	esac
-done
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+bench_options "$@"
 fsck="$top/fsck/extkit-fsck"
 mkfs="$top/mkfs/extkit-mkfs"
 recipe=1
 nfiles=300000
 
-skip() { echo "SKIP: $*"; exit 77; }
 for t in mke2fs e2fsck python3 /usr/bin/time; do
 	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
 done

@@ -19,23 +19,13 @@
 # Exit 77 when it cannot run here (no mke2fs, e2fsck, python3 or time).
 # Never part of `make check`: timings are not assertions.
 set -eu
-work=/var/tmp/extkit-bench
-rebuild=0
-while getopts w:rh opt; do
-	case $opt in
-	w) work=$OPTARG ;;
-	r) rebuild=1 ;;
-	h) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d'; exit 0 ;;
-	*) exit 2 ;;
-	esac
-done
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+bench_options "$@"
 ek="$top/mkfs/extkit-mkfs"
 # the version of the recipe below: cached trees made by another are remade
 recipe=1
 nsmall=300000
 
-skip() { echo "SKIP: $*"; exit 77; }
 for t in mke2fs e2fsck dumpe2fs python3 /usr/bin/time; do
 	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
 done

@@ -15,17 +15,8 @@
 # Exit 77 when it cannot run here (not root, no loop devices).
 # Never part of `make check`: timings are not assertions.
 set -eu
-work=/var/tmp/extkit-bench
-rebuild=0
-while getopts w:rh opt; do
-	case $opt in
-	w) work=$OPTARG ;;
-	r) rebuild=1 ;;
-	h) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d'; exit 0 ;;
-	*) exit 2 ;;
-	esac
-done
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+bench_options "$@"
 R=$top/replay/extkit-replay
 [ -x "$R" ] || { echo "build first: make" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench/replay-diff.sh: needs root (loop mounts)" >&2; exit 77; }

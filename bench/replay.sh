@@ -20,22 +20,12 @@
 # Exit 77 when it cannot run here (not root, no loop devices, no e2fsprogs).
 # Never part of `make check`: timings are not assertions.
 set -eu
-work=/var/tmp/extkit-bench
-rebuild=0
-while getopts w:rh opt; do
-	case $opt in
-	w) work=$OPTARG ;;
-	r) rebuild=1 ;;
-	h) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;/^set -eu/d'; exit 0 ;;
-	*) exit 2 ;;
-	esac
-done
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+bench_options "$@"
 ek="$top/replay/extkit-replay"
 # the version of the recipe below: cached images made by another are remade
 recipe=1
 
-skip() { echo "SKIP: $*"; exit 77; }
 for t in mke2fs e2fsck debugfs python3 cmp /usr/bin/time; do
 	command -v "$t" >/dev/null 2>&1 || skip "$t is not installed"
 done

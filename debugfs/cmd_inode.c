@@ -79,19 +79,13 @@ static int stat_run(void *arg, const struct ek_mapping *m)
 static void time_line(struct ek_out *o, const char *label, const char *key,
 		      const struct ek_time *t, bool extra)
 {
-	char buf[64];
+	char buf[100];
 
 	if (!t->present) {
 		ek_out_null(o, key);	/* crtime of a small inode */
 		return;
 	}
-	if (extra)
-		ek_out_text(o, "%s: 0x%08x:%08x -- %s\n", label, (uint32_t)t->sec,
-			    (uint32_t)(t->nsec << 2 | ((t->sec >> 32) & 3)),
-			    ek_fmt_time(t->sec, buf, sizeof(buf)));
-	else
-		ek_out_text(o, "%s: 0x%08x -- %s\n", label, (uint32_t)t->sec,
-			    ek_fmt_time(t->sec, buf, sizeof(buf)));
+	ek_out_text(o, "%s: %s\n", label, ek_fmt_inode_time(t, extra, buf, sizeof(buf)));
 	ek_out_time(o, key, t->sec, t->nsec);
 }
 

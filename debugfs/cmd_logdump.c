@@ -223,18 +223,12 @@ static void logged_map(struct ek_fs *fs, struct ek_out *o, const struct ek_inode
 
 static void logged_time(struct ek_out *o, const char *key, const struct ek_time *t, bool extra)
 {
-	char buf[64];
+	char buf[100];
 
 	if (!t->present)
 		return;
 	/* as stat shows it: seconds, and the extra field (nsec << 2 | epoch bits) */
-	if (extra)
-		ek_out_text(o, "    %6s: 0x%08x:%08x -- %s\n", key, (uint32_t)t->sec,
-			    (uint32_t)(t->nsec << 2 | ((t->sec >> 32) & 3)),
-			    ek_fmt_time(t->sec, buf, sizeof(buf)));
-	else
-		ek_out_text(o, "    %6s: 0x%08x -- %s\n", key, (uint32_t)t->sec,
-			    ek_fmt_time(t->sec, buf, sizeof(buf)));
+	ek_out_text(o, "    %6s: %s\n", key, ek_fmt_inode_time(t, extra, buf, sizeof(buf)));
 	ek_out_obj_begin(o, key);
 	ek_out_s64(o, "sec", t->sec);
 	ek_out_u64(o, "nsec", t->nsec);

@@ -251,27 +251,6 @@ static void map_emit(struct dbg *d, const struct map *mp)
 #define M_HW	300.0
 #define M_W	(M_HX + M_HW + 20)
 
-static void rect(struct ek_svg *s, double x, double y, double w, double h, const char *fill)
-{
-	ek_svg_begin(s, "rect");
-	ek_svg_attr_num(s, "x", x);
-	ek_svg_attr_num(s, "y", y);
-	ek_svg_attr_num(s, "width", w);
-	ek_svg_attr_num(s, "height", h);
-	ek_svg_attr(s, "fill", "%s", fill);
-}
-
-static void text(struct ek_svg *s, double x, double y, const char *anchor, const char *str)
-{
-	ek_svg_begin(s, "text");
-	ek_svg_attr_num(s, "x", x);
-	ek_svg_attr_num(s, "y", y);
-	if (anchor)
-		ek_svg_attr(s, "text-anchor", "%s", anchor);
-	ek_svg_text_bytes(s, str, strlen(str));
-	ek_svg_end(s);
-}
-
 static void legend(struct ek_svg *s, const struct map *mp)
 {
 	double x = M_ML, y = 44;
@@ -282,27 +261,18 @@ static void legend(struct ek_svg *s, const struct map *mp)
 		const char *name = k == EK_OWNER_UNKNOWN ?
 				   (mp->detail ? "in use, owner unknown" : "in use (files, not walked)") :
 				   ek_blk_owner_kind_name(k);
-		double w = 30 + 6.2 * strlen(name);
-
 		if (k == EK_OWNER_OUTSIDE || k == EK_OWNER_BOOT)
 			continue;
-		if (x + w > M_W - 20)
-			x = M_ML, y += 16;
-		rect(s, x, y - 9, 10, 10, kind_color(k));
-		ek_svg_attr(s, "stroke", "#888");
-		ek_svg_attr(s, "stroke-width", "0.5");
-		ek_svg_end(s);
-		text(s, x + 14, y, NULL, name);
-		x += w;
+		ek_svg_swatch(s, &x, &y, M_ML, M_W - 20, kind_color(k), "#888", name);
 	}
 	if (mp->path) {
 		if (x + 120 > M_W - 20)
 			x = M_ML, y += 16;
-		rect(s, x, y - 9, 10, 10, "none");
+		ek_svg_rect(s, x, y - 9, 10, 10, "none");
 		ek_svg_attr(s, "stroke", "#000");
 		ek_svg_attr(s, "stroke-width", "2");
 		ek_svg_end(s);
-		text(s, x + 14, y, NULL, "the file's blocks");
+		ek_svg_label(s, x + 14, y, NULL, "the file's blocks");
 	}
 	ek_svg_end(s);
 }
@@ -315,10 +285,10 @@ static void histogram(struct dbg *d, struct ek_svg *s, const struct map *mp, dou
 
 	ek_svg_begin(s, "g");
 	ek_svg_attr(s, "class", "free-histogram");
-	text(s, M_HX, y0, NULL, "Free space extents (freefrag)");
+	ek_svg_label(s, M_HX, y0, NULL, "Free space extents (freefrag)");
 	if (!mp->have_ff) {
 		snprintf(label, sizeof(label), "not drawn: more than %d groups", MAP_DETAIL_GROUPS);
-		text(s, M_HX, y, NULL, label);
+		ek_svg_label(s, M_HX, y, NULL, label);
 		ek_svg_end(s);
 		return;
 	}
@@ -341,17 +311,17 @@ static void histogram(struct dbg *d, struct ek_svg *s, const struct map *mp, dou
 		ek_svg_attr_u64(s, "data-blocks", mp->ff.hist_blocks[i]);
 		ek_svg_title(s, "%s: %llu free extents, %llu blocks", label,
 			     (unsigned long long)mp->ff.hist[i], (unsigned long long)mp->ff.hist_blocks[i]);
-		text(s, M_HX, y + 9, NULL, label);
-		rect(s, M_HX + 100, y, w < 1 ? 1 : w, 11, "#74a9cf");
+		ek_svg_label(s, M_HX, y + 9, NULL, label);
+		ek_svg_rect(s, M_HX + 100, y, w < 1 ? 1 : w, 11, "#74a9cf");
 		ek_svg_end(s);
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)mp->ff.hist[i]);
-		text(s, M_HX + 104 + w, y + 9, NULL, num);
+		ek_svg_label(s, M_HX + 104 + w, y + 9, NULL, num);
 		ek_svg_end(s);
 		y += 15;
 	}
 	snprintf(label, sizeof(label), "%llu free blocks in %llu extents",
 		 (unsigned long long)mp->ff.free_blocks, (unsigned long long)mp->ff.extents);
-	text(s, M_HX, y + 12, NULL, label);
+	ek_svg_label(s, M_HX, y + 12, NULL, label);
 	ek_svg_end(s);
 }
 
@@ -366,7 +336,7 @@ static void map_draw(struct dbg *d, const struct map *mp, struct ek_svg *s)
 	ek_svg_doc_begin(s, M_W, h);
 	ek_svg_attr(s, "class", "extkit-map");
 	ek_svg_title(s, "allocation map of %s", base);
-	rect(s, 0, 0, M_W, h, "#fff");
+	ek_svg_rect(s, 0, 0, M_W, h, "#fff");
 	ek_svg_end(s);
 	ek_svg_begin(s, "text");
 	ek_svg_attr_num(s, "x", M_ML);
@@ -400,7 +370,7 @@ static void map_draw(struct dbg *d, const struct map *mp, struct ek_svg *s)
 		 mp->gpr > 1 ? "rows of several groups" : mp->rpg > 1 ? "each group over several rows" :
 		 "one row per group",
 		 (unsigned long long)mp->per_cell);
-	text(s, M_ML, M_TOP - 8, NULL, line);
+	ek_svg_label(s, M_ML, M_TOP - 8, NULL, line);
 	for (uint32_t r = 0; r < mp->rows; r++) {
 		if (mp->rpg > 1 ? r % mp->rpg == 0 && (mp->rows / mp->rpg <= 32 || r / mp->rpg % 4 == 0) :
 		    mp->rows <= 32 || r % (mp->rows / 16) == 0) {
@@ -425,7 +395,7 @@ static void map_draw(struct dbg *d, const struct map *mp, struct ek_svg *s)
 
 			if (first >= fs->sb.blocks_count)
 				continue;	/* the last row's cells past the end */
-			rect(s, M_ML + col * M_CW, M_TOP + r * ch, M_CW - 0.5, ch - 0.5, kind_color(k));
+			ek_svg_rect(s, M_ML + col * M_CW, M_TOP + r * ch, M_CW - 0.5, ch - 0.5, kind_color(k));
 			ek_svg_attr(s, "class", "cell");
 			ek_svg_attr_u64(s, "data-first", first);
 			ek_svg_attr(s, "data-kind", "%s", ek_blk_owner_kind_name(k));
@@ -463,7 +433,7 @@ static void map_draw(struct dbg *d, const struct map *mp, struct ek_svg *s)
 		for (size_t i = 0; i < mp->ncells; i++) {
 			if (!mp->file[i])
 				continue;
-			rect(s, M_ML + (i % MAP_COLS) * M_CW + 0.75, M_TOP + (i / MAP_COLS) * ch + 0.75,
+			ek_svg_rect(s, M_ML + (i % MAP_COLS) * M_CW + 0.75, M_TOP + (i / MAP_COLS) * ch + 0.75,
 			     M_CW - 2, ch - 2, "none");
 			ek_svg_attr(s, "class", "file-cell");
 			ek_svg_attr(s, "stroke", "#000");

@@ -348,12 +348,6 @@ static void build_path(const struct ncheck *n, ek_ino_t ino, char *buf, size_t l
 	}
 }
 
-static int cmp_ino(const void *a, const void *b)
-{
-	ek_ino_t x = *(const ek_ino_t *)a, y = *(const ek_ino_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* the slow way, for the wanted inodes the walk did not find */
 static int ncheck_scan(struct ncheck *n)
@@ -451,7 +445,7 @@ int do_ncheck(struct dbg *d, int argc, char **argv)
 		}
 		n.want[n.nwant++] = v;
 	}
-	qsort(n.want, n.nwant, sizeof(*n.want), cmp_ino);
+	qsort(n.want, n.nwant, sizeof(*n.want), ek_cmp_u32);
 
 	if (ek_has_incompat(d->fs, EXT4_FEATURE_INCOMPAT_FILETYPE)) {
 		struct nwalk w = { .n = &n };

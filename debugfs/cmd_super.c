@@ -509,12 +509,6 @@ static int bad_block(void *arg, const struct ek_mapping *m)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* the bad block inode's blocks, sorted, as dumpe2fs lists them */
 static void bad_blocks_info(struct dbg *d)
@@ -529,7 +523,7 @@ static void bad_blocks_info(struct dbg *d)
 	if (err)
 		dbg_warn(d, "stats: warning: bad block inode: %s", ek_error_msg(err));
 	if (bb.n)	/* qsort wants a non-NULL base even for none */
-		qsort(bb.v, bb.n, sizeof(*bb.v), cmp_u64);
+		qsort(bb.v, bb.n, sizeof(*bb.v), ek_cmp_u64);
 	ek_out_arr_begin(d->out, "bad_blocks");
 	for (size_t i = 0; i < bb.n; i++) {
 		if (i && bb.v[i] == bb.v[i - 1])

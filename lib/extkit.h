@@ -111,6 +111,14 @@ struct ek_set {
 int ek_set_add(struct ek_set *s, uint64_t v);
 void ek_set_release(struct ek_set *s);
 
+/* sorted arrays of 64-bit numbers (blocks) and of inode numbers: qsort's
+ * comparators, and the index of the first of @n elements >= @key (@n when
+ * none is) */
+int ek_cmp_u64(const void *a, const void *b);
+int ek_cmp_u32(const void *a, const void *b);
+size_t ek_lower_u64(const uint64_t *v, size_t n, uint64_t key);
+size_t ek_lower_u32(const uint32_t *v, size_t n, uint32_t key);
+
 /* ---- crc (crc.c) ------------------------------------------------------- */
 
 /* crc32c (Castagnoli), kernel convention: no pre/post inversion inside. */
@@ -2510,7 +2518,8 @@ int ek_blocks_owner_among(struct ek_fs *fs, const ek_blk_t *blocks, size_t n,
  * a bitmap); files' blocks by walking every inode in use (@walk_inodes),
  * else only the journal's.  In-use blocks nothing named are UNKNOWN, past
  * the end OUTSIDE.  A block named twice (damage; an xattr block shared)
- * counts twice.  @count: the caller's array of @ncells rows, zeroed.
+ * counts twice; the reserved GDT blocks the resize inode maps count once,
+ * as reserved_gdt (its own block is its double-indirect one).  @count: the caller's array of @ncells rows, zeroed.
  * Returns 0, -EINVAL, -ENOMEM, or the first damage met after counting
  * what it could.
  */
@@ -3076,6 +3085,9 @@ void ek_out_bar(FILE *f, const char *label, unsigned *last, uint64_t done, uint6
 size_t ek_utf8_seq(const uint8_t *p, const uint8_t *end, uint32_t *cp);
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
+/* an inode time as stat prints it: "0x%08x -- DATE", with @extra (the
+ * inode has the _extra field) "0x%08x:%08x -- DATE" (nsec << 2 | epoch) */
+const char *ek_fmt_inode_time(const struct ek_time *t, bool extra, char *buf, size_t len);
 /* ISO-8601 UTC "2026-11-30T08:21:44Z" */
 const char *ek_fmt_iso(int64_t t, char *buf, size_t len);
 /* @u as 8-4-4-4-12 lower-case hex into @buf (37 bytes or more) */
@@ -3128,6 +3140,16 @@ void ek_svg_raw(struct ek_svg *s, const char *markup, size_t len);
 void ek_svg_end(struct ek_svg *s);
 /* close every open element; 0, or -EIO when a write failed */
 int ek_svg_finish(struct ek_svg *s);
+/* shapes the pictures share: a <rect> left open (attributes or a <title>
+ * may follow; ek_svg_end() closes it); a whole <text> of @str at (x, y),
+ * @anchor its text-anchor or NULL; a legend entry: a 10 x 10 swatch of
+ * @fill (outlined in @stroke, or not when NULL) and @label, at *@x, *@y,
+ * on the next line (from @left, 16 units down) when it would pass @right,
+ * *@x advanced past it */
+void ek_svg_rect(struct ek_svg *s, double x, double y, double w, double h, const char *fill);
+void ek_svg_label(struct ek_svg *s, double x, double y, const char *anchor, const char *str);
+void ek_svg_swatch(struct ek_svg *s, double *x, double *y, double left, double right,
+		   const char *fill, const char *stroke, const char *label);
 /* one complete element: <name attrs...>text</name> with a <title> helper */
 void ek_svg_title(struct ek_svg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* write (ptr, len) escaped for text or an attribute value to @f */

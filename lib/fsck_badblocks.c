@@ -60,26 +60,11 @@ int fsck_bad_inode_self(struct check *c, const struct ek_inode *ei)
 	return err ? 0 : 1;
 }
 
-static int cmp_blk(const void *a, const void *b)
-{
-	ek_blk_t x = *(const ek_blk_t *)a, y = *(const ek_blk_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static bool listed(const ek_blk_t *v, size_t n, ek_blk_t b)
 {
-	size_t lo = 0, hi = n;
+	size_t k = ek_lower_u64(v, n, b);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == b;
+	return k < n && v[k] == b;
 }
 
 int fsck_bad_blocks_tables(struct check *c)
@@ -94,7 +79,7 @@ int fsck_bad_blocks_tables(struct check *c)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nbad; i++)
 		v[i] = c->bad[i];
-	qsort(v, c->nbad, sizeof(*v), cmp_blk);
+	qsort(v, c->nbad, sizeof(*v), ek_cmp_u64);
 	for (uint32_t g = 0; g < fs->group_count; g++) {
 		for (int k = 0; k < 2; k++) {
 			ek_blk_t at = k ? fs->groups[g].inode_bitmap : fs->groups[g].block_bitmap;

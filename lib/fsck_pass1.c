@@ -1193,8 +1193,6 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	return charge_quota(c, ei, false);
 }
 
-static int cmp_blk(const void *a, const void *b);
-
 /* each xattr block once (inodes share one as its h_refcount says); one a
  * map or the metadata claims too is claimed twice (pass 1B, as e2fsck) */
 int fsck_mark_xattr(struct check *c)
@@ -1202,7 +1200,7 @@ int fsck_mark_xattr(struct check *c)
 	bool was;
 
 	if (c->nx)
-		qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
+		qsort(c->xblk, c->nx, sizeof(*c->xblk), ek_cmp_u64);
 	for (size_t i = 0; i < c->nx; i++) {
 		int err = i && c->xblk[i] == c->xblk[i - 1] ? 0 : fsck_mark(c, c->xblk[i], &was);
 
@@ -1214,19 +1212,13 @@ int fsck_mark_xattr(struct check *c)
 	return 0;
 }
 
-static int cmp_blk(const void *a, const void *b)
-{
-	ek_blk_t x = *(const ek_blk_t *)a, y = *(const ek_blk_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* each xattr block's h_refcount against the inodes that name it */
 int fsck_check_xattr_refs(struct check *c)
 {
 	if (!c->nx)
 		return 0;
-	qsort(c->xblk, c->nx, sizeof(*c->xblk), cmp_blk);
+	qsort(c->xblk, c->nx, sizeof(*c->xblk), ek_cmp_u64);
 	for (size_t i = 0, j; i < c->nx; i = j) {
 		uint32_t refs;
 		int err;

@@ -35,12 +35,6 @@ static ek_blk_t dup_key(const struct ek_fs *fs, ek_blk_t blk)
 	return blk & ~(ek_blk_t)(ek_cluster_ratio(fs) - 1);
 }
 
-static int cmp_blk1b(const void *a, const void *b)
-{
-	ek_blk_t x = *(const ek_blk_t *)a, y = *(const ek_blk_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_own1b(const void *a, const void *b)
 {
@@ -583,7 +577,7 @@ int fsck_pass1b(struct check *c)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->ndups; i++)
 		p.dup[i] = dup_key(c->fs, c->dups[i]);
-	qsort(p.dup, c->ndups, sizeof(*p.dup), cmp_blk1b);
+	qsort(p.dup, c->ndups, sizeof(*p.dup), ek_cmp_u64);
 	for (size_t i = 0; i < c->ndups; i++)
 		if (!p.ndup || p.dup[p.ndup - 1] != p.dup[i])
 			p.dup[p.ndup++] = p.dup[i];
@@ -605,7 +599,7 @@ int fsck_pass1b(struct check *c)
 	qsort(p.own, p.nown, sizeof(*p.own), cmp_own1b);
 	if (c->nbad) {
 		memcpy(bad, c->bad, c->nbad * sizeof(*bad));
-		qsort(bad, c->nbad, sizeof(*bad), cmp_blk1b);
+		qsort(bad, c->nbad, sizeof(*bad), ek_cmp_u64);
 	}
 	cl.held = held;
 	for (size_t k = 0; k < p.ndup; k++) {

@@ -150,17 +150,9 @@ static bool dot_or_dotdot(const struct ek_dirent *de)
  */
 static bool shared_block(const struct check *c, ek_blk_t b)
 {
-	size_t lo = 0, hi = c->ndups;
+	size_t k = ek_lower_u64(c->dups, c->ndups, b);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->dups[mid] < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->ndups && c->dups[lo] == b;
+	return k < c->ndups && c->dups[k] == b;
 }
 
 /* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
@@ -184,12 +176,6 @@ static int rb_keep(struct dirwalk *w, const struct ek_dirent *de, uint8_t type, 
 	return 0;
 }
 
-static int cmp_blk(const void *a, const void *b)
-{
-	const ek_blk_t *x = a, *y = b;
-
-	return *x < *y ? -1 : *x > *y;
-}
 
 static int cmp_ent_ino(const void *a, const void *b)
 {
@@ -443,7 +429,7 @@ static int dir_rebuild(struct dirwalk *w)
 		goto out;
 	w->di->parent = parent;
 	if (old.n > 1)
-		qsort(old.v, old.n, sizeof(*old.v), cmp_blk);
+		qsort(old.v, old.n, sizeof(*old.v), ek_cmp_u64);
 	fsck_forget_freed(c, old.v, old.n);
 	for (size_t i = 0; i < ndropped; i++)
 		fsck_ref_drop(c, dropped[i]);
@@ -1170,7 +1156,7 @@ int fsck_pass2(struct check *c)
 	if (!iblk)
 		return -ENOMEM;
 	if (c->ndups > 1)	/* for shared_block() */
-		qsort(c->dups, c->ndups, sizeof(*c->dups), cmp_blk);
+		qsort(c->dups, c->ndups, sizeof(*c->dups), ek_cmp_u64);
 
 	for (size_t d = 0; d < c->ndirs; d++) {
 		ek_ino_t ino = c->dirs[d].ino;

@@ -312,6 +312,19 @@ const char *ek_fmt_time(int64_t t, char *buf, size_t len)
 	return buf;
 }
 
+const char *ek_fmt_inode_time(const struct ek_time *t, bool extra, char *buf, size_t len)
+{
+	char date[64];
+
+	ek_fmt_time(t->sec, date, sizeof(date));
+	if (extra)
+		snprintf(buf, len, "0x%08x:%08x -- %s", (uint32_t)t->sec,
+			 (uint32_t)(t->nsec << 2 | ((t->sec >> 32) & 3)), date);
+	else
+		snprintf(buf, len, "0x%08x -- %s", (uint32_t)t->sec, date);
+	return buf;
+}
+
 const char *ek_fmt_iso(int64_t t, char *buf, size_t len)
 {
 	time_t tt = (time_t)t;

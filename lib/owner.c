@@ -41,27 +41,10 @@ struct owners {
 	struct ek_error first;		/* its message */
 };
 
-static int cmp_blk(const void *a, const void *b)
-{
-	ek_blk_t x = *(const ek_blk_t *)a, y = *(const ek_blk_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* index of the first block >= @b */
 static size_t lower(const struct owners *w, ek_blk_t b)
 {
-	size_t lo = 0, hi = w->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->blk[mid] < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ek_lower_u64(w->blk, w->n, b);
 }
 
 /* the record of block index @k to fill, or NULL when already named */
@@ -331,7 +314,7 @@ static int blocks_owner(struct ek_fs *fs, const ek_blk_t *blocks, size_t n, bool
 		goto out_free;
 	}
 	memcpy(w.blk, blocks, n * sizeof(*w.blk));
-	qsort(w.blk, n, sizeof(*w.blk), cmp_blk);
+	qsort(w.blk, n, sizeof(*w.blk), ek_cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		if (!u || w.blk[u - 1] != w.blk[i])
 			w.blk[u++] = w.blk[i];
@@ -571,6 +554,17 @@ static void census_inode_blocks(struct census *w, const struct ek_inode *ei)
 {
 	int err;
 
+	/* the resize inode maps the reserved GDT blocks the geometry named
+	 * (the primary's as its indirect blocks, the backups as its data):
+	 * only its double-indirect block is its own */
+	if (ei->ino == EXT4_RESIZE_INO) {
+		uint32_t dind = le32_to_cpu(ek_inode_i_block(ei)[EXT4_DIND_BLOCK]);
+
+		if (dind && dind < w->fs->sb.blocks_count)
+			census_add(w->c, EK_OWNER_INDIRECT, dind, 1);
+		w->c->walked_inodes++;
+		return;
+	}
 	if (ei->file_acl && ei->file_acl < w->fs->sb.blocks_count)
 		census_add(w->c, EK_OWNER_XATTR, ei->file_acl, 1);
 	w->ei = ei;

@@ -195,28 +195,34 @@ void ek_svg_text_bytes(struct ek_svg *s, const void *v, size_t len)
 	escape(s->f, v, len, false);
 }
 
-void ek_svg_text(struct ek_svg *s, const char *fmt, ...)
+/* the text of @fmt, escaped, into the open element */
+static void vtext(struct ek_svg *s, const char *fmt, va_list ap)
 {
 	char small[256], *buf = small;
-	va_list ap;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(small)) {
+	if (n >= 0 && (size_t)n >= sizeof(small)) {
 		buf = malloc((size_t)n + 1);
-		if (!buf)
-			return;
-		va_start(ap, fmt);
-		vsnprintf(buf, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+		if (buf)
+			vsnprintf(buf, (size_t)n + 1, fmt, again);
 	}
-	ek_svg_text_bytes(s, buf, (size_t)n);
+	va_end(again);
+	if (n >= 0 && buf)
+		ek_svg_text_bytes(s, buf, (size_t)n);
 	if (buf != small)
 		free(buf);
+}
+
+void ek_svg_text(struct ek_svg *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vtext(s, fmt, ap);
+	va_end(ap);
 }
 
 void ek_svg_raw(struct ek_svg *s, const char *markup, size_t len)
@@ -264,28 +270,13 @@ void ek_svg_end(struct ek_svg *s)
 
 void ek_svg_title(struct ek_svg *s, const char *fmt, ...)
 {
-	char small[512], *buf = small;
 	va_list ap;
-	int n;
 
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(small)) {
-		buf = malloc((size_t)n + 1);
-		if (!buf)
-			return;
-		va_start(ap, fmt);
-		vsnprintf(buf, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
 	ek_svg_begin(s, "title");
-	ek_svg_text_bytes(s, buf, (size_t)n);
+	va_start(ap, fmt);
+	vtext(s, fmt, ap);
+	va_end(ap);
 	ek_svg_end(s);
-	if (buf != small)
-		free(buf);
 }
 
 int ek_svg_finish(struct ek_svg *s)
@@ -296,4 +287,49 @@ int ek_svg_finish(struct ek_svg *s)
 	if (fflush(s->f) || ferror(s->f))
 		return -EIO;
 	return s->overflow ? -EINVAL : 0;
+}
+
+/* ---- shapes the pictures share ------------------------------------------- */
+
+void ek_svg_rect(struct ek_svg *s, double x, double y, double w, double h, const char *fill)
+{
+	ek_svg_begin(s, "rect");
+	ek_svg_attr_num(s, "x", x);
+	ek_svg_attr_num(s, "y", y);
+	ek_svg_attr_num(s, "width", w);
+	ek_svg_attr_num(s, "height", h);
+	ek_svg_attr(s, "fill", "%s", fill);
+}
+
+void ek_svg_label(struct ek_svg *s, double x, double y, const char *anchor, const char *str)
+{
+	ek_svg_begin(s, "text");
+	ek_svg_attr_num(s, "x", x);
+	ek_svg_attr_num(s, "y", y);
+	if (anchor)
+		ek_svg_attr(s, "text-anchor", "%s", anchor);
+	ek_svg_text_bytes(s, str, strlen(str));
+	ek_svg_end(s);
+}
+
+/* about the width of a character of the pictures' 11-unit sans-serif */
+#define CHAR_W 6.2
+
+void ek_svg_swatch(struct ek_svg *s, double *x, double *y, double left, double right,
+		   const char *fill, const char *stroke, const char *label)
+{
+	double w = 30 + CHAR_W * strlen(label);
+
+	if (*x + w > right && *x > left) {
+		*x = left;
+		*y += 16;
+	}
+	ek_svg_rect(s, *x, *y - 9, 10, 10, fill);
+	if (stroke) {
+		ek_svg_attr(s, "stroke", "%s", stroke);
+		ek_svg_attr(s, "stroke-width", "0.5");
+	}
+	ek_svg_end(s);
+	ek_svg_label(s, *x + 14, *y, NULL, label);
+	*x += w;
 }

@@ -762,12 +762,6 @@ struct badlist {
 	size_t n, cap;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* sorted, each block once */
 static void badlist_settle(struct badlist *l)
@@ -776,7 +770,7 @@ static void badlist_settle(struct badlist *l)
 
 	if (l->n < 2)
 		return;	/* nothing to order (and no array yet when empty) */
-	qsort(l->v, l->n, sizeof(*l->v), cmp_u64);
+	qsort(l->v, l->n, sizeof(*l->v), ek_cmp_u64);
 	for (size_t i = 0; i < l->n; i++)
 		if (!k || l->v[i] != l->v[k - 1])
 			l->v[k++] = l->v[i];

@@ -143,12 +143,6 @@ static void sort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const
 		qsort(base, n, sz, cmp);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -218,33 +212,15 @@ static void uniq_inos(struct diff *d)
 
 static struct file *file_of(struct diff *d, ek_ino_t ino)
 {
-	size_t lo = 0, hi = d->ninos;
+	size_t k = ek_lower_u32(d->inos, d->ninos, ino);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->inos[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->ninos && d->inos[lo] == ino ? &d->files[lo] : NULL;
+	return k < d->ninos && d->inos[k] == ino ? &d->files[k] : NULL;
 }
 
 /* index of the first differing block >= @b */
 static size_t blk_lower(const struct diff *d, ek_blk_t b)
 {
-	size_t lo = 0, hi = d->nblk;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->blk[mid] < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ek_lower_u64(d->blk, d->nblk, b);
 }
 
 static const char *type_name(uint16_t mode)
@@ -534,7 +510,7 @@ static int map_diff(struct diff *d, const struct runs *a, const struct runs *b, 
 		pt[np++] = b->r[i].lblk;
 		pt[np++] = b->r[i].lblk + b->r[i].len;
 	}
-	sort(pt, np, sizeof(*pt), cmp_u64);
+	sort(pt, np, sizeof(*pt), ek_cmp_u64);
 	for (size_t i = 0; i + 1 < np && !err; i++) {
 		uint64_t x = pt[i], y = pt[i + 1];
 		const struct run *ra, *rb;

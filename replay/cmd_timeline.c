@@ -359,28 +359,6 @@ static void emit(struct rp *r, const struct timeline *tl)
 
 /* ---- the picture ---------------------------------------------------------- */
 
-static void rect(struct ek_svg *s, double x, double y, double w, double h, const char *fill)
-{
-	ek_svg_begin(s, "rect");
-	ek_svg_attr_num(s, "x", x);
-	ek_svg_attr_num(s, "y", y);
-	ek_svg_attr_num(s, "width", w);
-	ek_svg_attr_num(s, "height", h);
-	ek_svg_attr(s, "fill", "%s", fill);
-}
-
-static void text_at(struct ek_svg *s, double x, double y, const char *anchor, const char *fmt,
-		    const char *str)
-{
-	ek_svg_begin(s, "text");
-	ek_svg_attr_num(s, "x", x);
-	ek_svg_attr_num(s, "y", y);
-	if (anchor)
-		ek_svg_attr(s, "text-anchor", "%s", anchor);
-	ek_svg_text(s, fmt, str);
-	ek_svg_end(s);
-}
-
 static void vline(struct ek_svg *s, double x, double y0, double y1, const char *color, bool dash)
 {
 	ek_svg_begin(s, "line");
@@ -406,7 +384,7 @@ static void stack(struct ek_svg *s, const struct tl_txn *x, double px, double w,
 		if (!x->cat[c])
 			continue;
 		y -= h;
-		rect(s, px, y, w, h, cats[c].color);
+		ek_svg_rect(s, px, y, w, h, cats[c].color);
 		ek_svg_attr(s, "class", "seg");
 		ek_svg_attr(s, "data-kind", "%s", cats[c].key);
 		ek_svg_attr_u64(s, "data-count", x->cat[c]);
@@ -422,7 +400,7 @@ static void marks(struct ek_svg *s, const struct tl_txn *x, double px, double w,
 	const char *color = t->state != EK_JTXN_COMMITTED ? "#d00000" : x->bad_csum ? "#ff8c00" : NULL;
 
 	if (color) {
-		rect(s, px - 0.5, top - 0.5, w + 1, base - top + 1, "none");
+		ek_svg_rect(s, px - 0.5, top - 0.5, w + 1, base - top + 1, "none");
 		ek_svg_attr(s, "stroke", "%s", color);
 		ek_svg_attr(s, "stroke-width", "1.5");
 		if (t->state == EK_JTXN_TORN)
@@ -494,44 +472,34 @@ static void legend(struct ek_svg *s, double y)
 
 	ek_svg_begin(s, "g");
 	ek_svg_attr(s, "class", "legend");
-	for (int c = 0; c < TL_NCAT; c++) {
-		double w = 14 + 6.2 * strlen(cats[c].label) + 12;
-
-		if (x + w > TL_W - TL_MR) {
-			x = TL_ML;
-			y += 16;
-		}
-		rect(s, x, y - 9, 10, 10, cats[c].color);
-		ek_svg_end(s);
-		text_at(s, x + 14, y, NULL, "%s", cats[c].label);
-		x += w;
-	}
+	for (int c = 0; c < TL_NCAT; c++)
+		ek_svg_swatch(s, &x, &y, TL_ML, TL_W - TL_MR, cats[c].color, NULL, cats[c].label);
 	y += 16;
 	x = TL_ML;
-	rect(s, x, y - 9, 10, 10, "none");
+	ek_svg_rect(s, x, y - 9, 10, 10, "none");
 	ek_svg_attr(s, "stroke", "#d00000");
 	ek_svg_attr(s, "stroke-dasharray", "3 2");
 	ek_svg_end(s);
-	text_at(s, x + 14, y, NULL, "%s", "torn / bad commit (red)");
+	ek_svg_label(s, x + 14, y, NULL, "torn / bad commit (red)");
 	x += 170;
-	rect(s, x, y - 9, 10, 10, "none");
+	ek_svg_rect(s, x, y - 9, 10, 10, "none");
 	ek_svg_attr(s, "stroke", "#ff8c00");
 	ek_svg_end(s);
-	text_at(s, x + 14, y, NULL, "%s", "bad checksum");
+	ek_svg_label(s, x + 14, y, NULL, "bad checksum");
 	x += 110;
 	ek_svg_begin(s, "path");
 	ek_svg_attr(s, "d", "M%.2f %.2fl-3 -6h6z", x + 5, y);
 	ek_svg_attr(s, "fill", "#6a0dad");
 	ek_svg_end(s);
-	text_at(s, x + 14, y, NULL, "%s", "revoke records");
+	ek_svg_label(s, x + 14, y, NULL, "revoke records");
 	x += 120;
-	rect(s, x, y - 9, 10, 10, "#e0e0e0");
+	ek_svg_rect(s, x, y - 9, 10, 10, "#e0e0e0");
 	ek_svg_end(s);
-	text_at(s, x + 14, y, NULL, "%s", "stale (outside the live log)");
+	ek_svg_label(s, x + 14, y, NULL, "stale (outside the live log)");
 	x += 190;
-	rect(s, x, y - 9, 10, 10, "#e6f4e6");
+	ek_svg_rect(s, x, y - 9, 10, 10, "#e6f4e6");
 	ek_svg_end(s);
-	text_at(s, x + 14, y, NULL, "%s", "live region");
+	ek_svg_label(s, x + 14, y, NULL, "live region");
 	ek_svg_end(s);
 }
 
@@ -540,8 +508,8 @@ static void axis_label(struct ek_svg *s, double y, const char *what, uint64_t ma
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)max);
-	text_at(s, TL_ML - 6, y + 10, "end", "%s", buf);
-	text_at(s, TL_ML - 6, y + TL_PH, "end", "%s", "0");
+	ek_svg_label(s, TL_ML - 6, y + 10, "end", buf);
+	ek_svg_label(s, TL_ML - 6, y + TL_PH, "end", "0");
 	ek_svg_begin(s, "text");
 	ek_svg_attr_num(s, "x", 14);
 	ek_svg_attr_num(s, "y", y + TL_PH / 2);
@@ -568,9 +536,9 @@ static void panel_ring(struct rp *r, const struct timeline *tl, struct ek_svg *s
 	ek_svg_attr_u64(s, "data-live-end", start ? end : 0);
 	ek_svg_attr_u64(s, "data-transactions", tl->ntx);
 	ek_svg_attr_u64(s, "data-stale-transactions", tl->nstale);
-	text_at(s, TL_ML, y0 - 8, NULL, "%s",
-		"Log order: each transaction at its place in the journal ring (journal blocks)");
-	rect(s, TL_ML, y0, TL_PW, TL_PH, "#fafafa");
+	ek_svg_label(s, TL_ML, y0 - 8, NULL,
+		     "Log order: each transaction at its place in the journal ring (journal blocks)");
+	ek_svg_rect(s, TL_ML, y0, TL_PW, TL_PH, "#fafafa");
 	ek_svg_attr(s, "stroke", "#999");
 	ek_svg_end(s);
 	/* the live region, in one piece or two around the wrap */
@@ -582,19 +550,19 @@ static void panel_ring(struct rp *r, const struct timeline *tl, struct ek_svg *s
 		ek_svg_title(s, "live region: journal blocks %u..%u%s", start, end,
 			     end < start ? " (wraps)" : "");
 		if (end >= start) {
-			rect(s, XJ(start), y0, (end - start) * bx, TL_PH, "#e6f4e6");
+			ek_svg_rect(s, XJ(start), y0, (end - start) * bx, TL_PH, "#e6f4e6");
 			ek_svg_end(s);
 		} else {
-			rect(s, XJ(start), y0, (sb->last - start) * bx, TL_PH, "#e6f4e6");
+			ek_svg_rect(s, XJ(start), y0, (sb->last - start) * bx, TL_PH, "#e6f4e6");
 			ek_svg_end(s);
-			rect(s, XJ(sb->first), y0, (end - sb->first) * bx, TL_PH, "#e6f4e6");
+			ek_svg_rect(s, XJ(sb->first), y0, (end - sb->first) * bx, TL_PH, "#e6f4e6");
 			ek_svg_end(s);
 		}
 		ek_svg_end(s);
 		vline(s, XJ(start), y0, base + 4, "#2a7d2a", false);
-		text_at(s, XJ(start), base + 26, "middle", "%s", "start");
+		ek_svg_label(s, XJ(start), base + 26, "middle", "start");
 		vline(s, XJ(end), y0, base + 4, "#2a7d2a", true);
-		text_at(s, XJ(end), base + 38, "middle", "%s", "end");
+		ek_svg_label(s, XJ(end), base + 38, "middle", "end");
 	}
 	/* the wrap point: after the last block the log goes on at the first */
 	ek_svg_begin(s, "g");
@@ -604,7 +572,7 @@ static void panel_ring(struct rp *r, const struct timeline *tl, struct ek_svg *s
 	ek_svg_title(s, "wrap point: after journal block %u the log goes on at block %u", sb->last - 1,
 		     sb->first);
 	vline(s, XJ(sb->last), y0 - 4, base + 4, "#000", true);
-	text_at(s, XJ(sb->last), y0 - 8 + 0, "end", "%s", "wrap \xe2\x86\xba");
+	ek_svg_label(s, XJ(sb->last), y0 - 8, "end", "wrap \xe2\x86\xba");
 	ek_svg_end(s);
 	/* stale transactions: faded, where they still lie */
 	for (size_t i = 0; i < tl->nstale; i++) {
@@ -618,7 +586,7 @@ static void panel_ring(struct rp *r, const struct timeline *tl, struct ek_svg *s
 		ek_svg_attr_u64(s, "data-blocks", st->blocks);
 		ek_svg_title(s, "stale transaction %u: %llu blocks from journal block %u (not replayed)",
 			     st->tid, (unsigned long long)st->blocks, st->first);
-		rect(s, XJ(st->first), base - h, (st->last - st->first + 1) * bx > 1 ?
+		ek_svg_rect(s, XJ(st->first), base - h, (st->last - st->first + 1) * bx > 1 ?
 		     (st->last - st->first + 1) * bx : 1, h, "#e0e0e0");
 		ek_svg_attr(s, "stroke", "#b0b0b0");
 		ek_svg_attr(s, "stroke-width", "0.5");
@@ -654,8 +622,8 @@ static void panel_ring(struct rp *r, const struct timeline *tl, struct ek_svg *s
 
 		snprintf(a, sizeof(a), "%u", sb->first);
 		snprintf(b, sizeof(b), "%u", sb->last);
-		text_at(s, TL_ML, base + 14, "start", "%s", a);
-		text_at(s, TL_ML + TL_PW, base + 14, "end", "%s", b);
+		ek_svg_label(s, TL_ML, base + 14, "start", a);
+		ek_svg_label(s, TL_ML + TL_PW, base + 14, "end", b);
 	}
 	ek_svg_end(s);
 #undef XJ
@@ -699,14 +667,14 @@ static void panel_time(struct rp *r, const struct timeline *tl, struct ek_svg *s
 	ek_svg_attr(s, "class", "panel-time");
 	ek_svg_attr_u64(s, "data-timed", timed);
 	ek_svg_attr_u64(s, "data-untimed", untimed);
-	text_at(s, TL_ML, y0 - 8, NULL, "%s", "Commit time: each transaction at its commit time");
-	rect(s, TL_ML, y0, TL_PW, TL_PH, "#fafafa");
+	ek_svg_label(s, TL_ML, y0 - 8, NULL, "Commit time: each transaction at its commit time");
+	ek_svg_rect(s, TL_ML, y0, TL_PW, TL_PH, "#fafafa");
 	ek_svg_attr(s, "stroke", "#999");
 	ek_svg_end(s);
 	if (untimed) {
-		rect(s, TL_ML + TL_PW - strip, y0, strip, TL_PH, "#f0f0f0");
+		ek_svg_rect(s, TL_ML + TL_PW - strip, y0, strip, TL_PH, "#f0f0f0");
 		ek_svg_end(s);
-		text_at(s, TL_ML + TL_PW - strip / 2, base + 14, "middle", "%s", "no commit time");
+		ek_svg_label(s, TL_ML + TL_PW - strip / 2, base + 14, "middle", "no commit time");
 	}
 	for (size_t i = 0; i < tl->ntx; i++) {
 		const struct tl_txn *x = &tl->tx[i];
@@ -732,8 +700,8 @@ static void panel_time(struct rp *r, const struct timeline *tl, struct ek_svg *s
 
 		ek_fmt_iso((int64_t)tmin, a, sizeof(a));
 		snprintf(b, sizeof(b), "+%.3f s", tmax - tmin);
-		text_at(s, TL_ML, base + 14, "start", "%s", a);
-		text_at(s, TL_ML + pw, base + 14, "end", "%s", b);
+		ek_svg_label(s, TL_ML, base + 14, "start", a);
+		ek_svg_label(s, TL_ML + pw, base + 14, "end", b);
 	}
 	ek_svg_end(s);
 }
@@ -760,9 +728,9 @@ static void panel_seeks(struct rp *r, const struct timeline *tl, struct ek_svg *
 			 "Checkpoint seek profile: home block against log order; %llu writes, %llu jumps over %llu blocks (red)",
 			 (unsigned long long)tl->seek.writes, (unsigned long long)tl->seek.jumps,
 			 (unsigned long long)r->gap);
-		text_at(s, TL_ML, y0 - 8, NULL, "%s", head);
+		ek_svg_label(s, TL_ML, y0 - 8, NULL, head);
 	}
-	rect(s, TL_ML, y0, TL_PW, TL_PH, "#fafafa");
+	ek_svg_rect(s, TL_ML, y0, TL_PW, TL_PH, "#fafafa");
 	ek_svg_attr(s, "stroke", "#999");
 	ek_svg_end(s);
 	for (size_t i = 0; i < ncols; i++) {
@@ -773,10 +741,10 @@ static void panel_seeks(struct rp *r, const struct timeline *tl, struct ek_svg *
 			continue;
 		if (ylo - yhi < 2)
 			yhi = ylo - 2;
-		rect(s, TL_ML + i * cw, yhi, cw > 1 ? cw : 1, ylo - yhi, "#1f77b4");
+		ek_svg_rect(s, TL_ML + i * cw, yhi, cw > 1 ? cw : 1, ylo - yhi, "#1f77b4");
 		ek_svg_end(s);
 		if (c->jumps) {
-			rect(s, TL_ML + i * cw, y0, cw > 1 ? cw : 1, 6, "#d00000");
+			ek_svg_rect(s, TL_ML + i * cw, y0, cw > 1 ? cw : 1, 6, "#d00000");
 			ek_svg_attr(s, "class", "jump");
 			ek_svg_attr_u64(s, "data-jumps", c->jumps);
 			ek_svg_end(s);
@@ -787,8 +755,8 @@ static void panel_seeks(struct rp *r, const struct timeline *tl, struct ek_svg *
 		char b[40];
 
 		snprintf(b, sizeof(b), "%llu", (unsigned long long)tl->seek.writes);
-		text_at(s, TL_ML, base + 14, "start", "%s", "write 0");
-		text_at(s, TL_ML + TL_PW, base + 14, "end", "%s", b);
+		ek_svg_label(s, TL_ML, base + 14, "start", "write 0");
+		ek_svg_label(s, TL_ML + TL_PW, base + 14, "end", b);
 	}
 	ek_svg_end(s);
 }
@@ -805,7 +773,7 @@ static void draw(struct rp *r, const struct timeline *tl, struct ek_svg *s)
 	if (tl->have_upto)
 		ek_svg_attr_u64(s, "data-owners-after-tid", tl->upto);
 	ek_svg_title(s, "journal timeline of %s", name);
-	rect(s, 0, 0, TL_W, TL_H, "#fff");
+	ek_svg_rect(s, 0, 0, TL_W, TL_H, "#fff");
 	ek_svg_end(s);
 	ek_svg_begin(s, "text");
 	ek_svg_attr_num(s, "x", TL_ML);

@@ -529,13 +529,6 @@ static void seek_json(struct ek_out *o, const char *key, const struct ek_seeksta
 	ek_out_obj_end(o);
 }
 
-static int cmp_home(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int do_seeks(struct rp *r, int argc, char **argv)
 {
 	struct ek_out *o = r->out;
@@ -569,7 +562,7 @@ static int do_seeks(struct rp *r, int argc, char **argv)
 			homes[n++] = t->tags[g].home;
 		}
 		/* the same blocks written in block order */
-		qsort(homes, n, sizeof(*homes), cmp_home);
+		qsort(homes, n, sizeof(*homes), ek_cmp_u64);
 		for (uint32_t a = 0; a < n; a++)
 			ek_seek_add(&ss, homes[a], r->gap);
 		free(homes);

@@ -358,6 +358,32 @@ START_TEST(test_grow)
 }
 END_TEST
 
+/* sorted arrays: the first element >= the key, duplicates and both ends */
+START_TEST(test_lower)
+{
+	uint64_t b[] = { 3, 5, 5, 9, 1ull << 40 };
+	uint32_t i[] = { 2, 11, 12 };
+	uint64_t u[] = { 9, 3, 1ull << 40, 5, 5 };
+
+	ck_assert_uint_eq(ek_lower_u64(b, 5, 0), 0);
+	ck_assert_uint_eq(ek_lower_u64(b, 5, 3), 0);
+	ck_assert_uint_eq(ek_lower_u64(b, 5, 4), 1);
+	ck_assert_uint_eq(ek_lower_u64(b, 5, 5), 1);
+	ck_assert_uint_eq(ek_lower_u64(b, 5, 6), 3);
+	ck_assert_uint_eq(ek_lower_u64(b, 5, 1ull << 40), 4);
+	ck_assert_uint_eq(ek_lower_u64(b, 5, UINT64_MAX), 5);
+	ck_assert_uint_eq(ek_lower_u64(b, 0, 7), 0);
+	ck_assert_uint_eq(ek_lower_u32(i, 3, 1), 0);
+	ck_assert_uint_eq(ek_lower_u32(i, 3, 11), 1);
+	ck_assert_uint_eq(ek_lower_u32(i, 3, 13), 3);
+	qsort(u, 5, sizeof(*u), ek_cmp_u64);
+	ck_assert_mem_eq(u, b, sizeof(b));
+	ck_assert_int_lt(ek_cmp_u32(&i[0], &i[1]), 0);
+	ck_assert_int_gt(ek_cmp_u32(&i[2], &i[1]), 0);
+	ck_assert_int_eq(ek_cmp_u32(&i[1], &i[1]), 0);
+}
+END_TEST
+
 static Suite *fs_suite(void)
 {
 	Suite *s = suite_create("fs");
@@ -368,6 +394,7 @@ static Suite *fs_suite(void)
 	tcase_add_loop_test(tc, test_gd_fields, 0, 2);
 	tcase_add_test(tc, test_inode_fields);
 	tcase_add_test(tc, test_grow);
+	tcase_add_test(tc, test_lower);
 	tcase_add_loop_test(tc, test_cluster_scan, 0, 2);
 	tcase_add_loop_test(tc, test_inode_times, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
