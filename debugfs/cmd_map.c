@@ -129,6 +129,14 @@ static int map_build(struct dbg *d, struct map *mp)
 	mp->rows = (fs->group_count + mp->gpr - 1) / mp->gpr * mp->rpg;
 	row_blocks = bpg * mp->gpr / mp->rpg;
 	mp->per_cell = (row_blocks + MAP_COLS - 1) / MAP_COLS;
+	/* a last group cut short: only the rows that hold some of it */
+	if (fs->sb.blocks_count > fs->sb.first_data_block && mp->per_cell) {
+		uint64_t span = fs->sb.blocks_count - fs->sb.first_data_block;
+		uint64_t held = (span + mp->per_cell * MAP_COLS - 1) / (mp->per_cell * MAP_COLS);
+
+		if (held < mp->rows)
+			mp->rows = (uint32_t)held;
+	}
 	mp->ncells = (size_t)mp->rows * MAP_COLS;
 	mp->detail = fs->group_count <= MAP_DETAIL_GROUPS;
 	mp->c = (struct ek_owner_census){
@@ -182,12 +190,17 @@ static void map_emit(struct dbg *d, const struct map *mp)
 	struct ek_out *o = d->out;
 	struct ek_fs *fs = d->fs;
 
-	ek_out_text(o, "Allocation map: %llu blocks, %u groups, %u rows (%u groups a row, %u rows a group), %d cells a row, %llu blocks a cell\n",
-		    (unsigned long long)fs->sb.blocks_count, fs->group_count, mp->rows, mp->gpr,
-		    mp->rpg, MAP_COLS, (unsigned long long)mp->per_cell);
+	ek_out_text(o, "Allocation map: %llu blocks, %u group%s, %u rows (%u group%s a row, %u row%s "
+		    "a group), %d cells a row, %llu block%s a cell\n",
+		    (unsigned long long)fs->sb.blocks_count, fs->group_count, ek_s(fs->group_count),
+		    mp->rows, mp->gpr, ek_s(mp->gpr), mp->rpg, ek_s(mp->rpg), MAP_COLS,
+		    (unsigned long long)mp->per_cell, ek_s(mp->per_cell));
 	if (!mp->detail)
 		ek_out_text(o, "(more than %d groups: free space from the group descriptors, files' blocks not walked)\n",
 			    MAP_DETAIL_GROUPS);
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER))
+		ek_out_text(o, "(the journal needs recovery: this is the image as it is, not as a "
+			    "replay would leave it; extkit-replay apply --output COPY makes that)\n");
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "blocks", fs->sb.blocks_count);
 	ek_out_u64(o, "groups", fs->group_count);
@@ -198,6 +211,7 @@ static void map_emit(struct dbg *d, const struct map *mp)
 	ek_out_u64(o, "blocks_per_cell", mp->per_cell);
 	ek_out_u64(o, "first_block", mp->c.first);
 	ek_out_bool(o, "detailed", mp->detail);
+	ek_out_bool(o, "needs_recovery", ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER));
 	ek_out_u64(o, "walked_inodes", mp->c.walked_inodes);
 	ek_out_obj_begin(o, "kinds");
 	for (int k = 0; k < EK_OWNER_NKINDS; k++) {
@@ -227,8 +241,9 @@ static void map_emit(struct dbg *d, const struct map *mp)
 		ek_out_null(o, "free_extents");
 	}
 	if (mp->path) {
-		ek_out_text(o, "file %s (inode %u): %llu blocks in %llu extents\n", mp->path, mp->ino,
-			    (unsigned long long)mp->file_blocks, (unsigned long long)mp->file_extents);
+		ek_out_text(o, "file %s (inode %u): %llu block%s in %llu extent%s\n", mp->path, mp->ino,
+			    (unsigned long long)mp->file_blocks, ek_s(mp->file_blocks),
+			    (unsigned long long)mp->file_extents, ek_s(mp->file_extents));
 		ek_out_obj_begin(o, "file");
 		ek_out_name(o, "path", mp->path, strlen(mp->path));
 		ek_out_u64(o, "inode", mp->ino);
@@ -319,8 +334,9 @@ static void histogram(struct dbg *d, struct ek_svg *s, const struct map *mp, dou
 		ek_svg_end(s);
 		y += 15;
 	}
-	snprintf(label, sizeof(label), "%llu free blocks in %llu extents",
-		 (unsigned long long)mp->ff.free_blocks, (unsigned long long)mp->ff.extents);
+	snprintf(label, sizeof(label), "%llu free block%s in %llu extent%s",
+		 (unsigned long long)mp->ff.free_blocks, ek_s(mp->ff.free_blocks),
+		 (unsigned long long)mp->ff.extents, ek_s(mp->ff.extents));
 	ek_svg_label(s, M_HX, y + 12, NULL, label);
 	ek_svg_end(s);
 }
@@ -428,8 +444,9 @@ static void map_draw(struct dbg *d, const struct map *mp, struct ek_svg *s)
 		ek_svg_attr_u64(s, "data-inode", mp->ino);
 		ek_svg_attr_u64(s, "data-blocks", mp->file_blocks);
 		ek_svg_attr_u64(s, "data-extents", mp->file_extents);
-		ek_svg_title(s, "%s (inode %u): %llu blocks in %llu extents", mp->path, mp->ino,
-			     (unsigned long long)mp->file_blocks, (unsigned long long)mp->file_extents);
+		ek_svg_title(s, "%s (inode %u): %llu block%s in %llu extent%s", mp->path, mp->ino,
+			     (unsigned long long)mp->file_blocks, ek_s(mp->file_blocks),
+			     (unsigned long long)mp->file_extents, ek_s(mp->file_extents));
 		for (size_t i = 0; i < mp->ncells; i++) {
 			if (!mp->file[i])
 				continue;

@@ -3083,6 +3083,11 @@ void ek_out_bar(FILE *f, const char *label, unsigned *last, uint64_t done, uint6
  * overlong sequence, a surrogate or a value past U+10FFFF.
  */
 size_t ek_utf8_seq(const uint8_t *p, const uint8_t *end, uint32_t *cp);
+/* "s" after a count other than 1, for messages: "%llu block%s" */
+static inline const char *ek_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
 /* format time as "Mon Nov 30 08:21:44 2026" (UTC unless TZ says) */
 const char *ek_fmt_time(int64_t t, char *buf, size_t len);
 /* an inode time as stat prints it: "0x%08x -- DATE", with @extra (the

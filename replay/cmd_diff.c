@@ -1183,16 +1183,30 @@ static const char *change_of(const struct diff *d, const struct file *f)
 	return "changed";
 }
 
+/* "2026-12-02T07:24:45.919664342Z", or "-" for a time the inode lacks */
+static const char *iso_ns(const struct ek_time *t, char *buf, size_t len)
+{
+	char iso[40];
+	size_t n;
+
+	if (!t->present)
+		return "-";
+	ek_fmt_iso(t->sec, iso, sizeof(iso));
+	n = strlen(iso);
+	if (n && iso[n - 1] == 'Z')
+		iso[n - 1] = 0;
+	snprintf(buf, len, "%s.%09uZ", iso, t->nsec);
+	return buf;
+}
+
 static void emit_time(struct ek_out *o, const char *key, const struct ek_time *a,
 		      const struct ek_time *b)
 {
-	char x[40], y[40];
+	char x[64], y[64];
 
 	if (a->present == b->present && a->sec == b->sec && a->nsec == b->nsec)
 		return;
-	ek_out_text(o, "    %s: %s.%09u -> %s.%09u\n", key,
-		    a->present ? ek_fmt_iso(a->sec, x, sizeof(x)) : "-", a->nsec,
-		    b->present ? ek_fmt_iso(b->sec, y, sizeof(y)) : "-", b->nsec);
+	ek_out_text(o, "    %s: %s -> %s\n", key, iso_ns(a, x, sizeof(x)), iso_ns(b, y, sizeof(y)));
 	ek_out_obj_begin(o, key);
 	if (a->present)
 		ek_out_time(o, "old", a->sec, a->nsec);
@@ -1205,12 +1219,16 @@ static void emit_time(struct ek_out *o, const char *key, const struct ek_time *a
 	ek_out_obj_end(o);
 }
 
-static void emit_u64(struct ek_out *o, const char *key, uint64_t a, uint64_t b, bool octal)
+/* @base: 'o' octal (modes), 'x' hex (flags), else decimal */
+static void emit_u64(struct ek_out *o, const char *key, uint64_t a, uint64_t b, char base)
 {
 	if (a == b)
 		return;
-	if (octal)
+	if (base == 'o')
 		ek_out_text(o, "    %s: 0%llo -> 0%llo\n", key, (unsigned long long)a,
+			    (unsigned long long)b);
+	else if (base == 'x')
+		ek_out_text(o, "    %s: 0x%llx -> 0x%llx\n", key, (unsigned long long)a,
 			    (unsigned long long)b);
 	else
 		ek_out_text(o, "    %s: %llu -> %llu\n", key, (unsigned long long)a,
@@ -1226,13 +1244,13 @@ static void emit_fields(struct ek_out *o, const struct file *f)
 	const struct ek_inode *a = &f->ei[FROM], *b = &f->ei[TO];
 
 	ek_out_obj_begin(o, "fields");
-	emit_u64(o, "mode", a->mode, b->mode, true);
-	emit_u64(o, "uid", a->uid, b->uid, false);
-	emit_u64(o, "gid", a->gid, b->gid, false);
-	emit_u64(o, "links", a->links_count, b->links_count, false);
-	emit_u64(o, "size", a->size, b->size, false);
-	emit_u64(o, "flags", a->flags, b->flags, false);
-	emit_u64(o, "project", a->projid, b->projid, false);
+	emit_u64(o, "mode", a->mode, b->mode, 'o');
+	emit_u64(o, "uid", a->uid, b->uid, 'd');
+	emit_u64(o, "gid", a->gid, b->gid, 'd');
+	emit_u64(o, "links", a->links_count, b->links_count, 'd');
+	emit_u64(o, "size", a->size, b->size, 'd');
+	emit_u64(o, "flags", a->flags, b->flags, 'x');
+	emit_u64(o, "project", a->projid, b->projid, 'd');
 	emit_time(o, "atime", &a->atime, &b->atime);
 	emit_time(o, "mtime", &a->mtime, &b->mtime);
 	emit_time(o, "ctime", &a->ctime, &b->ctime);
@@ -1495,15 +1513,16 @@ static void emit(struct diff *d, ek_tid_t lo, ek_tid_t hi, bool backward)
 	else
 		ek_out_text(o, "Transactions %u..%u%s: replayed %s -> replayed %s\n", lo, hi,
 			    backward ? " undone" : "", a, b);
-	ek_out_text(o, "%zu home blocks the two replays write differently", d->nblk);
+	ek_out_text(o, "%zu home block%s the two replays write differently", d->nblk, ek_s(d->nblk));
 	for (int k = 0; k <= EK_OWNER_DATA; k++)
 		if (kinds[k])
 			ek_out_text(o, ", %zu %s", kinds[k], ek_blk_owner_kind_name(k));
-	ek_out_text(o, "; %zu inodes differ%s\n", nfiles,
+	ek_out_text(o, "; %zu inode%s differ%s%s\n", nfiles, ek_s(nfiles), nfiles == 1 ? "s" : "",
 		    d->s[FROM].full_scan || d->s[TO].full_scan ?
 		    " (owners needed a pass over every inode)" : "");
 	if (d->nsame)
-		ek_out_text(o, "%zu of the blocks hold the same bytes on both sides", d->nsame);
+		ek_out_text(o, "%zu of the blocks hold%s the same bytes on both sides", d->nsame,
+			    d->nsame == 1 ? "s" : "");
 	if (d->home_done)
 		ek_out_text(o, " (%zu already written home before the crash: the from side "
 			    "cannot show what they held)", d->home_done);

@@ -722,8 +722,18 @@ int rp_mount(const struct rp_mount_opts *o)
 	struct fuse_session *se = NULL;
 	struct mnt m = { .prog = o->prog, .foreground = o->foreground };
 	char *fsname = NULL;
+	struct stat dst;
 	int err, ret = 1;
 
+	/* FUSE mounts on a file too, and then nothing under it can be read */
+	if (stat(o->dir, &dst)) {
+		fprintf(stderr, "%s: mount: '%s': %s\n", o->prog, o->dir, strerror(errno));
+		return 1;
+	}
+	if (!S_ISDIR(dst.st_mode)) {
+		fprintf(stderr, "%s: mount: '%s': not a directory\n", o->prog, o->dir);
+		return 1;
+	}
 	err = ek_fs_open(o->image, &(struct ek_open_opts){ .flags = ro.flags, .offset = o->offset },
 			 &m.fs);
 	if (err) {

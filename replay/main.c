@@ -1429,8 +1429,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'G':
+			errno = 0;
 			r.gap = strtoull(optarg, &end, 0);
-			if (*end || !*optarg || *optarg == '-') {
+			if (*end || !*optarg || *optarg == '-' || errno == ERANGE) {
 				fprintf(stderr, "%s: bad gap '%s'\n", r.prog, optarg);
 				return 2;
 			}
