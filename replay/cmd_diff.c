@@ -798,6 +798,52 @@ static int add_named(struct diff *d)
 	return 0;
 }
 
+static const char *change_of(const struct diff *d, const struct file *f);
+static const struct event *first_event(const struct diff *d, ek_ino_t ino, bool added);
+
+/*
+ * A directory created in the range whose blocks reached the disk before the
+ * crash reads alike on both sides, yet it had no name on the from side:
+ * its entries are new all the same.  Each becomes an added name (and its
+ * inode is compared), so a file made in a new directory is named; the new
+ * directories among them in turn.
+ */
+static int created_contents(struct diff *d)
+{
+	struct ek_set seen = { 0 };
+	int err = 0;
+
+	for (;;) {
+		size_t before = d->nev;
+
+		for (size_t i = 0; i < d->ninos && !err; i++) {
+			struct file *f = &d->files[i];
+			struct dents ds = { .dir = f->ino };
+
+			if (!f->ei[TO].raw || !ek_is_dir(f->ei[TO].mode) ||
+			    strcmp(change_of(d, f), "created"))
+				continue;
+			err = ek_set_add(&seen, f->ino);
+			if (err) {
+				err = err == 1 ? 0 : err;
+				continue;	/* done before */
+			}
+			err = ek_dir_iterate(d->s[TO].fs, &f->ei[TO], 0, collect_dent, &ds);
+			if (err && err != -ENOMEM)
+				err = 0;	/* damage: the entries read so far */
+			for (size_t k = 0; k < ds.n && !err; k++)
+				if (!first_event(d, ds.e[k].ino, true))
+					err = add_event(d, &ds.e[k], true);
+			free(ds.e);
+		}
+		if (err || d->nev == before)
+			break;
+		err = add_named(d);
+	}
+	ek_set_release(&seen);
+	return err;
+}
+
 /* ---- 5. paths --------------------------------------------------------------- */
 
 #define PATH_MAX_DEPTH 1024	/* directories deeper than this are not named */
@@ -1097,8 +1143,6 @@ static int group_search(struct diff *d, int s)
 	}
 	return g.err;
 }
-
-static const char *change_of(const struct diff *d, const struct file *f);
 
 /*
  * Each side's path of each file: its name event there, else '..' for a
@@ -1671,7 +1715,7 @@ int rp_diff(const char *prog, struct ek_out *o, const char *image, const struct 
 			goto out_fail;
 	}
 	stage = "directories";
-	if ((err = compare_dirs(&d)) || (err = add_named(&d)))
+	if ((err = compare_dirs(&d)) || (err = add_named(&d)) || (err = created_contents(&d)))
 		goto out_fail;
 	stage = "paths";
 	if ((err = resolve_paths(&d)))
