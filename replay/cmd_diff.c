@@ -1418,6 +1418,11 @@ static void emit_file(struct diff *d, const struct file *f)
 			    text_path(f, TO), f->ino, sfx);
 	if (same_inode(f))
 		ek_out_text(o, "    (the inode reads the same on both sides: written home before the crash)\n");
+	/* one half of a move: the other name's directory block reads alike
+	 * on both sides (written home before the crash) */
+	if (!strcmp(ch, "renamed") && !mv)
+		ek_out_text(o, "    (its %s name is not known: written home before the crash)\n",
+			    first_event(d, f->ino, true) ? "old" : "new");
 	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "inode", f->ino);
 	ek_out_str(o, "change", ch);
