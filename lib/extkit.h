@@ -359,6 +359,7 @@ struct ek_super {
 	uint32_t hash_seed[4];
 	uint32_t def_hash_version;
 	uint32_t flags;
+	uint16_t encoding, encoding_flags;	/* casefold: s_encoding, s_encoding_flags */
 	uint32_t min_extra_isize, want_extra_isize;
 	uint32_t checksum_seed;
 	uint32_t checksum;
@@ -953,6 +954,44 @@ int ek_dx_hash(int version, const char *name, size_t len, const uint32_t seed[4]
 	       uint32_t *hash, uint32_t *minor_hash);
 /* hash version a directory of @fs uses for @v (adds unsigned variants) */
 int ek_dx_hash_version(const struct ek_fs *fs, int v);
+/*
+ * dx hash of a name in a directory whose names fold (@fold, from
+ * ek_dir_folds()): the hash of its casefolded form, or of its raw bytes
+ * when it does not fold (invalid UTF-8), as the kernel's ext4fs_dirhash().
+ * Returns what ek_dx_hash() returns.
+ */
+int ek_dx_hash_name(int version, bool fold, const char *name, size_t len,
+		    const uint32_t seed[4], uint32_t *hash, uint32_t *minor_hash);
+
+/* ---- casefolded names (unicode.c, s_encoding utf8-12.1) ------------------- */
+
+/* room for any folded name: the kernel folds into a PATH_MAX buffer */
+#define EK_CASEFOLD_MAX 4096
+/*
+ * Fold @len bytes at @s (stopping at a NUL) into @out (not NUL-terminated
+ * unless room is left): the folded length, -EINVAL if @s is not UTF-8 the
+ * tables accept, -ENAMETOOLONG if @size is too small.  As the kernel's
+ * utf8_casefold() (NFD, full case folding, default ignorables removed).
+ */
+int ek_utf8_casefold(const char *s, size_t len, char *out, size_t size);
+/* 0 if @a and @b fold to the same bytes, 1 if not, -EINVAL if either is invalid */
+int ek_utf8_casecmp(const char *a, size_t alen, const char *b, size_t blen);
+/* 0 if @s is valid UTF-8 for the tables (strict mode's check), else -EINVAL */
+int ek_utf8_validate(const char *s, size_t len);
+/*
+ * Whether names in a directory with inode flags @dir_flags fold: the
+ * casefold feature, the directory's EXT4_CASEFOLD_FL and s_encoding utf8,
+ * and not encrypted (those hash with a key we do not have).
+ */
+bool ek_dir_folds(const struct ek_fs *fs, uint32_t dir_flags);
+/*
+ * Whether name @a equals @b in a directory whose names fold (@fold): equal
+ * bytes when they do not; else equal folds, and when either name is
+ * invalid UTF-8 no match in strict mode (s_encoding_flags), equal bytes
+ * otherwise (the kernel's generic_ci_match()).
+ */
+bool ek_name_eq(const struct ek_fs *fs, bool fold, const char *a, size_t alen,
+		const char *b, size_t blen);
 
 /* rec_len as stored -> bytes (ext4_rec_len_from_disk: 64 KiB blocks) */
 static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
