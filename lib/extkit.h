@@ -1174,7 +1174,8 @@ struct ek_dirent_new {
 
 /*
  * The blocks of a new directory @dir (i_generation @gen, needed for the
- * metadata_csum seeds) whose parent is @parent, holding @ents (without "."
+ * metadata_csum seeds; inode flags @dir_flags: a casefolded directory
+ * hashes folded names) whose parent is @parent, holding @ents (without "."
  * and "..", names distinct).  @ents may be reordered.  One linear block when
  * ".", ".." and every entry fit; otherwise an htree when the filesystem has
  * dir_index, else linear blocks filled in order.  *out: *nblocks × fs->blksz
@@ -1185,9 +1186,9 @@ struct ek_dirent_new {
  * (2, 3 with largedir), -EK_UNSUPP for a default hash version other than
  * legacy, half_md4 or tea, -EINVAL for an empty, "." or ".." name, -ENOMEM.
  */
-int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t parent,
-		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
-		 bool *indexed);
+int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t dir_flags,
+		 ek_ino_t parent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
+		 uint32_t *nblocks, bool *indexed);
 /*
  * A new inline directory (inline_data): the parent's number and the entries
  * that fit in i_block, the rest as the value of system.data (*xval, *xlen

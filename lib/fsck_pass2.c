@@ -94,6 +94,53 @@ uint64_t fsck_name_hash(const char *p, size_t n)
 	return h;
 }
 
+/*
+ * The bytes two names of the directory being read are the same by: in a
+ * casefolded one its folded form after a 1, or when it does not fold
+ * (invalid UTF-8) its bytes after a 0, as the kernel compares them
+ * (generic_ci_match(): names that do not fold match by their bytes).
+ * Into @buf (EK_CASEFOLD_MAX + 1 bytes) unless not casefolded; its length.
+ */
+static size_t name_key(const struct check *c, const char *name, size_t len, char *buf,
+		       const char **key)
+{
+	int n;
+
+	*key = name;
+	if (!c->fold)
+		return len;
+	n = ek_utf8_casefold(name, len, buf + 1, EK_CASEFOLD_MAX);
+	buf[0] = n >= 0;
+	if (n < 0) {
+		memcpy(buf + 1, name, len);
+		n = (int)len;
+	}
+	*key = buf;
+	return (size_t)n + 1;
+}
+
+static uint64_t name_slot_hash(const struct check *c, const char *name, size_t len)
+{
+	char buf[EK_CASEFOLD_MAX + 1];
+	const char *key;
+	size_t n = name_key(c, name, len, buf, &key);
+
+	return fsck_name_hash(key, n);
+}
+
+/* @a and @b are one name in the directory being read (see name_key()) */
+static bool same_name(const struct check *c, const char *a, size_t alen, const char *b,
+		      size_t blen)
+{
+	if (c->fold) {
+		int r = ek_utf8_casecmp(a, alen, b, blen);
+
+		if (r >= 0)
+			return r == 0;
+	}
+	return alen == blen && !memcmp(a, b, alen);
+}
+
 /* remember @name in the directory being read; 1 if seen there already */
 static int name_seen(struct check *c, const char *name, size_t len)
 {
@@ -110,7 +157,7 @@ static int name_seen(struct check *c, const char *name, size_t len)
 
 			if (!at)
 				continue;
-			for (i = fsck_name_hash(c->names + at, (uint8_t)c->names[at - 1]) & (n - 1); v[i];
+			for (i = name_slot_hash(c, c->names + at, (uint8_t)c->names[at - 1]) & (n - 1); v[i];
 			     i = (i + 1) & (n - 1))
 				;
 			v[i] = at;
@@ -119,10 +166,11 @@ static int name_seen(struct check *c, const char *name, size_t len)
 		c->name_slots = v;
 		c->nslots = n;
 	}
-	for (i = fsck_name_hash(name, len) & (c->nslots - 1); c->name_slots[i]; i = (i + 1) & (c->nslots - 1)) {
+	for (i = name_slot_hash(c, name, len) & (c->nslots - 1); c->name_slots[i];
+	     i = (i + 1) & (c->nslots - 1)) {
 		uint32_t at = c->name_slots[i];
 
-		if ((uint8_t)c->names[at - 1] == len && !memcmp(c->names + at, name, len))
+		if (same_name(c, c->names + at, (uint8_t)c->names[at - 1], name, len))
 			return 1;
 	}
 	/* stored as a length byte then the name; offsets fit: a directory is < 4 GiB */
@@ -289,8 +337,8 @@ static unsigned dup_rename(struct check *c, const char *name, unsigned len, char
 #define DUP_RENAME	2
 
 struct dupkey {
-	const char *name;
-	uint8_t len;
+	const char *name;	/* name_key(): malloc'd in a casefolded directory */
+	size_t len;
 	ek_ino_t ino;
 	size_t i;
 };
@@ -315,14 +363,29 @@ static int cmp_dupkey(const void *a, const void *b)
  * that one was not dropped itself, else renamed (so a third name of one
  * inode stays as a "~0" link, as e2fsck leaves it).  -ENOMEM, else 0.
  */
-static int dup_actions(const struct rbuf *rb, uint8_t *act)
+static int dup_actions(const struct check *c, const struct rbuf *rb, uint8_t *act)
 {
 	struct dupkey *k = ek_calloc(rb->n ? rb->n : 1, sizeof(*k));
+	char buf[EK_CASEFOLD_MAX + 1];
+	int err = 0;
 
 	if (!k)
 		return -ENOMEM;
-	for (size_t i = 0; i < rb->n; i++)
-		k[i] = (struct dupkey){ rb->names + rb->v[i].at, rb->v[i].len, rb->v[i].ino, i };
+	for (size_t i = 0; i < rb->n; i++) {
+		const char *key;
+		size_t n = name_key(c, rb->names + rb->v[i].at, rb->v[i].len, buf, &key);
+
+		if (c->fold) {
+			char *copy = ek_malloc(n ? n : 1);
+
+			if (!copy) {
+				err = -ENOMEM;
+				goto out;
+			}
+			key = memcpy(copy, key, n);
+		}
+		k[i] = (struct dupkey){ key, n, rb->v[i].ino, i };
+	}
 	qsort(k, rb->n, sizeof(*k), cmp_dupkey);
 	for (size_t j = 1; j < rb->n; j++) {
 		const struct dupkey *p = &k[j - 1], *e = &k[j];
@@ -331,8 +394,12 @@ static int dup_actions(const struct rbuf *rb, uint8_t *act)
 			continue;
 		act[e->i] = p->ino == e->ino && act[p->i] != DUP_DROP ? DUP_DROP : DUP_RENAME;
 	}
+out:
+	if (c->fold)
+		for (size_t i = 0; i < rb->n; i++)
+			free((char *)k[i].name);
 	free(k);
-	return 0;
+	return err;
 }
 
 /*
@@ -386,7 +453,7 @@ static int dir_rebuild(struct dirwalk *w)
 	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
 	act = ek_calloc(rb->n ? rb->n : 1, 1);
 	err = -ENOMEM;
-	if (!ents || !dropped || !renamed || !act || dup_actions(rb, act))
+	if (!ents || !dropped || !renamed || !act || dup_actions(c, rb, act))
 		goto out;
 	for (size_t i = 0; i < rb->n; i++) {
 		const struct rbent *e = &rb->v[i];
@@ -633,8 +700,8 @@ static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_
 		if (dot_or_dotdot(de))
 			return 0;	/* no hash stored: ek_dirent_check() allowed none */
 		hash = get_le32((const uint8_t *)de->name + de->name_len);
-	} else if (ek_dx_hash(w->dx_version, de->name, de->name_len, c->fs->sb.hash_seed,
-			      &hash, &minor)) {
+	} else if (ek_dx_hash_name(w->dx_version, c->fold, de->name, de->name_len,
+				   c->fs->sb.hash_seed, &hash, &minor)) {
 		return 0;
 	}
 	hash &= ~1u;
@@ -1079,7 +1146,7 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
 {
 	struct ek_fs *fs = c->fs;
 	ek_blk_t pblk;
-	int err, v;
+	int err;
 
 	if (!c->dxbuf && !(c->dxbuf = ek_calloc(3, fs->blksz)))
 		return -ENOMEM;
@@ -1098,10 +1165,8 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
 		dx_report_fault(c, w, pblk, root, err);
 		return 0;
 	}
-	/* casefolded names hash after Unicode folding: their ranges are not checked */
-	v = ek_dx_hash_version(fs, root->hash_version);
-	if (v == EXT4_HASH_SIPHASH || !(dir->flags & EXT4_CASEFOLD_FL))
-		w->dx_version = v;
+	/* casefolded names hash folded (c->fold); encrypted ones: the stored hash */
+	w->dx_version = ek_dx_hash_version(fs, root->hash_version);
 	return 1;
 }
 
@@ -1195,6 +1260,7 @@ int fsck_pass2(struct check *c)
 		rb.n = rb.len = rb.ndots = 0;
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+		c->fold = (!err || err == -EK_BADCRC) && ek_dir_folds(fs, ei.flags);
 		w.ei = &ei;
 		w.policy = c->crypt ? c->crypt[ino] : 0;
 		if (!err || err == -EK_BADCRC) {
