@@ -2167,8 +2167,9 @@ struct ek_dir_alloc {
  * set to the new length; EXT4_INDEX_FL set as *@indexed says.  When those
  * first blocks have holes or unwritten extents, or are too few, an
  * extent-mapped directory gets a new map: its blocks in logical order,
- * then blocks from @alloc (NULL: none).  -EK_UNSUPP (nothing changed) for
- * an inline or casefolded directory, or a new map it cannot have
+ * then blocks from @alloc (NULL: none); a casefolded directory's index
+ * hashes the folded names.  -EK_UNSUPP (nothing changed) for an inline or
+ * a casefolded encrypted directory, or a new map it cannot have
  * (indirect-mapped, bigalloc, a larger extent tree).
  */
 int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
@@ -2226,8 +2227,8 @@ int ek_fix_journal_on(struct ek_wset *ws);
  * and /lost+found.
  * ek_fix_dir_link: the entry @name -> @ino (@file_type) added to linear
  * directory @dir, in the first block with room, all read through @ws;
- * -ENOSPC when no block has room, -EK_UNSUPP for an inline, htree,
- * encrypted or casefolded directory.
+ * -ENOSPC when no block has room, -EK_UNSUPP for an inline, htree or
+ * encrypted directory (a linear casefolded one takes it as any other).
  * ek_fix_dir_expand: linear directory @dir grows by block @blk (allocated by
  * the caller), an empty leaf at its end: i_size, i_blocks and its map (the
  * last extent of an in-inode extent root extended or a free slot taken;

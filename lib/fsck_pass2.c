@@ -687,9 +687,9 @@ static int salvage_blocks(struct dirwalk *w)
 /*
  * The hash of entry @de of the htree directory being walked, folded into
  * the range of its leaf: casefolded and encrypted directories store it
- * after the name (siphash needs the key), the others hash the name as
- * stored (an encrypted name is hashed as its ciphertext, as the kernel
- * does).  -ENOMEM, else 0.
+ * after the name (siphash needs the key), casefolded ones hash the folded
+ * name (ek_dx_hash_name), the others the name as stored (an encrypted name
+ * is hashed as its ciphertext, as the kernel does).  -ENOMEM, else 0.
  */
 static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_dirent *de)
 {
@@ -1337,7 +1337,8 @@ int fsck_pass2(struct check *c)
 		if (dx && !(w.rebuild_tried && !w.rebuild_err))
 			err = htree_check(c, &w, &ei, &root);
 		/* -D: a directory the checks left alone, rebuilt as e2fsck -D
-		 * does (one the lib cannot rebuild, e.g. casefolded, is left;
+		 * does (one the lib cannot rebuild, e.g. casefolded and
+		 * encrypted, is left;
 		 * lost+found keeps the empty blocks that reconnecting needs) */
 		if (!err && c->o->optimize_dirs && c->ws && walked && !w.rebuild_tried &&
 		    ino != lost_found &&

@@ -52,9 +52,10 @@ static int editable_dir(const struct ek_fs *fs, const struct ek_inode *ei)
 	if (ek_dir_is_htree(fs, ei))
 		return ek_err(-EK_UNSUPP, "directory inode %u: adding to an htree directory "
 			      "is not supported", ei->ino);
-	if ((ei->flags & EXT4_CASEFOLD_FL) || (ei->flags & EXT4_ENCRYPT_FL))
-		return ek_err(-EK_UNSUPP, "directory inode %u: adding to an encrypted or "
-			      "casefolded directory is not supported", ei->ino);
+	/* a casefolded one takes a name as any linear directory: nothing hashes it */
+	if (ei->flags & EXT4_ENCRYPT_FL)
+		return ek_err(-EK_UNSUPP, "directory inode %u: adding to an encrypted "
+			      "directory is not supported", ei->ino);
 	return 0;
 }
 
