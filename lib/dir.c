@@ -1596,6 +1596,12 @@ void ek_dirent_name_fix(uint8_t *name, uint8_t name_len)
 			name[i] = '.';
 }
 
+void ek_dirent_name_fix_encoding(uint8_t *name, uint8_t name_len)
+{
+	for (size_t i = ek_utf8_invalid_at((const char *)name, name_len); i < name_len && name[i]; i++)
+		name[i] = '.';
+}
+
 /* where block @b (logical @lblk of @dir) keeps its checksum: leaf tail or dx tail */
 static bool block_csum_at(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
 			  const uint8_t *b, uint32_t *at, uint32_t *want)

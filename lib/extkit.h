@@ -978,6 +978,8 @@ int ek_utf8_casefold(const char *s, size_t len, char *out, size_t size);
 int ek_utf8_casecmp(const char *a, size_t alen, const char *b, size_t blen);
 /* 0 if @s is valid UTF-8 for the tables (strict mode's check), else -EINVAL */
 int ek_utf8_validate(const char *s, size_t len);
+/* the offset of the first byte of @s that check refuses, @len if none */
+size_t ek_utf8_invalid_at(const char *s, size_t len);
 /*
  * Whether names in a directory with inode flags @dir_flags fold: the
  * casefold feature, the directory's EXT4_CASEFOLD_FL and s_encoding utf8,
@@ -1062,6 +1064,12 @@ void ek_dirent_set_type(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint8_
 void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint32_t rec_len);
 /* the @name_len bytes of an entry's name: each '/' and NUL made '.' */
 void ek_dirent_name_fix(uint8_t *name, uint8_t name_len);
+/*
+ * A name a strict casefolded directory refuses (not UTF-8) made one it
+ * takes, as e2fsck: its bytes from the first invalid one to a NUL or the
+ * end become '.'.
+ */
+void ek_dirent_name_fix_encoding(uint8_t *name, uint8_t name_len);
 /*
  * Block @b (logical @lblk) of directory @dir: does its checksum (leaf tail,
  * or htree root/node tail) match (true too when it has none)?  Reseal:
@@ -2179,6 +2187,9 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 int ek_fix_dir_written(struct ek_wset *ws, ek_ino_t ino);
 /* entry @de of directory @dir: each '/' and NUL of its name made '.' (repair.c) */
 int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de);
+/* entry @de of strict casefolded directory @dir: ek_dirent_name_fix_encoding() */
+int ek_fix_dirent_encoding(struct ek_wset *ws, const struct ek_inode *dir,
+			   const struct ek_dirent *de);
 /* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */
 int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_t *map,
 			uint64_t nbits);

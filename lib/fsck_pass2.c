@@ -977,6 +977,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
 	struct ek_dirent renamed;
+	bool bad_encoding = false;	/* a name strict mode refuses, kept */
 	bool clearable, dotdot;
 	int seen;
 
@@ -1001,8 +1002,28 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		if (!err)
 			return 0;
 	}
+	/* a strict casefolded directory takes UTF-8 names only (e2fsck's
+	 * encoded_check_name()); renamed before its hash is noted, and one
+	 * left as it is not hashed (that finding is the one, as e2fsck's) */
+	if (c->fold && (fs->sb.encoding_flags & EXT4_ENC_STRICT_MODE_FL) && !dot_or_dotdot(de) &&
+	    ek_utf8_validate(de->name, de->name_len)) {
+		bad_encoding = true;
+		if (fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei),
+				   EK_PR_ENTRY_BAD_ENCODING, &at, name, w->dir)) {
+			int err = ek_fix_dirent_encoding(c->ws, w->ei, de);
+
+			fsck_fix_done(c, err);
+			if (!err) {
+				ek_dirent_name_fix_encoding((uint8_t *)name, de->name_len);
+				renamed = *de;
+				renamed.name = name;
+				de = &renamed;
+				bad_encoding = false;
+			}
+		}
+	}
 	/* block 0 is the htree root: its '.' and '..' are no leaf's */
-	if (w->dx_version >= 0 && de->lblk && htree_note(c, w, de))
+	if (w->dx_version >= 0 && de->lblk && !bad_encoding && htree_note(c, w, de))
 		return -ENOMEM;
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		w->di->parent = de->ino;

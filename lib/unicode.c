@@ -345,21 +345,26 @@ int ek_utf8_casecmp(const char *a, size_t alen, const char *b, size_t blen)
 	return 0;
 }
 
-int ek_utf8_validate(const char *s, size_t len)
+size_t ek_utf8_invalid_at(const char *s, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)s;
+	size_t at = 0;
 	uint32_t cp;
 
 	/* as the kernel's utf8_validate(): whole characters up to a NUL */
-	while (len && *p) {
-		unsigned n = utf8_decode(p, len, &cp);
+	while (at < len && p[at]) {
+		unsigned n = utf8_decode(p + at, len - at, &cp);
 
 		if (!n)
-			return -EINVAL;
-		p += n;
-		len -= n;
+			return at;
+		at += n;
 	}
-	return 0;
+	return len;
+}
+
+int ek_utf8_validate(const char *s, size_t len)
+{
+	return ek_utf8_invalid_at(s, len) == len ? 0 : -EINVAL;
 }
 
 bool ek_dir_folds(const struct ek_fs *fs, uint32_t dir_flags)

@@ -189,6 +189,30 @@ START_TEST(test_hash)
 }
 END_TEST
 
+START_TEST(test_fix_encoding)
+{
+	/* as e2fsck's fix: from the first invalid byte to a NUL or the end */
+	static const struct { const char *in, *out; size_t at; } c[] = {
+		{ "caf\xe9x", "caf..", 3 },
+		{ "ok", "ok", 2 },
+		{ "\xc3\xa9\xc0\xafz", "\xc3\xa9...", 2 },
+		{ "a\xff\0b", "a.\0b", 1 },
+		{ "\x80", ".", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t len = strlen(c[i].in) + (i == 3 ? 2 : 0);
+		uint8_t b[16];
+
+		memcpy(b, c[i].in, len);
+		ck_assert_uint_eq(ek_utf8_invalid_at(c[i].in, len), c[i].at);
+		ek_dirent_name_fix_encoding(b, (uint8_t)len);
+		ck_assert_mem_eq(b, c[i].out, len);
+		ck_assert_int_eq(ek_utf8_validate((const char *)b, len), 0);
+	}
+}
+END_TEST
+
 static Suite *unicode_suite(void)
 {
 	Suite *s = suite_create("unicode");
@@ -198,6 +222,7 @@ static Suite *unicode_suite(void)
 	tcase_add_test(tc, test_cmp);
 	tcase_add_test(tc, test_name_eq);
 	tcase_add_test(tc, test_hash);
+	tcase_add_test(tc, test_fix_encoding);
 	suite_add_tcase(s, tc);
 	return s;
 }
