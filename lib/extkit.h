@@ -974,7 +974,10 @@ int ek_dx_hash_name(int version, bool fold, const char *name, size_t len,
  * utf8_casefold() (NFD, full case folding, default ignorables removed).
  */
 int ek_utf8_casefold(const char *s, size_t len, char *out, size_t size);
-/* 0 if @a and @b fold to the same bytes, 1 if not, -EINVAL if either is invalid */
+/*
+ * 0 if @a and @b fold to the same bytes, 1 if not, -EINVAL when an invalid
+ * sequence is met before they differ (utf8_strncasecmp())
+ */
 int ek_utf8_casecmp(const char *a, size_t alen, const char *b, size_t blen);
 /* 0 if @s is valid UTF-8 for the tables (strict mode's check), else -EINVAL */
 int ek_utf8_validate(const char *s, size_t len);
