@@ -296,10 +296,20 @@ int do_dx_hash(struct dbg *d, int argc, char **argv)
 {
 	uint32_t seed[4] = { 0 }, hash, minor;
 	int alg = EXT4_HASH_LEGACY, c, err;
-	bool unsign = false;
+	bool unsign = false, fold = false;
+	uint16_t enc;
 
-	while ((c = getopt(argc, argv, "h:s:u")) != -1) {
+	while ((c = getopt(argc, argv, "ce:h:s:u")) != -1) {
 		switch (c) {
+		case 'c':
+			fold = true;
+			break;
+		case 'e':	/* utf8 is the only encoding: it must name it */
+			if (ek_encoding_lookup(optarg, &enc)) {
+				dbg_errorf(d, "dx_hash: unknown encoding '%s'", optarg);
+				return 1;
+			}
+			break;
 		case 'h':
 			alg = parse_hash_alg(optarg);
 			if (alg < 0) {
@@ -329,13 +339,15 @@ int do_dx_hash(struct dbg *d, int argc, char **argv)
 		return dbg_usage("dx_hash");
 	if (unsign && alg <= EXT4_HASH_TEA)
 		alg += 3;
-	err = ek_dx_hash(alg, argv[optind], strlen(argv[optind]), seed, &hash, &minor);
+	/* -c: the name casefolded first (utf8-12.1), as in a casefolded directory */
+	err = ek_dx_hash_name(alg, fold, argv[optind], strlen(argv[optind]), seed, &hash, &minor);
 	if (err)
 		return dbg_fail(d, "dx_hash", err);
 	ek_out_text(d->out, "Hash of %s is 0x%0x (minor 0x%0x)\n", argv[optind], hash, minor);
 	ek_out_obj_begin(d->out, NULL);
 	ek_out_str(d->out, "name", argv[optind]);
 	ek_out_u64(d->out, "hash_version", alg);
+	ek_out_bool(d->out, "casefold", fold);
 	ek_out_u64(d->out, "hash", hash);
 	ek_out_u64(d->out, "minor_hash", minor);
 	ek_out_obj_end(d->out);

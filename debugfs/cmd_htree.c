@@ -11,6 +11,7 @@ struct htree {
 	struct dbg *d;
 	struct ek_inode *dir;
 	int hash_version;
+	bool fold;		/* casefolded: names hash folded */
 	uint64_t nblocks;	/* directory size in blocks: bounds every block number */
 	int err;
 };
@@ -20,7 +21,8 @@ static int leaf_entry(void *arg, const struct ek_dirent *de)
 	struct htree *h = arg;
 	uint32_t hash = 0, minor = 0;
 
-	ek_dx_hash(h->hash_version, de->name, de->name_len, h->d->fs->sb.hash_seed, &hash, &minor);
+	ek_dx_hash_name(h->hash_version, h->fold, de->name, de->name_len, h->d->fs->sb.hash_seed,
+			&hash, &minor);
 	ek_out_text(h->d->out, "%u 0x%08x-%08x (%u) %.*s   \n", de->ino, hash, minor, de->rec_len,
 		    de->name_len, de->name);
 	ek_out_obj_begin(h->d->out, NULL);
@@ -171,6 +173,7 @@ int do_htree(struct dbg *d, int argc, char **argv)
 	}
 	if (!err) {
 		h.hash_version = ek_dx_hash_version(d->fs, root.hash_version);
+		h.fold = ek_dir_folds(d->fs, dir.flags);
 		ek_out_text(d->out, "Root node dump:\n\t Reserved zero: 0\n\t Hash Version: %u\n"
 			    "\t Info length: %u\n\t Indirect levels: %u\n\t Flags: %u\n",
 			    root.hash_version, root.info_length, root.indirect_levels,

@@ -23,7 +23,7 @@ static const struct dbg_cmd dbg_cmds[] = {	/* keep sorted */
 	{ "cd", "chdir", do_cd, 1, 1, NEED_FS, "<dir>", "change the current directory" },
 	{ "close", "close_filesys", do_close, 0, 0, 0, "", "close the filesystem" },
 	{ "dump", "dump_inode", do_dump, 2, 3, NEED_FS | JSON_OK, "[-p] <file> <native file>", "copy a file out of the image" },
-	{ "dx_hash", "hash", do_dx_hash, 1, 6, JSON_OK, "[-h alg] [-s seed] [-u] <name>", "compute a directory hash" },
+	{ "dx_hash", "hash", do_dx_hash, 1, 9, JSON_OK, "[-h alg] [-s seed] [-u] [-c] [-e encoding] <name>", "compute a directory hash" },
 	{ "ea_list", NULL, do_ea_list, 1, 1, NEED_FS | JSON_OK, "<file>", "list extended attributes" },
 	{ "ex", "dump_extents", do_ex, 1, 3, NEED_FS | JSON_OK, "[-n] [-l] <file>", "show the extent tree" },
 	{ "features", "feature", do_features, 0, 0, NEED_FS | JSON_OK, "", "list filesystem features" },

@@ -711,6 +711,8 @@ int ek_dir_iterate_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t 
 /* ---- lookup ------------------------------------------------------------------- */
 
 struct match {
+	const struct ek_fs *fs;
+	bool fold;		/* casefolded directory: compare folded names */
 	const char *name;
 	size_t len;
 	ek_ino_t ino;
@@ -720,7 +722,7 @@ static int match_fn(void *arg, const struct ek_dirent *de)
 {
 	struct match *m = arg;
 
-	if (de->name_len != m->len || memcmp(de->name, m->name, m->len))
+	if (!ek_name_eq(m->fs, m->fold, de->name, de->name_len, m->name, m->len))
 		return 0;
 	m->ino = de->ino;
 	return 1;
@@ -818,7 +820,7 @@ static int dx_lookup(struct ek_fs *fs, const struct ek_inode *dir, struct match 
 	version = ek_dx_hash_version(fs, f[0].node.hash_version);
 	err = -EK_UNSUPP;		/* siphash: needs the encryption key */
 	if (version == EXT4_HASH_SIPHASH ||
-	    ek_dx_hash(version, m->name, m->len, fs->sb.hash_seed, &hash, &minor))
+	    ek_dx_hash_name(version, m->fold, m->name, m->len, fs->sb.hash_seed, &hash, &minor))
 		goto out;
 	levels = f[0].node.indirect_levels;
 
@@ -875,7 +877,8 @@ out:
 int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name,
 		  size_t len, ek_ino_t *out)
 {
-	struct match m = { .name = name, .len = len };
+	struct match m = { .fs = fs, .fold = ek_dir_folds(fs, dir->flags), .name = name,
+			   .len = len };
 	int err;
 
 	if (!ek_is_dir(dir->mode))
@@ -884,11 +887,11 @@ int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name
 		return len ? -ENAMETOOLONG : -ENOENT;
 	/*
 	 * '.' and '..' are in block 0, never in the leaves (ext4_find_entry
-	 * scans them linearly); casefolded names hash after folding, which
-	 * needs Unicode tables we don't have: linear too.
+	 * scans them linearly); casefolded names hash after folding
+	 * (ek_dx_hash_name()), encrypted ones with a key we lack (siphash:
+	 * -EK_UNSUPP, linear with exact names).
 	 */
-	if (dir_is_dx(fs, dir) && !(dir->flags & EXT4_CASEFOLD_FL) &&
-	    !is_dot_or_dotdot((const uint8_t *)name, len)) {
+	if (dir_is_dx(fs, dir) && !is_dot_or_dotdot((const uint8_t *)name, len)) {
 		err = dx_lookup(fs, dir, &m);
 		if (err == 1) {
 			*out = m.ino;
@@ -1148,6 +1151,7 @@ struct build_ref {
 struct build {
 	const struct ek_fs *fs;
 	struct ek_inode di;	/* ino and generation only: the checksum seed */
+	bool fold;		/* casefolded: names hash folded */
 	uint32_t space;		/* bytes for entries in a leaf: blksz less the tail */
 };
 
@@ -1319,8 +1323,8 @@ static int build_htree(struct build *bd, ek_ino_t parent, const struct ek_dirent
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		keys[i].e = &ents[i];
-		err = ek_dx_hash(version, ents[i].name, ents[i].name_len, fs->sb.hash_seed,
-				 &keys[i].hash, &keys[i].minor);
+		err = ek_dx_hash_name(version, bd->fold, ents[i].name, ents[i].name_len,
+				      fs->sb.hash_seed, &keys[i].hash, &keys[i].minor);
 		if (err)
 			goto out;
 	}
@@ -1411,13 +1415,14 @@ out:
 	return err;
 }
 
-int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t parent,
-		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
-		 bool *indexed)
+int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t dir_flags,
+		 ek_ino_t parent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
+		 uint32_t *nblocks, bool *indexed)
 {
 	struct build bd = {
 		.fs = fs,
 		.di = { .ino = dir, .generation = gen },
+		.fold = ek_dir_folds(fs, dir_flags),
 		.space = fs->blksz - (fs->has_csum ? DIRENT_TAIL : 0),
 	};
 	uint32_t nlinear;
@@ -1589,6 +1594,12 @@ void ek_dirent_name_fix(uint8_t *name, uint8_t name_len)
 	for (unsigned i = 0; i < name_len; i++)
 		if (name[i] == '/' || !name[i])
 			name[i] = '.';
+}
+
+void ek_dirent_name_fix_encoding(uint8_t *name, uint8_t name_len)
+{
+	for (size_t i = ek_utf8_invalid_at((const char *)name, name_len); i < name_len && name[i]; i++)
+		name[i] = '.';
 }
 
 /* where block @b (logical @lblk of @dir) keeps its checksum: leaf tail or dx tail */

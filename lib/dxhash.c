@@ -19,6 +19,9 @@
  * cleared (the htree continuation bit), and 0xfffffffe (EOF marker of
  * 32-bit readdir cookies) becomes 0xfffffffc.
  *
+ * Casefolded directories hash the folded name (ek_dx_hash_name(),
+ * lib/unicode.c); a name that does not fold hashes as its bytes.
+ *
  * siphash (casefolded + encrypted directories) is keyed in the kernel with a
  * per-directory key derived from the encryption key, which an offline tool
  * does not have; here @seed supplies those 16 key bytes (little-endian
@@ -240,6 +243,20 @@ int ek_dx_hash(int version, const char *name, size_t len, const uint32_t seed[4]
 	if (minor_hash)
 		*minor_hash = minor;
 	return 0;
+}
+
+int ek_dx_hash_name(int version, bool fold, const char *name, size_t len,
+		    const uint32_t seed[4], uint32_t *hash, uint32_t *minor_hash)
+{
+	/* as ext4fs_dirhash(): a name that does not fold hashes as its bytes */
+	if (fold && len && version != EXT4_HASH_SIPHASH) {
+		char buf[EK_CASEFOLD_MAX];
+		int n = ek_utf8_casefold(name, len, buf, sizeof(buf));
+
+		if (n >= 0)
+			return ek_dx_hash(version, buf, (size_t)n, seed, hash, minor_hash);
+	}
+	return ek_dx_hash(version, name, len, seed, hash, minor_hash);
 }
 
 int ek_dx_hash_version(const struct ek_fs *fs, int v)

@@ -367,6 +367,7 @@ struct ek_super {
 	uint32_t hash_seed[4];
 	uint32_t def_hash_version;
 	uint32_t flags;
+	uint16_t encoding, encoding_flags;	/* casefold: s_encoding, s_encoding_flags */
 	uint32_t min_extra_isize, want_extra_isize;
 	uint32_t checksum_seed;
 	uint32_t checksum;
@@ -961,6 +962,49 @@ int ek_dx_hash(int version, const char *name, size_t len, const uint32_t seed[4]
 	       uint32_t *hash, uint32_t *minor_hash);
 /* hash version a directory of @fs uses for @v (adds unsigned variants) */
 int ek_dx_hash_version(const struct ek_fs *fs, int v);
+/*
+ * dx hash of a name in a directory whose names fold (@fold, from
+ * ek_dir_folds()): the hash of its casefolded form, or of its raw bytes
+ * when it does not fold (invalid UTF-8), as the kernel's ext4fs_dirhash().
+ * Returns what ek_dx_hash() returns.
+ */
+int ek_dx_hash_name(int version, bool fold, const char *name, size_t len,
+		    const uint32_t seed[4], uint32_t *hash, uint32_t *minor_hash);
+
+/* ---- casefolded names (unicode.c, s_encoding utf8-12.1) ------------------- */
+
+/* room for any folded name: the kernel folds into a PATH_MAX buffer */
+#define EK_CASEFOLD_MAX 4096
+/*
+ * Fold @len bytes at @s (stopping at a NUL) into @out (not NUL-terminated
+ * unless room is left): the folded length, -EINVAL if @s is not UTF-8 the
+ * tables accept, -ENAMETOOLONG if @size is too small.  As the kernel's
+ * utf8_casefold() (NFD, full case folding, default ignorables removed).
+ */
+int ek_utf8_casefold(const char *s, size_t len, char *out, size_t size);
+/*
+ * 0 if @a and @b fold to the same bytes, 1 if not, -EINVAL when an invalid
+ * sequence is met before they differ (utf8_strncasecmp())
+ */
+int ek_utf8_casecmp(const char *a, size_t alen, const char *b, size_t blen);
+/* 0 if @s is valid UTF-8 for the tables (strict mode's check), else -EINVAL */
+int ek_utf8_validate(const char *s, size_t len);
+/* the offset of the first byte of @s that check refuses, @len if none */
+size_t ek_utf8_invalid_at(const char *s, size_t len);
+/*
+ * Whether names in a directory with inode flags @dir_flags fold: the
+ * casefold feature, the directory's EXT4_CASEFOLD_FL and s_encoding utf8,
+ * and not encrypted (those hash with a key we do not have).
+ */
+bool ek_dir_folds(const struct ek_fs *fs, uint32_t dir_flags);
+/*
+ * Whether name @a equals @b in a directory whose names fold (@fold): equal
+ * bytes when they do not; else equal folds, and when either name is
+ * invalid UTF-8 no match in strict mode (s_encoding_flags), equal bytes
+ * otherwise (the kernel's generic_ci_match()).
+ */
+bool ek_name_eq(const struct ek_fs *fs, bool fold, const char *a, size_t alen,
+		const char *b, size_t blen);
 
 /* rec_len as stored -> bytes (ext4_rec_len_from_disk: 64 KiB blocks) */
 static inline uint32_t ek_rec_len_from_disk(uint16_t raw, uint32_t blksz)
@@ -1031,6 +1075,12 @@ void ek_dirent_set_type(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint8_
 void ek_dirent_set_rec_len(const struct ek_fs *fs, uint8_t *b, uint32_t off, uint32_t rec_len);
 /* the @name_len bytes of an entry's name: each '/' and NUL made '.' */
 void ek_dirent_name_fix(uint8_t *name, uint8_t name_len);
+/*
+ * A name a strict casefolded directory refuses (not UTF-8) made one it
+ * takes, as e2fsck: its bytes from the first invalid one to a NUL or the
+ * end become '.'.
+ */
+void ek_dirent_name_fix_encoding(uint8_t *name, uint8_t name_len);
 /*
  * Block @b (logical @lblk) of directory @dir: does its checksum (leaf tail,
  * or htree root/node tail) match (true too when it has none)?  Reseal:
@@ -1143,7 +1193,8 @@ struct ek_dirent_new {
 
 /*
  * The blocks of a new directory @dir (i_generation @gen, needed for the
- * metadata_csum seeds) whose parent is @parent, holding @ents (without "."
+ * metadata_csum seeds; inode flags @dir_flags: a casefolded directory
+ * hashes folded names) whose parent is @parent, holding @ents (without "."
  * and "..", names distinct).  @ents may be reordered.  One linear block when
  * ".", ".." and every entry fit; otherwise an htree when the filesystem has
  * dir_index, else linear blocks filled in order.  *out: *nblocks × fs->blksz
@@ -1154,9 +1205,9 @@ struct ek_dirent_new {
  * (2, 3 with largedir), -EK_UNSUPP for a default hash version other than
  * legacy, half_md4 or tea, -EINVAL for an empty, "." or ".." name, -ENOMEM.
  */
-int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, ek_ino_t parent,
-		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
-		 bool *indexed);
+int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t dir_flags,
+		 ek_ino_t parent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
+		 uint32_t *nblocks, bool *indexed);
 /*
  * A new inline directory (inline_data): the parent's number and the entries
  * that fit in i_block, the rest as the value of system.data (*xval, *xlen
@@ -2162,8 +2213,9 @@ struct ek_dir_alloc {
  * set to the new length; EXT4_INDEX_FL set as *@indexed says.  When those
  * first blocks have holes or unwritten extents, or are too few, an
  * extent-mapped directory gets a new map: its blocks in logical order,
- * then blocks from @alloc (NULL: none).  -EK_UNSUPP (nothing changed) for
- * an inline or casefolded directory, or a new map it cannot have
+ * then blocks from @alloc (NULL: none); a casefolded directory's index
+ * hashes the folded names.  -EK_UNSUPP (nothing changed) for an inline or
+ * a casefolded encrypted directory, or a new map it cannot have
  * (indirect-mapped, bigalloc, a larger extent tree).
  */
 int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
@@ -2173,6 +2225,9 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 int ek_fix_dir_written(struct ek_wset *ws, ek_ino_t ino);
 /* entry @de of directory @dir: each '/' and NUL of its name made '.' (repair.c) */
 int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de);
+/* entry @de of strict casefolded directory @dir: ek_dirent_name_fix_encoding() */
+int ek_fix_dirent_encoding(struct ek_wset *ws, const struct ek_inode *dir,
+			   const struct ek_dirent *de);
 /* group @g's bitmap = the first @nbits bits of @map (the rest as the kernel pads it) */
 int ek_fix_group_bitmap(struct ek_wset *ws, uint32_t g, bool inode, const uint8_t *map,
 			uint64_t nbits);
@@ -2221,8 +2276,8 @@ int ek_fix_journal_on(struct ek_wset *ws);
  * and /lost+found.
  * ek_fix_dir_link: the entry @name -> @ino (@file_type) added to linear
  * directory @dir, in the first block with room, all read through @ws;
- * -ENOSPC when no block has room, -EK_UNSUPP for an inline, htree,
- * encrypted or casefolded directory.
+ * -ENOSPC when no block has room, -EK_UNSUPP for an inline, htree or
+ * encrypted directory (a linear casefolded one takes it as any other).
  * ek_fix_dir_expand: linear directory @dir grows by block @blk (allocated by
  * the caller), an empty leaf at its end: i_size, i_blocks and its map (the
  * last extent of an in-inode extent root extended or a free slot taken;

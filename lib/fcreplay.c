@@ -31,7 +31,9 @@
  * is split or the index gains a level, as ext4_dx_add_entry() does.  An
  * inline directory takes the name in i_block, then in system.data (grown
  * once to the room the inode body has, as ext4_update_inline_dir()), else
- * becomes a block directory (ext4_convert_inline_data_nolock()).
+ * becomes a block directory (ext4_convert_inline_data_nolock()).  In a
+ * casefolded parent names hash folded and UNLINK matches the folded name,
+ * as the kernel's lookup does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +272,7 @@ static int leaf_walk(struct fcr *f, ek_ino_t dir, ek_blk_t blk, uint8_t *b, leaf
 struct dent {
 	const struct ek_fc_rec *r;
 	uint8_t ftype;
+	bool fold;		/* the parent is casefolded: names match folded */
 };
 
 static int try_add(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, uint32_t rec, void *arg)
@@ -296,8 +299,10 @@ static int try_remove(struct fcr *f, uint8_t *b, uint32_t prev, uint32_t off, ui
 {
 	struct dent *d = arg;
 
-	if (get_le32(b + off) != d->r->u.dentry.ino || b[off + 6] != d->r->u.dentry.name_len ||
-	    memcmp(b + off + 8, d->r->u.dentry.name, d->r->u.dentry.name_len))
+	/* as the kernel's unlink finds it: in a casefolded parent by folded name */
+	if (get_le32(b + off) != d->r->u.dentry.ino ||
+	    !ek_name_eq(f->fs, d->fold, (const char *)b + off + 8, b[off + 6],
+			(const char *)d->r->u.dentry.name, d->r->u.dentry.name_len))
 		return 0;
 	if (prev != UINT32_MAX)
 		put_le16(b + prev + 4, ek_rec_len_to_disk(off - prev + rec, f->fs->blksz));
@@ -417,8 +422,9 @@ static int dx_probe(struct fcr *f, const uint8_t *raw, ek_ino_t dir, const struc
 	p->version = ek_dx_hash_version(f->fs, p->lv[0].node.hash_version);
 	if (p->version == EXT4_HASH_SIPHASH)
 		return ek_unsupp("directory %u: siphash needs the encryption key", dir);
-	err = ek_dx_hash(p->version, (const char *)r->u.dentry.name, r->u.dentry.name_len,
-			 f->fs->sb.hash_seed, &p->hash, &minor);
+	err = ek_dx_hash_name(p->version, ek_dir_folds(f->fs, p->dir.flags),
+			      (const char *)r->u.dentry.name, r->u.dentry.name_len,
+			      f->fs->sb.hash_seed, &p->hash, &minor);
 	if (err)
 		return err;
 	p->levels = p->lv[0].node.indirect_levels;
@@ -475,6 +481,7 @@ struct hash_ents {
 	struct dmap *m;
 	size_t n;
 	int version;
+	bool fold;		/* casefolded: names hash folded */
 	const uint32_t *seed;
 };
 
@@ -490,8 +497,8 @@ static int hash_ent(void *arg, uint8_t *b, uint32_t prev, uint32_t off, uint32_t
 	h->n++;
 	e->off = off;
 	e->size = ek_dirent_need(b[off + 6]);
-	return ek_dx_hash(h->version, (const char *)b + off + 8, b[off + 6], h->seed, &e->hash,
-			  &e->minor);
+	return ek_dx_hash_name(h->version, h->fold, (const char *)b + off + 8, b[off + 6], h->seed,
+			       &e->hash, &e->minor);
 }
 
 /*
@@ -522,7 +529,8 @@ static int dx_split(struct fcr *f, ek_ino_t dir, uint8_t *raw, struct ek_extlist
 		goto out;
 	}
 	memcpy(copy, b, f->fs->blksz);
-	hm = (struct hash_ents){ .m = m, .version = p->version, .seed = f->fs->sb.hash_seed };
+	hm = (struct hash_ents){ .m = m, .version = p->version,
+				 .fold = ek_dir_folds(f->fs, p->dir.flags), .seed = f->fs->sb.hash_seed };
 	err = ek_dirent_walk(f->fs, dir, leaf_blk, copy, 0, end, false, hash_ent, &hm);
 	n = hm.n;
 	if (err)
@@ -951,6 +959,8 @@ static int dentry_op(struct fcr *f, const struct ek_fc_rec *r, bool add, uint16_
 
 	if (ek_has_incompat(f->fs, EXT4_FEATURE_INCOMPAT_FILETYPE))
 		d.ftype = file_type(mode);
+	if (err == 0 || err == 2)
+		d.fold = ek_dir_folds(f->fs, get_le32(raw + offsetof(struct ext4_inode, i_flags)));
 	if (err == 2) {		/* inline, unless it had to become a block directory */
 		err = inline_op(f, dir, raw, &d, add);
 		if (err != 2)

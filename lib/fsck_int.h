@@ -80,6 +80,7 @@ struct check {
 	bool have_prev;
 	/* pass 2: names seen in the directory being read */
 	uint32_t *name_slots;	/* open hash: offset + 1 into names, 0 empty */
+	bool fold;		/* the directory being read is casefolded (ek_dir_folds) */
 	size_t nslots, nnames;
 	char *names;
 	size_t names_len, names_cap;

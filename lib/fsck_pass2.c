@@ -94,6 +94,53 @@ uint64_t fsck_name_hash(const char *p, size_t n)
 	return h;
 }
 
+/*
+ * The bytes two names of the directory being read are the same by: in a
+ * casefolded one its folded form after a 1, or when it does not fold
+ * (invalid UTF-8) its bytes after a 0, as the kernel compares them
+ * (generic_ci_match(): names that do not fold match by their bytes).
+ * Into @buf (EK_CASEFOLD_MAX + 1 bytes) unless not casefolded; its length.
+ */
+static size_t name_key(const struct check *c, const char *name, size_t len, char *buf,
+		       const char **key)
+{
+	int n;
+
+	*key = name;
+	if (!c->fold)
+		return len;
+	n = ek_utf8_casefold(name, len, buf + 1, EK_CASEFOLD_MAX);
+	buf[0] = n >= 0;
+	if (n < 0) {
+		memcpy(buf + 1, name, len);
+		n = (int)len;
+	}
+	*key = buf;
+	return (size_t)n + 1;
+}
+
+static uint64_t name_slot_hash(const struct check *c, const char *name, size_t len)
+{
+	char buf[EK_CASEFOLD_MAX + 1];
+	const char *key;
+	size_t n = name_key(c, name, len, buf, &key);
+
+	return fsck_name_hash(key, n);
+}
+
+/* @a and @b are one name in the directory being read (see name_key()) */
+static bool same_name(const struct check *c, const char *a, size_t alen, const char *b,
+		      size_t blen)
+{
+	if (c->fold) {
+		int r = ek_utf8_casecmp(a, alen, b, blen);
+
+		if (r >= 0)
+			return r == 0;
+	}
+	return alen == blen && !memcmp(a, b, alen);
+}
+
 /* remember @name in the directory being read; 1 if seen there already */
 static int name_seen(struct check *c, const char *name, size_t len)
 {
@@ -110,7 +157,7 @@ static int name_seen(struct check *c, const char *name, size_t len)
 
 			if (!at)
 				continue;
-			for (i = fsck_name_hash(c->names + at, (uint8_t)c->names[at - 1]) & (n - 1); v[i];
+			for (i = name_slot_hash(c, c->names + at, (uint8_t)c->names[at - 1]) & (n - 1); v[i];
 			     i = (i + 1) & (n - 1))
 				;
 			v[i] = at;
@@ -119,10 +166,11 @@ static int name_seen(struct check *c, const char *name, size_t len)
 		c->name_slots = v;
 		c->nslots = n;
 	}
-	for (i = fsck_name_hash(name, len) & (c->nslots - 1); c->name_slots[i]; i = (i + 1) & (c->nslots - 1)) {
+	for (i = name_slot_hash(c, name, len) & (c->nslots - 1); c->name_slots[i];
+	     i = (i + 1) & (c->nslots - 1)) {
 		uint32_t at = c->name_slots[i];
 
-		if ((uint8_t)c->names[at - 1] == len && !memcmp(c->names + at, name, len))
+		if (same_name(c, c->names + at, (uint8_t)c->names[at - 1], name, len))
 			return 1;
 	}
 	/* stored as a length byte then the name; offsets fit: a directory is < 4 GiB */
@@ -275,8 +323,8 @@ static unsigned dup_rename(struct check *c, const char *name, unsigned len, char
 #define DUP_RENAME	2
 
 struct dupkey {
-	const char *name;
-	uint8_t len;
+	const char *name;	/* name_key(): malloc'd in a casefolded directory */
+	size_t len;
 	ek_ino_t ino;
 	size_t i;
 };
@@ -301,14 +349,29 @@ static int cmp_dupkey(const void *a, const void *b)
  * that one was not dropped itself, else renamed (so a third name of one
  * inode stays as a "~0" link, as e2fsck leaves it).  -ENOMEM, else 0.
  */
-static int dup_actions(const struct rbuf *rb, uint8_t *act)
+static int dup_actions(const struct check *c, const struct rbuf *rb, uint8_t *act)
 {
 	struct dupkey *k = ek_calloc(rb->n ? rb->n : 1, sizeof(*k));
+	char buf[EK_CASEFOLD_MAX + 1];
+	int err = 0;
 
 	if (!k)
 		return -ENOMEM;
-	for (size_t i = 0; i < rb->n; i++)
-		k[i] = (struct dupkey){ rb->names + rb->v[i].at, rb->v[i].len, rb->v[i].ino, i };
+	for (size_t i = 0; i < rb->n; i++) {
+		const char *key;
+		size_t n = name_key(c, rb->names + rb->v[i].at, rb->v[i].len, buf, &key);
+
+		if (c->fold) {
+			char *copy = ek_malloc(n ? n : 1);
+
+			if (!copy) {
+				err = -ENOMEM;
+				goto out;
+			}
+			key = memcpy(copy, key, n);
+		}
+		k[i] = (struct dupkey){ key, n, rb->v[i].ino, i };
+	}
 	qsort(k, rb->n, sizeof(*k), cmp_dupkey);
 	for (size_t j = 1; j < rb->n; j++) {
 		const struct dupkey *p = &k[j - 1], *e = &k[j];
@@ -317,8 +380,12 @@ static int dup_actions(const struct rbuf *rb, uint8_t *act)
 			continue;
 		act[e->i] = p->ino == e->ino && act[p->i] != DUP_DROP ? DUP_DROP : DUP_RENAME;
 	}
+out:
+	if (c->fold)
+		for (size_t i = 0; i < rb->n; i++)
+			free((char *)k[i].name);
 	free(k);
-	return 0;
+	return err;
 }
 
 /*
@@ -372,7 +439,7 @@ static int dir_rebuild(struct dirwalk *w)
 	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
 	act = ek_calloc(rb->n ? rb->n : 1, 1);
 	err = -ENOMEM;
-	if (!ents || !dropped || !renamed || !act || dup_actions(rb, act))
+	if (!ents || !dropped || !renamed || !act || dup_actions(c, rb, act))
 		goto out;
 	for (size_t i = 0; i < rb->n; i++) {
 		const struct rbent *e = &rb->v[i];
@@ -606,9 +673,9 @@ static int salvage_blocks(struct dirwalk *w)
 /*
  * The hash of entry @de of the htree directory being walked, folded into
  * the range of its leaf: casefolded and encrypted directories store it
- * after the name (siphash needs the key), the others hash the name as
- * stored (an encrypted name is hashed as its ciphertext, as the kernel
- * does).  -ENOMEM, else 0.
+ * after the name (siphash needs the key), casefolded ones hash the folded
+ * name (ek_dx_hash_name), the others the name as stored (an encrypted name
+ * is hashed as its ciphertext, as the kernel does).  -ENOMEM, else 0.
  */
 static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_dirent *de)
 {
@@ -619,8 +686,8 @@ static int htree_note(struct check *c, const struct dirwalk *w, const struct ek_
 		if (dot_or_dotdot(de))
 			return 0;	/* no hash stored: ek_dirent_check() allowed none */
 		hash = get_le32((const uint8_t *)de->name + de->name_len);
-	} else if (ek_dx_hash(w->dx_version, de->name, de->name_len, c->fs->sb.hash_seed,
-			      &hash, &minor)) {
+	} else if (ek_dx_hash_name(w->dx_version, c->fold, de->name, de->name_len,
+				   c->fs->sb.hash_seed, &hash, &minor)) {
 		return 0;
 	}
 	hash &= ~1u;
@@ -896,6 +963,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	char name[256];
 	struct ek_finding at = { .ino = de->ino, .dir = w->dir, .group = -1 };
 	struct ek_dirent renamed;
+	bool bad_encoding = false;	/* a name strict mode refuses, kept */
 	bool clearable, dotdot;
 	int seen;
 
@@ -920,8 +988,28 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		if (!err)
 			return 0;
 	}
+	/* a strict casefolded directory takes UTF-8 names only (e2fsck's
+	 * encoded_check_name()); renamed before its hash is noted, and one
+	 * left as it is not hashed (that finding is the one, as e2fsck's) */
+	if (c->fold && (fs->sb.encoding_flags & EXT4_ENC_STRICT_MODE_FL) && !dot_or_dotdot(de) &&
+	    ek_utf8_validate(de->name, de->name_len)) {
+		bad_encoding = true;
+		if (fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei),
+				   EK_PR_ENTRY_BAD_ENCODING, &at, name, w->dir)) {
+			int err = ek_fix_dirent_encoding(c->ws, w->ei, de);
+
+			fsck_fix_done(c, err);
+			if (!err) {
+				ek_dirent_name_fix_encoding((uint8_t *)name, de->name_len);
+				renamed = *de;
+				renamed.name = name;
+				de = &renamed;
+				bad_encoding = false;
+			}
+		}
+	}
 	/* block 0 is the htree root: its '.' and '..' are no leaf's */
-	if (w->dx_version >= 0 && de->lblk && htree_note(c, w, de))
+	if (w->dx_version >= 0 && de->lblk && !bad_encoding && htree_note(c, w, de))
 		return -ENOMEM;
 	if (de->name_len == 2 && !memcmp(de->name, "..", 2)) {
 		w->di->parent = de->ino;
@@ -1065,7 +1153,7 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
 {
 	struct ek_fs *fs = c->fs;
 	ek_blk_t pblk;
-	int err, v;
+	int err;
 
 	if (!c->dxbuf && !(c->dxbuf = ek_calloc(3, fs->blksz)))
 		return -ENOMEM;
@@ -1084,10 +1172,8 @@ static int htree_root(struct check *c, struct dirwalk *w, const struct ek_inode 
 		dx_report_fault(c, w, pblk, root, err);
 		return 0;
 	}
-	/* casefolded names hash after Unicode folding: their ranges are not checked */
-	v = ek_dx_hash_version(fs, root->hash_version);
-	if (v == EXT4_HASH_SIPHASH || !(dir->flags & EXT4_CASEFOLD_FL))
-		w->dx_version = v;
+	/* casefolded names hash folded (c->fold); encrypted ones: the stored hash */
+	w->dx_version = ek_dx_hash_version(fs, root->hash_version);
 	return 1;
 }
 
@@ -1181,6 +1267,7 @@ int fsck_pass2(struct check *c)
 		rb.n = rb.len = rb.ndots = 0;
 		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+		c->fold = (!err || err == -EK_BADCRC) && ek_dir_folds(fs, ei.flags);
 		w.ei = &ei;
 		w.policy = c->crypt ? c->crypt[ino] : 0;
 		if (!err || err == -EK_BADCRC) {
@@ -1257,7 +1344,8 @@ int fsck_pass2(struct check *c)
 		if (dx && !(w.rebuild_tried && !w.rebuild_err))
 			err = htree_check(c, &w, &ei, &root);
 		/* -D: a directory the checks left alone, rebuilt as e2fsck -D
-		 * does (one the lib cannot rebuild, e.g. casefolded, is left;
+		 * does (one the lib cannot rebuild, e.g. casefolded and
+		 * encrypted, is left;
 		 * lost+found keeps the empty blocks that reconnecting needs) */
 		if (!err && c->o->optimize_dirs && c->ws && walked && !w.rebuild_tried &&
 		    ino != lost_found &&

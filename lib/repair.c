@@ -312,7 +312,9 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 
 /* ---- dirfix: entries of pass 2 ---- */
 
-int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de)
+/* the name of entry @de rewritten in its block by @fix */
+static int dirent_rename(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de,
+			 void (*fix)(uint8_t *name, uint8_t name_len))
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
 	bool ok;
@@ -324,8 +326,19 @@ int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const str
 	if (de->offset + 8 + (uint32_t)de->name_len > fs->blksz || b[de->offset + 6] != de->name_len)
 		return ek_corrupt_ino(dir->ino, "directory block %llu: no entry of %u bytes at offset %u",
 				      (unsigned long long)de->lblk, de->name_len, de->offset);
-	ek_dirent_name_fix(b + de->offset + 8, de->name_len);
+	fix(b + de->offset + 8, de->name_len);
 	if (ok)
 		ek_dir_block_reseal(fs, dir, de->lblk, b);
 	return 0;
+}
+
+int ek_fix_dirent_name(struct ek_wset *ws, const struct ek_inode *dir, const struct ek_dirent *de)
+{
+	return dirent_rename(ws, dir, de, ek_dirent_name_fix);
+}
+
+int ek_fix_dirent_encoding(struct ek_wset *ws, const struct ek_inode *dir,
+			   const struct ek_dirent *de)
+{
+	return dirent_rename(ws, dir, de, ek_dirent_name_fix_encoding);
 }

@@ -18,9 +18,12 @@
  *
  * (or, mapped by its direct block pointers alone, new pointers).
  *
+ * A casefolded directory's index hashes its names folded (ek_dir_build
+ * with its flags).
+ *
  * Refused (-EK_UNSUPP, nothing changed): inline directories, casefolded
- * ones (their hash folds names first), and a new map for a directory with
- * indirect blocks or on bigalloc.
+ * encrypted ones (their hash needs the encryption key), and a new map for
+ * a directory with indirect blocks or on bigalloc.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -223,12 +226,12 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 		err = ek_unsupp("directory inode %u: an inline directory is not rebuilt", ino);
 		goto out;
 	}
-	if (flags & EXT4_CASEFOLD_FL) {
-		err = ek_unsupp("directory inode %u: a casefolded directory is not rebuilt "
-				"(its names hash after folding)", ino);
+	if ((flags & EXT4_CASEFOLD_FL) && (flags & EXT4_ENCRYPT_FL)) {
+		err = ek_unsupp("directory inode %u: a casefolded encrypted directory is not "
+				"rebuilt (its names hash with the encryption key)", ino);
 		goto out;
 	}
-	err = ek_dir_build(fs, ino, ei.generation, parent, ents, n, &blocks, &nb, indexed);
+	err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, ents, n, &blocks, &nb, indexed);
 	if (err)
 		goto out;
 	old = (ei.size + fs->blksz - 1) >> fs->log_blksz;

@@ -52,9 +52,10 @@ static int editable_dir(const struct ek_fs *fs, const struct ek_inode *ei)
 	if (ek_dir_is_htree(fs, ei))
 		return ek_err(-EK_UNSUPP, "directory inode %u: adding to an htree directory "
 			      "is not supported", ei->ino);
-	if ((ei->flags & EXT4_CASEFOLD_FL) || (ei->flags & EXT4_ENCRYPT_FL))
-		return ek_err(-EK_UNSUPP, "directory inode %u: adding to an encrypted or "
-			      "casefolded directory is not supported", ei->ino);
+	/* a casefolded one takes a name as any linear directory: nothing hashes it */
+	if (ei->flags & EXT4_ENCRYPT_FL)
+		return ek_err(-EK_UNSUPP, "directory inode %u: adding to an encrypted "
+			      "directory is not supported", ei->ino);
 	return 0;
 }
 
@@ -198,7 +199,7 @@ int ek_fix_dir_new(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent, uint16_t m
 	uint8_t *raw, *out = NULL;
 	uint32_t nblocks;
 	bool indexed;
-	int err = ek_dir_build(fs, ino, 0, parent, NULL, 0, &out, &nblocks, &indexed);
+	int err = ek_dir_build(fs, ino, 0, 0, parent, NULL, 0, &out, &nblocks, &indexed);
 
 	if (!err && nblocks != 1)
 		err = ek_err(-EINVAL, "directory inode %u: %u blocks for no entries", ino, nblocks);

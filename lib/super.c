@@ -359,6 +359,8 @@ int ek_super_decode(const struct ext4_super_block *raw, bool ignore_csum,
 	for (int i = 0; i < 4; i++)
 		s.hash_seed[i] = le32_to_cpu(raw->s_hash_seed[i]);
 	s.def_hash_version = raw->s_def_hash_version;
+	s.encoding = le16_to_cpu(raw->s_encoding);
+	s.encoding_flags = le16_to_cpu(raw->s_encoding_flags);
 	s.flags = le32_to_cpu(raw->s_flags);
 	s.state = le16_to_cpu(raw->s_state);
 	if (s.inode_size > EXT4_GOOD_OLD_INODE_SIZE) {

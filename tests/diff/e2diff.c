@@ -4,6 +4,7 @@
  * program: the tools never link libext2fs).
  *
  *   e2diff [--clean] [--name NAME] IMAGE
+ *   e2diff --casefold [SEED [COUNT]]
  *
  * Opens IMAGE read-only with both libraries and compares, for every inode
  * in use by either library's reading of the inode bitmap:
@@ -32,6 +33,17 @@
  * When a walk fails in both libraries it is counted as agreement (both
  * refuse); when only one fails, that is a difference.  Exit 0 without
  * differences, 1 with some, 2 on a usage or operational error.
+ *
+ * --casefold compares the utf8-12.1 casefold (lib/unicode.c) with
+ * libext2fs's: the half_md4 hash with the casefold flag of every code
+ * point alone and after "x" with a combining mark after it, then of COUNT
+ * (default 200000) random names from SEED (default 1) mixing ASCII,
+ * letters that fold specially, combining marks, Hangul, ignorables, any
+ * code point and stray bytes; and for those the strict-mode validity and,
+ * against a case-changed copy, the comparison.  Where libext2fs fails to
+ * hash (1.47.0: invalid UTF-8) ours must not fold either (the kernel
+ * then hashes the bytes).  One line per difference, then
+ *   e2diff: casefold: names N, invalid N, pairs N, differences N
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -648,6 +660,133 @@ static void pass5_bitmaps(void *arg, uint32_t g, const uint8_t *blocks, uint64_t
 	diff(c, w, "pass5_inode_bitmap", a, t0 ? "used" : "free");
 }
 
+/* ---- --casefold ------------------------------------------------------------------ */
+
+struct cf {
+	unsigned long long names, invalid, pairs, diffs;
+};
+
+static void cf_diff(struct cf *s, const char *what, const unsigned char *p, size_t n)
+{
+	if (s->diffs++ < 50) {
+		printf("casefold %s:", what);
+		for (size_t i = 0; i < n; i++)
+			printf(" %02x", p[i]);
+		printf("\n");
+	}
+}
+
+static size_t cf_put(uint32_t c, unsigned char *o)
+{
+	if (c < 0x80)
+		return o[0] = (unsigned char)c, 1;
+	if (c < 0x800)
+		return o[0] = 0xC0 | c >> 6, o[1] = 0x80 | (c & 63), 2;
+	if (c < 0x10000)
+		return o[0] = 0xE0 | c >> 12, o[1] = 0x80 | (c >> 6 & 63), o[2] = 0x80 | (c & 63), 3;
+	o[0] = 0xF0 | c >> 18, o[1] = 0x80 | (c >> 12 & 63), o[2] = 0x80 | (c >> 6 & 63);
+	o[3] = 0x80 | (c & 63);
+	return 4;
+}
+
+static void cf_one(struct cf *s, const unsigned char *p, size_t n)
+{
+	char buf[EK_CASEFOLD_MAX];
+	uint32_t h1, m1, h2, m2;
+	int folds = ek_utf8_casefold((const char *)p, n, buf, sizeof(buf));
+
+	s->names++;
+	if (theirs_cf_hash(EXT4_HASH_HALF_MD4, (const char *)p, n, &h2, &m2)) {
+		s->invalid++;
+		if (folds >= 0)
+			cf_diff(s, "libext2fs does not fold, ours does", p, n);
+		return;
+	}
+	ek_dx_hash_name(EXT4_HASH_HALF_MD4, true, (const char *)p, n, NULL, &h1, &m1);
+	if (h1 != h2 || m1 != m2)
+		cf_diff(s, "hash", p, n);
+	if (theirs_cf_valid((const char *)p, n) != !ek_utf8_validate((const char *)p, n))
+		cf_diff(s, "strict validity", p, n);
+}
+
+/* @p against a copy with ASCII case swapped and e-acute spelled the other way */
+static void cf_pair(struct cf *s, const unsigned char *p, size_t n)
+{
+	unsigned char q[600];
+	size_t m = 0;
+	int ours, theirs;
+
+	for (size_t i = 0; i < n && m + 3 < sizeof(q); i++) {
+		unsigned char b = p[i];
+
+		if (b == 0xC3 && i + 1 < n && p[i + 1] == 0xA9) {
+			q[m++] = 'e', q[m++] = 0xCC, q[m++] = 0x81, i++;
+			continue;
+		}
+		q[m++] = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ? b ^ 0x20 : b;
+	}
+	s->pairs++;
+	ours = ek_utf8_casecmp((const char *)p, n, (const char *)q, m);
+	theirs = theirs_cf_cmp((const char *)p, n, (const char *)q, m);
+	/* theirs: 0 equal, -1 invalid (or less), other: differ */
+	if ((ours == 0) != (theirs == 0) || (ours < 0 && theirs != -1))
+		cf_diff(s, "compare", p, n);
+}
+
+static int casefold_main(unsigned seed, unsigned long count)
+{
+	static const uint32_t pool[] = {
+		'A', 'a', 'Z', 's', 'S', 'k', 'i', 'I', 0xDF, 0x1E9E, 0x3A3, 0x3C2, 0x3C3,
+		0x212A, 0xE9, 0xC9, 0x301, 0x300, 0x316, 0x327, 0x345, 0x399, 0x3B9, 0x390,
+		0x1F80, 0x1F88, 0xAC00, 0xD7A3, 0xAC01, 0x1100, 0x1161, 0x11A8, 0x200B, 0xAD,
+		0x34F, 0xFE0F, 0x130, 0x131, 0xFB03, 0x5D0, 0x5B0, 0x591, 0x1D15E, 0x1D165,
+		0x1D16D, 0xF73, 0xF71, 0xF72, 0xF80, 0xE0001, 0x2126, 0x212B, 0x10400, 0x10428,
+		0x1E900, 0x378, 0x180F, 0x1FAD0, 0xFFFF, 0x10FFFF, 0x2E, 0x7F,
+	};
+	struct cf s = { 0 };
+	unsigned char p[300];
+	size_t n;
+
+	for (uint32_t c = 1; c < 0x110000; c++) {
+		if (c >= 0xD800 && c <= 0xDFFF)
+			continue;
+		n = cf_put(c, p);
+		cf_one(&s, p, n);
+		p[0] = 'x';
+		n = 1 + cf_put(c, p + 1);
+		n += cf_put(0x301, p + n);
+		cf_one(&s, p, n);
+	}
+	srand(seed);
+	for (unsigned long k = 0; k < count; k++) {
+		int len = 1 + rand() % 12;
+
+		n = 0;
+		for (int i = 0; i < len && n < 240; i++) {
+			int r = rand() % 100;
+			uint32_t c;
+
+			if (r < 3) {
+				p[n++] = (unsigned char)(0x80 + rand() % 0x80);
+			} else if (r < 6) {
+				p[n++] = (unsigned char)(1 + rand() % 255);
+			} else if (r < 70) {
+				n += cf_put(pool[rand() % (sizeof(pool) / sizeof(pool[0]))], p + n);
+			} else {
+				do
+					c = (uint32_t)(rand() % 0x30000);
+				while (!c || (c >= 0xD800 && c <= 0xDFFF));
+				n += cf_put(c, p + n);
+			}
+		}
+		cf_one(&s, p, n);
+		cf_pair(&s, p, n);
+	}
+	printf("e2diff: casefold: names %llu, invalid %llu, pairs %llu, differences %llu\n",
+	       s.names, s.invalid, s.pairs, s.diffs);
+	return s.diffs ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ctx c = { 0 };
@@ -655,6 +794,9 @@ int main(int argc, char **argv)
 	char err[256], a[400];
 	int oe, ret;
 
+	if (argc >= 2 && !strcmp(argv[1], "--casefold") && argc <= 4)
+		return casefold_main(argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 1,
+				     argc > 3 ? strtoul(argv[3], NULL, 0) : 200000);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--clean"))
 			c.clean = true;
@@ -702,6 +844,7 @@ int main(int argc, char **argv)
 	ret = c.diffs ? 1 : 0;
 	return ret;
 usage:
-	fprintf(stderr, "usage: e2diff [--clean] [--name NAME] IMAGE\n");
+	fprintf(stderr, "usage: e2diff [--clean] [--name NAME] IMAGE\n"
+			"       e2diff --casefold [SEED [COUNT]]\n");
 	return 2;
 }

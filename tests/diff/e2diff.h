@@ -76,5 +76,13 @@ int theirs_map(struct theirs *t, uint32_t ino, struct dx_vec *runs, struct dx_ve
 int theirs_dir(struct theirs *t, uint32_t ino, struct dx_vec *ents, char *err, size_t errlen);
 int theirs_xattrs(struct theirs *t, uint32_t ino, struct dx_vec *xattrs, char *err,
 		  size_t errlen);
+/*
+ * casefold (utf8-12.1): ext2fs_dirhash2() of @name with the casefold flag
+ * (0, or libext2fs's error: 1.47.0 fails on invalid UTF-8), whether
+ * ext2fs_check_encoded_name() finds it valid, and ext2fs_casefold_cmp()
+ */
+int theirs_cf_hash(int version, const char *name, size_t len, uint32_t *hash, uint32_t *minor);
+bool theirs_cf_valid(const char *name, size_t len);
+int theirs_cf_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 #endif /* E2DIFF_H */

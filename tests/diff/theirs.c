@@ -358,3 +358,37 @@ int theirs_xattrs(struct theirs *t, uint32_t ino, struct dx_vec *xattrs, char *e
 	}
 	return 0;
 }
+
+/* ---- casefold ------------------------------------------------------------------ */
+
+static const struct ext2fs_nls_table *utf8(void)
+{
+	return ext2fs_load_nls_table(EXT4_ENC_UTF8_12_1);
+}
+
+int theirs_cf_hash(int version, const char *name, size_t len, uint32_t *hash, uint32_t *minor)
+{
+	ext2_dirhash_t h = 0, m = 0;
+	errcode_t e = ext2fs_dirhash2(version, name, (int)len, utf8(), EXT4_CASEFOLD_FL, NULL,
+				      &h, &m);
+
+	*hash = h;
+	*minor = m;
+	return e ? -1 : 0;
+}
+
+bool theirs_cf_valid(const char *name, size_t len)
+{
+	char buf[256], *pos;
+
+	if (len > sizeof(buf))
+		return false;
+	memcpy(buf, name, len);
+	return ext2fs_check_encoded_name(utf8(), buf, len, &pos) == 0;
+}
+
+int theirs_cf_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return ext2fs_casefold_cmp(utf8(), (const unsigned char *)a, alen,
+				   (const unsigned char *)b, blen);
+}

@@ -48,6 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fs.sb.ro_compat = fs.has_csum ? EXT4_FEATURE_RO_COMPAT_METADATA_CSUM : 0;
 	fs.sb.def_hash_version = data[2] % 4;
 	fs.sb.flags = data[0] & 64 ? 0x2 : 0x1;
+	if (data[0] & 128) {	/* a casefolded directory: names hash folded */
+		fs.sb.incompat |= EXT4_FEATURE_INCOMPAT_CASEFOLD;
+		fs.sb.encoding = EXT4_ENC_UTF8_12_1;
+	}
 	for (int i = 0; i < 4; i++)
 		fs.sb.hash_seed[i] = 0x9E3779B9u * (data[3] + i);
 
@@ -77,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!k || cmp_ent(&ents[k - 1], &ents[i]))
 			ents[k++] = ents[i];
 	n = k;
-	if (ek_dir_build(&fs, 11, 0, 2, ents, n, &blocks, &nblocks, &indexed) == 0) {
+	if (ek_dir_build(&fs, 11, 0, data[0] & 128 ? EXT4_CASEFOLD_FL : 0, 2, ents, n, &blocks,
+			 &nblocks, &indexed) == 0) {
 		uint32_t sum = 0;
 
 		for (size_t i = 0; i < (size_t)nblocks * fs.blksz; i++)

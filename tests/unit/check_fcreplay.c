@@ -183,6 +183,34 @@ START_TEST(test_link_unlink)
 }
 END_TEST
 
+/* a casefolded parent: UNLINK of "A" removes "a", as the kernel's lookup finds it */
+START_TEST(test_unlink_casefold)
+{
+	struct ek_fc_rec r = dentry_rec(EXT4_FC_TAG_UNLINK, DIR, FILE_INO, "A");
+	struct ek_wset *ws;
+	struct names n;
+	uint8_t *raw, root[60] = { 0 };
+
+	setup(1024);
+	/* not casefolded: "A" is not there, "a" stays */
+	replay(&r, 1, &ws);
+	ck_assert_str_eq(names_of(ws, 21, &n), "a,b");
+	ek_wset_free(ws);
+	u.sb.s_feature_incompat |= cpu_to_le32(EXT4_FEATURE_INCOMPAT_CASEFOLD);
+	u.sb.s_encoding = cpu_to_le16(EXT4_ENC_UTF8_12_1);
+	put_header(root, 1, 4, 0);
+	put_extent(root, 0, 0, 2, 20);
+	put_inode(DIR, 040755, 2, EXT4_EXTENTS_FL | EXT4_CASEFOLD_FL, 2ull * bs, root);
+	ck_assert_int_eq(unit_fs_open(&u, 0), 0);
+	ck_assert_int_eq(replay(&r, 1, &ws), 0);
+	ck_assert_str_eq(names_of(ws, 21, &n), "b");
+	ck_assert_int_eq(ek_wset_inode(ws, FILE_INO, &raw), 0);
+	ck_assert_uint_eq(get_le16(raw + offsetof(struct ext4_inode, i_links_count)), 1);
+	ek_wset_free(ws);
+	unit_fs_done(&u);
+}
+END_TEST
+
 /*
  * 64 KiB blocks: unlinking "b" merges it into "a", which then covers the
  * whole block: rec_len 65536 is stored as 0xFFFF (ext4_rec_len_to_disk),
@@ -282,6 +310,7 @@ static Suite *fcreplay_suite(void)
 	tcase_add_test(tc, test_ranges);
 	tcase_add_test(tc, test_link_unlink);
 	tcase_add_test(tc, test_unlink_64k);
+	tcase_add_test(tc, test_unlink_casefold);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;
