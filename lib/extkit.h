@@ -2668,6 +2668,21 @@ struct ek_newfs_opts {
 	 */
 	const uint64_t *bad_blocks;
 	size_t nbad;
+	/*
+	 * mke2fs -E packed_meta_blocks with flex_bg: every block bitmap, then
+	 * every inode bitmap, then every inode table, first fit from the start
+	 * of the filesystem (mke2fs then sets journal_location to 0 as well,
+	 * with or without flex_bg: the tool's part)
+	 */
+	bool packed_meta_blocks;
+	/*
+	 * with extents, the journal starts at the first free block at or after
+	 * journal_location when journal_location_given (mke2fs's
+	 * journal_location), else in the group mke2fs picks mid-filesystem;
+	 * a block-mapped journal is placed from the start either way
+	 */
+	bool journal_location_given;
+	uint64_t journal_location;
 };
 
 /* the three time fields of an inode plus crtime */

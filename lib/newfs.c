@@ -389,6 +389,49 @@ out_full:
 	return ek_err(-ENOSPC, "no room for the bitmaps and inode table of group %u", g);
 }
 
+/*
+ * mke2fs's packed_allocate_tables() (packed_meta_blocks with flex_bg): the
+ * block bitmaps of all groups, then the inode bitmaps, each the first free
+ * block from the one placed before (wrapping to the start), then the inode
+ * tables, each the first free run from the table before; every block
+ * counted where it lands (so its group loses BLOCK_UNINIT)
+ */
+static int place_packed_tables(struct ek_newfs *nf)
+{
+	uint32_t itb = nf->g.inode_table_blocks, G = nf->fs.group_count;
+	ek_blk_t goal = 0;
+	int err;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t g = 0; g < G; g++) {
+			struct ek_group *grp = &nf->fs.groups[g];
+			ek_blk_t *at = pass ? &grp->inode_bitmap : &grp->block_bitmap;
+
+			/* ext2fs_new_block2: the goal's cluster, then on, then from the start */
+			if (!goal || goal >= nf->g.blocks)
+				goal = nf->fs.sb.first_data_block;
+			goal &= ~((1ull << nf->g.cluster_bits) - 1);
+			if ((err = find_free(nf, goal, goal, 1, at)))
+				goto out_full;
+			if ((err = mark_block(nf, *at, -1)))
+				return err;
+			goal = *at;
+		}
+	for (uint32_t g = 0; g < G; g++) {
+		struct ek_group *grp = &nf->fs.groups[g];
+
+		if ((err = find_free(nf, goal, nf->g.blocks - 1, itb, &grp->inode_table)))
+			goto out_full;
+		if ((err = mark_range(nf, grp->inode_table, itb, -1)))
+			return err;
+		goal = grp->inode_table;
+	}
+	return 0;
+
+out_full:
+	return ek_err(-ENOSPC, "packed_meta_blocks: no room for the group tables (%u groups)", G);
+}
+
 /* ---- bad blocks (mke2fs -l, -c) -------------------------------------------------- */
 
 void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uint64_t *last)
@@ -1168,8 +1211,13 @@ static int make_journal(struct ek_newfs *nf)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* extents: the midpoint group, tree block just before; block maps: group 0 */
-	err = ek_newfs_map(nf, EXT4_JOURNAL_INO, raw, &run, 1, extents ? journal_goal(nf) : 0,
+	/*
+	 * extents: the midpoint group (or the first free block from
+	 * journal_location), tree block just before; block maps: group 0
+	 */
+	err = ek_newfs_map(nf, EXT4_JOURNAL_INO, raw, &run, 1,
+			   !extents ? 0 : nf->o.journal_location_given ? nf->o.journal_location
+								      : journal_goal(nf),
 			   EK_NEWFS_TREE_BEFORE, &v, &nv);
 	if (err)
 		goto out;
@@ -1725,8 +1773,11 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 			goto out_free;
 		}
 	err = mark_bad_blocks(nf);
-	for (uint32_t g = 0; g < G && !err; g++)
-		err = place_group_tables(nf, g);
+	if (!err && o->packed_meta_blocks && ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG))
+		err = place_packed_tables(nf);
+	else
+		for (uint32_t g = 0; g < G && !err; g++)
+			err = place_group_tables(nf, g);
 	if (err)
 		goto out_free;
 	to_clusters(nf);

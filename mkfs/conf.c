@@ -598,11 +598,13 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 			"mke2fs does by default", m->conf_path, v);
 		goto out;
 	}
-	if (get_bool(&c, "packed_meta_blocks", false) || c.err) {
-		if (!c.err)
-			mk_fail(m, "%s: packed_meta_blocks: extkit-mkfs does not pack the group tables "
-				"yet", m->conf_path);
+	/* as mke2fs: the tables packed at the start (with flex_bg), the journal after them */
+	m->o.packed_meta_blocks = get_bool(&c, "packed_meta_blocks", false);
+	if (c.err)
 		goto out;
+	if (m->o.packed_meta_blocks) {
+		m->o.journal_location_given = true;
+		m->o.journal_location = 0;
 	}
 	/* make_hugefiles: read here, made by main.c once the layout is known */
 	m->hugefiles = get_bool(&c, "make_hugefiles", false);
