@@ -447,6 +447,202 @@ out:
 	return err;
 }
 
+/*
+ * A tree grown one extent at a time at the end of the file, as libext2fs's
+ * ext2fs_extent_insert(EXT2_EXTENT_INSERT_AFTER) grows one (mke2fs's
+ * mk_hugefile): a full root moves all its entries to a new block, the root
+ * then holding one index entry; a full block below it keeps all but its
+ * last entry, which moves to a new block on its right (the "no balance"
+ * split of an append), its parent split first when that is full too.  A
+ * new block's goal is the block before the first block its node points to
+ * (the first extent's start, or the first child).  Slots past a node's
+ * entries keep what they held, as libext2fs leaves them.  Nodes stay in
+ * memory until ek_extent_grow_finish().
+ */
+struct grow_node {
+	ek_blk_t blk;
+	uint8_t *buf;			/* fs->blksz bytes */
+};
+
+struct ek_extent_grow {
+	const struct ek_fs *fs;
+	ek_ino_t ino;
+	uint8_t *root;			/* the inode's i_block */
+	uint32_t gen;
+	int (*alloc)(void *arg, ek_blk_t goal, ek_blk_t *blk);
+	void *arg;
+	struct grow_node *nodes;	/* every block made, in allocation order */
+	size_t n, cap;
+	uint8_t *path[EXT4_EXT_MAX_DEPTH + 1];	/* the rightmost node of each level; [0] the root */
+	uint16_t depth;
+};
+
+int ek_extent_grow_begin(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
+			 int (*alloc)(void *arg, ek_blk_t goal, ek_blk_t *blk), void *arg,
+			 struct ek_extent_grow **out)
+{
+	struct ek_extent_grow *g = ek_calloc(1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	g->fs = fs;
+	g->ino = ino;
+	g->root = raw + offsetof(struct ext4_inode, i_block);
+	g->gen = get_le32(raw + offsetof(struct ext4_inode, i_generation));
+	g->alloc = alloc;
+	g->arg = arg;
+	g->path[0] = g->root;
+	ek_ext_root_init(g->root);
+	*out = g;
+	return 0;
+}
+
+static uint16_t node_entries(const uint8_t *p)
+{
+	return get_le16(p + offsetof(struct ext4_extent_header, eh_entries));
+}
+
+static uint16_t node_max(const uint8_t *p)
+{
+	return get_le16(p + offsetof(struct ext4_extent_header, eh_max));
+}
+
+static void node_set_entries(uint8_t *p, uint16_t n)
+{
+	put_le16(p + offsetof(struct ext4_extent_header, eh_entries), n);
+}
+
+/* the block entry 0 of @p points to: a leaf's first extent, an index's first child */
+static ek_blk_t node_first_block(const uint8_t *p, bool leaf)
+{
+	const uint8_t *e = p + 12;
+
+	if (leaf)
+		return get_le32(e + offsetof(struct ext4_extent, ee_start_lo)) |
+		       (uint64_t)get_le16(e + offsetof(struct ext4_extent, ee_start_hi)) << 32;
+	return get_le32(e + offsetof(struct ext4_extent_idx, ei_leaf_lo)) |
+	       (uint64_t)get_le16(e + offsetof(struct ext4_extent_idx, ei_leaf_hi)) << 32;
+}
+
+/* a new zeroed tree block from the goal before @p's first block */
+static int grow_new_node(struct ek_extent_grow *g, const uint8_t *p, bool leaf, uint8_t **out)
+{
+	ek_blk_t first = node_first_block(p, leaf);
+	struct grow_node *nd;
+	int err;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 8;
+		void *v = realloc(g->nodes, cap * sizeof(*g->nodes));
+
+		if (!v)
+			return -ENOMEM;
+		g->nodes = v;
+		g->cap = cap;
+	}
+	nd = &g->nodes[g->n];
+	if (!(nd->buf = ek_calloc(1, g->fs->blksz)))
+		return -ENOMEM;
+	if ((err = g->alloc(g->arg, first ? first - 1 : 0, &nd->blk))) {
+		free(nd->buf);
+		return err;
+	}
+	g->n++;
+	*out = nd->buf;
+	return 0;
+}
+
+/* make room for one more entry at the end of level @lvl's rightmost node */
+static int grow_split(struct ek_extent_grow *g, unsigned lvl)
+{
+	uint32_t per = (g->fs->blksz - 12) / 12;
+	uint8_t *p = g->path[lvl], *q;
+	bool leaf = lvl == g->depth;
+	uint16_t n = node_entries(p);
+	int err;
+
+	if (!lvl) {
+		/* the root's entries all move down to a new block */
+		if (g->depth == EXT4_EXT_MAX_DEPTH)
+			return ek_err(-EFBIG, "inode %llu: extent tree deeper than %d",
+				      (unsigned long long)g->ino, EXT4_EXT_MAX_DEPTH);
+		if ((err = grow_new_node(g, p, leaf, &q)))
+			return err;
+		put_header(q, n, (uint16_t)per, g->depth);
+		memcpy(q + 12, p + 12, (size_t)n * 12);
+		put_header(p, 1, ROOT_ENTRIES, (uint16_t)(g->depth + 1));
+		put_index(p + 12, get_le32(q + 12), g->nodes[g->n - 1].blk);
+		memmove(&g->path[2], &g->path[1], g->depth * sizeof(g->path[0]));
+		g->path[1] = q;
+		g->depth++;
+		return 0;
+	}
+	if (node_entries(g->path[lvl - 1]) >= node_max(g->path[lvl - 1])) {
+		unsigned before = g->depth;
+
+		if ((err = grow_split(g, lvl - 1)))
+			return err;
+		lvl += g->depth - before;	/* a new root pushed this level down */
+	}
+	if ((err = grow_new_node(g, p, leaf, &q)))
+		return err;
+	put_header(q, 1, (uint16_t)per, (uint16_t)(g->depth - lvl));
+	memcpy(q + 12, p + 12 + (size_t)(n - 1) * 12, 12);
+	node_set_entries(p, n - 1);	/* the moved entry stays behind, stale */
+	{
+		uint8_t *up = g->path[lvl - 1];
+		uint16_t k = node_entries(up);
+
+		put_index(up + 12 + (size_t)k * 12, get_le32(q + 12), g->nodes[g->n - 1].blk);
+		node_set_entries(up, k + 1);
+	}
+	g->path[lvl] = q;
+	return 0;
+}
+
+int ek_extent_grow_add(struct ek_extent_grow *g, const struct ek_ext *e)
+{
+	uint8_t *leaf = g->path[g->depth];
+	uint16_t n = node_entries(leaf);
+	int err;
+
+	if (n >= node_max(leaf)) {
+		if ((err = grow_split(g, g->depth)))
+			return err;
+		leaf = g->path[g->depth];
+		n = node_entries(leaf);
+	}
+	put_extent(leaf + 12 + (size_t)n * 12, e);
+	node_set_entries(leaf, n + 1);
+	return 0;
+}
+
+int ek_extent_grow_finish(struct ek_extent_grow *g, const struct ek_tree_sink *sink,
+			  uint64_t *blocks)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < g->n && !err; i++) {
+		if (g->fs->has_csum)
+			put_le32(g->nodes[i].buf + 12 + 12 * node_max(g->nodes[i].buf),
+				 ek_ext_block_csum(g->fs, g->ino, g->gen, g->nodes[i].buf));
+		err = sink->put(sink->arg, g->nodes[i].blk, g->nodes[i].buf);
+	}
+	if (blocks)
+		*blocks = g->n;
+	return err;
+}
+
+void ek_extent_grow_free(struct ek_extent_grow *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->n; i++)
+		free(g->nodes[i].buf);
+	free(g->nodes);
+	free(g);
+}
+
 void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n)
 {
 	uint8_t *root = raw + offsetof(struct ext4_inode, i_block);

@@ -2395,6 +2395,26 @@ struct ek_tree_sink {
 void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n);
 int ek_extent_tree_write(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 const struct ek_ext *v, size_t n, const struct ek_tree_sink *sink);
+/*
+ * An extent tree grown one extent at a time at the end of a file, block for
+ * block as libext2fs's ext2fs_extent_insert() grows one (mke2fs's huge
+ * files): ek_extent_grow_begin() empties the root of raw inode @ino
+ * (i_generation set) and keeps @raw until ek_extent_grow_free(); each
+ * ek_extent_grow_add() appends one extent (after the last one), splitting
+ * full nodes as libext2fs does, with a new tree block from @alloc(@arg,
+ * goal, out) for each split (goal: the block before the first one the
+ * split node points to).  ek_extent_grow_finish() sets the checksums and
+ * hands every tree block to @sink->put (its alloc is not used); *@blocks:
+ * how many.  -ENOMEM, @alloc's error, -EFBIG past depth 5.
+ */
+struct ek_extent_grow;
+int ek_extent_grow_begin(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
+			 int (*alloc)(void *arg, ek_blk_t goal, ek_blk_t *blk), void *arg,
+			 struct ek_extent_grow **out);
+int ek_extent_grow_add(struct ek_extent_grow *g, const struct ek_ext *e);
+int ek_extent_grow_finish(struct ek_extent_grow *g, const struct ek_tree_sink *sink,
+			  uint64_t *blocks);
+void ek_extent_grow_free(struct ek_extent_grow *g);
 /* the checksum tail of extent tree block @node (after eh_max entries) set;
  * -EK_CORRUPT when the header leaves it no room (no-op without metadata_csum) */
 int ek_ext_block_csum_set(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, uint8_t *node);
@@ -2750,6 +2770,21 @@ struct ek_newfs_opts {
 	 */
 	const uint64_t *bad_blocks;
 	size_t nbad;
+	/*
+	 * mke2fs -E packed_meta_blocks with flex_bg: every block bitmap, then
+	 * every inode bitmap, then every inode table, first fit from the start
+	 * of the filesystem (mke2fs then sets journal_location to 0 as well,
+	 * with or without flex_bg: the tool's part)
+	 */
+	bool packed_meta_blocks;
+	/*
+	 * with extents, the journal starts at the first free block at or after
+	 * journal_location when journal_location_given (mke2fs's
+	 * journal_location), else in the group mke2fs picks mid-filesystem;
+	 * a block-mapped journal is placed from the start either way
+	 */
+	bool journal_location_given;
+	uint64_t journal_location;
 };
 
 /* the three time fields of an inode plus crtime */

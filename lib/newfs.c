@@ -128,14 +128,41 @@ static uint32_t unit_of(const struct ek_newfs *nf, ek_blk_t blk, uint64_t *unit)
 	return g;
 }
 
-static bool block_used(const struct ek_newfs *nf, ek_blk_t blk)
+/*
+ * The first block at or after @b whose unit is used (@want_used) or free,
+ * the end of the filesystem when none: full (or empty) groups skipped
+ * whole, a group's bitmap read a byte at a time where it can
+ */
+static ek_blk_t next_block(const struct ek_newfs *nf, ek_blk_t b, bool want_used)
 {
-	uint64_t bit;
-	uint32_t g = unit_of(nf, blk, &bit);
+	while (b < nf->g.blocks) {
+		uint64_t bit, start;
+		uint32_t g = unit_of(nf, b, &bit), units = group_units(nf, g);
+		const uint8_t *map = nf->bmap[g];
+		ek_blk_t first = ek_group_first_block(&nf->fs, g);
 
-	if (nf->bmap[g])
-		return ek_bit_test(nf->bmap[g], bit);
-	return bit < sb_area(nf, g);
+		start = bit;
+		if (!map) {
+			uint32_t sa = sb_area(nf, g);
+
+			if (want_used ? bit < sa : bit >= sa)
+				return b;
+			if (!want_used && sa < units)
+				return first + ((uint64_t)sa << nf->cshift);
+		} else if (want_used ? nf->gused[g] > 0 : nf->gused[g] < units) {
+			for (; bit < units; bit++) {
+				if (!(bit & 7) && units - bit >= 8 &&
+				    map[bit >> 3] == (want_used ? 0x00 : 0xFF)) {
+					bit += 7;
+					continue;
+				}
+				if (ek_bit_test(map, bit) == want_used)
+					return bit == start ? b : first + (bit << nf->cshift);
+			}
+		}
+		b = ek_group_last_block(&nf->fs, g) + 1;
+	}
+	return nf->g.blocks;
 }
 
 /* mark units [@bit, @bit + @n) of group @g used; @owner: whose metadata, or -1 */
@@ -389,6 +416,49 @@ out_full:
 	return ek_err(-ENOSPC, "no room for the bitmaps and inode table of group %u", g);
 }
 
+/*
+ * mke2fs's packed_allocate_tables() (packed_meta_blocks with flex_bg): the
+ * block bitmaps of all groups, then the inode bitmaps, each the first free
+ * block from the one placed before (wrapping to the start), then the inode
+ * tables, each the first free run from the table before; every block
+ * counted where it lands (so its group loses BLOCK_UNINIT)
+ */
+static int place_packed_tables(struct ek_newfs *nf)
+{
+	uint32_t itb = nf->g.inode_table_blocks, G = nf->fs.group_count;
+	ek_blk_t goal = 0;
+	int err;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t g = 0; g < G; g++) {
+			struct ek_group *grp = &nf->fs.groups[g];
+			ek_blk_t *at = pass ? &grp->inode_bitmap : &grp->block_bitmap;
+
+			/* ext2fs_new_block2: the goal's cluster, then on, then from the start */
+			if (!goal || goal >= nf->g.blocks)
+				goal = nf->fs.sb.first_data_block;
+			goal &= ~((1ull << nf->g.cluster_bits) - 1);
+			if ((err = find_free(nf, goal, goal, 1, at)))
+				goto out_full;
+			if ((err = mark_block(nf, *at, -1)))
+				return err;
+			goal = *at;
+		}
+	for (uint32_t g = 0; g < G; g++) {
+		struct ek_group *grp = &nf->fs.groups[g];
+
+		if ((err = find_free(nf, goal, nf->g.blocks - 1, itb, &grp->inode_table)))
+			goto out_full;
+		if ((err = mark_range(nf, grp->inode_table, itb, -1)))
+			return err;
+		goal = grp->inode_table;
+	}
+	return 0;
+
+out_full:
+	return ek_err(-ENOSPC, "packed_meta_blocks: no room for the group tables (%u groups)", G);
+}
+
 /* ---- bad blocks (mke2fs -l, -c) -------------------------------------------------- */
 
 void ek_newfs_bad_must_be_good(const struct ek_geometry *g, uint64_t *first, uint64_t *last)
@@ -541,16 +611,16 @@ int ek_newfs_alloc(struct ek_newfs *nf, ek_blk_t goal, uint64_t want, ek_blk_t *
 	ek_blk_t b = (from_cursor ? nf->cursor : goal) & ~(step - 1);
 	int err;
 
-	for (;; b += step) {
-		if (b >= nf->g.blocks) {
-			if (from_cursor)
-				return ek_err(-ENOSPC, "the filesystem is full (%llu blocks)",
-					      (unsigned long long)nf->g.blocks);
-			b = nf->cursor;
-			from_cursor = true;
-		}
-		if (!block_used(nf, b))
+	for (;;) {
+		if (b < nf->g.blocks)
+			b = next_block(nf, b, false);
+		if (b < nf->g.blocks)
 			break;
+		if (from_cursor)
+			return ek_err(-ENOSPC, "the filesystem is full (%llu blocks)",
+				      (unsigned long long)nf->g.blocks);
+		b = nf->cursor;
+		from_cursor = true;
 	}
 	if (from_cursor)
 		nf->cursor = b;
@@ -1168,8 +1238,13 @@ static int make_journal(struct ek_newfs *nf)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* extents: the midpoint group, tree block just before; block maps: group 0 */
-	err = ek_newfs_map(nf, EXT4_JOURNAL_INO, raw, &run, 1, extents ? journal_goal(nf) : 0,
+	/*
+	 * extents: the midpoint group (or the first free block from
+	 * journal_location), tree block just before; block maps: group 0
+	 */
+	err = ek_newfs_map(nf, EXT4_JOURNAL_INO, raw, &run, 1,
+			   !extents ? 0 : nf->o.journal_location_given ? nf->o.journal_location
+								      : journal_goal(nf),
 			   EK_NEWFS_TREE_BEFORE, &v, &nv);
 	if (err)
 		goto out;
@@ -1725,8 +1800,11 @@ int ek_newfs_create(struct ek_io *io, const struct ek_newfs_opts *o, struct ek_n
 			goto out_free;
 		}
 	err = mark_bad_blocks(nf);
-	for (uint32_t g = 0; g < G && !err; g++)
-		err = place_group_tables(nf, g);
+	if (!err && o->packed_meta_blocks && ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FLEX_BG))
+		err = place_packed_tables(nf);
+	else
+		for (uint32_t g = 0; g < G && !err; g++)
+			err = place_group_tables(nf, g);
 	if (err)
 		goto out_free;
 	to_clusters(nf);
@@ -2488,16 +2566,12 @@ static uint64_t hf_tree_overhead(const struct ek_newfs *nf, uint64_t num)
 /* the first free block at or after @b (the end of the filesystem when none) */
 static ek_blk_t hf_next_free(const struct ek_newfs *nf, ek_blk_t b)
 {
-	while (b < nf->g.blocks && block_used(nf, b))
-		b++;
-	return b;
+	return next_block(nf, b, false);
 }
 
 static ek_blk_t hf_next_used(const struct ek_newfs *nf, ek_blk_t b)
 {
-	while (b < nf->g.blocks && !block_used(nf, b))
-		b++;
-	return b;
+	return next_block(nf, b, true);
 }
 
 /* mk_hugefiles.c's get_start_block(): past @slack free blocks from the start */
@@ -2532,14 +2606,29 @@ static uint64_t hf_align_up(uint64_t b, uint64_t align, uint64_t part_offset)
 	return m ? b + align - m : b;
 }
 
-/* one huge file of @num blocks (0: every free block from *@goal on) */
+/* the huge file's tree blocks: the first free one from the goal on, from the start after */
+static int hf_tree_alloc(void *arg, ek_blk_t goal, ek_blk_t *blk)
+{
+	return ek_newfs_alloc_block(arg, goal, blk);
+}
+
+static int hf_tree_put(void *arg, ek_blk_t blk, const uint8_t *node)
+{
+	return meta_put(arg, blk, node);
+}
+
+/*
+ * one huge file of @num blocks (0: every free block from *@goal on), as
+ * mk_hugefile(): each free run taken whole, then its extents appended to
+ * the tree one at a time (tree blocks split off as libext2fs does)
+ */
 static int hf_file(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t num,
 		   ek_blk_t *goal, ek_ino_t *out)
 {
 	struct ek_fs *fs = &nf->fs;
-	struct ek_ext v[EK_ROOT_EXTENTS];
-	size_t nv = 0;
-	uint64_t left = num ? num : 1, count = 0;
+	struct ek_extent_grow *tree = NULL;
+	struct ek_tree_sink sink = { .put = hf_tree_put, .arg = nf };
+	uint64_t left = num ? num : 1, count = 0, tblocks = 0;
 	uint8_t *raw;
 	ek_ino_t ino;
 	int err;
@@ -2549,13 +2638,18 @@ static int hf_file(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t n
 		return err;
 	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
 	ek_inode_owner_set(raw, h->uid, h->gid);
+	put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
+	if ((err = ek_extent_grow_begin(fs, ino, raw, hf_tree_alloc, nf, &tree)))
+		return err;
 	while (left) {
 		ek_blk_t start = hf_next_free(nf, *goal), bend;
 		uint64_t n = left;
 
-		if (start >= nf->g.blocks)
-			return ek_err(-ENOSPC, "no free block left for huge file inode %llu",
-				      (unsigned long long)ino);
+		if (start >= nf->g.blocks) {
+			err = ek_err(-ENOSPC, "no free block left for huge file inode %llu",
+				     (unsigned long long)ino);
+			goto out;
+		}
 		*goal = start;
 		bend = hf_next_used(nf, start);
 		if (bend >= nf->g.blocks && !num)
@@ -2566,31 +2660,28 @@ static int hf_file(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t n
 			left -= n;
 		if ((err = mark_range(nf, start, n, -1)) ||
 		    (h->zero && (err = zero_blocks(nf, start, n))))
-			return err;
+			goto out;
 		*goal += n;
 		count += n;
-		for (uint64_t p = start; n;) {
+		for (uint64_t p = start; n && !err;) {
 			uint64_t l = n > EXT_INIT_MAX_LEN ? EXT_INIT_MAX_LEN : n;
+			struct ek_ext e = { .lblk = (uint32_t)(count - n), .pblk = p, .len = (uint32_t)l };
 
-			if (nv == EK_ROOT_EXTENTS)
-				return ek_err(-EK_UNSUPP, "huge file inode %llu needs more than %d "
-					      "extents (an extent tree): not supported",
-					      (unsigned long long)ino, EK_ROOT_EXTENTS);
-			v[nv].lblk = (uint32_t)(count - n);
-			v[nv].pblk = p;
-			v[nv].len = (uint32_t)l;
-			v[nv++].unwritten = false;
+			err = ek_extent_grow_add(tree, &e);
 			p += l;
 			n -= l;
 		}
+		if (err)
+			goto out;
 	}
-	put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
-	if ((err = ek_extent_tree_write(fs, ino, raw, v, nv, NULL)))
-		return err;
-	ek_inode_add_blocks(fs, raw, (int64_t)count);
+	if ((err = ek_extent_grow_finish(tree, &sink, &tblocks)))
+		goto out;
+	ek_inode_add_blocks(fs, raw, (int64_t)(count + tblocks));
 	ek_newfs_inode_set_size(nf, raw, count * fs->blksz);
 	*out = ino;
-	return 0;
+out:
+	ek_extent_grow_free(tree);
+	return err;
 }
 
 int ek_newfs_hugefiles(struct ek_newfs *nf, const struct ek_hugefiles *h, uint64_t *files,

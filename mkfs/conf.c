@@ -598,11 +598,26 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 			"mke2fs does by default", m->conf_path, v);
 		goto out;
 	}
-	if (get_bool(&c, "packed_meta_blocks", false) || c.err) {
-		if (!c.err)
-			mk_fail(m, "%s: packed_meta_blocks: extkit-mkfs does not pack the group tables "
-				"yet", m->conf_path);
+	/* sparse_super2's backup count (-E num_backup_sb= wins, parsed after) */
+	{
+		int nb = get_int(&c, "num_backup_sb", 2);
+
+		if (c.err)
+			goto out;
+		if (nb < 0 || nb > 2) {
+			mk_fail(m, "%s: num_backup_sb = %d: 0, 1 or 2", m->conf_path, nb);
+			goto out;
+		}
+		m->o.geo.num_backup_sb = (uint32_t)nb;
+		m->o.geo.num_backup_given = nb != 2;
+	}
+	/* as mke2fs: the tables packed at the start (with flex_bg), the journal after them */
+	m->o.packed_meta_blocks = get_bool(&c, "packed_meta_blocks", false);
+	if (c.err)
 		goto out;
+	if (m->o.packed_meta_blocks) {
+		m->o.journal_location_given = true;
+		m->o.journal_location = 0;
 	}
 	/* make_hugefiles: read here, made by main.c once the layout is known */
 	m->hugefiles = get_bool(&c, "make_hugefiles", false);

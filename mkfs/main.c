@@ -57,7 +57,8 @@ static void usage(FILE *f, const char *prog)
 "                      assume_storage_prezeroed, orphan_file_size=N, no_copy_xattrs,\n"
 "                      num_backup_sb=0|1|2, mmp_update_interval=SECS,\n"
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
-"                      encoding_flags=strict\n"
+"                      encoding_flags=strict, packed_meta_blocks=0|1 (every\n"
+"                      bitmap and inode table at the start, the journal next)\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
 "  -J device=DEV       the journal on a journal device (-O journal_dev): a path,\n"
 "                      UUID=uuid or LABEL=label\n"
@@ -388,11 +389,18 @@ int mk_parse_extended(struct mk *m, const char *list)
 			m->prezeroed = !val || strcmp(val, "0");
 		} else if (!strcmp(t, "no_copy_xattrs")) {
 			m->no_copy_xattrs = true;
-		} else if (!strcmp(t, "packed_meta_blocks") && (!val || strcmp(val, "0"))) {
-			rc = mk_fail(m, "packed_meta_blocks: extkit-mkfs does not pack the group tables "
-				     "yet");
 		} else if (!strcmp(t, "packed_meta_blocks")) {
-			;	/* =0: the default */
+			char *end = NULL;
+			unsigned long v = val ? strtoul(val, &end, 0) : 1;
+
+			if (val && (end == val || *end))
+				rc = mk_fail(m, "packed_meta_blocks=%s: 0 or 1", val);
+			/* as mke2fs: on, it also puts the journal at the first free block */
+			m->o.packed_meta_blocks = v != 0;
+			if (v) {
+				m->o.journal_location_given = true;
+				m->o.journal_location = 0;
+			}
 		} else {
 			rc = mk_fail(m, "unknown or incomplete extended option '%s'", t);
 		}

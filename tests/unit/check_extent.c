@@ -334,6 +334,92 @@ START_TEST(test_tree_write)
 }
 END_TEST
 
+/* ---- a tree grown one extent at a time (mke2fs's huge files) --------------------- */
+
+struct grow_alloc {
+	ek_blk_t goals[8];
+	int n;
+};
+
+static int grow_alloc(void *arg, ek_blk_t goal, ek_blk_t *blk)
+{
+	struct grow_alloc *a = arg;
+
+	ck_assert_int_lt(a->n, 8);
+	a->goals[a->n] = goal;
+	*blk = 200 + (ek_blk_t)a->n++;
+	return 0;
+}
+
+static uint64_t ext_pblk(const uint8_t *e)
+{
+	return get_le32(e + 8) | (uint64_t)get_le16(e + 6) << 32;
+}
+
+START_TEST(test_grow)
+{
+	static struct mem_sink m;
+	struct ek_tree_sink sink = { mem_alloc, mem_put, &m };
+	struct grow_alloc a = { .n = 0 };
+	struct ek_extent_grow *g = NULL;
+	uint8_t raw[256] = { 0 };
+	const uint8_t *root = raw + offsetof(struct ext4_inode, i_block);
+	uint64_t blocks = 0;
+
+	setup(true);
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(ek_extent_grow_begin(u.fs, INO, raw, grow_alloc, &a, &g), 0);
+	for (uint32_t i = 0; i < 4 * (PER - 1) + 2; i++) {
+		struct ek_ext e = { .lblk = i, .len = 1, .pblk = 1000 + 2 * i };
+
+		ck_assert_int_eq(ek_extent_grow_add(g, &e), 0);
+		if (i == 3)	/* four fit in the root */
+			ck_assert_int_eq(a.n, 0);
+		if (i == 4) {	/* the fifth: the root's four move to a leaf before the first */
+			ck_assert_int_eq(a.n, 1);
+			ck_assert_uint_eq(a.goals[0], 999);
+			ck_assert_uint_eq(get_le16(root + 6), 1);
+			ck_assert_uint_eq(get_le16(root + 2), 1);
+			/* slots past the index entry keep the extents they held */
+			ck_assert_uint_eq(ext_pblk(root + 24), 1002);
+		}
+	}
+	/* leaves split off at the end (83 kept, 1 moved), then the root, then a leaf */
+	ck_assert_int_eq(a.n, 6);
+	ck_assert_uint_eq(a.goals[1], 999);
+	ck_assert_uint_eq(a.goals[2], 1000 + 2 * (PER - 1) - 1);
+	ck_assert_uint_eq(a.goals[3], 1000 + 4 * (PER - 1) - 1);
+	ck_assert_uint_eq(a.goals[4], 199);	/* the index block: before the first leaf */
+	ck_assert_uint_eq(a.goals[5], 1000 + 6 * (PER - 1) - 1);
+	m.next = 200;
+	ck_assert_int_eq(ek_extent_grow_finish(g, &sink, &blocks), 0);
+	ck_assert_uint_eq(blocks, 6);
+	ck_assert_int_eq(m.puts, 6);
+	ek_extent_grow_free(g);
+	/* root: depth 2, one entry (the index block); stale index entries after it */
+	ck_assert_int_eq(ek_ext_node_check(INO, 0, root, 60, -1), 0);
+	ck_assert_uint_eq(get_le16(root + 6), 2);
+	ck_assert_uint_eq(get_le16(root + 2), 1);
+	ck_assert_uint_eq(ek_ext_idx_child(root + 12), 204);
+	ck_assert_uint_eq(ek_ext_idx_child(root + 24), 201);
+	/* the index block: the five leaves in order */
+	ck_assert_int_eq(ek_ext_node_check(INO, 204, m.blocks[4], BLK, 1), 0);
+	ck_assert_uint_eq(get_le16(m.blocks[4] + 2), 5);
+	ck_assert_uint_eq(ek_ext_idx_child(m.blocks[4] + 12 + 4 * 12), 205);
+	ck_assert_uint_eq(get_le32(m.blocks[4] + 12 + 4 * 12), 4 * (PER - 1));
+	for (int k = 0; k < 6; k++)
+		ck_assert_uint_eq(get_le32(m.blocks[k] + 12 + 12 * PER),
+				  ek_ext_block_csum(u.fs, INO, 0, m.blocks[k]));
+	/* a full leaf keeps 83, its moved last entry stale after them */
+	ck_assert_int_eq(ek_ext_node_check(INO, 200, m.blocks[0], BLK, 0), 0);
+	ck_assert_uint_eq(get_le16(m.blocks[0] + 2), PER - 1);
+	ck_assert_uint_eq(ext_pblk(m.blocks[0] + 12 + 12 * (PER - 1)), 1000 + 2 * (PER - 1));
+	ck_assert_uint_eq(get_le16(m.blocks[5] + 2), 2);
+	ck_assert_uint_eq(ext_pblk(m.blocks[5] + 12), 1000 + 2 * 4 * (PER - 1));
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *extent_suite(void)
 {
 	Suite *s = suite_create("extent");
@@ -344,6 +430,7 @@ static Suite *extent_suite(void)
 	tcase_add_loop_test(tc, test_load_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_loop_test(tc, test_store_roundtrip, 0, 2);
 	tcase_add_test(tc, test_tree_write);
+	tcase_add_test(tc, test_grow);
 	suite_add_tcase(s, tc);
 	return s;
 }
