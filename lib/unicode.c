@@ -105,38 +105,40 @@ static unsigned utf8_encode(uint32_t c, char *o)
 	return 4;
 }
 
-static int ccc_of(uint32_t c)
+/* the entry of a table of sorted ranges, each @size bytes and starting
+ * with a struct ek_uc_range, that holds @c; NULL when none does */
+static const void *range_find(const void *tab, size_t n, size_t size, uint32_t c)
 {
-	size_t lo = 0, hi = sizeof(ek_uc_ccc) / sizeof(ek_uc_ccc[0]);
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const char *e = (const char *)tab + mid * size;
+		struct ek_uc_range r;
 
-		if (c < ek_uc_ccc[mid].first)
+		memcpy(&r, e, sizeof(r));
+		if (c < r.first)
 			hi = mid;
-		else if (c > ek_uc_ccc[mid].last)
+		else if (c > r.last)
 			lo = mid + 1;
 		else
-			return ek_uc_ccc[mid].ccc;
+			return e;
 	}
-	return 0;
+	return NULL;
+}
+
+static int ccc_of(uint32_t c)
+{
+	const struct ek_uc_ccc *e = range_find(ek_uc_ccc, sizeof(ek_uc_ccc) / sizeof(ek_uc_ccc[0]),
+					       sizeof(ek_uc_ccc[0]), c);
+
+	return e ? e->ccc : 0;
 }
 
 static bool is_ignorable(uint32_t c)
 {
-	size_t lo = 0, hi = sizeof(ek_uc_ignorable) / sizeof(ek_uc_ignorable[0]);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c < ek_uc_ignorable[mid].first)
-			hi = mid;
-		else if (c > ek_uc_ignorable[mid].last)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+	return range_find(ek_uc_ignorable, sizeof(ek_uc_ignorable) / sizeof(ek_uc_ignorable[0]),
+			  sizeof(ek_uc_ignorable[0]), c) != NULL;
 }
 
 static const char *mapping_of(uint32_t c)
