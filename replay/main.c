@@ -23,6 +23,9 @@ static int fail(struct rp *r, const char *what, int err)
 	/* a whole disk where a filesystem was expected: name the partitions */
 	if (err == -EK_CORRUPT && r->image)
 		ek_partitions_hint(r->image, r->offset, "--offset", hint, sizeof(hint));
+	/* a checksum alone: -n reads the rest all the same */
+	if (err == -EK_BADCRC && !(r->flags & EK_OPEN_IGNORE_CSUM))
+		snprintf(hint, sizeof(hint), " (-n, --ignore-csum, reads it despite the checksum)");
 	fprintf(stderr, "%s: %s: %s%s\n", r->prog, what, ek_error_msg(err), hint);
 	/* what is missing is the filesystem's external journal */
 	if (err == -ENODEV && !r->journal_dev)
