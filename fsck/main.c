@@ -368,9 +368,10 @@ static int count_finding(void *arg, const struct ek_finding *fd)
 	return EK_FSCK_LEAVE;
 }
 
-/* a filesystem marked clean: its superblock and descriptors pass the
- * checks e2fsck makes before it skips one (read only, nothing reported) */
-static bool pass0_clean(struct ek_fs *fs, bool repairing)
+/* a filesystem marked clean: 0 when its superblock and descriptors pass
+ * the checks e2fsck makes before it skips one, 1 when they find something,
+ * -1 when they cannot be made (read only, nothing reported) */
+static int pass0_found(struct ek_fs *fs, bool repairing)
 {
 	struct ek_fsck_summary sum;
 	struct pass0_count pc = { repairing, 0 };
@@ -378,7 +379,7 @@ static bool pass0_clean(struct ek_fs *fs, bool repairing)
 							   .arg = &pc, .now = now_time(),
 							   .pass0_only = true }, &sum);
 
-	return !err && !pc.found;
+	return pc.found ? 1 : err ? -1 : 0;
 }
 
 /*
@@ -497,6 +498,7 @@ int main(int argc, char **argv)
 	uint64_t real_fixes;
 	bool say_modified;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
+	int found = 0;		/* pass0_found() of a clean filesystem */
 	int nmodes = 0;
 	ek_blk_t backup = 0;
 	int journal_err = 0;
@@ -644,10 +646,11 @@ int main(int argc, char **argv)
 				ek_out_text(f.out, "%s %s, check forced.\n", f.image, force);
 				snprintf(forced, sizeof(forced), "%s", force);
 			} else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
-				   !probe->sb.last_orphan && !pass0_clean(probe, !f.no_change)) {
+				   !probe->sb.last_orphan && (found = pass0_found(probe, !f.no_change))) {
 				/* e2fsck's check_super_block runs before the skip: what
-				 * it finds is reported by the whole check */
-				if (f.fix_mode == MODE_NO) {
+				 * it finds is reported by the whole check (which also
+				 * says why, when these checks could not be made) */
+				if (f.fix_mode == MODE_NO && found > 0) {
 					/* (repairing, e2fsck fixes them and says nothing) */
 					snprintf(forced, sizeof(forced), "contains a file system with errors");
 					ek_out_text(f.out, "%s %s, check forced.\n", f.image, forced);

@@ -1556,6 +1556,9 @@ const char *ek_csum_name(uint8_t c);			/* enum ek_csum: ok, bad, none */
  */
 void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
 		  int64_t prev_sec, uint32_t prev_nsec);
+/* the same fields into an object the caller opened (and adds to) */
+void ek_jtxn_emit_fields(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
+			 int64_t prev_sec, uint32_t prev_nsec);
 /* can @t's commit time be real (ek_jcommit_time_ok against the mkfs time)? */
 bool ek_jtxn_time_ok(const struct ek_journal *j, const struct ek_jtxn *t);
 /*

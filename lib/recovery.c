@@ -498,15 +498,14 @@ bool ek_jlog_emit_status(struct ek_out *o, const struct ek_journal *j, const str
 	return clean;
 }
 
-void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
-		  int64_t prev_sec, uint32_t prev_nsec)
+void ek_jtxn_emit_fields(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
+			 int64_t prev_sec, uint32_t prev_nsec)
 {
 	bool unchecked = j->no_data_csum &&
 			 (j->sb.incompat & (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3));
 	bool time_ok = ek_jtxn_time_ok(j, t);
 	char iso[32];
 
-	ek_out_obj_begin(o, NULL);
 	ek_out_u64(o, "tid", t->tid);
 	ek_out_str(o, "state", ek_jtxn_state_name(t->state));
 	ek_out_u64(o, "first_block", t->first_jblk);
@@ -540,6 +539,13 @@ void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_
 		ek_out_null(o, "bad_data_checksums");
 	else
 		ek_out_u64(o, "bad_data_checksums", t->bad_tags);
+}
+
+void ek_jtxn_emit(struct ek_out *o, const struct ek_journal *j, const struct ek_jtxn *t,
+		  int64_t prev_sec, uint32_t prev_nsec)
+{
+	ek_out_obj_begin(o, NULL);
+	ek_jtxn_emit_fields(o, j, t, prev_sec, prev_nsec);
 	ek_out_obj_end(o);
 }
 

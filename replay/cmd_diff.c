@@ -1386,6 +1386,30 @@ static const char *text_path(const struct file *f, int s)
 	return f->path[s] ? f->path[s] : "?";
 }
 
+/* the names @f gained (@added) or lost, as JSON; in the text those not
+ * already shown as its path @shown */
+static void emit_names(struct diff *d, const struct file *f, bool added, const char *shown)
+{
+	struct ek_out *o = d->o;
+
+	ek_out_arr_begin(o, added ? "names_added" : "names_removed");
+	for (size_t i = 0; i < d->nev; i++) {
+		char *p;
+
+		if (d->ev[i].ino != f->ino || d->ev[i].added != added)
+			continue;
+		p = event_path(d, &d->ev[i]);
+		if (!p || strcmp(p, shown))
+			ek_out_text(o, "    name %s: %s\n", added ? "added" : "removed", p ? p : "?");
+		if (p)
+			ek_out_name(o, NULL, p, strlen(p));
+		else
+			ek_out_null(o, NULL);
+		free(p);
+	}
+	ek_out_arr_end(o);
+}
+
 static void emit_file(struct diff *d, const struct file *f)
 {
 	struct ek_out *o = d->o;
@@ -1439,38 +1463,8 @@ static void emit_file(struct diff *d, const struct file *f)
 	if (reserved(d->s[main_side].fs, f->ino))
 		ek_out_text(o, "    (a reserved or hidden inode: no name)\n");
 	ek_out_bool(o, "reserved", reserved(d->s[main_side].fs, f->ino));
-	ek_out_arr_begin(o, "names_added");
-	for (size_t i = 0; i < d->nev; i++) {
-		char *p;
-
-		if (d->ev[i].ino != f->ino || !d->ev[i].added)
-			continue;
-		p = event_path(d, &d->ev[i]);
-		if (!p || strcmp(p, text_path(f, main_side)))
-			ek_out_text(o, "    name added: %s\n", p ? p : "?");
-		if (p)
-			ek_out_name(o, NULL, p, strlen(p));
-		else
-			ek_out_null(o, NULL);
-		free(p);
-	}
-	ek_out_arr_end(o);
-	ek_out_arr_begin(o, "names_removed");
-	for (size_t i = 0; i < d->nev; i++) {
-		char *p;
-
-		if (d->ev[i].ino != f->ino || d->ev[i].added)
-			continue;
-		p = event_path(d, &d->ev[i]);
-		if (!p || strcmp(p, text_path(f, main_side == TO && mv ? FROM : main_side)))
-			ek_out_text(o, "    name removed: %s\n", p ? p : "?");
-		if (p)
-			ek_out_name(o, NULL, p, strlen(p));
-		else
-			ek_out_null(o, NULL);
-		free(p);
-	}
-	ek_out_arr_end(o);
+	emit_names(d, f, true, text_path(f, main_side));
+	emit_names(d, f, false, text_path(f, main_side == TO && mv ? FROM : main_side));
 	if (f->alive[FROM] && f->alive[TO])
 		emit_fields(o, f);
 	else

@@ -310,22 +310,9 @@ static void emit(struct rp *r, const struct timeline *tl)
 			ek_out_text(o, " %*llu", (int)strlen(cats[c].key),
 				    (unsigned long long)x->cat[c]);
 		ek_out_text(o, " %7u%s\n", t->nrevokes, x->bad_csum ? "  bad checksum" : "");
+		/* list --json's fields (no delta), then the timeline's own */
 		ek_out_obj_begin(o, NULL);
-		ek_out_u64(o, "tid", t->tid);
-		ek_out_str(o, "state", ek_jtxn_state_name(t->state));
-		ek_out_u64(o, "first_block", t->first_jblk);
-		if (t->commit_jblk)
-			ek_out_u64(o, "commit_block", t->commit_jblk);
-		else
-			ek_out_null(o, "commit_block");
-		ek_out_u64(o, "blocks", t->nblocks);
-		ek_out_u64(o, "data_blocks", t->ntags);
-		ek_out_u64(o, "revoke_records", t->nrevokes);
-		if (t->commit_jblk) {
-			ek_out_s64(o, "commit_sec", t->commit_sec);
-			ek_out_u64(o, "commit_nsec", t->commit_nsec);
-			ek_out_bool(o, "commit_time_ok", ek_jtxn_time_ok(r->j, t));
-		}
+		ek_jtxn_emit_fields(o, r->j, t, -1, 0);
 		ek_out_bool(o, "bad_checksum", x->bad_csum);
 		ek_out_obj_begin(o, "kinds");
 		for (int c = 0; c < TL_NCAT; c++)
