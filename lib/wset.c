@@ -19,7 +19,8 @@
 #include <string.h>
 #include "extkit.h"
 
-#define WSET_WRITE_BATCH (1u << 20)	/* bytes per merged write */
+#define WSET_WRITE_BATCH (128u << 10)	/* bytes per merged write: long enough for the
+					   disk, short enough not to raise the peak */
 
 struct wblock {
 	ek_blk_t blk;

@@ -14,6 +14,9 @@ import re
 import sys
 
 INODE = re.compile(r'[Ii]node #?\(?(\d+)')
+# e2fsck names a directory by its path and number: "in /etc (12)",
+# "should be / (2)", "is ??? (13)"; block numbers in parentheses follow no path
+PATH_INODE = re.compile(r'(?:^|\s)(?:/\S*|\?\?\?) \((\d+)\)')
 
 
 def e2fsck_inodes(text):
@@ -25,6 +28,7 @@ def e2fsck_inodes(text):
         m = re.search(r"Entry '.*' in .* \((\d+)\)", line)
         if m:
             found.add(int(m.group(1)))
+        found.update(int(m.group(1)) for m in PATH_INODE.finditer(line))
     return found
 
 
