@@ -228,6 +228,7 @@ const char *fsck_type_name(uint16_t mode);
 /* fsck_xattr.c (h-xattr) */
 int fsck_check_xattrs(struct check *c, struct ek_inode *ei);
 void fsck_pass4_ea(struct check *c, ek_ino_t ino, uint32_t *want);
+uint32_t fsck_ea_refs(struct check *c, ek_ino_t ino);
 uint32_t fsck_xattr_qinodes(const struct check *c);
 void fsck_xattr_release(struct check *c);
 int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint32_t policy,

@@ -1005,7 +1005,15 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		err = fsck_iflags_or(c, ei->ino, IS_DIR);
 	if (!err && ek_is_dir(ei->mode) && !qf)
 		err = fsck_dir_add(c, ei->ino);
-	if (!err && (ei->flags & EXT4_EA_INODE_FL))
+	/* the EA_INODE flag on anything but a regular file is cleared (e2fsck
+	 * 1.47.1): no xattr may name a directory or special file as its value */
+	if (!err && (ei->flags & EXT4_EA_INODE_FL) && !ek_is_reg(ei->mode) && !qf &&
+	    fsck_report(c, EK_PR_EA_INODE_NOT_REGULAR, AT_INODE(ei->ino), ei->ino)) {
+		int ferr = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_EA_INODE_FL);
+
+		fsck_fix_done(c, ferr);
+	}
+	if (!err && (ei->flags & EXT4_EA_INODE_FL) && ek_is_reg(ei->mode))
 		err = fsck_iflags_or(c, ei->ino, IS_EA);
 	if (err)
 		return err;

@@ -1071,6 +1071,17 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		if (!err)
 			return 0;
 	}
+	/* an inode xattrs hold as a value, also named by a directory entry:
+	 * the entry goes (e2fsck 1.47.1), the xattrs keep it; one no xattr
+	 * refers to is pass 4's */
+	if (fsck_ea_refs(c, de->ino) &&
+	    fsck_report_if(c, clearable, EK_PR_ENTRY_EA_INODE, &at, name, w->dir, de->ino)) {
+		int err = ek_fix_dirent_clear(c->ws, w->ei, de);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;
+	}
 	if (fsck_ref_add(c, de->ino))
 		return -ENOMEM;
 	if (w->policy && !dot_or_dotdot(de)) {

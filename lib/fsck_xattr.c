@@ -331,8 +331,8 @@ static int cmp_ref(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* the references xattrs make to value inode @ino */
-static uint32_t refs_of(struct check *c, ek_ino_t ino)
+/* the references xattrs make to value inode @ino (known after pass 1) */
+uint32_t fsck_ea_refs(struct check *c, ek_ino_t ino)
 {
 	struct fsck_xa *x = c->xa;
 	size_t lo = 0, hi, n = 0;
@@ -358,7 +358,7 @@ static uint32_t refs_of(struct check *c, ek_ino_t ino)
 
 void fsck_pass4_ea(struct check *c, ek_ino_t ino, uint32_t *want)
 {
-	uint32_t refs = refs_of(c, ino);
+	uint32_t refs = fsck_ea_refs(c, ino);
 	struct ek_inode ei;
 	uint64_t stored;
 	int err;
