@@ -368,6 +368,14 @@ static int features(struct conf *c)
 			return mk_fail(m, "-r 0: revision 0 filesystems have no journal");
 		f[0] = f[1] = f[2] = 0;
 	}
+	/* -s: mke2fs's old switch for sparse_super, over the features so far */
+	if (m->sparse_arg > 0) {
+		if (m->o.rev0)
+			return mk_fail(m, "-s 1: revision 0 filesystems have no sparse_super");
+		f[EK_FEAT_RO_COMPAT] |= EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER;
+	} else if (m->sparse_arg == 0) {
+		f[EK_FEAT_RO_COMPAT] &= ~(uint32_t)EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER;
+	}
 	if (m->journal_flag)
 		f[EK_FEAT_COMPAT] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
 	if (m->o.creator_os == 1 && ((f[EK_FEAT_INCOMPAT] & HURD_INCOMPAT) ||

@@ -50,7 +50,8 @@ static void usage(FILE *f, const char *prog)
 "  -L label            volume label\n"
 "  -M dir              last mounted directory\n"
 "  -U uuid|random|time|clear   filesystem UUID\n"
-"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, root_perms=OCTAL,\n"
+"  -E opt,...          (the last -E counts, as in mke2fs) hash_seed=UUID,\n"
+"                      root_owner=UID:GID, root_perms=OCTAL,\n"
 "                      lazy_itable_init=0|1, lazy_journal_init=0|1, nodiscard,\n"
 "                      discard, offset=BYTES, stride=N, stripe_width=N,\n"
 "                      desc_size=BYTES, resize=BLOCKS, test_fs,\n"
@@ -59,6 +60,8 @@ static void usage(FILE *f, const char *prog)
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
 "                      encoding_flags=strict, packed_meta_blocks=0|1 (every\n"
 "                      bitmap and inode table at the start, the journal next)\n"
+"  -R opt,...          the old name of -E; -K: the old -E nodiscard;\n"
+"  -s 0|1              the old switch for sparse_super (all three deprecated)\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
 "  -J device=DEV       the journal on a journal device (-O journal_dev): a path,\n"
 "                      UUID=uuid or LABEL=label\n"
@@ -1156,7 +1159,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	/* static: what an early return leaves allocated stays reachable (LeakSanitizer) */
-	static struct mk m = { .prog = "extkit-mkfs", .discard = true };
+	static struct mk m = { .prog = "extkit-mkfs", .discard = true, .sparse_arg = -1 };
 	struct ek_newfs *nf = NULL;
 	struct ek_io *io = NULL;
 	struct ek_undo *undo = NULL;
@@ -1170,7 +1173,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqSvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:R:J:jd:C:e:o:z:r:l:s:cDFKnqSvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -1237,13 +1240,29 @@ int main(int argc, char **argv)
 			strncpy(m.o.last_mounted, optarg, sizeof(m.o.last_mounted));
 			break;
 		case 'U': m.uuid_arg = optarg; break;
+		case 'R':	/* mke2fs's old name for -E: the same, with its warning */
+			mk_warn(&m, "-R is deprecated, use -E instead");
+			/* fall through */
 		case 'E':
-			/* now for offset= (the size depends on it), again after mke2fs.conf */
-			if (mk_parse_extended(&m, optarg))
-				return 1;
-			if (append_list(&m.extended_arg, optarg))
+			/* as mke2fs: only the last -E (or -R) counts */
+			free(m.extended_arg);
+			if (!(m.extended_arg = strdup(optarg)))
 				return mk_fail(&m, "out of memory");
 			break;
+		case 'K':	/* mke2fs's old -E nodiscard */
+			mk_warn(&m, "-K is deprecated, use -E nodiscard instead");
+			m.discard = false;
+			break;
+		case 's': {	/* mke2fs's old sparse_super switch: 0 off, above 0 on */
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end)
+				return mk_fail(&m, "-s %s: 0 (no sparse_super) or 1 (sparse_super)",
+					       optarg);
+			m.sparse_arg = v > 0 ? 1 : v == 0 ? 0 : -1;
+			break;
+		}
 		case 'J':
 			if (!strncmp(optarg, "device=", 7) && optarg[7]) {
 				m.journal_dev_arg = optarg + 7;
@@ -1304,6 +1323,9 @@ int main(int argc, char **argv)
 	if (argc - optind > 2)
 		return usage_error(&m, "'%s': one device or image and one size at most",
 				   argv[optind + 2]);
+	/* -E now for offset= (the size depends on it), again after mke2fs.conf */
+	if (m.extended_arg && mk_parse_extended(&m, m.extended_arg))
+		return 1;
 	m.target = argv[optind];
 	m.size_arg = optind + 1 < argc ? argv[optind + 1] : NULL;
 

@@ -35,7 +35,8 @@ struct mk {
 	const char *type_arg;		/* -t */
 	const char *usage_arg;		/* -T */
 	char *features_arg;		/* every -O, joined with commas */
-	char *extended_arg;		/* every -E, joined with commas */
+	char *extended_arg;		/* the last -E (or -R): mke2fs reads only that one */
+	int sparse_arg;			/* -s: 1 sparse_super on, 0 off, -1 not given */
 	const char *journal_dev_arg;	/* -J device=PATH|UUID=|LABEL= */
 	char *journal_dev_path;		/* what it names (libblkid) */
 	bool journal_flag;		/* -j or -J */
