@@ -2678,6 +2678,7 @@ struct ek_geometry_opts {
 	double reserved_percent;	/* blocks reserved for root, percent */
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
+	uint64_t fc_bytes;		/* -J fast_commit_size= (fast_commit), 0: 1/64 of the default */
 	bool journal_external;		/* has_journal on a journal device: no journal inode */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
 	bool num_backup_given;		/* -E num_backup_sb= (sparse_super2), else 2 */
@@ -2788,6 +2789,11 @@ struct ek_newfs_opts {
 	 */
 	bool journal_location_given;
 	uint64_t journal_location;
+	/*
+	 * mke2fs -J v1_superblock: the journal superblock's block type says
+	 * version 1, its other bytes as version 2 has them (as libext2fs)
+	 */
+	bool journal_v1;
 };
 
 /* the three time fields of an inode plus crtime */

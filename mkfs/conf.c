@@ -600,11 +600,26 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 			goto out;
 		}
 	}
-	/* what extkit-mkfs does not do yet: refused by name, never ignored */
-	if ((v = get_str(&c, "journal_location", "")) && *v) {
-		mk_fail(m, "%s: journal_location = %s: extkit-mkfs places the journal only where "
-			"mke2fs does by default", m->conf_path, v);
-		goto out;
+	/*
+	 * where the journal starts (with extents): the first free block from
+	 * -J location=, else the conf's journal_location, in blocks (a size
+	 * with a suffix in bytes), as mke2fs; packed_meta_blocks moves it to 0
+	 */
+	v = m->journal_location_arg ? m->journal_location_arg : get_str(&c, "journal_location", "");
+	if (v && *v) {
+		uint64_t loc;
+
+		if (mk_parse_blocks(v, g->blocksize, &loc)) {
+			if (m->journal_location_arg)
+				mk_fail(m, "-J location=%s: not a block number (or a size with k, M, "
+					"G, T)", v);
+			else
+				mk_fail(m, "%s: journal_location = %s: not a block number (or a "
+					"size with k, M, G, T)", m->conf_path, v);
+			goto out;
+		}
+		m->o.journal_location_given = true;
+		m->o.journal_location = loc;
 	}
 	/* sparse_super2's backup count (-E num_backup_sb= wins, parsed after) */
 	{
@@ -696,6 +711,9 @@ void mk_conf_release(struct mk *m)
 	free(m->extended_arg);
 	free(m->journal_dev_path);
 	m->journal_dev_path = NULL;
+	free(m->journal_dev_arg);
+	free(m->journal_location_arg);
+	m->journal_dev_arg = m->journal_location_arg = NULL;
 	free(m->hf_dir);
 	free(m->hf_name);
 	free(m->hf_slack);

@@ -63,6 +63,9 @@ static void usage(FILE *f, const char *prog)
 "  -R opt,...          the old name of -E; -K: the old -E nodiscard;\n"
 "  -s 0|1              the old switch for sparse_super (all three deprecated)\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
+"  -J fast_commit_size=KiB  the fast-commit area (with -O fast_commit)\n"
+"  -J location=BLOCK   the journal from the first free block there (k, M, G, T:\n"
+"                      bytes); -J v1_superblock: a version 1 journal superblock\n"
 "  -J device=DEV       the journal on a journal device (-O journal_dev): a path,\n"
 "                      UUID=uuid or LABEL=label\n"
 "  -d dir              copy this directory tree into the filesystem\n"
@@ -156,7 +159,7 @@ static int parse_size(const char *s, uint64_t unit, uint64_t *out)
  * @bs; with K, M, G or T, that many bytes in blocks; with s, 512-byte
  * sectors in blocks.
  */
-static int parse_blocks(const char *s, uint32_t bs, uint64_t *out)
+int mk_parse_blocks(const char *s, uint32_t bs, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -367,14 +370,14 @@ int mk_parse_extended(struct mk *m, const char *list)
 			resize_seen = true;
 			/* blocks (or a size with a suffix): known once the block size is */
 			if (m->o.geo.blocksize &&
-			    (parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
+			    (mk_parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
 			     !m->o.geo.resize_blocks))
 				rc = mk_fail(m, "resize=%s: not a number of blocks", val);
 		} else if (!strcmp(t, "orphan_file_size") && val) {
 			uint64_t v = 0;
 
 			if (m->o.geo.blocksize) {
-				if (parse_blocks(val, m->o.geo.blocksize, &v) || v > UINT32_MAX)
+				if (mk_parse_blocks(val, m->o.geo.blocksize, &v) || v > UINT32_MAX)
 					rc = mk_fail(m, "orphan_file_size=%s: not a size", val);
 				m->o.orphan_file_blocks = (uint32_t)v;
 			}
@@ -406,6 +409,54 @@ int mk_parse_extended(struct mk *m, const char *list)
 			}
 		} else {
 			rc = mk_fail(m, "unknown or incomplete extended option '%s'", t);
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* ---- -J ----------------------------------------------------------------------- */
+
+/*
+ * -J opt,...: size=MiB, fast_commit_size=KiB, location=BLOCK, device=,
+ * v1_superblock, as mke2fs reads them (several -J add up).  As in mke2fs,
+ * only size= (and device=) ask for a journal: location= and the others
+ * alone leave the type's features as they are.
+ */
+static int parse_journal_opts(struct mk *m, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return mk_fail(m, "out of memory");
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(t, '=');
+
+		if (val)
+			*val++ = '\0';
+		if (!strcmp(t, "device") && val && *val) {
+			free(m->journal_dev_arg);
+			if (!(m->journal_dev_arg = strdup(val)))
+				rc = mk_fail(m, "out of memory");
+			m->journal_flag = true;
+		} else if (!strcmp(t, "size") && val) {
+			if (parse_size(val, 1ull << 20, &m->journal_bytes) || !m->journal_bytes)
+				rc = mk_fail(m, "-J size=%s: not a size in MiB", val);
+			m->journal_flag = true;
+		} else if (!strcmp(t, "fast_commit_size") && val) {
+			if (parse_size(val, 1024, &m->o.geo.fc_bytes) || !m->o.geo.fc_bytes)
+				rc = mk_fail(m, "-J fast_commit_size=%s: not a size in KiB", val);
+		} else if (!strcmp(t, "location") && val && *val) {
+			free(m->journal_location_arg);
+			if (!(m->journal_location_arg = strdup(val)))
+				rc = mk_fail(m, "out of memory");
+		} else if (!strcmp(t, "v1_superblock") && !val) {
+			m->o.journal_v1 = true;
+		} else {
+			rc = mk_fail(m, "-J %s%s%s: unknown or incomplete journal option (size=MiB, "
+				     "fast_commit_size=KiB, location=BLOCK, device=DEV, v1_superblock)",
+				     t, val ? "=" : "", val ? val : "");
 		}
 	}
 	free(copy);
@@ -951,8 +1002,8 @@ static int make_hugefiles(struct mk *m, struct ek_newfs *nf, struct ek_out *out)
 	uint64_t files, blocks;
 	int err;
 
-	if (parse_blocks(m->hf_slack, bs, &h.slack) || parse_blocks(m->hf_size, bs, &h.size) ||
-	    parse_blocks(m->hf_align, bs, &h.align))
+	if (mk_parse_blocks(m->hf_slack, bs, &h.slack) || mk_parse_blocks(m->hf_size, bs, &h.size) ||
+	    mk_parse_blocks(m->hf_align, bs, &h.align))
 		return mk_fail(m, "%s: hugefiles_slack, hugefiles_size or hugefiles_align: not a size",
 			       m->conf_path);
 	if (m->hf_align_disk) {
@@ -1264,15 +1315,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'J':
-			if (!strncmp(optarg, "device=", 7) && optarg[7]) {
-				m.journal_dev_arg = optarg + 7;
-			} else if (strncmp(optarg, "size=", 5) ||
-				   parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) ||
-				   !m.journal_bytes) {
-				return mk_fail(&m, "-J %s: expected size=MiB or device=PATH|UUID=|LABEL=",
-					       optarg);
-			}
-			m.journal_flag = true;
+			if (parse_journal_opts(&m, optarg))
+				return 1;
 			break;
 		case 'j': m.journal_flag = true; break;
 		case 'd': m.src_dir = optarg; break;

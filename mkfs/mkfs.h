@@ -37,7 +37,8 @@ struct mk {
 	char *features_arg;		/* every -O, joined with commas */
 	char *extended_arg;		/* the last -E (or -R): mke2fs reads only that one */
 	int sparse_arg;			/* -s: 1 sparse_super on, 0 off, -1 not given */
-	const char *journal_dev_arg;	/* -J device=PATH|UUID=|LABEL= */
+	char *journal_dev_arg;		/* -J device=PATH|UUID=|LABEL= */
+	char *journal_location_arg;	/* -J location= (blocks once the block size is known) */
 	char *journal_dev_path;		/* what it names (libblkid) */
 	bool journal_flag;		/* -j or -J */
 	uint64_t journal_bytes;		/* -J size= */
@@ -65,6 +66,12 @@ struct mk {
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mk_warn(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * a block count as mke2fs reads one (parse_num_blocks2): bare, blocks of
+ * @bs; with k, M, G, T, bytes; with s, 512-byte sectors.  0, or -1 when
+ * @s is not one
+ */
+int mk_parse_blocks(const char *s, uint32_t bs, uint64_t *out);
 /* one -E list (mke2fs.conf "options" too): 0, or 1 after a message */
 int mk_parse_extended(struct mk *m, const char *list);
 
