@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,8 @@ static void usage(FILE *f, const char *prog)
 "size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
 "MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in;\n"
 "its make_hugefiles makes huge files as mke2fs does).\n"
+"E2FSPROGS_UNDO_DIR: where mke2fs's own undo file goes without -z (over a\n"
+"filesystem, with force_undo, or checksums and lazy tables); none: no file.\n"
 "SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
 		prog);
 }
@@ -1180,8 +1183,7 @@ static int usage_error(struct mk *m, const char *fmt, ...)
 	return 2;
 }
 
-/* -o: s_creator_os by name (as e2fsprogs names them) or number */
-static int parse_os(const char *arg, uint32_t *os)
+int mk_parse_os(const char *arg, uint32_t *os)
 {
 	static const char *const names[] = { "linux", "hurd", "masix", "freebsd", "lites" };
 
@@ -1197,6 +1199,52 @@ static int parse_os(const char *arg, uint32_t *os)
 			return 0;
 		}
 	return -1;
+}
+
+/*
+ * mke2fs's own undo file (should_do_undo, mke2fs_setup_tdb): without -z,
+ * over an ext2/3/4 superblock (read at byte 1024 of the target, as mke2fs
+ * reads it), with mke2fs.conf's force_undo or with checksums (metadata_csum
+ * or uninit_bg) and lazy inode tables, mke2fs saves what it overwrites in
+ * DIR/mke2fs-NAME.e2undo, DIR being $E2FSPROGS_UNDO_DIR, else [defaults]
+ * undo_dir, else /var/lib/e2fsprogs; none when DIR is "none", empty or not
+ * writable.  An old file of that name is removed first, as mke2fs does.
+ */
+static int auto_undo(struct mk *m)
+{
+	const struct ek_geometry_opts *g = &m->o.geo;
+	const char *dir = getenv("E2FSPROGS_UNDO_DIR");
+	uint8_t magic[2];
+	char *copy, *path;
+	int fd, r;
+
+	if (m->undo_path || m->dry_run || m->missing)
+		return 0;
+	if (!m->force_undo && !(m->o.lazy_itable_init &&
+				(g->ro_compat & (EXT4_FEATURE_RO_COMPAT_METADATA_CSUM |
+						 EXT4_FEATURE_RO_COMPAT_GDT_CSUM))))
+		return 0;
+	if ((fd = open(m->target, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;	/* as mke2fs: no superblock to keep, the rest names the error */
+	r = (int)pread(fd, magic, 2, EXT4_SUPERBLOCK_OFFSET + offsetof(struct ext4_super_block, s_magic));
+	close(fd);
+	if (r != 2 || get_le16(magic) != EXT4_SUPER_MAGIC)
+		return 0;
+	if (!dir)
+		dir = m->undo_dir ? m->undo_dir : "/var/lib/e2fsprogs";
+	if (!*dir || !strcmp(dir, "none") || access(dir, W_OK))
+		return 0;
+	if (!(copy = strdup(m->target)))
+		return mk_fail(m, "out of memory");
+	r = asprintf(&path, "%s/mke2fs-%s.e2undo", dir, basename(copy));
+	free(copy);
+	if (r < 0)
+		return mk_fail(m, "out of memory");
+	m->auto_undo_path = path;
+	if (unlink(path) && errno != ENOENT)
+		return mk_fail(m, "cannot remove the old undo file '%s': %s", path, strerror(errno));
+	m->undo_path = path;
+	return 0;
 }
 
 /* ---- main ------------------------------------------------------------------------------- */
@@ -1332,7 +1380,8 @@ int main(int argc, char **argv)
 			else return mk_fail(&m, "-e %s: continue, remount-ro or panic", optarg);
 			break;
 		case 'o':
-			if (parse_os(optarg, &m.o.creator_os))
+			m.os_given = true;
+			if (mk_parse_os(optarg, &m.o.creator_os))
 				return mk_fail(&m, "-o %s: unknown creator OS (Linux, Hurd or GNU, Masix, "
 					       "FreeBSD, Lites, or a number)", optarg);
 			break;
@@ -1431,6 +1480,9 @@ int main(int argc, char **argv)
 	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
 		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
+	if ((rc = auto_undo(&m)))
+		goto out;
+	rc = 1;
 	m.o.geo.size = size;
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "

@@ -33,6 +33,7 @@ struct mk {
 	uint32_t cli_blocksize;		/* -b: mke2fs sizes the device in these units */
 	/* the command line, applied over mke2fs.conf by mk_conf_resolve() */
 	const char *type_arg;		/* -t */
+	bool os_given;			/* -o (else mke2fs.conf's [defaults] creator_os) */
 	const char *usage_arg;		/* -T */
 	char *features_arg;		/* every -O, joined with commas */
 	char *extended_arg;		/* the last -E (or -R): mke2fs reads only that one */
@@ -52,6 +53,9 @@ struct mk {
 	bool prezeroed;			/* -E assume_storage_prezeroed */
 	bool no_copy_xattrs;		/* -E no_copy_xattrs */
 	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
+	char *auto_undo_path;		/* mke2fs's own undo file (undo_dir), or NULL */
+	bool force_undo;		/* mke2fs.conf force_undo */
+	char *undo_dir;			/* mke2fs.conf [defaults] undo_dir, or NULL */
 	uint64_t tree_inodes;		/* -d: inodes the tree needs (the progress bar's total) */
 	unsigned bar_last;		/* ek_out_bar()'s state */
 	const char *badblocks_file;	/* -l */
@@ -72,6 +76,8 @@ void mk_warn(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2
  * @s is not one
  */
 int mk_parse_blocks(const char *s, uint32_t bs, uint64_t *out);
+/* -o and mke2fs.conf's creator_os: s_creator_os by name (as e2fsprogs names them) or number */
+int mk_parse_os(const char *arg, uint32_t *os);
 /* one -E list (mke2fs.conf "options" too): 0, or 1 after a message */
 int mk_parse_extended(struct mk *m, const char *list);
 
