@@ -195,6 +195,18 @@ bool ek__io_stopped(void);
  */
 int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
 		   struct ek_undo **out);
+/*
+ * As e2fsprogs' undo manager opens a -z file (mke2fs's): a missing or
+ * empty @path is started as ek_undo_create() starts one; an existing undo
+ * file goes on, with its own block sizes, when the superblock it recorded
+ * is the device's now (the same filesystem, unchanged since): blocks it
+ * saved already are not saved again, so it restores the device as it was
+ * before the first run.  Refused (nothing written): not an undo file or
+ * damaged (-EK_CORRUPT, its header, key blocks or key sizes), another
+ * filesystem or a changed one, another offset (-EINVAL).
+ */
+int ek_undo_resume(const char *path, const struct ek_io *io, uint32_t blksz,
+		   struct ek_undo **out);
 int ek_undo_close(struct ek_undo *u);
 /* bytes [@off, @off + @len) of the device are about to be / were written */
 int ek_undo_save(struct ek_undo *u, uint64_t off, uint64_t len);

@@ -81,8 +81,9 @@ static void usage(FILE *f, const char *prog)
 "  -S                  write the superblocks and group descriptors only (recovery:\n"
 "                      same options as the filesystem was made with, then e2fsck)\n"
 "  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
-"  -z undo-file        save every block overwritten in the new file undo-file\n"
-"                      (e2undo undo-file device restores them)\n"
+"  -z undo-file        save every block overwritten in undo-file (e2undo\n"
+"                      undo-file device restores them); an existing one of the\n"
+"                      same filesystem goes on, as with mke2fs\n"
 "  -q                  quiet\n"
 "  -v                  print the mke2fs.conf types used\n"
 "  -e continue|remount-ro|panic   behaviour on errors\n"
@@ -801,7 +802,7 @@ static int journal_device(struct mk *m, uint64_t size)
 		mk_fail(m, "%s", ek_error_msg(err));
 		goto out;
 	}
-	if (m->undo_path && ((err = ek_undo_create(m->undo_path, io, m->o.geo.blocksize, &undo)) ||
+	if (m->undo_path && ((err = ek_undo_resume(m->undo_path, io, m->o.geo.blocksize, &undo)) ||
 			     (err = ek_io_set_undo(io, undo)))) {
 		mk_fail(m, "-z '%s': %s", m->undo_path, ek_error_msg(err));
 		goto out;
@@ -1559,7 +1560,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (m.undo_path) {
-		if ((err = ek_undo_create(m.undo_path, io, ek_newfs_geometry(nf)->blocksize, &undo)) ||
+		if ((err = ek_undo_resume(m.undo_path, io, ek_newfs_geometry(nf)->blocksize, &undo)) ||
 		    (err = ek_io_set_undo(io, undo))) {
 			mk_fail(&m, "-z '%s': %s", m.undo_path, ek_error_msg(err));
 			goto out;
