@@ -195,6 +195,18 @@ bool ek__io_stopped(void);
  */
 int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
 		   struct ek_undo **out);
+/*
+ * As e2fsprogs' undo manager opens a -z file (mke2fs's): a missing or
+ * empty @path is started as ek_undo_create() starts one; an existing undo
+ * file goes on, with its own block sizes, when the superblock it recorded
+ * is the device's now (the same filesystem, unchanged since): blocks it
+ * saved already are not saved again, so it restores the device as it was
+ * before the first run.  Refused (nothing written): not an undo file or
+ * damaged (-EK_CORRUPT, its header, key blocks or key sizes), another
+ * filesystem or a changed one, another offset (-EINVAL).
+ */
+int ek_undo_resume(const char *path, const struct ek_io *io, uint32_t blksz,
+		   struct ek_undo **out);
 int ek_undo_close(struct ek_undo *u);
 /* bytes [@off, @off + @len) of the device are about to be / were written */
 int ek_undo_save(struct ek_undo *u, uint64_t off, uint64_t len);
@@ -2678,6 +2690,7 @@ struct ek_geometry_opts {
 	double reserved_percent;	/* blocks reserved for root, percent */
 	uint32_t flex_size;		/* -G groups per flex group, 0: 16 */
 	uint64_t journal_bytes;		/* -J size=, 0: mke2fs's default for the size */
+	uint64_t fc_bytes;		/* -J fast_commit_size= (fast_commit), 0: 1/64 of the default */
 	bool journal_external;		/* has_journal on a journal device: no journal inode */
 	uint32_t cluster_size;		/* -C bytes with bigalloc, 0: 16 blocks */
 	bool num_backup_given;		/* -E num_backup_sb= (sparse_super2), else 2 */
@@ -2788,6 +2801,11 @@ struct ek_newfs_opts {
 	 */
 	bool journal_location_given;
 	uint64_t journal_location;
+	/*
+	 * mke2fs -J v1_superblock: the journal superblock's block type says
+	 * version 1, its other bytes as version 2 has them (as libext2fs)
+	 */
+	bool journal_v1;
 };
 
 /* the three time fields of an inode plus crtime */

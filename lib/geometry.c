@@ -474,16 +474,25 @@ int ek_geometry_compute(const struct ek_geometry_opts *o, struct ek_geometry *g)
 		g->journal_blocks = o->journal_bytes ? o->journal_bytes / g->blocksize
 						     : ek_journal_default_blocks(g->blocks);
 		if (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT) {
-			/* mke2fs: 1/64 of the default size more, whatever size was asked */
-			g->fc_blocks = (uint32_t)(ek_journal_default_blocks(g->blocks) / 64);
+			/*
+			 * mke2fs: the area asked for, else 1/64 of the default
+			 * size more, whatever journal size was asked
+			 */
+			uint64_t fc = o->fc_bytes ? o->fc_bytes / g->blocksize
+						  : ek_journal_default_blocks(g->blocks) / 64;
+
+			/* more than a journal may hold is refused below */
+			g->fc_blocks = fc > 10240001 ? 10240001 : (uint32_t)fc;
 			g->journal_blocks += g->fc_blocks;
 		}
 		/* a size asked for: at most half the blocks the group tables leave free */
-		if (o->journal_bytes && (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
+		if ((o->journal_bytes || (o->fc_bytes && (g->compat & EXT4_FEATURE_COMPAT_FAST_COMMIT))) &&
+		    (g->journal_blocks < 1024 || g->journal_blocks > 10240000 ||
 					 g->journal_blocks > free_blocks(g, flex) / 2))
 			return ek_err(-EINVAL, "a journal of %llu blocks: it must hold 1024 to 10240000 "
 				      "blocks and at most half of the %llu the filesystem has free; use "
-				      "another -J size=", (unsigned long long)g->journal_blocks,
+				      "another -J size= (or fast_commit_size=)",
+				      (unsigned long long)g->journal_blocks,
 				      (unsigned long long)free_blocks(g, flex));
 	}
 	if (g->incompat & EXT4_FEATURE_INCOMPAT_FLEX_BG) {

@@ -1264,6 +1264,11 @@ static int make_journal(struct ek_newfs *nf)
 
 		memcpy(j.uuid, nf->o.uuid, 16);
 		ek_jsb_encode(&j, jsb);
+		if (nf->o.journal_v1) {
+			/* libext2fs keeps the v2 fields and changes the block type only */
+			j.version = 1;
+			ek_jsb_encode(&j, jsb);
+		}
 	}
 	err = pending_add(nf, nf->journal_start, jsb);
 	if (err)

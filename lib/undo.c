@@ -231,7 +231,8 @@ struct ek_undo {
 	int fd;			/* the undo file */
 	char *path;
 	struct ek_io *src;	/* read-only handle on the device written */
-	uint32_t bs;		/* undo block = filesystem block */
+	uint32_t bs;		/* undo block: the filesystem block (a resumed file: its own) */
+	uint32_t ratio;		/* undo block / the header's fs_block_size (a key's unit) */
 	struct ek_undo_hdr hdr;
 	struct ek_set saved;	/* undo blocks saved, each + 1 */
 	uint8_t *keyb;		/* the current key block */
@@ -311,8 +312,9 @@ static void undo_free(struct ek_undo *u)
 	free(u);
 }
 
-int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
-		   struct ek_undo **out)
+/* a writer of @blksz-byte undo blocks for the device @io writes, no file yet */
+static int undo_alloc(const char *path, const struct ek_io *io, uint32_t blksz,
+		      struct ek_undo **out)
 {
 	struct ek_undo *u;
 	int err;
@@ -325,6 +327,7 @@ int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
 		return -ENOMEM;
 	u->fd = -1;
 	u->bs = blksz;
+	u->ratio = 1;
 	u->path = strdup(path);
 	u->keyb = calloc(1, blksz);
 	u->buf = malloc(blksz);
@@ -341,6 +344,38 @@ int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
 		undo_free(u);
 		return ek_err(-EINVAL, "'%s' is too small to hold a superblock", ek_io_path(io));
 	}
+	*out = u;
+	return 0;
+}
+
+/* a new file at @u->fd: the header, the superblock copy, an empty key block */
+static int undo_start(struct ek_undo *u, const struct ek_io *io)
+{
+	int err;
+
+	u->hdr = (struct ek_undo_hdr){
+		.super_offset = 1, .key_offset = 2, .block_size = u->bs, .fs_block_size = u->bs,
+		.fs_offset = ek_io_offset(io),
+		.f_compat = ek_io_offset(io) ? E2UNDO_COMPAT_FS_OFFSET : 0,
+	};
+	u->key_blk = 2;
+	u->next_blk = 3;
+	err = ftruncate(u->fd, (off_t)3 * u->bs) < 0 ? undo_ioerr(u, -errno) : write_index(u);
+	if (err)
+		unlink(u->path);
+	else
+		sync_dir(u->path);
+	return err;
+}
+
+int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
+		   struct ek_undo **out)
+{
+	struct ek_undo *u;
+	int err;
+
+	if ((err = undo_alloc(path, io, blksz, &u)))
+		return err;
 	/* never overwrite: an existing undo file may be the only way back */
 	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (u->fd < 0) {
@@ -348,22 +383,138 @@ int ek_undo_create(const char *path, const struct ek_io *io, uint32_t blksz,
 		undo_free(u);
 		return err;
 	}
-	u->hdr = (struct ek_undo_hdr){
-		.super_offset = 1, .key_offset = 2, .block_size = blksz, .fs_block_size = blksz,
-		.fs_offset = ek_io_offset(io),
-		.f_compat = ek_io_offset(io) ? E2UNDO_COMPAT_FS_OFFSET : 0,
-	};
-	u->key_blk = 2;
-	u->next_blk = 3;
-	err = ftruncate(u->fd, (off_t)3 * blksz) < 0 ? undo_ioerr(u, -errno) : write_index(u);
-	if (err) {
-		unlink(path);
+	if ((err = undo_start(u, io))) {
 		undo_free(u);
 		return err;
 	}
-	sync_dir(path);
 	*out = u;
 	return 0;
+}
+
+/*
+ * The keys of the resumed file @u (header in @u->hdr, @fsize bytes): every
+ * undo block they save marked saved, the last key block loaded to go on
+ * with, the next free undo block after the last key's bytes.  Each key
+ * block and each key's bytes must lie inside the file.
+ */
+static int resume_keys(struct ek_undo *u, uint64_t fsize)
+{
+	uint64_t nblk = fsize / u->bs, lblk = u->hdr.key_offset;
+	uint32_t kpb = ek_undo_keys_per_block(u->bs);
+	struct e2undo_key_block *kb = (struct e2undo_key_block *)u->keyb;
+	int err;
+
+	u->key_blk = lblk;
+	u->in_keyb = 0;
+	memset(u->keyb, 0, u->bs);
+	for (uint64_t i = 0; i < u->hdr.num_keys; i += kpb) {
+		uint64_t n = u->hdr.num_keys - i < kpb ? u->hdr.num_keys - i : kpb;
+
+		if (lblk >= nblk)
+			return ek_corrupt_fs("key block %llu is past the end of the file",
+					     (unsigned long long)lblk);
+		if ((err = pread_full(u->fd, u->keyb, u->bs, lblk * u->bs)) ||
+		    (err = ek_undo_keyblock_check(u->keyb, u->bs, lblk)))
+			return err;
+		u->key_blk = lblk++;
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t fsblk = le64_to_cpu(kb->keys[j].fsblk);
+			uint32_t size = le32_to_cpu(kb->keys[j].size);
+			uint64_t first = fsblk / u->ratio, cnt = ((uint64_t)size + u->bs - 1) / u->bs;
+
+			if (!size || size > (uint64_t)E2UNDO_MAX_EXTENT * u->bs || cnt > nblk - lblk ||
+			    fsblk % u->ratio)
+				return ek_corrupt_fs("key %llu (block %llu, %u bytes) does not fit "
+						     "the file", (unsigned long long)(i + j),
+						     (unsigned long long)fsblk, size);
+			for (uint64_t b = 0; b < cnt; b++)
+				if ((err = ek_set_add(&u->saved, first + b + 1)) < 0)
+					return err;
+			lblk += cnt;
+		}
+		u->in_keyb = (uint32_t)n;
+	}
+	u->next_blk = lblk > u->key_blk ? lblk : u->key_blk + 1;
+	return 0;
+}
+
+int ek_undo_resume(const char *path, const struct ek_io *io, uint32_t blksz,
+		   struct ek_undo **out)
+{
+	uint8_t raw[sizeof(struct e2undo_header)], sb[SB_SIZE];
+	struct ek_undo *u;
+	struct ek_undo_hdr h;
+	struct stat st;
+	int err;
+
+	if ((err = undo_alloc(path, io, blksz, &u)))
+		return err;
+	u->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (u->fd < 0 || fstat(u->fd, &st)) {
+		err = ek_err(-errno, "cannot open undo file '%s': %s", path, strerror(errno));
+		goto out_free;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = ek_err(-EINVAL, "undo file '%s' is not a regular file", path);
+		goto out_free;
+	}
+	if (st.st_size == 0) {	/* new, or empty: started afresh */
+		if ((err = undo_start(u, io)))
+			goto out_free;
+		*out = u;
+		return 0;
+	}
+	/* as e2fsprogs' undo manager: go on with it if it is this filesystem's */
+	if ((uint64_t)st.st_size < sizeof(raw)) {
+		err = ek_corrupt_fs("%lld bytes, shorter than a header", (long long)st.st_size);
+		goto out_corrupt;
+	}
+	if ((err = pread_full(u->fd, raw, sizeof(raw), 0)) ||
+	    (err = ek_undo_hdr_decode(raw, false, &h)))
+		goto out_corrupt;
+	if (h.block_size % h.fs_block_size || h.fs_offset != ek_io_offset(io)) {
+		err = ek_err(-EINVAL, "undo file '%s' has %u-byte blocks of %u and offset %llu: "
+			     "it cannot go on for this target", path, h.block_size,
+			     h.fs_block_size, (unsigned long long)h.fs_offset);
+		goto out_free;
+	}
+	if (h.block_size != u->bs) {
+		uint8_t *kb = realloc(u->keyb, h.block_size), *b;
+
+		if (kb)
+			u->keyb = kb;
+		b = kb ? realloc(u->buf, h.block_size) : NULL;
+		if (!b) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+		u->buf = b;
+		u->bs = h.block_size;
+	}
+	u->ratio = h.block_size / h.fs_block_size;
+	u->hdr = h;
+	u->hdr.state &= ~(uint32_t)E2UNDO_STATE_FINISHED;
+	/* the superblock it recorded must be the device's now (e2undo checks the same) */
+	if ((err = pread_full(u->fd, u->buf, SB_SIZE, h.super_offset * h.block_size)))
+		goto out_corrupt;
+	flip_magic(u->buf);
+	if ((err = ek_io_pread(u->src, sb, SB_SIZE, SB_OFF)))
+		goto out_free;
+	if (memcmp(sb, u->buf, SB_SIZE) || ek_crc32c(~0u, u->buf, SB_SIZE) != h.sb_crc) {
+		err = ek_err(-EINVAL, "undo file '%s' belongs to another filesystem, or this one "
+			     "changed since it was written: give another file", path);
+		goto out_free;
+	}
+	if ((err = resume_keys(u, (uint64_t)st.st_size)))
+		goto out_corrupt;
+	*out = u;
+	return 0;
+out_corrupt:
+	err = ek_err(err == -ENOMEM ? err : -EK_CORRUPT, "undo file '%s' is damaged or not an "
+		     "undo file: %s", path, ek_error_msg(err));
+out_free:
+	undo_free(u);
+	return err;
 }
 
 /* save undo block @n (not saved yet): its bytes, then its key */
@@ -381,7 +532,7 @@ static int save_block(struct ek_undo *u, uint64_t n)
 		return err;
 	memset(u->buf + len, 0, u->bs - len);
 	/* grow the last key when this block follows it, in the device and the file */
-	if (k && ksize % u->bs == 0 && le64_to_cpu(k->fsblk) + ksize / u->bs == n &&
+	if (k && ksize % u->bs == 0 && le64_to_cpu(k->fsblk) / u->ratio + ksize / u->bs == n &&
 	    ksize + len <= (uint64_t)E2UNDO_MAX_EXTENT * u->bs) {
 		k->blk_crc = cpu_to_le32(ek_crc32c(le32_to_cpu(k->blk_crc), u->buf, len));
 		k->size = cpu_to_le32(ksize + len);
@@ -393,7 +544,7 @@ static int save_block(struct ek_undo *u, uint64_t n)
 			u->key_blk = u->next_blk++;
 		}
 		k = &kb->keys[u->in_keyb++];
-		k->fsblk = cpu_to_le64(n);
+		k->fsblk = cpu_to_le64(n * u->ratio);	/* in the header's fs_block_size */
 		k->blk_crc = cpu_to_le32(ek_crc32c(~0u, u->buf, len));
 		k->size = cpu_to_le32(len);
 		u->hdr.num_keys++;

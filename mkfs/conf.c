@@ -247,6 +247,24 @@ static int load(struct conf *c)
 	return 0;
 }
 
+/*
+ * [defaults] creator_os (mke2fs 1.47.0 reads it there only, before the
+ * type list): the OS recorded, the Hurd's type and features with hurd;
+ * -o wins over it
+ */
+static int creator_os(struct conf *c)
+{
+	struct mk *m = c->m;
+	const char *v = ek_profile_get(c->p, "defaults", NULL, "creator_os");
+
+	if (m->os_given || !v)
+		return 0;
+	if (mk_parse_os(v, &m->o.creator_os))
+		return mk_fail(m, "%s: creator_os = %s: unknown creator OS (Linux, Hurd or GNU, "
+			       "Masix, FreeBSD, Lites, or a number)", m->conf_path, v);
+	return 0;
+}
+
 static int push_type(struct conf *c, const char *t)
 {
 	int n = 0;
@@ -368,6 +386,14 @@ static int features(struct conf *c)
 			return mk_fail(m, "-r 0: revision 0 filesystems have no journal");
 		f[0] = f[1] = f[2] = 0;
 	}
+	/* -s: mke2fs's old switch for sparse_super, over the features so far */
+	if (m->sparse_arg > 0) {
+		if (m->o.rev0)
+			return mk_fail(m, "-s 1: revision 0 filesystems have no sparse_super");
+		f[EK_FEAT_RO_COMPAT] |= EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER;
+	} else if (m->sparse_arg == 0) {
+		f[EK_FEAT_RO_COMPAT] &= ~(uint32_t)EXT4_FEATURE_RO_COMPAT_SPARSE_SUPER;
+	}
 	if (m->journal_flag)
 		f[EK_FEAT_COMPAT] |= EXT4_FEATURE_COMPAT_HAS_JOURNAL;
 	if (m->o.creator_os == 1 && ((f[EK_FEAT_INCOMPAT] & HURD_INCOMPAT) ||
@@ -396,20 +422,41 @@ static int features(struct conf *c)
 	return c->err;
 }
 
-/* s_def_hash_version by name; unknown names give half_md4, as in mke2fs */
+/*
+ * s_def_hash_version as mke2fs 1.47.0 reads hash_alg: legacy, half_md4,
+ * tea, or HASHALG_n; any other name (siphash and the _unsigned ones
+ * among them: its e2p does not know them) gives half_md4, with a warning
+ * here.  HASHALG_n above tea is refused: the kernel refuses to mount
+ * siphash or an unknown default, and does not read a directory it indexed
+ * with an _unsigned one (it stores the default in the directory)
+ */
 static int hash_alg(struct conf *c)
 {
 	static const char *const names[] = { "legacy", "half_md4", "tea" };
 	const char *v = get_str(c, "hash_alg", "half_md4");
+	long n = -1;
 
-	c->m->o.hash_given = true;
-	c->m->o.def_hash_version = EXT4_HASH_HALF_MD4;
-	for (uint8_t i = 0; i < 3; i++)
+	for (int i = 0; i < 3; i++)
 		if (!strcasecmp(v, names[i]))
-			c->m->o.def_hash_version = i;
-	if (!strcasecmp(v, "siphash") || strstr(v, "_unsigned"))
-		return mk_fail(c->m, "%s: hash_alg = %s: extkit-mkfs writes legacy, half_md4 or tea",
-			       c->m->conf_path, v);
+			n = i;
+	if (n < 0 && !strncasecmp(v, "HASHALG_", 8) && v[8]) {
+		char *end;
+
+		n = strtol(v + 8, &end, 10);
+		if (*end || n < 0 || n > 255)
+			n = -1;
+	}
+	c->m->o.hash_given = true;
+	if (n < 0) {
+		mk_warn(c->m, "%s: hash_alg = %s: not a hash mke2fs 1.47.0 knows: half_md4, as "
+			"it writes", c->m->conf_path, v);
+		n = EXT4_HASH_HALF_MD4;
+	}
+	if (n > EXT4_HASH_TEA)
+		return mk_fail(c->m, "%s: hash_alg = %s: the kernel does not take hash %ld as the "
+			       "default (it reads legacy, half_md4 or tea there)", c->m->conf_path,
+			       v, n);
+	c->m->o.def_hash_version = (uint8_t)n;
 	return 0;
 }
 
@@ -486,7 +533,7 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 	const char *v;
 	int rc = 1;
 
-	if (load(&c) || type_list(&c, size) || features(&c))
+	if (load(&c) || creator_os(&c) || type_list(&c, size) || features(&c))
 		goto out;
 	g->type = !strcmp(m->type_name, "ext2") ? EK_FS_EXT2 : !strcmp(m->type_name, "ext3") ?
 		  EK_FS_EXT3 : EK_FS_EXT4;	/* the name printed; features are resolved */
@@ -592,11 +639,26 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 			goto out;
 		}
 	}
-	/* what extkit-mkfs does not do yet: refused by name, never ignored */
-	if ((v = get_str(&c, "journal_location", "")) && *v) {
-		mk_fail(m, "%s: journal_location = %s: extkit-mkfs places the journal only where "
-			"mke2fs does by default", m->conf_path, v);
-		goto out;
+	/*
+	 * where the journal starts (with extents): the first free block from
+	 * -J location=, else the conf's journal_location, in blocks (a size
+	 * with a suffix in bytes), as mke2fs; packed_meta_blocks moves it to 0
+	 */
+	v = m->journal_location_arg ? m->journal_location_arg : get_str(&c, "journal_location", "");
+	if (v && *v) {
+		uint64_t loc;
+
+		if (mk_parse_blocks(v, g->blocksize, &loc)) {
+			if (m->journal_location_arg)
+				mk_fail(m, "-J location=%s: not a block number (or a size with k, M, "
+					"G, T)", v);
+			else
+				mk_fail(m, "%s: journal_location = %s: not a block number (or a "
+					"size with k, M, G, T)", m->conf_path, v);
+			goto out;
+		}
+		m->o.journal_location_given = true;
+		m->o.journal_location = loc;
 	}
 	/* sparse_super2's backup count (-E num_backup_sb= wins, parsed after) */
 	{
@@ -652,9 +714,12 @@ int mk_conf_resolve(struct mk *m, uint64_t size)
 			goto out;
 		}
 	}
-	if (get_int(&c, "force_undo", 0) || c.err) {
-		if (!c.err)
-			mk_fail(m, "%s: force_undo: extkit-mkfs writes an undo file only with -z", m->conf_path);
+	/* mke2fs's own undo file over a filesystem (main.c: auto_undo) */
+	m->force_undo = get_int(&c, "force_undo", 0) != 0;
+	if (c.err)
+		goto out;
+	if ((v = ek_profile_get(c.p, "defaults", NULL, "undo_dir")) && !(m->undo_dir = strdup(v))) {
+		mk_fail(m, "out of memory");
 		goto out;
 	}
 	/* each type's "options", then the command line's -E */
@@ -688,6 +753,12 @@ void mk_conf_release(struct mk *m)
 	free(m->extended_arg);
 	free(m->journal_dev_path);
 	m->journal_dev_path = NULL;
+	free(m->journal_dev_arg);
+	free(m->journal_location_arg);
+	free(m->undo_dir);
+	free(m->auto_undo_path);
+	m->undo_dir = m->auto_undo_path = NULL;
+	m->journal_dev_arg = m->journal_location_arg = NULL;
 	free(m->hf_dir);
 	free(m->hf_name);
 	free(m->hf_slack);

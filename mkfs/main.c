@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,8 @@ static void usage(FILE *f, const char *prog)
 "  -L label            volume label\n"
 "  -M dir              last mounted directory\n"
 "  -U uuid|random|time|clear   filesystem UUID\n"
-"  -E opt,...          hash_seed=UUID, root_owner=UID:GID, root_perms=OCTAL,\n"
+"  -E opt,...          (the last -E counts, as in mke2fs) hash_seed=UUID,\n"
+"                      root_owner=UID:GID, root_perms=OCTAL,\n"
 "                      lazy_itable_init=0|1, lazy_journal_init=0|1, nodiscard,\n"
 "                      discard, offset=BYTES, stride=N, stripe_width=N,\n"
 "                      desc_size=BYTES, resize=BLOCKS, test_fs,\n"
@@ -59,7 +61,12 @@ static void usage(FILE *f, const char *prog)
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
 "                      encoding_flags=strict, packed_meta_blocks=0|1 (every\n"
 "                      bitmap and inode table at the start, the journal next)\n"
+"  -R opt,...          the old name of -E; -K: the old -E nodiscard;\n"
+"  -s 0|1              the old switch for sparse_super (all three deprecated)\n"
 "  -J size=MiB         journal size; -j adds a journal (ext3)\n"
+"  -J fast_commit_size=KiB  the fast-commit area (with -O fast_commit)\n"
+"  -J location=BLOCK   the journal from the first free block there (k, M, G, T:\n"
+"                      bytes); -J v1_superblock: a version 1 journal superblock\n"
 "  -J device=DEV       the journal on a journal device (-O journal_dev): a path,\n"
 "                      UUID=uuid or LABEL=label\n"
 "  -d dir              copy this directory tree into the filesystem\n"
@@ -74,8 +81,9 @@ static void usage(FILE *f, const char *prog)
 "  -S                  write the superblocks and group descriptors only (recovery:\n"
 "                      same options as the filesystem was made with, then e2fsck)\n"
 "  -D                  accepted (mke2fs's direct I/O; extkit syncs before the superblock)\n"
-"  -z undo-file        save every block overwritten in the new file undo-file\n"
-"                      (e2undo undo-file device restores them)\n"
+"  -z undo-file        save every block overwritten in undo-file (e2undo\n"
+"                      undo-file device restores them); an existing one of the\n"
+"                      same filesystem goes on, as with mke2fs\n"
 "  -q                  quiet\n"
 "  -v                  print the mke2fs.conf types used\n"
 "  -e continue|remount-ro|panic   behaviour on errors\n"
@@ -85,6 +93,8 @@ static void usage(FILE *f, const char *prog)
 "size: with a k, M, G, T (or s: 512-byte sectors) suffix; without one, KiB (or blocks with -b).\n"
 "MKE2FS_CONFIG: the mke2fs.conf to read (default /etc/mke2fs.conf, else built in;\n"
 "its make_hugefiles makes huge files as mke2fs does).\n"
+"E2FSPROGS_UNDO_DIR: where mke2fs's own undo file goes without -z (over a\n"
+"filesystem, with force_undo, or checksums and lazy tables); none: no file.\n"
 "SOURCE_DATE_EPOCH: clamps every time written and derives the UUID and hash seed.\n",
 		prog);
 }
@@ -153,7 +163,7 @@ static int parse_size(const char *s, uint64_t unit, uint64_t *out)
  * @bs; with K, M, G or T, that many bytes in blocks; with s, 512-byte
  * sectors in blocks.
  */
-static int parse_blocks(const char *s, uint32_t bs, uint64_t *out)
+int mk_parse_blocks(const char *s, uint32_t bs, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -364,14 +374,14 @@ int mk_parse_extended(struct mk *m, const char *list)
 			resize_seen = true;
 			/* blocks (or a size with a suffix): known once the block size is */
 			if (m->o.geo.blocksize &&
-			    (parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
+			    (mk_parse_blocks(val, m->o.geo.blocksize, &m->o.geo.resize_blocks) ||
 			     !m->o.geo.resize_blocks))
 				rc = mk_fail(m, "resize=%s: not a number of blocks", val);
 		} else if (!strcmp(t, "orphan_file_size") && val) {
 			uint64_t v = 0;
 
 			if (m->o.geo.blocksize) {
-				if (parse_blocks(val, m->o.geo.blocksize, &v) || v > UINT32_MAX)
+				if (mk_parse_blocks(val, m->o.geo.blocksize, &v) || v > UINT32_MAX)
 					rc = mk_fail(m, "orphan_file_size=%s: not a size", val);
 				m->o.orphan_file_blocks = (uint32_t)v;
 			}
@@ -403,6 +413,54 @@ int mk_parse_extended(struct mk *m, const char *list)
 			}
 		} else {
 			rc = mk_fail(m, "unknown or incomplete extended option '%s'", t);
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* ---- -J ----------------------------------------------------------------------- */
+
+/*
+ * -J opt,...: size=MiB, fast_commit_size=KiB, location=BLOCK, device=,
+ * v1_superblock, as mke2fs reads them (several -J add up).  As in mke2fs,
+ * only size= (and device=) ask for a journal: location= and the others
+ * alone leave the type's features as they are.
+ */
+static int parse_journal_opts(struct mk *m, const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return mk_fail(m, "out of memory");
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(t, '=');
+
+		if (val)
+			*val++ = '\0';
+		if (!strcmp(t, "device") && val && *val) {
+			free(m->journal_dev_arg);
+			if (!(m->journal_dev_arg = strdup(val)))
+				rc = mk_fail(m, "out of memory");
+			m->journal_flag = true;
+		} else if (!strcmp(t, "size") && val) {
+			if (parse_size(val, 1ull << 20, &m->journal_bytes) || !m->journal_bytes)
+				rc = mk_fail(m, "-J size=%s: not a size in MiB", val);
+			m->journal_flag = true;
+		} else if (!strcmp(t, "fast_commit_size") && val) {
+			if (parse_size(val, 1024, &m->o.geo.fc_bytes) || !m->o.geo.fc_bytes)
+				rc = mk_fail(m, "-J fast_commit_size=%s: not a size in KiB", val);
+		} else if (!strcmp(t, "location") && val && *val) {
+			free(m->journal_location_arg);
+			if (!(m->journal_location_arg = strdup(val)))
+				rc = mk_fail(m, "out of memory");
+		} else if (!strcmp(t, "v1_superblock") && !val) {
+			m->o.journal_v1 = true;
+		} else {
+			rc = mk_fail(m, "-J %s%s%s: unknown or incomplete journal option (size=MiB, "
+				     "fast_commit_size=KiB, location=BLOCK, device=DEV, v1_superblock)",
+				     t, val ? "=" : "", val ? val : "");
 		}
 	}
 	free(copy);
@@ -744,7 +802,7 @@ static int journal_device(struct mk *m, uint64_t size)
 		mk_fail(m, "%s", ek_error_msg(err));
 		goto out;
 	}
-	if (m->undo_path && ((err = ek_undo_create(m->undo_path, io, m->o.geo.blocksize, &undo)) ||
+	if (m->undo_path && ((err = ek_undo_resume(m->undo_path, io, m->o.geo.blocksize, &undo)) ||
 			     (err = ek_io_set_undo(io, undo)))) {
 		mk_fail(m, "-z '%s': %s", m->undo_path, ek_error_msg(err));
 		goto out;
@@ -948,8 +1006,8 @@ static int make_hugefiles(struct mk *m, struct ek_newfs *nf, struct ek_out *out)
 	uint64_t files, blocks;
 	int err;
 
-	if (parse_blocks(m->hf_slack, bs, &h.slack) || parse_blocks(m->hf_size, bs, &h.size) ||
-	    parse_blocks(m->hf_align, bs, &h.align))
+	if (mk_parse_blocks(m->hf_slack, bs, &h.slack) || mk_parse_blocks(m->hf_size, bs, &h.size) ||
+	    mk_parse_blocks(m->hf_align, bs, &h.align))
 		return mk_fail(m, "%s: hugefiles_slack, hugefiles_size or hugefiles_align: not a size",
 			       m->conf_path);
 	if (m->hf_align_disk) {
@@ -1126,8 +1184,7 @@ static int usage_error(struct mk *m, const char *fmt, ...)
 	return 2;
 }
 
-/* -o: s_creator_os by name (as e2fsprogs names them) or number */
-static int parse_os(const char *arg, uint32_t *os)
+int mk_parse_os(const char *arg, uint32_t *os)
 {
 	static const char *const names[] = { "linux", "hurd", "masix", "freebsd", "lites" };
 
@@ -1145,6 +1202,52 @@ static int parse_os(const char *arg, uint32_t *os)
 	return -1;
 }
 
+/*
+ * mke2fs's own undo file (should_do_undo, mke2fs_setup_tdb): without -z,
+ * over an ext2/3/4 superblock (read at byte 1024 of the target, as mke2fs
+ * reads it), with mke2fs.conf's force_undo or with checksums (metadata_csum
+ * or uninit_bg) and lazy inode tables, mke2fs saves what it overwrites in
+ * DIR/mke2fs-NAME.e2undo, DIR being $E2FSPROGS_UNDO_DIR, else [defaults]
+ * undo_dir, else /var/lib/e2fsprogs; none when DIR is "none", empty or not
+ * writable.  An old file of that name is removed first, as mke2fs does.
+ */
+static int auto_undo(struct mk *m)
+{
+	const struct ek_geometry_opts *g = &m->o.geo;
+	const char *dir = getenv("E2FSPROGS_UNDO_DIR");
+	uint8_t magic[2];
+	char *copy, *path;
+	int fd, r;
+
+	if (m->undo_path || m->dry_run || m->missing)
+		return 0;
+	if (!m->force_undo && !(m->o.lazy_itable_init &&
+				(g->ro_compat & (EXT4_FEATURE_RO_COMPAT_METADATA_CSUM |
+						 EXT4_FEATURE_RO_COMPAT_GDT_CSUM))))
+		return 0;
+	if ((fd = open(m->target, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;	/* as mke2fs: no superblock to keep, the rest names the error */
+	r = (int)pread(fd, magic, 2, EXT4_SUPERBLOCK_OFFSET + offsetof(struct ext4_super_block, s_magic));
+	close(fd);
+	if (r != 2 || get_le16(magic) != EXT4_SUPER_MAGIC)
+		return 0;
+	if (!dir)
+		dir = m->undo_dir ? m->undo_dir : "/var/lib/e2fsprogs";
+	if (!*dir || !strcmp(dir, "none") || access(dir, W_OK))
+		return 0;
+	if (!(copy = strdup(m->target)))
+		return mk_fail(m, "out of memory");
+	r = asprintf(&path, "%s/mke2fs-%s.e2undo", dir, basename(copy));
+	free(copy);
+	if (r < 0)
+		return mk_fail(m, "out of memory");
+	m->auto_undo_path = path;
+	if (unlink(path) && errno != ENOENT)
+		return mk_fail(m, "cannot remove the old undo file '%s': %s", path, strerror(errno));
+	m->undo_path = path;
+	return 0;
+}
+
 /* ---- main ------------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -1156,7 +1259,7 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	/* static: what an early return leaves allocated stays reachable (LeakSanitizer) */
-	static struct mk m = { .prog = "extkit-mkfs", .discard = true };
+	static struct mk m = { .prog = "extkit-mkfs", .discard = true, .sparse_arg = -1 };
 	struct ek_newfs *nf = NULL;
 	struct ek_io *io = NULL;
 	struct ek_undo *undo = NULL;
@@ -1170,7 +1273,7 @@ int main(int argc, char **argv)
 	m.argv0 = argv[0];
 	m.o.lazy_itable_init = true;
 	opterr = 0;	/* one line of our own, not getopt's and the whole usage */
-	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:J:jd:C:e:o:z:r:l:cDFnqSvVh",
+	while ((c = getopt_long(argc, argv, ":t:T:O:b:I:i:N:m:g:G:L:M:U:E:R:J:jd:C:e:o:z:r:l:s:cDFKnqSvVh",
 				longopts, NULL)) != -1) {
 		uint32_t v;
 		uint64_t v64;
@@ -1237,23 +1340,32 @@ int main(int argc, char **argv)
 			strncpy(m.o.last_mounted, optarg, sizeof(m.o.last_mounted));
 			break;
 		case 'U': m.uuid_arg = optarg; break;
+		case 'R':	/* mke2fs's old name for -E: the same, with its warning */
+			mk_warn(&m, "-R is deprecated, use -E instead");
+			/* fall through */
 		case 'E':
-			/* now for offset= (the size depends on it), again after mke2fs.conf */
-			if (mk_parse_extended(&m, optarg))
-				return 1;
-			if (append_list(&m.extended_arg, optarg))
+			/* as mke2fs: only the last -E (or -R) counts */
+			free(m.extended_arg);
+			if (!(m.extended_arg = strdup(optarg)))
 				return mk_fail(&m, "out of memory");
 			break;
-		case 'J':
-			if (!strncmp(optarg, "device=", 7) && optarg[7]) {
-				m.journal_dev_arg = optarg + 7;
-			} else if (strncmp(optarg, "size=", 5) ||
-				   parse_size(optarg + 5, 1ull << 20, &m.journal_bytes) ||
-				   !m.journal_bytes) {
-				return mk_fail(&m, "-J %s: expected size=MiB or device=PATH|UUID=|LABEL=",
+		case 'K':	/* mke2fs's old -E nodiscard */
+			mk_warn(&m, "-K is deprecated, use -E nodiscard instead");
+			m.discard = false;
+			break;
+		case 's': {	/* mke2fs's old sparse_super switch: 0 off, above 0 on */
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end)
+				return mk_fail(&m, "-s %s: 0 (no sparse_super) or 1 (sparse_super)",
 					       optarg);
-			}
-			m.journal_flag = true;
+			m.sparse_arg = v > 0 ? 1 : v == 0 ? 0 : -1;
+			break;
+		}
+		case 'J':
+			if (parse_journal_opts(&m, optarg))
+				return 1;
 			break;
 		case 'j': m.journal_flag = true; break;
 		case 'd': m.src_dir = optarg; break;
@@ -1269,7 +1381,8 @@ int main(int argc, char **argv)
 			else return mk_fail(&m, "-e %s: continue, remount-ro or panic", optarg);
 			break;
 		case 'o':
-			if (parse_os(optarg, &m.o.creator_os))
+			m.os_given = true;
+			if (mk_parse_os(optarg, &m.o.creator_os))
 				return mk_fail(&m, "-o %s: unknown creator OS (Linux, Hurd or GNU, Masix, "
 					       "FreeBSD, Lites, or a number)", optarg);
 			break;
@@ -1304,6 +1417,9 @@ int main(int argc, char **argv)
 	if (argc - optind > 2)
 		return usage_error(&m, "'%s': one device or image and one size at most",
 				   argv[optind + 2]);
+	/* -E now for offset= (the size depends on it), again after mke2fs.conf */
+	if (m.extended_arg && mk_parse_extended(&m, m.extended_arg))
+		return 1;
 	m.target = argv[optind];
 	m.size_arg = optind + 1 < argc ? argv[optind + 1] : NULL;
 
@@ -1365,6 +1481,9 @@ int main(int argc, char **argv)
 	}
 	if (m.prezeroed)	/* nothing to zero: the tables and the journal read as zeros */
 		m.o.lazy_itable_init = m.o.lazy_journal_init = true;
+	if ((rc = auto_undo(&m)))
+		goto out;
+	rc = 1;
 	m.o.geo.size = size;
 	/* what a derived UUID and hash seed depend on: every choice that shapes the image */
 	if (asprintf(&inputs, "sde=%lld size=%llu type=%s bs=%u isize=%u ratio=%u N=%llu "
@@ -1441,7 +1560,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (m.undo_path) {
-		if ((err = ek_undo_create(m.undo_path, io, ek_newfs_geometry(nf)->blocksize, &undo)) ||
+		if ((err = ek_undo_resume(m.undo_path, io, ek_newfs_geometry(nf)->blocksize, &undo)) ||
 		    (err = ek_io_set_undo(io, undo))) {
 			mk_fail(&m, "-z '%s': %s", m.undo_path, ek_error_msg(err));
 			goto out;

@@ -33,10 +33,13 @@ struct mk {
 	uint32_t cli_blocksize;		/* -b: mke2fs sizes the device in these units */
 	/* the command line, applied over mke2fs.conf by mk_conf_resolve() */
 	const char *type_arg;		/* -t */
+	bool os_given;			/* -o (else mke2fs.conf's [defaults] creator_os) */
 	const char *usage_arg;		/* -T */
 	char *features_arg;		/* every -O, joined with commas */
-	char *extended_arg;		/* every -E, joined with commas */
-	const char *journal_dev_arg;	/* -J device=PATH|UUID=|LABEL= */
+	char *extended_arg;		/* the last -E (or -R): mke2fs reads only that one */
+	int sparse_arg;			/* -s: 1 sparse_super on, 0 off, -1 not given */
+	char *journal_dev_arg;		/* -J device=PATH|UUID=|LABEL= */
+	char *journal_location_arg;	/* -J location= (blocks once the block size is known) */
 	char *journal_dev_path;		/* what it names (libblkid) */
 	bool journal_flag;		/* -j or -J */
 	uint64_t journal_bytes;		/* -J size= */
@@ -50,6 +53,9 @@ struct mk {
 	bool prezeroed;			/* -E assume_storage_prezeroed */
 	bool no_copy_xattrs;		/* -E no_copy_xattrs */
 	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
+	char *auto_undo_path;		/* mke2fs's own undo file (undo_dir), or NULL */
+	bool force_undo;		/* mke2fs.conf force_undo */
+	char *undo_dir;			/* mke2fs.conf [defaults] undo_dir, or NULL */
 	uint64_t tree_inodes;		/* -d: inodes the tree needs (the progress bar's total) */
 	unsigned bar_last;		/* ek_out_bar()'s state */
 	const char *badblocks_file;	/* -l */
@@ -64,6 +70,14 @@ struct mk {
 
 int mk_fail(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mk_warn(struct mk *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * a block count as mke2fs reads one (parse_num_blocks2): bare, blocks of
+ * @bs; with k, M, G, T, bytes; with s, 512-byte sectors.  0, or -1 when
+ * @s is not one
+ */
+int mk_parse_blocks(const char *s, uint32_t bs, uint64_t *out);
+/* -o and mke2fs.conf's creator_os: s_creator_os by name (as e2fsprogs names them) or number */
+int mk_parse_os(const char *arg, uint32_t *os);
 /* one -E list (mke2fs.conf "options" too): 0, or 1 after a message */
 int mk_parse_extended(struct mk *m, const char *list);
 

@@ -315,6 +315,85 @@ static void set_key(uint64_t kb, uint32_t i, uint64_t fsblk, uint32_t size)
 	close(fd);
 }
 
+/*
+ * ek_undo_resume: a second run goes on with the first run's file (blocks
+ * saved already are not saved again), and the file restores the image as
+ * it was before both runs; an empty file is started afresh
+ */
+START_TEST(test_resume)
+{
+	static uint8_t now[ISIZE];
+	struct ek_undo_result res;
+	struct ek_undo_hdr h;
+	struct ek_io *io;
+	struct ek_undo *u;
+
+	write_file(undo, "", 0);
+	ck_assert_int_eq(ek_io_open(img, EK_IO_RW, 0, &io), 0);
+	ck_assert_int_eq(ek_undo_resume(undo, io, BS, &u), 0);	/* empty: afresh */
+	ck_assert_int_eq(ek_io_set_undo(io, u), 0);
+	pw(io, 5000, 100, 0xB1);
+	pw(io, 1024 + 0x30, 4, 0xB2);
+	ck_assert_int_eq(ek_undo_close(u), 0);
+	ek_io_close(io);
+	decode_hdr(&h);
+	ck_assert_uint_eq(h.num_keys, 2);
+	/* the second run: 70 new blocks (a second key block) and the same ones again */
+	ck_assert_int_eq(ek_io_open(img, EK_IO_RW, 0, &io), 0);
+	ck_assert_int_eq(ek_undo_resume(undo, io, 4 * BS, &u), 0);	/* the file's block size wins */
+	ck_assert_int_eq(ek_io_set_undo(io, u), 0);
+	pw(io, 5000, 300, 0xB3);
+	pw(io, 1024 + 0x30, 4, 0xB4);
+	for (int i = 0; i < 70; i++)
+		pw(io, (uint64_t)(20 + 2 * i) * BS + 7, 9, 0xB5);
+	ck_assert_int_eq(ek_undo_close(u), 0);
+	ek_io_close(io);
+	decode_hdr(&h);
+	ck_assert_uint_eq(h.num_keys, 73);	/* 2, then block 5 and the 70 */
+	ck_assert_uint_eq(h.block_size, BS);
+	ck_assert_uint_eq(h.state, E2UNDO_STATE_FINISHED);
+	ck_assert_int_eq(ek_undo_apply(undo, img, 0, &res), 0);
+	read_file(img, now, ISIZE);
+	ck_assert_int_eq(memcmp(now, orig, ISIZE), 0);
+}
+END_TEST
+
+/* what ek_undo_resume refuses, writing nothing: each case's error */
+enum { RS_JUNK, RS_SHORT, RS_OTHER_FS, RS_KEYS_PAST, RS_KEY_PAST, RS_KB_CRC, RS_NCASES };
+static void resume_many_keys(struct ek_undo_hdr *h) { h->num_keys = 1ull << 40; }
+
+START_TEST(test_resume_refusals)
+{
+	static const int want[RS_NCASES] = { -EK_CORRUPT, -EK_CORRUPT, -EINVAL, -EK_CORRUPT,
+					     -EK_CORRUPT, -EK_CORRUPT };
+	static uint8_t before[ISIZE], now[ISIZE], file_before[128 * 1024], file_now[128 * 1024];
+	struct ek_io *io;
+	struct ek_undo *u = NULL;
+	size_t n1, n2;
+
+	run_tool();
+	switch (_i) {
+	case RS_JUNK: memset(file_now, 'x', 4096); write_file(undo, file_now, 4096); break;
+	case RS_SHORT: write_file(undo, "E2UNDO02", 8); break;
+	case RS_OTHER_FS: make_image(img, 2, before); break;	/* another filesystem now */
+	case RS_KEYS_PAST: edit_hdr(resume_many_keys); break;
+	case RS_KEY_PAST: set_key(70, 9, UINT64_MAX, 500 * BS); break;	/* the last key */
+	case RS_KB_CRC: poke(2 * BS + 100, 0x10); break;
+	}
+	read_file(img, before, ISIZE);
+	n1 = read_file(undo, file_before, sizeof(file_before));
+	ck_assert_int_eq(ek_io_open(img, EK_IO_RW, 0, &io), 0);
+	ck_assert_int_eq(ek_undo_resume(undo, io, BS, &u), want[_i]);
+	ck_assert_ptr_null(u);
+	ek_io_close(io);
+	read_file(img, now, ISIZE);
+	ck_assert_int_eq(memcmp(now, before, ISIZE), 0);
+	n2 = read_file(undo, file_now, sizeof(file_now));
+	ck_assert_uint_eq(n1, n2);
+	ck_assert_int_eq(memcmp(file_before, file_now, n1), 0);
+}
+END_TEST
+
 static void unfinish(struct ek_undo_hdr *h) { h->state = 0; }
 static void more_keys(struct ek_undo_hdr *h) { h->num_keys = 200; }
 static void many_keys(struct ek_undo_hdr *h) { h->num_keys = 1ull << 40; }
@@ -452,6 +531,8 @@ static Suite *undo_suite(void)
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_create);
 	tcase_add_loop_test(tc, test_refusals, 0, R_NCASES);
+	tcase_add_test(tc, test_resume);
+	tcase_add_loop_test(tc, test_resume_refusals, 0, RS_NCASES);
 	tcase_add_test(tc, test_unfinished);
 	tcase_add_test(tc, test_unfinished_no_super);
 	suite_add_tcase(s, tc);

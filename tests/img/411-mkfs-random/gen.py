@@ -10,6 +10,9 @@ import sys
 
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 rnd = random.Random(seed)
+# options added later draw from their own stream, so a seed still gives
+# the sets it gave before them, each with the new options appended
+rnd2 = random.Random(seed * 7919 + 411)
 
 FEATURES = ["has_journal", "^has_journal", "flex_bg", "^flex_bg", "metadata_csum",
             "^metadata_csum", "64bit", "^64bit", "extent", "^extent", "^huge_file",
@@ -79,6 +82,18 @@ def case():
             ext.append(opt)
     if ext:
         o += ["-E", ",".join(ext)]
+    # mke2fs's -J location=, fast_commit_size=, v1_superblock, the old -K, -s
+    if rnd2.random() < 0.1:
+        o += ["-J", "location=%s" % rnd2.choice(["0", "1000", "5000", "20000", "100000",
+                                                 "10M", "1G", "0x4000"])]
+    if rnd2.random() < 0.05:
+        o += ["-J", "fast_commit_size=%d" % rnd2.choice([4, 64, 256, 1024, 4096])]
+    if rnd2.random() < 0.04:
+        o += ["-J", "v1_superblock"]
+    if rnd2.random() < 0.03:
+        o += ["-K"]
+    if rnd2.random() < 0.03:
+        o += ["-s", rnd2.choice(["0", "1"])]
     return "%dk\t%s" % (size, " ".join(o))
 
 
