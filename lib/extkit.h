@@ -1650,6 +1650,15 @@ int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t
  * clean, e.g. after an apply cut short), carry the journal errno into
  * EXT4_ERROR_FS, set s_wtime; then clear the journal errno */
 int ek_journal_finish(struct ek_journal *j, int64_t now);
+/*
+ * A log recovery refuses, dropped as e2fsck drops it ("recovering journal"
+ * failing, then the journal reset): s_start 0 and s_sequence past every
+ * transaction the scan met, the journal superblock written (the
+ * filesystem superblock's needs_recovery is the caller's, after this).
+ * *@lost: the committed transactions the log held, now lost.  A clean
+ * journal is left alone.
+ */
+int ek_journal_drop_log(struct ek_journal *j, uint32_t *lost);
 
 /* ---- fast commits (fastcommit.c) --------------------------------------- */
 
@@ -1849,6 +1858,22 @@ typedef int (*ek_orphan_done_fn)(void *arg, const struct ek_orphan *o, uint64_t 
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, ek_orphan_done_fn done,
 		       void *arg, uint64_t *released);
 #define EK_ORPHAN_BLOCK_MAGIC 0x0b10ca04
+/*
+ * fsck's repair of orphans a mount refuses to process, as e2fsck: a
+ * superblock list that cannot be followed (an inode out of range, a loop)
+ * is cut at its head (s_last_orphan 0: its inodes are left to the check,
+ * as any orphan left over); an orphan-file block without its tail magic
+ * or checksum, or naming an inode out of range, is made empty again (its
+ * entries are lost); then the orphans left are released as a mount would
+ * (ek_orphans_release()), all inside @ws.  Returns 0 or -ENOMEM/-EIO, or
+ * the release's error when what is left still cannot be processed.
+ */
+struct ek_orphans_reset {
+	ek_ino_t list_head;	/* the list cut: the head it named; 0: kept */
+	uint32_t file_blocks;	/* orphan-file blocks made empty */
+	uint64_t released;	/* orphans released afterwards */
+};
+int ek_fix_orphans_reset(struct ek_wset *ws, int64_t now, struct ek_orphans_reset *out);
 /* metadata_csum of orphan-file block @blk (physical) of inode @ino */
 uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ek_blk_t blk,
 			      const uint8_t *buf);
@@ -2020,6 +2045,7 @@ struct ek_fsck_opts {
 	int journal_err;	/* the journal could not be read for recovery */
 	const char *journal_refused;	/* why the kernel would refuse recovery, or NULL */
 	const char *journal_refused_step;	/* "journal", "filesystem"... */
+	uint32_t journal_refused_lost;	/* "journal": the committed transactions of the log */
 	const char *journal_sb_bad;	/* the journal superblock breaks e2fsck's rules, or NULL */
 	/*
 	 * Pass 5, for tests (tests/diff/e2diff.c) or NULL: the bitmaps the
