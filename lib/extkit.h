@@ -2285,6 +2285,15 @@ int ek_fix_journal_clear(struct ek_wset *ws);
 /* inode 8 zeroed, the superblock left alone (e2fsck's "journal inode is
  * not in use, but contains data": its blocks are then claimed by nothing) */
 int ek_fix_journal_inode_clear(struct ek_wset *ws);
+/* inode @ino zeroed whole (e2fsck clears the resize inode so when
+ * resize_inode is off; its blocks are then claimed by nothing) */
+int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino);
+/* s_reserved_gdt_blocks 0 (resize_inode off: no reserved GDT blocks) */
+int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws);
+/* the MMP block (s_mmp_block, which must pass ek_mmp_block_check) made
+ * anew as mkfs makes it, as e2fsck resets it: magic, the clean sequence,
+ * @now, the check interval, no node or device name, its checksum */
+int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now);
 /*
  * e2fsck's "Recreate journal", in two steps written in that order: inode 8
  * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped

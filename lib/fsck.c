@@ -170,7 +170,9 @@ static int commit(struct check *c)
 			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
 			c->told_no_journal = true;
 		}
-		err = ek_repair_commit(&c->ws, c->in_place ? NULL : c->o->journal, c->o->now, &ntx);
+		/* a journal the run cleared logs nothing */
+		err = ek_repair_commit(&c->ws, c->in_place || c->jnl_cleared ? NULL : c->o->journal,
+				       c->o->now, &ntx);
 		c->in_place = false;
 		if (err)
 			return err;
@@ -926,8 +928,6 @@ static int run_passes(struct check *c)
 	if (!err)
 		err = fsck_bad_blocks_tables(c);
 	if (!err)
-		fsck_check_journal_inode(c);
-	if (!err)
 		err = fsck_mark_xattr(c);
 	/* (an inode in a bad block of an inode table was not read) */
 	c->claims_done = !c->nbad;
@@ -1163,6 +1163,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = fsck_check_resize_inode(&c);
 	if (!err)
 		fsck_check_mmp(&c);
+	if (!err)
+		err = fsck_check_journal_inode(&c);
 	if (!err)
 		err = commit(&c);	/* pass 0's fixes */
 	while (!err && !o->pass0_only) {
