@@ -1117,6 +1117,11 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		c.in_place = !err;
 		c.jnl_cleared = !err;	/* made again after the passes */
 		err = err == -ENOMEM ? err : 0;
+	} else if (o->journal_err && c.ws && ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+		/* left, with a log that may still be replayed over the repairs:
+		 * nothing is repaired */
+		ek_wset_free(c.ws);
+		c.ws = NULL;
 	}
 	/* as e2fsck: an internal journal's version 2 superblock with more than
 	 * one user holds a version 1 superblock's leftovers, cleared (the
@@ -1182,7 +1187,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = unshare_done(&c);
 	if (!err && !o->pass0_only)
 		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
-	if (!err && o->repair && !o->pass0_only)
+	/* (no set: what the kernel refuses was left, nothing is written) */
+	if (!err && o->repair && !o->pass0_only && c.ws)
 		err = stamp(&c);
 	else if (err == -ECANCELED && o->repair)
 		stamp_stopped(&c);
