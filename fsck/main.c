@@ -60,6 +60,11 @@ struct fk {
 	bool bar;
 	unsigned bar_last;
 	uint64_t fd_last;	/* the last line's per mille, + 1 (0: none yet this pass) */
+	/* what recovery refused (kept after the plan is freed): the check
+	 * reports it, and repairing clears it */
+	char refused[sizeof(((struct ek_recovery *)0)->refused_msg)];
+	const char *refused_step;	/* NULL: nothing refused */
+	uint32_t refused_lost;	/* "journal": the log's committed transactions */
 };
 
 static const char *const pass_names[] = {
@@ -403,8 +408,28 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 	err = ek_recover_plan(&o, rec);
 	if (err)
 		return err;
-	if ((*rec)->refused)
-		return 0;	/* a finding; the image is checked as it is */
+	if ((*rec)->refused) {
+		const struct ek_recovery *r = *rec;
+
+		/* a finding: under -n the image is checked as it is; repairing,
+		 * the check clears what was refused */
+		snprintf(f->refused, sizeof(f->refused), "%s", r->refused_msg);
+		f->refused_step = r->refused_step;
+		for (size_t i = 0; i < r->log.ntxns; i++)
+			f->refused_lost += r->log.txns[i].state == EK_JTXN_COMMITTED;
+		if (f->no_change || strcmp(r->refused_step, "orphan inodes"))
+			return 0;
+		/* as e2fsck: the log is replayed, and the orphans it cannot
+		 * follow are the check's to clear */
+		ek_recover_free(*rec);
+		*rec = NULL;
+		o.journal_only = true;
+		err = ek_recover_plan(&o, rec);
+		if (err)
+			return err;
+		if ((*rec)->refused)
+			return 0;
+	}
 	if ((*rec)->clean && !(*rec)->finish_only && !(*rec)->norphans)
 		return 0;
 	if (f->no_change) {
@@ -450,7 +475,7 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
  * are committed (NULL, written in place, when it has none or it cannot be
  * opened), and the undo file.
  */
-static int repair_setup(struct fk *f, struct ek_fs *fs, struct ek_journal **jnl,
+static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_journal **jnl,
 			struct ek_undo **undo)
 {
 	int err;
@@ -460,7 +485,8 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, struct ek_journal **jnl,
 		if (err)
 			return err;
 	}
-	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))
+	/* a journal the check clears (unreadable) logs nothing */
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || cleared)
 		return 0;
 	if (f->journal_dev || fs->sb.journal_inum == 0) {
 		ek_out_text(f->out, "%s: an external journal is not used for repairs yet\n",
@@ -470,7 +496,9 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, struct ek_journal **jnl,
 	err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
 	if (err == -ENOMEM)
 		return err;
-	if (!err && (*jnl)->sb.start) {
+	/* a refused log is the check's to drop (JOURNAL_REFUSED) */
+	if (!err && (*jnl)->sb.start &&
+	    !(f->refused_step && !strcmp(f->refused_step, "journal") && !fs->sb_block)) {
 		ek_journal_close(*jnl);
 		*jnl = NULL;	/* not recovered (refused, or read through a backup superblock) */
 		return 1;
@@ -701,7 +729,9 @@ int main(int argc, char **argv)
 			 * repairs later */
 			if (repair && ((journal_err && (f.journal_dev ||
 			     (journal_err != -EK_CORRUPT && journal_err != -EK_BADCRC))) ||
-			    (rec && rec->refused))) {
+			    (rec && rec->refused && (f.journal_dev ||
+			     (strcmp(rec->refused_step, "journal") &&
+			      strcmp(rec->refused_step, "orphan inodes")))))) {
 				fprintf(stderr, "%s: %s: the journal cannot be recovered: nothing is "
 					"repaired\n", f.prog, f.image);
 				repair = false;
@@ -719,8 +749,8 @@ int main(int argc, char **argv)
 	ek_out_bool(f.out, "recovered_in_view", !recovered && rec && !rec->refused &&
 		    (!rec->clean || rec->finish_only || rec->norphans));
 	ek_out_bool(f.out, "recovered", recovered);
-	if (rec && rec->refused)
-		ek_out_str(f.out, "refused", rec->refused_msg);
+	if (f.refused_step)
+		ek_out_str(f.out, "refused", f.refused);
 	else
 		ek_out_null(f.out, "refused");
 	/* the orphan inodes recovery releases (or, under -n, would) */
@@ -742,7 +772,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s: journal: %s\n", f.prog, f.image,
 				ek_error_msg(journal_err));
 		/* e2fsck -E journal_only exits 0 after a recovery too */
-		ret = journal_err || (rec && rec->refused) ? FSCK_UNCORRECTED : FSCK_OK;
+		ret = journal_err || f.refused_step ? FSCK_UNCORRECTED : FSCK_OK;
 		ek_out_obj_begin(f.out, "summary");
 		ek_out_bool(f.out, "journal_only", true);
 		ek_out_bool(f.out, "modified", recovered);
@@ -828,10 +858,12 @@ int main(int argc, char **argv)
 		backup = f.superblock;
 		backup_why = strdup("the superblock named with -b is used");
 	}
-	if (repair && (err = repair_setup(&f, fs, &jnl, &undo)) > 0) {
+	if (repair && (err = repair_setup(&f, fs, journal_err == -EK_CORRUPT ||
+					  journal_err == -EK_BADCRC, &jnl, &undo)) > 0) {
 		/* a log left unreplayed would be replayed over the repairs later */
-		fprintf(stderr, "%s: %s: the journal needs recovery, which a backup superblock "
-			"does not allow: nothing is repaired\n", f.prog, f.image);
+		fprintf(stderr, "%s: %s: the journal needs recovery, which %s: nothing is "
+			"repaired\n", f.prog, f.image, fs->sb_block ?
+			"is not made through a backup superblock" : "was not made");
 		repair = false;
 		err = 0;
 	}
@@ -850,9 +882,10 @@ int main(int argc, char **argv)
 							.backup_why = backup_why,
 							.journal_err = journal_err,
 							.journal_sb_bad = journal_sb_bad,
-							.journal_refused = rec && rec->refused ?
-									   rec->refused_msg : NULL,
-							.journal_refused_step = rec ? rec->refused_step : NULL,
+							.journal_refused = f.refused_step ?
+									   f.refused : NULL,
+							.journal_refused_step = f.refused_step,
+							.journal_refused_lost = f.refused_lost,
 							.repair = repair, .now = now_time(),
 							.journal = jnl, .undo = undo,
 							.fixed = fixed, .no_journal = no_journal,

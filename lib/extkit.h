@@ -1662,6 +1662,15 @@ int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t
  * clean, e.g. after an apply cut short), carry the journal errno into
  * EXT4_ERROR_FS, set s_wtime; then clear the journal errno */
 int ek_journal_finish(struct ek_journal *j, int64_t now);
+/*
+ * A log recovery refuses, dropped as e2fsck drops it ("recovering journal"
+ * failing, then the journal reset): s_start 0 and s_sequence past every
+ * transaction the scan met, the journal superblock written (the
+ * filesystem superblock's needs_recovery is the caller's, after this).
+ * *@lost: the committed transactions the log held, now lost.  A clean
+ * journal is left alone.
+ */
+int ek_journal_drop_log(struct ek_journal *j, uint32_t *lost);
 
 /* ---- fast commits (fastcommit.c) --------------------------------------- */
 
@@ -1861,6 +1870,22 @@ typedef int (*ek_orphan_done_fn)(void *arg, const struct ek_orphan *o, uint64_t 
 int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, ek_orphan_done_fn done,
 		       void *arg, uint64_t *released);
 #define EK_ORPHAN_BLOCK_MAGIC 0x0b10ca04
+/*
+ * fsck's repair of orphans a mount refuses to process, as e2fsck: a
+ * superblock list that cannot be followed (an inode out of range, a loop)
+ * is cut at its head (s_last_orphan 0: its inodes are left to the check,
+ * as any orphan left over); an orphan-file block without its tail magic
+ * or checksum, or naming an inode out of range, is made empty again (its
+ * entries are lost); then the orphans left are released as a mount would
+ * (ek_orphans_release()), all inside @ws.  Returns 0 or -ENOMEM/-EIO, or
+ * the release's error when what is left still cannot be processed.
+ */
+struct ek_orphans_reset {
+	ek_ino_t list_head;	/* the list cut: the head it named; 0: kept */
+	uint32_t file_blocks;	/* orphan-file blocks made empty */
+	uint64_t released;	/* orphans released afterwards */
+};
+int ek_fix_orphans_reset(struct ek_wset *ws, int64_t now, struct ek_orphans_reset *out);
 /* metadata_csum of orphan-file block @blk (physical) of inode @ino */
 uint32_t ek_orphan_block_csum(const struct ek_fs *fs, ek_ino_t ino, uint32_t gen, ek_blk_t blk,
 			      const uint8_t *buf);
@@ -2032,6 +2057,7 @@ struct ek_fsck_opts {
 	int journal_err;	/* the journal could not be read for recovery */
 	const char *journal_refused;	/* why the kernel would refuse recovery, or NULL */
 	const char *journal_refused_step;	/* "journal", "filesystem"... */
+	uint32_t journal_refused_lost;	/* "journal": the committed transactions of the log */
 	const char *journal_sb_bad;	/* the journal superblock breaks e2fsck's rules, or NULL */
 	/*
 	 * Pass 5, for tests (tests/diff/e2diff.c) or NULL: the bitmaps the
@@ -2271,6 +2297,15 @@ int ek_fix_journal_clear(struct ek_wset *ws);
 /* inode 8 zeroed, the superblock left alone (e2fsck's "journal inode is
  * not in use, but contains data": its blocks are then claimed by nothing) */
 int ek_fix_journal_inode_clear(struct ek_wset *ws);
+/* inode @ino zeroed whole (e2fsck clears the resize inode so when
+ * resize_inode is off; its blocks are then claimed by nothing) */
+int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino);
+/* s_reserved_gdt_blocks 0 (resize_inode off: no reserved GDT blocks) */
+int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws);
+/* the MMP block (s_mmp_block, which must pass ek_mmp_block_check) made
+ * anew as mkfs makes it, as e2fsck resets it: magic, the clean sequence,
+ * @now, the check interval, no node or device name, its checksum */
+int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now);
 /*
  * e2fsck's "Recreate journal", in two steps written in that order: inode 8
  * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped

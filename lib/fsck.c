@@ -170,7 +170,9 @@ static int commit(struct check *c)
 			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
 			c->told_no_journal = true;
 		}
-		err = ek_repair_commit(&c->ws, c->in_place ? NULL : c->o->journal, c->o->now, &ntx);
+		/* a journal the run cleared logs nothing */
+		err = ek_repair_commit(&c->ws, c->in_place || c->jnl_cleared ? NULL : c->o->journal,
+				       c->o->now, &ntx);
 		c->in_place = false;
 		if (err)
 			return err;
@@ -926,8 +928,6 @@ static int run_passes(struct check *c)
 	if (!err)
 		err = fsck_bad_blocks_tables(c);
 	if (!err)
-		fsck_check_journal_inode(c);
-	if (!err)
 		err = fsck_mark_xattr(c);
 	/* (an inode in a bad block of an inode table was not read) */
 	c->claims_done = !c->nbad;
@@ -1014,6 +1014,67 @@ static void state_release(struct check *c)
 		memset(c->ig, 0, fs->group_count * sizeof(*c->ig));
 }
 
+/*
+ * What the kernel's recovery refuses (o->journal_refused), cleared as e2fsck
+ * clears it: a log (e2fsck's "Journal checksum error found", then the
+ * journal reset) dropped through o->journal, its superblock written at
+ * once, then needs_recovery cleared in the pass-0 commit (killed between
+ * the two, the next run finds a clean journal with needs_recovery and
+ * clears it); an orphan list or orphan-file block the mount cannot follow
+ * reset (lib/orphan.c).  Left unfixed (a step with no fix, or the answer
+ * no), nothing is repaired: a log left in place would be replayed over
+ * the repairs, and the commits go through that journal.
+ */
+static int refused_fix(struct check *c)
+{
+	const struct ek_fsck_opts *o = c->o;
+	const char *step = o->journal_refused_step ? o->journal_refused_step : "";
+	bool log = !strcmp(step, "journal"), orphans = !strcmp(step, "orphan inodes");
+	char loss[160];
+	int err = 0;
+
+	if (log)
+		snprintf(loss, sizeof(loss), o->journal_refused_lost ?
+			 "; clearing the log loses its %u committed transaction%s" :
+			 "; the log holds no committed transaction%.0u%s", o->journal_refused_lost,
+			 o->journal_refused_lost == 1 ? "" : "s");
+	else if (orphans)
+		snprintf(loss, sizeof(loss), "; clearing what cannot be followed drops the "
+			 "orphans it names (those inodes are left to the check)");
+	else
+		snprintf(loss, sizeof(loss), ": the image is checked as it is");
+	if (fsck_report_if(c, (log && o->journal && !o->journal->dev) || orphans,
+			   EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), step, o->journal_refused, loss)) {
+		if (log) {
+			uint32_t lost;
+
+			err = ek_journal_drop_log(o->journal, &lost);
+			if (!err) {
+				struct ext4_super_block *sb = ek_wset_super(c->ws);
+
+				if (sb)
+					sb->s_feature_incompat &=
+						~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+				else
+					err = -ENOMEM;
+			}
+		} else {
+			struct ek_orphans_reset r;
+
+			err = ek_fix_orphans_reset(c->ws, o->now, &r);
+		}
+		fsck_fix_done(c, err);
+		if (!err)
+			return 0;
+	}
+	if (err == -ENOMEM || err == -EIO)
+		return err;
+	/* not fixed: the check reports, and writes nothing */
+	ek_wset_free(c->ws);
+	c->ws = NULL;
+	return 0;
+}
+
 int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck_summary *sum)
 {
 	struct check c = { .fs = fs, .o = o, .sum = sum };
@@ -1042,9 +1103,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		if (!err)
 			err = ek_wset_init(fs, &c.ws);
 	}
-	if (o->journal_refused)
-		fsck_report(&c, EK_PR_JOURNAL_REFUSED, AT_GROUP(-1), o->journal_refused_step,
-		       o->journal_refused);
+	if (!err && o->journal_refused)
+		err = refused_fix(&c);
 	/* as e2fsck's "invalid journal": an internal journal that cannot be read
 	 * is cleared (written in place: there is no journal to log it) */
 	if (o->journal_err &&
@@ -1057,6 +1117,11 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		c.in_place = !err;
 		c.jnl_cleared = !err;	/* made again after the passes */
 		err = err == -ENOMEM ? err : 0;
+	} else if (o->journal_err && c.ws && ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_RECOVER)) {
+		/* left, with a log that may still be replayed over the repairs:
+		 * nothing is repaired */
+		ek_wset_free(c.ws);
+		c.ws = NULL;
 	}
 	/* as e2fsck: an internal journal's version 2 superblock with more than
 	 * one user holds a version 1 superblock's leftovers, cleared (the
@@ -1104,6 +1169,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	if (!err)
 		fsck_check_mmp(&c);
 	if (!err)
+		err = fsck_check_journal_inode(&c);
+	if (!err)
 		err = commit(&c);	/* pass 0's fixes */
 	while (!err && !o->pass0_only) {
 		err = run_passes(&c);
@@ -1120,7 +1187,8 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = unshare_done(&c);
 	if (!err && !o->pass0_only)
 		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
-	if (!err && o->repair && !o->pass0_only)
+	/* (no set: what the kernel refuses was left, nothing is written) */
+	if (!err && o->repair && !o->pass0_only && c.ws)
 		err = stamp(&c);
 	else if (err == -ECANCELED && o->repair)
 		stamp_stopped(&c);

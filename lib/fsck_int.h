@@ -193,7 +193,7 @@ int fsck_check_meta_conflicts(struct check *c);
 int fsck_relocate_tables(struct check *c);
 bool fsck_itables_pending(const struct check *c);
 bool fsck_itable_moving(const struct check *c, uint32_t g);
-void fsck_check_journal_inode(struct check *c);
+int fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
 /* fsck_super.c: the superblock fields and descriptor flags e2fsck fixes */
 void fsck_check_super_fields(struct check *c);

@@ -26,8 +26,10 @@ int fsck_check_resize_inode(struct check *c)
 	char why[160] = "";
 	int err;
 
-	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && nres)
-		fsck_report(c, EK_PR_RESERVED_GDT_NO_RESIZE, AT_GROUP(-1), nres);
+	/* as e2fsck: zeroed (pass 5 then frees the blocks the copies held) */
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE) && nres &&
+	    fsck_report(c, EK_PR_RESERVED_GDT_NO_RESIZE, AT_GROUP(-1), nres))
+		fsck_fix_done(c, ek_fix_super_reserved_gdt_clear(c->ws));
 	err = ek_inode_read(fs, EXT4_RESIZE_INO, &ei);
 	if (err) {
 		ek_inode_release(&ei);
@@ -38,7 +40,9 @@ int fsck_check_resize_inode(struct check *c)
 	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_RESIZE_INODE)) {
 		for (unsigned i = 0; i < EXT4_N_BLOCKS; i++)
 			if (ib[i]) {
-				fsck_report(c, EK_PR_RESIZE_INODE_NOT_CLEAR, &at);
+				/* as e2fsck: the inode zeroed, its blocks claimed by nothing */
+				if (fsck_report(c, EK_PR_RESIZE_INODE_NOT_CLEAR, &at))
+					fsck_fix_done(c, ek_fix_inode_zero(c->ws, EXT4_RESIZE_INO));
 				break;
 			}
 		goto out;
@@ -144,33 +148,65 @@ void fsck_check_mmp(struct check *c)
 		fsck_report(c, EK_PR_MMP_BLOCK_INVALID, AT_GROUP(-1), ek_error_msg(err));
 		return;
 	}
+	/* as e2fsck: a block it cannot use is made anew, clean */
 	err = ek_mmp_read(fs, &m);
 	if (err) {
-		fsck_report(c, EK_PR_MMP_DAMAGED, &(struct ek_finding){ .blk = blk, .has_blk = true,
-		       .group = -1 }, ek_error_msg(err));
+		if (fsck_report(c, EK_PR_MMP_DAMAGED, &(struct ek_finding){ .blk = blk,
+				.has_blk = true, .group = -1 }, ek_error_msg(err)))
+			fsck_fix_done(c, ek_fix_mmp_reset(c->ws, c->o->now));
 		return;
 	}
-	if (m.csum_bad)
-		fsck_report(c, EK_PR_MMP_CHECKSUM, &(struct ek_finding){ .blk = blk, .has_blk = true,
-		       .group = -1 }, (unsigned long long)blk, m.checksum, m.csum_want);
+	if (m.csum_bad) {
+		if (fsck_report(c, EK_PR_MMP_CHECKSUM, &(struct ek_finding){ .blk = blk,
+				.has_blk = true, .group = -1 }, (unsigned long long)blk,
+				m.checksum, m.csum_want))
+			fsck_fix_done(c, ek_fix_mmp_reset(c->ws, c->o->now));
+	}
 	else if (ek_mmp_seq_state(m.seq) != EK_MMP_CLEAN)
 		fsck_report(c, EK_PR_MMP_IN_USE, &(struct ek_finding){ .blk = blk, .has_blk = true,
 		       .group = -1 }, (unsigned long long)blk, state[ek_mmp_seq_state(m.seq)],
 		       m.seq, m.nodename, m.bdevname);
 }
 
-/* an internal journal's inode must be a regular file in use */
-void fsck_check_journal_inode(struct check *c)
+/*
+ * An internal journal's inode must be a regular file in use (links), as
+ * e2fsck checks it when it loads the journal, before pass 1.  Repairing,
+ * as e2fsck's "Clear": the journal dropped (has_journal and the
+ * superblock's journal fields cleared, the inode zeroed, written in
+ * place: there is no journal to log it through) and made again after
+ * pass 5 (fsck_journal_recreate).  Returns an operational error only.
+ */
+int fsck_check_journal_inode(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
 	ek_ino_t j = fs->sb.journal_inum;
+	struct ek_inode ei;
+	const char *why = NULL;
+	int err;
 
-	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || !j || j > fs->sb.inodes_count)
-		return;
-	if (!(fsck_iflags(c, j) & IN_USE))
-		fsck_report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, "it is not in use");
-	else if ((fsck_imode(c, j) & 0170000) != 0100000)
-		fsck_report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, "it is not a regular file");
+	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || j != EXT4_JOURNAL_INO ||
+	    c->jnl_cleared)
+		return 0;
+	err = ek_inode_read(fs, j, &ei);
+	if (err == -ENOMEM)
+		return err;
+	if (err && err != -EK_BADCRC)
+		why = "it cannot be read";	/* (its table: pass 1 names it) */
+	else if (!ei.links_count)
+		why = "it is not in use";
+	else if (!ek_is_reg(ei.mode))
+		why = "it is not a regular file";
+	ek_inode_release(&ei);
+	if (why && fsck_report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, why)) {
+		err = ek_fix_journal_clear(c->ws);
+		fsck_fix_done(c, err);
+		if (!err) {
+			c->in_place = true;
+			c->jnl_cleared = true;	/* made again after the passes */
+		}
+		return err == -ENOMEM ? err : 0;
+	}
+	return 0;
 }
 
 /*

@@ -1065,11 +1065,19 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if ((ei->flags & EXT4_IMAGIC_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_IMAGIC_INODES) &&
 	    fsck_report(c, EK_PR_INODE_IMAGIC, AT_INODE(ei->ino), ei->ino))
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_IMAGIC_FL));
-	/* as e2fsck's handle_htree(); the kernel reads such an inode without its index */
-	if ((ei->flags & EXT4_INDEX_FL) && !ek_is_dir(ei->mode))
-		fsck_report(c, EK_PR_HTREE_NOT_DIR, AT_INODE(ei->ino), ei->ino);
-	else if ((ei->flags & EXT4_INDEX_FL) && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX))
-		fsck_report(c, EK_PR_HTREE_NO_DIR_INDEX, AT_INODE(ei->ino), ei->ino);
+	/* as e2fsck's handle_htree(); the kernel reads such an inode without
+	 * its index, and e2fsck clears the flag (a directory's blocks are then
+	 * pass 2's as linear ones: the root block's entries as any others) */
+	if ((ei->flags & EXT4_INDEX_FL) &&
+	    (!ek_is_dir(ei->mode) ? fsck_report(c, EK_PR_HTREE_NOT_DIR, AT_INODE(ei->ino), ei->ino) :
+	     !ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX) &&
+	     fsck_report(c, EK_PR_HTREE_NO_DIR_INDEX, AT_INODE(ei->ino), ei->ino))) {
+		int err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, EXT4_INDEX_FL);
+
+		fsck_fix_done(c, err);
+		if (!err)
+			ei->flags &= ~(uint32_t)EXT4_INDEX_FL;
+	}
 
 	c->ei = ei;
 	c->claimed = 0;

@@ -313,3 +313,92 @@ int ek_orphans_release(struct ek_fs *fs, struct ek_wset *ws, int64_t now, ek_orp
 	free(c.v);
 	return err;
 }
+
+/* ---- orphans a mount refuses (fsck's repair) ------------------------------- */
+
+static int orphan_none(void *arg, const struct ek_orphan *o)
+{
+	(void)arg;
+	(void)o;
+	return 0;
+}
+
+int ek_fix_orphans_reset(struct ek_wset *ws, int64_t now, struct ek_orphans_reset *out)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ext4_super_block *sb = ek_wset_super(ws), list;
+	ek_ino_t ofile;
+	uint8_t *buf;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!sb)
+		return -ENOMEM;
+	/* the superblock list alone: cut where it cannot be followed */
+	list = *sb;
+	list.s_feature_compat &= ~cpu_to_le32(EXT4_FEATURE_COMPAT_ORPHAN_FILE);
+	err = ek_orphans_iterate(fs, &list, wset_reader, ws, orphan_none, NULL);
+	if (err == -EK_CORRUPT || err == -EK_BADCRC || err == -EIO) {
+		out->list_head = le32_to_cpu(sb->s_last_orphan);
+		sb->s_last_orphan = 0;
+		err = 0;
+	}
+	if (err)
+		return err;
+	ofile = ek_has_compat(fs, EXT4_FEATURE_COMPAT_ORPHAN_FILE) ? fs->sb.orphan_file_inum : 0;
+	buf = ek_malloc(fs->blksz);
+	if (!buf)
+		return -ENOMEM;
+	if (ofile && ofile <= fs->sb.inodes_count) {
+		struct ek_inode ei = { 0 };
+		uint32_t per = (fs->blksz - 8) / 4;
+
+		err = ek_inode_read(fs, ofile, &ei);
+		if (err == -EK_BADCRC)
+			err = 0;
+		for (uint64_t lb = 0; !err && lb < ei.size >> fs->log_blksz &&
+		     lb < fs->sb.blocks_count; lb++) {
+			ek_blk_t pblk;
+			bool bad;
+			uint8_t *b;
+
+			err = ek_map_bmap(fs, &ei, lb, &pblk, NULL);
+			if (err || !pblk || !ek_fs_block_valid(fs, pblk))
+				break;	/* the file's map is pass 1's */
+			err = ek_wset_read(ws, pblk, buf);
+			if (err)
+				break;
+			bad = get_le32(buf + fs->blksz - 8) != EK_ORPHAN_BLOCK_MAGIC ||
+			      (fs->has_csum && get_le32(buf + fs->blksz - 4) !=
+			       ek_orphan_block_csum(fs, ofile, ei.generation, pblk, buf));
+			for (uint32_t i = 0; i < per && !bad; i++)
+				bad = get_le32(buf + 4 * i) > fs->sb.inodes_count;
+			if (!bad)
+				continue;
+			/* as mke2fs makes it: no entries, the tail's magic and checksum */
+			err = ek_wset_block(ws, pblk, &b);
+			if (err)
+				break;
+			memset(b, 0, fs->blksz);
+			put_le32(b + fs->blksz - 8, EK_ORPHAN_BLOCK_MAGIC);
+			if (fs->has_csum)
+				put_le32(b + fs->blksz - 4,
+					 ek_orphan_block_csum(fs, ofile, ei.generation, pblk, b));
+			out->file_blocks++;
+		}
+		if (err == -EK_CORRUPT || err == -EK_BADCRC || err == -EIO)
+			err = 0;	/* an unreadable orphan file: pass 1 names it */
+		ek_inode_release(&ei);
+	}
+	free(buf);
+	/* what is left, released as a mount would */
+	if (!err)
+		err = ek_orphans_release(fs, ws, now, NULL, NULL, &out->released);
+	if (!err && !out->released) {
+		sb = ek_wset_super(ws);
+		if (!sb)
+			return -ENOMEM;
+		sb->s_feature_ro_compat &= ~cpu_to_le32(EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT);
+	}
+	return err;
+}

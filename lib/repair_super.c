@@ -159,13 +159,51 @@ int ek_fix_table_move(struct ek_wset *ws, uint32_t g, enum ek_gd_field f, ek_blk
  */
 int ek_fix_journal_inode_clear(struct ek_wset *ws)
 {
+	return ek_fix_inode_zero(ws, EXT4_JOURNAL_INO);
+}
+
+int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino)
+{
 	struct ek_fs *fs = ek_wset_fs(ws);
 	uint8_t *raw;
-	int err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
+	int err = ek_wset_inode(ws, ino, &raw);
 
 	if (!err)
 		memset(raw, 0, fs->inode_size);
 	return err;
+}
+
+int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+
+	if (!sb)
+		return -ENOMEM;
+	sb->s_reserved_gdt_blocks = 0;
+	return 0;
+}
+
+int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	ek_blk_t blk = le64_to_cpu(fs->raw_sb->s_mmp_block);
+	unsigned interval = le16_to_cpu(fs->raw_sb->s_mmp_update_interval);
+	struct ek_mmp m = { .magic = EXT4_MMP_MAGIC, .seq = EXT4_MMP_SEQ_CLEAN, .time = now,
+			    .check_interval = EK_MMP_MIN_CHECK_INTERVAL };
+	uint8_t *b;
+	int err = ek_mmp_block_check(fs, blk);
+
+	if (err)
+		return err;	/* not a block it may be: MMP_BLOCK_INVALID's */
+	err = ek_wset_block(ws, blk, &b);
+	if (err)
+		return err;
+	/* as mkfs (ext2fs_mmp_init): checked as often as it is updated */
+	if (interval > m.check_interval && interval <= EK_MMP_MAX_UPDATE_INTERVAL)
+		m.check_interval = interval;
+	memset(b, 0, fs->blksz);
+	ek_mmp_encode(fs, &m, b);
+	return 0;
 }
 
 int ek_fix_journal_clear(struct ek_wset *ws)

@@ -420,6 +420,32 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 }
 
 
+int ek_journal_drop_log(struct ek_journal *j, uint32_t *lost)
+{
+	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
+	struct ek_jlog log;
+	int err;
+
+	*lost = 0;
+	if (!j->sb.start)
+		return 0;
+	err = ek_journal_scan(j, &log);
+	if (err)
+		return err;
+	for (size_t i = 0; i < log.ntxns; i++)
+		*lost += log.txns[i].state == EK_JTXN_COMMITTED;
+	/* past every transaction the scan met, so none of them reads as live */
+	jsb->s_sequence = cpu_to_be32(log.end_tid + 1);
+	jsb->s_start = 0;
+	ek_jlog_release(&log);
+	err = ek_journal_write_sb(j);
+	if (!err) {
+		j->sb.start = 0;
+		j->sb.sequence = be32_to_cpu(jsb->s_sequence);
+	}
+	return err;
+}
+
 /* ---- the image as replay would leave it ----------------------------------- */
 
 int ek_jplan_read(const struct ek_journal *j, const struct ek_jplan *p, ek_blk_t blk, void *buf)
