@@ -1090,13 +1090,16 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		check_quota_ino(c, ei);
 	/* as e2fsck: inode 8 holds data while no internal journal uses it (a
 	 * journal turned off by hand, or a recreation cut short): cleared,
-	 * its blocks freed by pass 5 */
+	 * its blocks freed by pass 5; a superblock still naming it (without
+	 * has_journal) loses its journal fields too, as e2fsck's pass 0 clears
+	 * them first (else e2fsck then finds "an invalid journal (inode 8)") */
 	if (ei->ino == EXT4_JOURNAL_INO &&
 	    !(ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) &&
 	      fs->sb.journal_inum == EXT4_JOURNAL_INO) &&
 	    (ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei))) &&
 	    fsck_report(c, EK_PR_JOURNAL_INODE_NOT_CLEAR, AT_INODE(ei->ino))) {
-		int err = ek_fix_journal_inode_clear(c->ws);
+		int err = fs->sb.journal_inum == EXT4_JOURNAL_INO ? ek_fix_journal_clear(c->ws) :
+								    ek_fix_journal_inode_clear(c->ws);
 
 		fsck_fix_done(c, err);
 		if (!err)
