@@ -555,7 +555,7 @@ static int dir_map_cb(void *arg, const struct ek_mapping *m)
 	if (start > c->next_lblk)
 		dir_hole(c, c->next_lblk, start);
 	c->next_lblk = end;
-	if (m->unwritten) {
+	if (m->unwritten && !(c->flags & EK_DIR_READ_UNWRITTEN)) {
 		dir_hole(c, start, end);
 		return 0;
 	}

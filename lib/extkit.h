@@ -938,6 +938,9 @@ struct ek_dirent {
 /* also report removed entries still readable in the slack of the entry
  * before them (a removal merges an entry into its predecessor's rec_len) */
 #define EK_DIR_INCLUDE_DELETED 0x2
+/* read the blocks of unwritten extents too (the kernel reads zeros there:
+ * a checker reads what a fix marking them written would show) */
+#define EK_DIR_READ_UNWRITTEN 0x4
 
 typedef int (*ek_dir_fn)(void *arg, const struct ek_dirent *de);
 /*

@@ -120,6 +120,7 @@ struct check {
 	bool restart;		/* a fix asks for the passes to run again */
 	unsigned restarts;	/* runs restarted so far */
 	bool large_files;	/* pass 1: a regular file of 2 GiB or more */
+	uint32_t incompat_set;	/* pass 1: INCOMPAT features a fix of this run set */
 	uint8_t *reloc;		/* per group: tables to move at pass 1's end (fsck_pass0.c) */
 	bool in_place;		/* the next commit is written in place (the primary superblock) */
 	/* the journal (fsck_journal.c): the run cleared an internal journal */
@@ -211,6 +212,9 @@ int fsck_bad_blocks_tables(struct check *c);
 /* fsck_pass1.c */
 int fsck_check_xattr_refs(struct check *c);
 bool fsck_has_map(const struct ek_fs *fs, const struct ek_inode *ei);
+/* a linked file or directory holding an extent root without the extents
+ * flag, on an extent filesystem: read as the extent tree it is */
+bool fsck_extents_unflagged(const struct check *c, const struct ek_inode *ei);
 int fsck_mark_xattr(struct check *c);
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr);
 bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino);

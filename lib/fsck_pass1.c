@@ -631,15 +631,17 @@ static void check_size(struct check *c, struct ek_inode *ei)
 		want = have * bs;
 	} else {
 		/* as e2fsck: written blocks past i_size (unwritten ones may lie
-		 * past it), or a size no map of its kind can reach; it then
-		 * wants the size up to the last block mapped */
+		 * past it, and an fs-verity file keeps its Merkle tree there),
+		 * or a size no map of its kind can reach; it then wants the
+		 * size up to the last block mapped */
 		uint64_t per = bs / 4, max;
 
 		if (ei->flags & EXT4_EXTENTS_FL)
 			max = (1ull << (32 + fs->log_blksz)) - 1;
 		else
 			max = (EXT4_NDIR_BLOCKS + per + per * per + per * per * per) * bs;
-		if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs)
+		if (c->last_init >= 0 && ei->size < (uint64_t)c->last_init * bs &&
+		    !(ei->flags & EXT4_VERITY_FL))
 			bad = true;
 		else if (ei->size > max)
 			bad = true;
@@ -882,6 +884,141 @@ static int check_inline_attr(struct check *c, struct ek_inode *ei, int *derr)
 	return 0;
 }
 
+/* an INCOMPAT feature the superblock has, or a fix of this run set */
+static bool has_incompat(const struct check *c, uint32_t mask)
+{
+	return ek_has_incompat(c->fs, mask) || (c->incompat_set & mask);
+}
+
+/* the pending fix sets INCOMPAT feature @mask (later inodes see it set) */
+static void set_incompat(struct check *c, uint32_t mask)
+{
+	int err = ek_fix_super_feature(c->ws, EK_FEAT_INCOMPAT, mask, true);
+
+	fsck_fix_done(c, err);
+	if (!err)
+		c->incompat_set |= mask;
+}
+
+/* the pending fix changes @ei's flags (@set, then @clear); @ei follows it,
+ * and a failed checksum (*@derr) is set with it */
+static void fix_flags(struct check *c, struct ek_inode *ei, uint32_t set, uint32_t clear, int *derr)
+{
+	int err = set ? ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_SET, set) : 0;
+
+	if (!err && clear)
+		err = ek_fix_inode(c->ws, ei->ino, EK_IFIX_FLAGS_CLEAR, clear);
+	fsck_fix_done(c, err);
+	if (err)
+		return;
+	ei->flags = (ei->flags | set) & ~clear;
+	if (*derr == -EK_BADCRC)
+		*derr = 0;
+}
+
+/* e2fsck's test before the extent flag checks: linked, or the bad blocks,
+ * root or journal inode */
+static bool linked_ino(const struct ek_inode *ei)
+{
+	return ei->links_count || ei->ino == EXT4_BAD_INO || ei->ino == EXT4_ROOT_INO ||
+	       ei->ino == EXT4_JOURNAL_INO;
+}
+
+/* i_block holds an extent root (extent.c's node check; the magic first:
+ * most inodes are asked, and a failed check here is no finding) */
+static bool ext_root(const struct ek_inode *ei)
+{
+	const __le32 *ib = ek_inode_i_block(ei);
+
+	return get_le16(ib) == EXT4_EXT_MAGIC &&
+	       !ek_ext_node_check(ei->ino, 0, ib, EXT4_N_BLOCKS * 4, -1);
+}
+
+bool fsck_extents_unflagged(const struct check *c, const struct ek_inode *ei)
+{
+	return !(ei->flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) && linked_ino(ei) &&
+	       (ek_is_reg(ei->mode) || ek_is_dir(ei->mode)) &&
+	       has_incompat(c, EXT4_FEATURE_INCOMPAT_EXTENTS) && ext_root(ei);
+}
+
+/* the pending fix clears @ei (1: cleared) */
+static int clear_flagged(struct check *c, struct ek_inode *ei)
+{
+	fsck_fix_done(c, clear_inode(c, ei, false));
+	return c->cleared;
+}
+
+/*
+ * Inode flags against the superblock's features, as e2fsck's pass 1
+ * checks them before the block map (PR_1_CASEFOLD_*, PR_1_INLINE_DATA_*,
+ * PR_1_EXTENT_FEATURE, PR_1_EXTENTS_SET, PR_1_UNSET_EXTENT_FL):
+ *  - the casefold flag on a non-directory, or without the casefold feature:
+ *    the flag cleared;
+ *  - the inline data flag (from s_first_ino) without inline_data: the
+ *    feature set when the system.data xattr is there, else the inode cleared;
+ *  - the extents flag (an inode linked, or the bad blocks, root or journal
+ *    inode) without extent: the feature set when i_block holds an extent
+ *    root (extent.c's node check), else the inode cleared;
+ *  - a linked regular file or directory without the extents flag whose
+ *    i_block holds an extent root, on an extent filesystem: the flag set.
+ *    Fixed or not, the rest of the check walks it as the extent tree it is
+ *    (what the fix leaves, and what its blocks are: as a block map every
+ *    header word would be an illegal block).  Not an inline data inode,
+ *    whose i_block is file data (e2fsck looks there too).
+ * An inode both inline and extents is check_inline_extents()'s.  Under -n
+ * e2fsck also offers the second choice (clear the inode) once the first is
+ * declined; here it is offered only to a repair that declined the first.
+ * Returns 1 when the inode was cleared, 0, or -ENOMEM/-EIO.
+ */
+static int check_flag_features(struct check *c, struct ek_inode *ei, int *derr)
+{
+	struct ek_fs *fs = c->fs;
+	bool linked = linked_ino(ei);
+	bool root = ext_root(ei);
+
+	if ((ei->flags & EXT4_CASEFOLD_FL) && !ek_is_dir(ei->mode)) {
+		if (fsck_report(c, EK_PR_CASEFOLD_NONDIR, AT_INODE(ei->ino), ei->ino))
+			fix_flags(c, ei, 0, EXT4_CASEFOLD_FL, derr);
+	} else if ((ei->flags & EXT4_CASEFOLD_FL) &&
+		   !has_incompat(c, EXT4_FEATURE_INCOMPAT_CASEFOLD)) {
+		if (fsck_report(c, EK_PR_CASEFOLD_FEATURE, AT_INODE(ei->ino), ei->ino))
+			fix_flags(c, ei, 0, EXT4_CASEFOLD_FL, derr);
+	}
+	if ((ei->flags & (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL)) ==
+	    (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL))
+		return 0;
+	if ((ei->flags & EXT4_INLINE_DATA_FL) && ei->ino >= fs->sb.first_ino &&
+	    !has_incompat(c, EXT4_FEATURE_INCOMPAT_INLINE_DATA)) {
+		uint8_t *val = NULL;
+		size_t len;
+		int err = ek_xattr_get(fs, ei, EXT4_XATTR_INDEX_SYSTEM, "data", 4, &val, &len);
+		bool attr = !err;
+
+		free(val);
+		if (err == -ENOMEM || err == -EIO)
+			return err;
+		if (attr && fsck_report(c, EK_PR_INLINE_DATA_FEATURE, AT_INODE(ei->ino), ei->ino))
+			set_incompat(c, EXT4_FEATURE_INCOMPAT_INLINE_DATA);
+		else if ((!attr || c->ws) &&
+			 fsck_report(c, EK_PR_INLINE_DATA_SET, AT_INODE(ei->ino), ei->ino))
+			return clear_flagged(c, ei);
+	}
+	if ((ei->flags & EXT4_EXTENTS_FL) && linked &&
+	    !has_incompat(c, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
+		if (root && fsck_report(c, EK_PR_EXTENT_FEATURE, AT_INODE(ei->ino), ei->ino))
+			set_incompat(c, EXT4_FEATURE_INCOMPAT_EXTENTS);
+		else if ((!root || c->ws) &&
+			 fsck_report(c, EK_PR_EXTENTS_SET, AT_INODE(ei->ino), ei->ino))
+			return clear_flagged(c, ei);
+	}
+	if (fsck_extents_unflagged(c, ei)) {
+		if (fsck_report(c, EK_PR_UNSET_EXTENT_FL, AT_INODE(ei->ino), ei->ino))
+			fix_flags(c, ei, EXT4_EXTENTS_FL, 0, derr);
+		ei->flags |= EXT4_EXTENTS_FL;	/* walked as what it is */
+	}
+	return 0;
+}
+
 /*
  * An inode whose mode is not a directory, file or symlink but whose inline
  * data reads as a directory's start (e2fsck's check_is_really_dir, its
@@ -953,13 +1090,16 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		check_quota_ino(c, ei);
 	/* as e2fsck: inode 8 holds data while no internal journal uses it (a
 	 * journal turned off by hand, or a recreation cut short): cleared,
-	 * its blocks freed by pass 5 */
+	 * its blocks freed by pass 5; a superblock still naming it (without
+	 * has_journal) loses its journal fields too, as e2fsck's pass 0 clears
+	 * them first (else e2fsck then finds "an invalid journal (inode 8)") */
 	if (ei->ino == EXT4_JOURNAL_INO &&
 	    !(ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) &&
 	      fs->sb.journal_inum == EXT4_JOURNAL_INO) &&
 	    (ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei))) &&
 	    fsck_report(c, EK_PR_JOURNAL_INODE_NOT_CLEAR, AT_INODE(ei->ino))) {
-		int err = ek_fix_journal_inode_clear(c->ws);
+		int err = fs->sb.journal_inum == EXT4_JOURNAL_INO ? ek_fix_journal_clear(c->ws) :
+								    ek_fix_journal_inode_clear(c->ws);
 
 		fsck_fix_done(c, err);
 		if (!err)
@@ -1017,6 +1157,9 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		err = fsck_iflags_or(c, ei->ino, IS_EA);
 	if (err)
 		return err;
+	err = check_flag_features(c, ei, &derr);
+	if (err)
+		return err < 0 ? err : 0;	/* an error, or cleared */
 	if (derr == -EK_BADCRC) {
 		if (fsck_report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
 			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));

@@ -128,6 +128,9 @@ static int owner_inode(void *arg, struct ek_inode *ei, int derr)
 	    ei->ino == EXT4_BAD_INO || ei->ino == EXT4_RESIZE_INO)
 		return 0;
 	p->ino = ei->ino;
+	/* an extent root without the extents flag: the tree pass 1 walked */
+	if (fsck_extents_unflagged(c, ei))
+		ei->flags |= EXT4_EXTENTS_FL;
 	/* the walk pass 1 claimed with: past bad entries, as they were */
 	err = fsck_has_map(c->fs, ei) ? ek_map_walk_checked(c->fs, ei, owner_mapping, owner_skip_bad, p) : 0;
 	if (err == -ENOMEM)

@@ -535,7 +535,7 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 	if (m->lblk >= s->nblocks)
 		return 0;
 	end = m->len > s->nblocks - m->lblk ? s->nblocks : m->lblk + m->len;
-	/* the first hole below i_size: unmapped, or unwritten (read as one) */
+	/* the first hole below i_size (an unwritten block is read: DIR_UNWRITTEN) */
 	if (s->w->hole < 0 && m->lblk > s->next)
 		s->w->hole = (int64_t)s->next;
 	if (end > s->next)
@@ -552,8 +552,6 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 			s->any |= !err;
 		}
 	}
-	if (m->unwritten && !s->written && s->w->hole < 0)
-		s->w->hole = (int64_t)m->lblk;
 	if ((m->unwritten && !s->written) || !c->ws)
 		return 0;
 	for (uint64_t l = m->lblk; l < end && !c->err; l++) {
@@ -1131,9 +1129,10 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
  * directories come in inode order, often several to a block, and one block
  * costs less memory than the chunk cache of ek_inode_read().
  */
-static int dir_inode_read(struct ek_fs *fs, ek_ino_t ino, uint8_t *blk, ek_blk_t *at, bool *have,
+static int dir_inode_read(struct check *c, ek_ino_t ino, uint8_t *blk, ek_blk_t *at, bool *have,
 			  struct ek_inode *out)
 {
+	struct ek_fs *fs = c->fs;
 	ek_blk_t b;
 	uint32_t off;
 	int err;
@@ -1150,7 +1149,11 @@ static int dir_inode_read(struct ek_fs *fs, ek_ino_t ino, uint8_t *blk, ek_blk_t
 		*have = true;
 		*at = b;
 	}
-	return ek_inode_decode(fs, ino, blk + off, out);
+	err = ek_inode_decode(fs, ino, blk + off, out);
+	/* as pass 1 walked it (PR_1_UNSET_EXTENT_FL: fixed, or left under -n) */
+	if ((!err || err == -EK_BADCRC) && fsck_extents_unflagged(c, out))
+		out->flags |= EXT4_EXTENTS_FL;
+	return err;
 }
 
 /*
@@ -1276,7 +1279,7 @@ int fsck_pass2(struct check *c)
 		c->ndxl = 0;
 		c->dxl_unsorted = false;
 		rb.n = rb.len = rb.ndots = 0;
-		err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
+		err = dir_inode_read(c, ino, iblk, &iblk_at, &iblk_have, &ei);
 		w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
 		c->fold = (!err || err == -EK_BADCRC) && ek_dir_folds(fs, ei.flags);
 		w.ei = &ei;
@@ -1287,7 +1290,7 @@ int fsck_pass2(struct check *c)
 			if (serr == 1) {	/* its map may have changed */
 				ek_inode_release(&ei);
 				iblk_have = false;
-				err = dir_inode_read(fs, ino, iblk, &iblk_at, &iblk_have, &ei);
+				err = dir_inode_read(c, ino, iblk, &iblk_at, &iblk_have, &ei);
 				serr = err == -ENOMEM ? err : 0;	/* else named below */
 			}
 			if (serr) {
@@ -1305,7 +1308,10 @@ int fsck_pass2(struct check *c)
 		}
 		if (!err || err == -EK_BADCRC) {
 			walked = true;
-			err = ek_dir_iterate(fs, &ei, EK_DIR_INCLUDE_EMPTY, pass2_entry, &w);
+			/* as e2fsck's pass 2, every block: an unwritten one
+			 * is DIR_UNWRITTEN's (its fix marks it written) */
+			err = ek_dir_iterate(fs, &ei, EK_DIR_INCLUDE_EMPTY | EK_DIR_READ_UNWRITTEN,
+					     pass2_entry, &w);
 		}
 		if (err == -ENOMEM) {
 			ek_inode_release(&ei);
