@@ -60,6 +60,7 @@ struct fk {
 	bool bar;
 	unsigned bar_last;
 	uint64_t fd_last;	/* the last line's per mille, + 1 (0: none yet this pass) */
+	struct ek_recover_result jres;	/* what the journal step's apply did */
 };
 
 static const char *const pass_names[] = {
@@ -309,6 +310,69 @@ static void restarting(void *arg)
 	ek_out_text(f->out, "Restarting extkit-fsck from the beginning...\n");
 }
 
+/*
+ * The JSON "journal" object: what recovery did (@recovered) or, under -n,
+ * would do, in the recovery driver's own numbers (its plan and result);
+ * null for a filesystem without a journal (or with -b, which skips it).
+ */
+static void journal_json(struct fk *f, const struct ek_recovery *rec, bool has_journal,
+			 bool recovered)
+{
+	struct ek_out *o = f->out;
+	bool planned = rec && !rec->refused && (!rec->clean || rec->finish_only || rec->norphans);
+	bool log = planned && !rec->clean;
+	uint64_t txns = 0, records = 0;
+
+	if (!has_journal) {
+		ek_out_null(o, "journal");
+		return;
+	}
+	/* the committed transactions the plan replays: start_tid..plan.upto */
+	for (size_t i = 0; log && i < rec->log.ntxns; i++) {
+		const struct ek_jtxn *t = &rec->log.txns[i];
+
+		if (t->state != EK_JTXN_COMMITTED || ek_tid_after(t->tid, rec->plan.upto))
+			continue;
+		txns++;
+		records += t->nrevokes;
+	}
+	ek_out_obj_begin(o, "journal");
+	ek_out_bool(o, "recovery_needed", planned || (rec && rec->refused));
+	ek_out_bool(o, "recovered_in_view", !recovered && planned);
+	ek_out_bool(o, "recovered", recovered);
+	if (rec && rec->refused)
+		ek_out_str(o, "refused", rec->refused_msg);
+	else
+		ek_out_null(o, "refused");
+	ek_out_u64(o, "transactions", txns);
+	if (txns) {
+		ek_out_u64(o, "first_tid", rec->log.start_tid);
+		ek_out_u64(o, "last_tid", rec->plan.upto);
+	} else {
+		ek_out_null(o, "first_tid");
+		ek_out_null(o, "last_tid");
+	}
+	/* home blocks: written by the apply, or the plan's writes under -n */
+	ek_out_u64(o, "blocks_replayed", !log ? 0 : recovered ? f->jres.written : rec->plan.nwrites);
+	ek_out_u64(o, "revoke_records", records);
+	ek_out_u64(o, "revoked", log ? rec->plan.revoked : 0);
+	ek_out_u64(o, "superseded", log ? rec->plan.superseded : 0);
+	ek_out_u64(o, "bad_checksum", log ? rec->plan.bad_csum : 0);
+	ek_out_u64(o, "fast_commit_records", !planned ? 0 : recovered ? f->jres.fc_records :
+		   rec->fc_records);
+	/* the orphan inodes recovery releases (or, under -n, would) */
+	ek_out_arr_begin(o, "orphans");
+	for (size_t i = 0; planned && i < rec->norphans; i++) {
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "inode", rec->orphans[i].ino);
+		ek_out_str(o, "action", rec->orphans[i].truncate ? "truncated" : "cleared");
+		ek_out_u64(o, "size", rec->orphans[i].size);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
+	ek_out_obj_end(o);
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-D] [-v] [-t] [-z undo] [-C fd] [-E journal_only|unshare_blocks]\n"
@@ -440,6 +504,7 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 		err = ek_recover_apply(*rec, &a, &res);
 		if (err)
 			return err;
+		f->jres = res;
 		*applied = true;
 	}
 	return 0;
@@ -495,6 +560,7 @@ int main(int argc, char **argv)
 	struct ek_journal *jnl = NULL;
 	struct ek_undo *undo = NULL;
 	bool skipped = false, recovered = false, repair = false, was_valid = true;
+	bool has_journal = false;
 	uint64_t real_fixes;
 	bool say_modified;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
@@ -670,6 +736,7 @@ int main(int argc, char **argv)
 				skipped = true;
 			}
 		}
+		has_journal = probe && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
 		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 			ek_fs_close(probe);
 			probe = NULL;
@@ -713,27 +780,7 @@ int main(int argc, char **argv)
 		ek_out_str(f.out, "check_forced", forced);
 	else
 		ek_out_null(f.out, "check_forced");
-	ek_out_obj_begin(f.out, "journal");
-	ek_out_bool(f.out, "recovery_needed", rec &&
-		    (!rec->clean || rec->finish_only || rec->norphans));
-	ek_out_bool(f.out, "recovered_in_view", !recovered && rec && !rec->refused &&
-		    (!rec->clean || rec->finish_only || rec->norphans));
-	ek_out_bool(f.out, "recovered", recovered);
-	if (rec && rec->refused)
-		ek_out_str(f.out, "refused", rec->refused_msg);
-	else
-		ek_out_null(f.out, "refused");
-	/* the orphan inodes recovery releases (or, under -n, would) */
-	ek_out_arr_begin(f.out, "orphans");
-	for (size_t i = 0; rec && !rec->refused && i < rec->norphans; i++) {
-		ek_out_obj_begin(f.out, NULL);
-		ek_out_u64(f.out, "inode", rec->orphans[i].ino);
-		ek_out_str(f.out, "action", rec->orphans[i].truncate ? "truncated" : "cleared");
-		ek_out_u64(f.out, "size", rec->orphans[i].size);
-		ek_out_obj_end(f.out);
-	}
-	ek_out_arr_end(f.out);
-	ek_out_obj_end(f.out);
+	journal_json(&f, rec, has_journal, recovered);
 	if (f.journal_only && !skipped) {
 		/* as e2fsck -E journal_only: the journal and the orphans, nothing else */
 		ek_out_arr_begin(f.out, "findings");
