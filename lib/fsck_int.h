@@ -240,6 +240,8 @@ int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint
 
 /* fsck_path.c */
 int fsck_path_note(struct check *c, const struct ek_finding *f);
+int fsck_paths_pass2(struct check *c);
+int fsck_path_seen(struct check *c, ek_ino_t dir, const struct ek_dirent *de);
 int fsck_paths_resolve(struct check *c);
 void fsck_paths_free(struct check *c);
 

@@ -980,6 +980,9 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	name[de->name_len] = 0;
 	at.entry_name = name;	/* (renamed below in place, its length kept) */
 	at.entry_len = de->name_len;
+	/* a file an earlier finding names, named here (its path) */
+	if (c->paths && fsck_path_seen(c, w->dir, de))
+		return -ENOMEM;
 	/* a second '.' or '..' (e2fsck: a duplicate '.' entry): cleared */
 	if (dot_or_dotdot(de) && (de->name_len == 1 ? w->ndot++ : w->ndotdot++) &&
 	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_DUP_DOT, &at,
@@ -1244,8 +1247,10 @@ int fsck_pass2(struct check *c)
 	ek_ino_t lost_found = 0;
 	int ret = 0;
 
-	if (!iblk)
+	if (!iblk || fsck_paths_pass2(c)) {
+		free(iblk);
 		return -ENOMEM;
+	}
 	if (c->ndups > 1)	/* for shared_block() */
 		qsort(c->dups, c->ndups, sizeof(*c->dups), ek_cmp_u64);
 

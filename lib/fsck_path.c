@@ -9,9 +9,10 @@
  *
  *   - each such finding is noted (its number, inode, directory, and an
  *     entry's name, copied: the only names kept during the passes);
- *   - an inode that is not a directory is looked for in the directories
- *     (one walk of them all, only when such a finding was made, stopping
- *     when every one is found);
+ *   - an inode that is not a directory is looked for in the entries:
+ *     those of passes 0 and 1 as pass 2 reads them, later ones (pass 4's
+ *     link counts) in one more walk of the directories, only when such a
+ *     finding was made, stopping when every one is found;
  *   - a directory's path goes up through the directories whose entries
  *     name them (pass 2's named_in, which pass 3 also follows), each
  *     directory on the way named by one read of its parent;
@@ -273,6 +274,52 @@ done:
 			buf[i] = '.';
 }
 
+/* a file a finding names, to be found by the walks: not a directory, not
+ * the filesystem's own */
+static bool file_wanted(const struct check *c, const struct preq *r)
+{
+	const struct ek_fs *fs = c->fs;
+
+	return !r->dir && r->ino && r->ino != EXT4_ROOT_INO && !is_dir(c, r->ino) &&
+	       !fsck_reserved_ino(fs, r->ino) && !fsck_sb_ino(fs, r->ino) &&
+	       r->ino <= fs->sb.inodes_count;
+}
+
+/*
+ * Before pass 2: the files the findings so far name (passes 0 and 1) are
+ * looked for in the entries pass 2 reads (fsck_path_seen), so the walk at
+ * the end is needed only for later findings.  -ENOMEM, else 0.
+ */
+int fsck_paths_pass2(struct check *c)
+{
+	struct fsck_paths *p = c->paths;
+	int err = 0;
+
+	if (!p || !c->o->path)
+		return 0;
+	p->nat = 0;
+	for (size_t i = 0; i < p->nreq && !err; i++)
+		if (file_wanted(c, &p->req[i]))
+			err = want(p, p->req[i].ino, 0);
+	if (err)
+		return err;
+	if (p->nat)
+		at_sort(p);
+	p->left = p->nat;
+	return 0;
+}
+
+/* pass 2: entry @de of directory @dir read (and kept) */
+int fsck_path_seen(struct check *c, ek_ino_t dir, const struct ek_dirent *de)
+{
+	struct look l = { .p = c->paths, .dir = dir, .any = true };
+
+	if (!c->paths || !c->paths->left)
+		return 0;
+	look_entry(&l, de);
+	return l.err;
+}
+
 /*
  * At the end of a check whose passes ran: each noted finding's path told
  * through o->path.  -ENOMEM, else 0 (what cannot be read is "???").
@@ -288,21 +335,18 @@ int fsck_paths_resolve(struct check *c)
 
 	if (!p || !p->nreq || !c->o->path)
 		return 0;
-	p->nat = 0;
-	/* inodes that are not directories: named by an entry somewhere */
-	for (i = 0; i < p->nreq && !err; i++) {
-		const struct preq *r = &p->req[i];
-
-		if (!r->dir && r->ino && r->ino != EXT4_ROOT_INO && !is_dir(c, r->ino) &&
-		    !fsck_reserved_ino(fs, r->ino) && !fsck_sb_ino(fs, r->ino) &&
-		    r->ino <= fs->sb.inodes_count)
-			err = want(p, r->ino, 0);
-	}
+	/* inodes that are not directories: named by an entry somewhere (those
+	 * of passes 0 and 1 found by pass 2 already, fsck_paths_pass2) */
+	for (i = 0; i < p->nreq && !err; i++)
+		if (file_wanted(c, &p->req[i]) && !at_of(p, p->req[i].ino))
+			err = want(p, p->req[i].ino, 0);
 	if (err)
 		return err;
 	if (p->nat)
 		at_sort(p);
-	p->left = p->nat;
+	p->left = 0;
+	for (i = 0; i < p->nat; i++)
+		p->left += !p->at[i].found;
 	for (i = 0; i < c->ndirs && p->left && !err; i++)
 		if (is_dir(c, c->dirs[i].ino))
 			err = look_in(c, c->dirs[i].ino, true);
