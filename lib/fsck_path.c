@@ -230,8 +230,23 @@ static void dir_path(const struct check *c, ek_ino_t dir, const char *leaf, size
 	const struct fsck_paths *p = c->paths;
 	char *end = buf + EK_PATH_MAX - 1, *at = end;
 	bool cut = false;
+	ek_ino_t stop = 0;	/* in a loop: the directory the path starts at */
 
 	*end = 0;
+	/* a loop of directories naming each other (nothing connects them to
+	 * the root): the path starts at one of them, by its number, as where
+	 * the way up ends (want_chain() went up EK_PATH_MAX / 2 steps at most
+	 * from any directory, so a longer way is a loop, and ends on it) */
+	{
+		ek_ino_t d = dir;
+		size_t steps = 0;
+		const struct pname *n;
+
+		while (d != EXT4_ROOT_INO && (n = at_of(p, d)) && steps++ <= EK_PATH_MAX / 2)
+			d = n->parent;
+		if (steps > EK_PATH_MAX / 2)
+			stop = d;
+	}
 #define PUT(s, len) do { \
 		size_t l_ = (len); \
 		if ((size_t)(at - buf) < l_ + 4) { cut = true; goto done; } \
@@ -246,7 +261,7 @@ static void dir_path(const struct check *c, ek_ino_t dir, const char *leaf, size
 		const struct pname *n = at_of(p, dir);
 		char top[16];
 
-		if (!n || steps >= EK_PATH_MAX / 2) {
+		if (!n || dir == stop || steps >= EK_PATH_MAX / 2) {
 			/* no way up: named by its inode */
 			snprintf(top, sizeof(top), "<%u>", (unsigned)dir);
 			PUT(top, strlen(top));
