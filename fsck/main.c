@@ -65,6 +65,24 @@ struct fk {
 	char refused[sizeof(((struct ek_recovery *)0)->refused_msg)];
 	const char *refused_step;	/* NULL: nothing refused */
 	uint32_t refused_lost;	/* "journal": the log's committed transactions */
+	struct ek_recover_result jres;	/* what the journal step's apply did */
+	/* --json: the findings kept until their paths are known (the check's end) */
+	struct frec *recs;
+	size_t nrecs, recs_cap;
+	char **paths;		/* by finding number, or NULL */
+	size_t npaths, paths_cap;
+	bool oom;		/* a record could not be kept: the check stops */
+};
+
+/* one finding's JSON record, kept (--json) until the paths are told */
+struct frec {
+	enum ek_problem_id id;
+	ek_ino_t ino, dir;
+	ek_blk_t blk;
+	int64_t group;
+	uint64_t seq;
+	bool has_blk, fixable, fixed;
+	char *message;
 };
 
 static const char *const pass_names[] = {
@@ -160,11 +178,10 @@ static void on_sigint(int sig)
 	cancel_flag = 1;
 }
 
-/* one finding's JSON record, "fixed" as it ended */
-static void finding_json(struct fk *f, const struct ek_finding *fd)
+/* one finding's JSON record, "fixed" as it ended, with its @path (or NULL) */
+static void finding_emit(struct ek_out *o, const struct frec *r, const char *path)
 {
-	struct ek_out *o = f->lines ? f->lines : f->out;
-	const struct ek_problem *p = ek_problem_get(fd->id);
+	const struct ek_problem *p = ek_problem_get(r->id);
 	char id[64];
 
 	lower(id, p->name, sizeof(id));
@@ -172,26 +189,97 @@ static void finding_json(struct fk *f, const struct ek_finding *fd)
 	ek_out_str(o, "id", id);
 	ek_out_u64(o, "pass", p->pass);
 	ek_out_str(o, "severity", p->severity == EK_SEV_ERROR ? "error" : "warning");
-	ek_out_str(o, "message", fd->message);
-	if (fd->ino)
-		ek_out_u64(o, "inode", fd->ino);
+	ek_out_str(o, "message", r->message);
+	if (r->ino)
+		ek_out_u64(o, "inode", r->ino);
 	else
 		ek_out_null(o, "inode");
-	if (fd->dir)
-		ek_out_u64(o, "directory", fd->dir);
+	if (r->dir)
+		ek_out_u64(o, "directory", r->dir);
 	else
 		ek_out_null(o, "directory");
-	if (fd->has_blk)
-		ek_out_u64(o, "block", fd->blk);
+	if (r->has_blk)
+		ek_out_u64(o, "block", r->blk);
 	else
 		ek_out_null(o, "block");
-	if (fd->group >= 0)
-		ek_out_u64(o, "group", (uint64_t)fd->group);
+	if (r->group >= 0)
+		ek_out_u64(o, "group", (uint64_t)r->group);
 	else
 		ek_out_null(o, "group");
-	ek_out_bool(o, "fixable", fd->fixable);
-	ek_out_bool(o, "fixed", fd->fixed);
+	if (path)
+		ek_out_str(o, "path", path);
+	else
+		ek_out_null(o, "path");
+	ek_out_bool(o, "fixable", r->fixable);
+	ek_out_bool(o, "fixed", r->fixed);
 	ek_out_obj_end(o);
+}
+
+/*
+ * A finding as it ended: --jsonl streams it at once (its path is not known
+ * yet: null), --json keeps it for the end of the check, when the paths are.
+ */
+static void finding_json(struct fk *f, const struct ek_finding *fd)
+{
+	struct frec r = { fd->id, fd->ino, fd->dir, fd->blk, fd->group, fd->seq, fd->has_blk,
+			  fd->fixable, fd->fixed, (char *)fd->message };
+
+	if (f->lines) {
+		finding_emit(f->lines, &r, NULL);
+		return;
+	}
+	if (f->mode != EK_OUT_JSON)
+		return;
+	r.message = strdup(fd->message);
+	if (!r.message || ek_grow(&f->recs, &f->recs_cap, f->nrecs + 1, sizeof(*f->recs))) {
+		free(r.message);
+		f->oom = true;
+		return;
+	}
+	f->recs[f->nrecs++] = r;
+}
+
+/* the path of finding @seq (ek_fsck_opts.path) */
+static void found_path(void *arg, uint64_t seq, const char *path)
+{
+	struct fk *f = arg;
+	char *dup;
+
+	if (seq >= f->npaths) {
+		size_t n = seq + 1;
+
+		if (seq > SIZE_MAX / 2 || ek_grow(&f->paths, &f->paths_cap, n, sizeof(*f->paths))) {
+			f->oom = true;
+			return;
+		}
+		memset(f->paths + f->npaths, 0, (n - f->npaths) * sizeof(*f->paths));
+		f->npaths = n;
+	}
+	dup = strdup(path);
+	if (!dup) {
+		f->oom = true;
+		return;
+	}
+	free(f->paths[seq]);
+	f->paths[seq] = dup;
+}
+
+/* --json: the findings kept, with their paths, then freed */
+static void findings_flush(struct fk *f)
+{
+	for (size_t i = 0; i < f->nrecs; i++) {
+		const struct frec *r = &f->recs[i];
+
+		finding_emit(f->out, r, r->seq < f->npaths ? f->paths[r->seq] : NULL);
+		free(r->message);
+	}
+	for (size_t i = 0; i < f->npaths; i++)
+		free(f->paths[i]);
+	free(f->recs);
+	free(f->paths);
+	f->recs = NULL;
+	f->paths = NULL;
+	f->nrecs = f->npaths = 0;
 }
 
 /* interactive: e2fsck's "Fix<y>? " with y, n, or a (yes to all) */
@@ -314,6 +402,182 @@ static void restarting(void *arg)
 	ek_out_text(f->out, "Restarting extkit-fsck from the beginning...\n");
 }
 
+/*
+ * The JSON "journal" object: what recovery did (@recovered) or, under -n,
+ * would do, in the recovery driver's own numbers (its plan and result);
+ * null for a filesystem without a journal (or with -b, which skips it).
+ */
+static void journal_json(struct fk *f, const struct ek_recovery *rec, bool has_journal,
+			 bool recovered)
+{
+	struct ek_out *o = f->out;
+	bool planned = rec && !rec->refused && (!rec->clean || rec->finish_only || rec->norphans);
+	bool log = planned && !rec->clean;
+	uint64_t txns = 0, records = 0;
+
+	if (!has_journal) {
+		ek_out_null(o, "journal");
+		return;
+	}
+	/* the committed transactions the plan replays: start_tid..plan.upto */
+	for (size_t i = 0; log && i < rec->log.ntxns; i++) {
+		const struct ek_jtxn *t = &rec->log.txns[i];
+
+		if (t->state != EK_JTXN_COMMITTED || ek_tid_after(t->tid, rec->plan.upto))
+			continue;
+		txns++;
+		records += t->nrevokes;
+	}
+	ek_out_obj_begin(o, "journal");
+	/* (what was refused is kept in @f: repairing frees the plan first) */
+	ek_out_bool(o, "recovery_needed", planned || (rec && rec->refused) || f->refused_step);
+	ek_out_bool(o, "recovered_in_view", !recovered && planned);
+	ek_out_bool(o, "recovered", recovered);
+	if (f->refused_step)
+		ek_out_str(o, "refused", f->refused);
+	else if (rec && rec->refused)
+		ek_out_str(o, "refused", rec->refused_msg);
+	else
+		ek_out_null(o, "refused");
+	ek_out_u64(o, "transactions", txns);
+	if (txns) {
+		ek_out_u64(o, "first_tid", rec->log.start_tid);
+		ek_out_u64(o, "last_tid", rec->plan.upto);
+	} else {
+		ek_out_null(o, "first_tid");
+		ek_out_null(o, "last_tid");
+	}
+	/* home blocks: written by the apply, or the plan's writes under -n */
+	ek_out_u64(o, "blocks_replayed", !log ? 0 : recovered ? f->jres.written : rec->plan.nwrites);
+	ek_out_u64(o, "revoke_records", records);
+	ek_out_u64(o, "revoked", log ? rec->plan.revoked : 0);
+	ek_out_u64(o, "superseded", log ? rec->plan.superseded : 0);
+	ek_out_u64(o, "bad_checksum", log ? rec->plan.bad_csum : 0);
+	ek_out_u64(o, "fast_commit_records", !planned ? 0 : recovered ? f->jres.fc_records :
+		   rec->fc_records);
+	/* the orphan inodes recovery releases (or, under -n, would) */
+	ek_out_arr_begin(o, "orphans");
+	for (size_t i = 0; planned && i < rec->norphans; i++) {
+		ek_out_obj_begin(o, NULL);
+		ek_out_u64(o, "inode", rec->orphans[i].ino);
+		ek_out_str(o, "action", rec->orphans[i].truncate ? "truncated" : "cleared");
+		ek_out_u64(o, "size", rec->orphans[i].size);
+		ek_out_obj_end(o);
+	}
+	ek_out_arr_end(o);
+	ek_out_obj_end(o);
+}
+
+/* e2fsck's singular or plural */
+static const char *pl(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* e2fsck's rounded tenths of a per cent: @n of @of */
+static unsigned tenths(uint64_t n, uint64_t of)
+{
+	return of ? (unsigned)((n * 10000 / of + 5) / 10) : 0;
+}
+
+/*
+ * -v: e2fsck -v's statistics, in its words and layout, where the summary
+ * line would be (e2fsck prints one or the other).  Directories make 2
+ * links each but the root 1 (its '..' names itself), which "links" and
+ * "files" leave out, as e2fsck.
+ */
+static void verbose_stats(struct fk *f, const struct ek_fsck_summary *sum)
+{
+	const struct ek_fsck_stats *st = &sum->stats;
+	struct ek_out *o = f->out;
+	int64_t dir_links = 2 * (int64_t)st->directories - 1;
+	int64_t links = (int64_t)st->entry_links - dir_links, files = (int64_t)st->entries - dir_links;
+	unsigned pf = tenths(st->fragmented_files, sum->inodes_used);
+	unsigned pd = tenths(st->fragmented_dirs, sum->inodes_used);
+	int depths = EK_FSCK_EXTENT_DEPTHS;
+
+	ek_out_text(o, "\n%12llu %s (%2.2f%%, out of %llu)\n", (unsigned long long)sum->inodes_used,
+		    pl(sum->inodes_used, "inode used", "inodes used"),
+		    sum->inodes_count ? 100.0 * sum->inodes_used / sum->inodes_count : 0.0,
+		    (unsigned long long)sum->inodes_count);
+	ek_out_text(o, "%12llu %s (%u.%u%%)\n", (unsigned long long)st->fragmented_files,
+		    pl(st->fragmented_files, "non-contiguous file", "non-contiguous files"),
+		    pf / 10, pf % 10);
+	ek_out_text(o, "%12llu %s (%u.%u%%)\n", (unsigned long long)st->fragmented_dirs,
+		    pl(st->fragmented_dirs, "non-contiguous directory", "non-contiguous directories"),
+		    pd / 10, pd % 10);
+	ek_out_text(o, "             # of inodes with ind/dind/tind blocks: %llu/%llu/%llu\n",
+		    (unsigned long long)st->ind, (unsigned long long)st->dind,
+		    (unsigned long long)st->tind);
+	while (depths && !st->extent_depth[depths - 1])
+		depths--;
+	if (depths) {
+		ek_out_text(o, "             Extent depth histogram: ");
+		for (int i = 0; i < depths; i++)
+			ek_out_text(o, "%s%llu", i ? "/" : "", (unsigned long long)st->extent_depth[i]);
+		ek_out_text(o, "\n");
+	}
+	ek_out_text(o, "%12llu %s (%2.2f%%, out of %llu)\n", (unsigned long long)sum->blocks_used,
+		    pl(sum->blocks_used, "block used", "blocks used"),
+		    sum->blocks_count ? 100.0 * sum->blocks_used / sum->blocks_count : 0.0,
+		    (unsigned long long)sum->blocks_count);
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->bad_blocks,
+		    pl(st->bad_blocks, "bad block", "bad blocks"));
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->large_files,
+		    pl(st->large_files, "large file", "large files"));
+	ek_out_text(o, "\n%12llu %s\n", (unsigned long long)st->regular,
+		    pl(st->regular, "regular file", "regular files"));
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->directories,
+		    pl(st->directories, "directory", "directories"));
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->chardevs,
+		    pl(st->chardevs, "character device file", "character device files"));
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->blockdevs,
+		    pl(st->blockdevs, "block device file", "block device files"));
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->fifos, pl(st->fifos, "fifo", "fifos"));
+	/* (as e2fsck, an unsigned count: fewer links than directories wrap) */
+	ek_out_text(o, "%12u %s\n", (uint32_t)links, pl((uint32_t)links, "link", "links"));
+	ek_out_text(o, "%12llu %s (%llu %s)\n", (unsigned long long)st->symlinks,
+		    pl(st->symlinks, "symbolic link", "symbolic links"),
+		    (unsigned long long)st->fast_symlinks,
+		    pl(st->fast_symlinks, "fast symbolic link", "fast symbolic links"));
+	ek_out_text(o, "%12llu %s\n", (unsigned long long)st->sockets,
+		    pl(st->sockets, "socket", "sockets"));
+	ek_out_text(o, "------------\n%12u %s\n", (uint32_t)files, pl((uint32_t)files, "file", "files"));
+}
+
+/* the same numbers in --json's summary */
+static void stats_json(struct fk *f, const struct ek_fsck_summary *sum)
+{
+	const struct ek_fsck_stats *st = &sum->stats;
+	struct ek_out *o = f->out;
+	int64_t dir_links = 2 * (int64_t)st->directories - 1;
+	int depths = EK_FSCK_EXTENT_DEPTHS;
+
+	ek_out_u64(o, "non_contiguous_files", st->fragmented_files);
+	ek_out_u64(o, "non_contiguous_directories", st->fragmented_dirs);
+	ek_out_u64(o, "inodes_with_ind", st->ind);
+	ek_out_u64(o, "inodes_with_dind", st->dind);
+	ek_out_u64(o, "inodes_with_tind", st->tind);
+	while (depths && !st->extent_depth[depths - 1])
+		depths--;
+	ek_out_arr_begin(o, "extent_depth_histogram");
+	for (int i = 0; i < depths; i++)
+		ek_out_u64(o, NULL, st->extent_depth[i]);
+	ek_out_arr_end(o);
+	ek_out_u64(o, "bad_blocks", st->bad_blocks);
+	ek_out_u64(o, "large_files", st->large_files);
+	ek_out_u64(o, "regular_files", st->regular);
+	ek_out_u64(o, "directory_inodes", st->directories);
+	ek_out_u64(o, "character_devices", st->chardevs);
+	ek_out_u64(o, "block_devices", st->blockdevs);
+	ek_out_u64(o, "fifos", st->fifos);
+	ek_out_s64(o, "links", (int64_t)st->entry_links - dir_links);
+	ek_out_u64(o, "symlinks", st->symlinks);
+	ek_out_u64(o, "fast_symlinks", st->fast_symlinks);
+	ek_out_u64(o, "sockets", st->sockets);
+	ek_out_s64(o, "files", (int64_t)st->entries - dir_links);
+}
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f, "usage: %s [-p | -a | -n | -y] [-f] [-D] [-v] [-t] [-z undo] [-C fd] [-E journal_only|unshare_blocks]\n"
@@ -329,7 +593,8 @@ static void usage(FILE *f, const char *prog)
 		"              (e2undo's format: e2undo FILE IMAGE restores the image)\n"
 		"  -f          check even when the filesystem is marked clean\n"
 		"  -D          rebuild every directory (htree index or sorted), as e2fsck -D\n"
-		"  -v          more detail\n"
+		"  -v          e2fsck -v's statistics (files by type, links, fragmentation,\n"
+		"              extent depths) in place of the summary line\n"
 		"  -t          time each pass (wall/user/system seconds) and the peak memory\n"
 		"  -C FD       progress: e2fsck's \"pass done total device\" lines to FD, or\n"
 		"              with 0 a bar on stderr when it is a terminal\n"
@@ -341,7 +606,8 @@ static void usage(FILE *f, const char *prog)
 		"  -E unshare_blocks  with shared_blocks: copy every shared block (no\n"
 		"              file deleted for room), then clear the feature; implies -f\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
-		"  --json      one JSON document on stdout; --jsonl one finding per line\n"
+		"  --json      one JSON document on stdout (each finding with its path);\n"
+		"              --jsonl one finding per line, as found (path null)\n"
 		"Repairs go through the journal (one transaction per pass, and one per\n"
 		"inode whose shared blocks are copied); without one they are written\n"
 		"in place.\n"
@@ -465,6 +731,7 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 		err = ek_recover_apply(*rec, &a, &res);
 		if (err)
 			return err;
+		f->jres = res;
 		*applied = true;
 	}
 	return 0;
@@ -523,6 +790,7 @@ int main(int argc, char **argv)
 	struct ek_journal *jnl = NULL;
 	struct ek_undo *undo = NULL;
 	bool skipped = false, recovered = false, repair = false, was_valid = true;
+	bool has_journal = false;
 	uint64_t real_fixes;
 	bool say_modified;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
@@ -698,6 +966,7 @@ int main(int argc, char **argv)
 				skipped = true;
 			}
 		}
+		has_journal = probe && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
 		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
 			ek_fs_close(probe);
 			probe = NULL;
@@ -743,27 +1012,7 @@ int main(int argc, char **argv)
 		ek_out_str(f.out, "check_forced", forced);
 	else
 		ek_out_null(f.out, "check_forced");
-	ek_out_obj_begin(f.out, "journal");
-	ek_out_bool(f.out, "recovery_needed", rec &&
-		    (!rec->clean || rec->finish_only || rec->norphans));
-	ek_out_bool(f.out, "recovered_in_view", !recovered && rec && !rec->refused &&
-		    (!rec->clean || rec->finish_only || rec->norphans));
-	ek_out_bool(f.out, "recovered", recovered);
-	if (f.refused_step)
-		ek_out_str(f.out, "refused", f.refused);
-	else
-		ek_out_null(f.out, "refused");
-	/* the orphan inodes recovery releases (or, under -n, would) */
-	ek_out_arr_begin(f.out, "orphans");
-	for (size_t i = 0; rec && !rec->refused && i < rec->norphans; i++) {
-		ek_out_obj_begin(f.out, NULL);
-		ek_out_u64(f.out, "inode", rec->orphans[i].ino);
-		ek_out_str(f.out, "action", rec->orphans[i].truncate ? "truncated" : "cleared");
-		ek_out_u64(f.out, "size", rec->orphans[i].size);
-		ek_out_obj_end(f.out);
-	}
-	ek_out_arr_end(f.out);
-	ek_out_obj_end(f.out);
+	journal_json(&f, rec, has_journal, recovered);
 	if (f.journal_only && !skipped) {
 		/* as e2fsck -E journal_only: the journal and the orphans, nothing else */
 		ek_out_arr_begin(f.out, "findings");
@@ -893,12 +1142,18 @@ int main(int argc, char **argv)
 							.cancel = &cancel_flag,
 							.optimize_dirs = f.optimize_dirs,
 							.force = f.force,
-							.unshare_blocks = f.unshare_blocks },
+							.unshare_blocks = f.unshare_blocks,
+							/* --json: each finding's path */
+							.path = f.mode == EK_OUT_JSON ?
+								found_path : NULL },
 			    &sum);
 	if (f.pending_json) {
 		f.pending.fixed = false;
 		finding_json(&f, &f.pending);
 	}
+	findings_flush(&f);
+	if (f.oom && !err)
+		err = -ENOMEM;
 	ek_out_arr_end(f.out);
 	if (f.timing && f.pass && !err)
 		pass_done(&f, f.pass);
@@ -941,10 +1196,14 @@ int main(int argc, char **argv)
 	if (ret & FSCK_UNCORRECTED)
 		ek_out_text(f.out, "\n%s: ********** WARNING: Filesystem still has errors **********\n\n",
 			    f.image);
-	ek_out_text(f.out, "%s: %llu/%llu files (%.1f%% non-contiguous), %llu/%llu blocks\n",
-		    f.image, (unsigned long long)sum.inodes_used, (unsigned long long)sum.inodes_count,
-		    sum.inodes_used ? 100.0 * sum.fragmented / sum.inodes_used : 0.0,
-		    (unsigned long long)sum.blocks_used, (unsigned long long)sum.blocks_count);
+	if (f.verbose)
+		verbose_stats(&f, &sum);
+	else
+		ek_out_text(f.out, "%s: %llu/%llu files (%.1f%% non-contiguous), %llu/%llu blocks\n",
+			    f.image, (unsigned long long)sum.inodes_used,
+			    (unsigned long long)sum.inodes_count,
+			    sum.inodes_used ? 100.0 * sum.fragmented / sum.inodes_used : 0.0,
+			    (unsigned long long)sum.blocks_used, (unsigned long long)sum.blocks_count);
 	ek_out_obj_begin(f.out, "summary");
 	ek_out_u64(f.out, "inodes_used", sum.inodes_used);
 	ek_out_u64(f.out, "inodes", sum.inodes_count);
@@ -952,6 +1211,7 @@ int main(int argc, char **argv)
 	ek_out_u64(f.out, "blocks", sum.blocks_count);
 	ek_out_u64(f.out, "directories", sum.dirs);
 	ek_out_u64(f.out, "non_contiguous", sum.fragmented);
+	stats_json(&f, &sum);
 	ek_out_u64(f.out, "errors", sum.findings[EK_SEV_ERROR]);
 	ek_out_u64(f.out, "warnings", sum.findings[EK_SEV_WARNING]);
 	ek_out_u64(f.out, "fixed_errors", sum.fixed[EK_SEV_ERROR]);

@@ -2039,6 +2039,10 @@ struct ek_finding {
 	bool fixable;		/* repair is on and the finding has a fix here: the
 				 * report callback's answer decides (EK_FSCK_FIX) */
 	bool fixed;		/* set on the copy given to ->fixed */
+	uint64_t seq;		/* its number in this check, from 0 (ek_fsck_opts.path) */
+	const char *entry_name;	/* with dir: the entry's name (not NUL-terminated,
+				 * valid during the call), or NULL */
+	size_t entry_len;
 	char message[400];	/* the template filled in */
 };
 
@@ -2102,10 +2106,41 @@ struct ek_fsck_opts {
 	/* the superblock and descriptor checks alone (e2fsck's
 	 * check_super_block, which runs before a clean filesystem is skipped) */
 	bool pass0_only;
+	/*
+	 * The path of each finding about an inode or a directory entry, by
+	 * its number (ek_finding.seq), told after the passes, when the
+	 * directories are read (lib/fsck_path.c); or NULL (nothing is kept
+	 * for it).  "/a/b" as e2fsck prints paths: "???" for a name not
+	 * found, "<N>" first where the way up ends at directory N before the
+	 * root (an inode no entry names: "<N>" alone); the filesystem's own
+	 * inodes get none.  Valid during the call.
+	 */
+	void (*path)(void *arg, uint64_t seq, const char *path);
 	/* e2fsck -E unshare_blocks: with the shared_blocks feature, the shared
 	 * blocks are claimed twice all the same and copied (no file is deleted
 	 * for room), then the feature is cleared; the copies count as no fix */
 	bool unshare_blocks;
+};
+
+/*
+ * e2fsck -v's statistics: pass 1 counts the inodes it keeps by type (the
+ * root and the inodes from s_first_ino on; the filesystem's own inodes
+ * not), pass 2 the entries naming an inode.  e2fsck prints "links" as
+ * entry_links and "files" as entries, each less the links directories
+ * make (2 per directory, less 1).
+ */
+#define EK_FSCK_EXTENT_DEPTHS 8	/* e2fsck's histogram: trees of depth 0 to 7 */
+struct ek_fsck_stats {
+	uint64_t fragmented_files, fragmented_dirs;	/* data in more than one run */
+	uint64_t regular, directories, chardevs, blockdevs, fifos, sockets;
+	uint64_t symlinks, fast_symlinks;	/* fast: the target in i_block */
+	uint64_t ind, dind, tind;	/* block-mapped inodes with an (d, t) indirect block */
+	/* inodes with an extent tree (the filesystem's own too) by its depth */
+	uint64_t extent_depth[EK_FSCK_EXTENT_DEPTHS];
+	uint64_t bad_blocks;		/* in the bad blocks inode's list */
+	uint64_t large_files;		/* regular files of 2 GiB or more */
+	uint64_t entries;		/* directory entries naming an inode, '.' and '..' too */
+	uint64_t entry_links;		/* of those, naming an inode named before */
 };
 
 struct ek_fsck_summary {
@@ -2118,6 +2153,7 @@ struct ek_fsck_summary {
 	uint64_t commits;			/* write sets committed */
 	uint64_t blocks_written;		/* blocks in them */
 	uint64_t dirs_optimized;		/* rebuilt by optimize_dirs (-D) */
+	struct ek_fsck_stats stats;		/* e2fsck -v's numbers */
 };
 
 /*

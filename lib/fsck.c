@@ -111,6 +111,11 @@ static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
 	c->sum->findings[p->severity]++;
 	f.fixable = c->ws && p->fix && can_fix && !cancelled(c) && !c->err;
 	f.fixed = false;
+	f.seq = c->nfindings++;
+	if (c->o->path && fsck_path_note(c, &f) && !c->err)
+		c->err = -ENOMEM;
+	f.entry_name = NULL;	/* (not the tool's) */
+	f.entry_len = 0;
 	answer = c->o->report ? c->o->report(c->o->arg, &f) : 0;
 	if (answer < 0)
 		c->stop = c->halted = true;
@@ -927,6 +932,7 @@ static int run_passes(struct check *c)
 		err = fsck_mark_bad_itable(c);
 	if (!err)
 		err = fsck_bad_blocks_tables(c);
+	c->sum->stats.bad_blocks = c->nbad;
 	if (!err)
 		err = fsck_mark_xattr(c);
 	/* (an inode in a bad block of an inode table was not read) */
@@ -1007,6 +1013,7 @@ static void state_release(struct check *c)
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
 			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,
 			     .reloc = c->reloc, .in_place = c->in_place,
+			     .nfindings = c->nfindings, .paths = c->paths,
 			     .jnl_cleared = c->jnl_cleared };
 	if (c->bmap)
 		memset(c->bmap, 0, fs->group_count * sizeof(*c->bmap));
@@ -1180,6 +1187,7 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		c.restarts++;
 		/* what the passes count is counted again; findings and fixes stay */
 		sum->inodes_used = sum->blocks_used = sum->dirs = sum->fragmented = 0;
+		memset(&sum->stats, 0, sizeof(sum->stats));
 		if (o->restarting)
 			o->restarting(o->arg);
 	}
@@ -1193,7 +1201,14 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	else if (err == -ECANCELED && o->repair)
 		stamp_stopped(&c);
 	fsck_fix_done(&c, -EINVAL);
+	/* the findings' paths, while the passes' directories are known */
+	if ((!err || err == -ECANCELED) && !o->pass0_only && c.ndirs) {
+		int perr = fsck_paths_resolve(&c);
+
+		err = err ? err : perr;
+	}
 	state_release(&c);
+	fsck_paths_free(&c);
 	ek_wset_free(c.ws);
 	if (o->repair && o->undo)
 		ek_io_set_undo(fs->io, NULL);

@@ -144,6 +144,10 @@ struct check {
 	bool map_clear;		/* a fix clears the inode (too many illegal blocks) */
 	bool map_left;		/* a bad entry was left: its counts are unknown */
 	bool cleared;		/* a fix cleared it: no more checks */
+	/* findings (fsck_path.c): the count so far, and what their paths need */
+	uint64_t nfindings;
+	struct fsck_paths *paths;
+	bool type_bad;		/* its type's own check failed: e2fsck -v does not count it */
 };
 
 
@@ -238,6 +242,13 @@ void fsck_xattr_release(struct check *c);
 int fsck_check_encrypted_entry(struct check *c, const struct ek_inode *dir, uint32_t policy,
 			       const struct ek_dirent *de, const struct ek_finding *at,
 			       const char *name, bool clearable);
+
+/* fsck_path.c */
+int fsck_path_note(struct check *c, const struct ek_finding *f);
+int fsck_paths_pass2(struct check *c);
+int fsck_path_seen(struct check *c, ek_ino_t dir, const struct ek_dirent *de);
+int fsck_paths_resolve(struct check *c);
+void fsck_paths_free(struct check *c);
 
 /* fsck_pass34.c */
 void fsck_pass3(struct check *c);

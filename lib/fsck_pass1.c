@@ -116,6 +116,13 @@ static int claim_mapping(void *arg, const struct ek_mapping *m)
 		err = check_clusters(c, m);
 	if (err)
 		return err;
+	/* as e2fsck, a block map's indirect blocks are in the run too (an
+	 * extent tree's blocks are not) */
+	if (m->kind == EK_MAP_TREE && !(c->ei->flags & EXT4_EXTENTS_FL)) {
+		if (c->next_pblk && m->pblk != c->next_pblk)
+			c->fragmented = true;
+		c->next_pblk = m->pblk + 1;
+	}
 	if (m->kind == EK_MAP_DATA) {
 		if (c->next_pblk && m->pblk != c->next_pblk)
 			c->fragmented = true;
@@ -545,6 +552,33 @@ static void check_extent_shape(struct check *c, const struct ek_inode *ei)
 	}
 }
 
+/*
+ * e2fsck -v's statistics of inode @ei, in use and of a type that passed
+ * its checks (symlinks: after check_symlink()): its type, and a block map's
+ * indirect blocks.  The root and the inodes from s_first_ino on only.
+ */
+static void count_type(struct check *c, const struct ek_inode *ei)
+{
+	struct ek_fsck_stats *st = &c->sum->stats;
+	const __le32 *ib = ek_inode_i_block(ei);
+
+	if (fsck_reserved_ino(c->fs, ei->ino) || fsck_sb_ino(c->fs, ei->ino))
+		return;
+	switch (ei->mode & 0170000) {
+	case 0100000: st->regular++; break;
+	case 0040000: st->directories++; break;
+	case 0020000: st->chardevs++; break;
+	case 0060000: st->blockdevs++; break;
+	case 0010000: st->fifos++; break;
+	case 0140000: st->sockets++; break;
+	}
+	if ((ei->flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL)) || !fsck_has_map(c->fs, ei))
+		return;
+	st->ind += ib[EXT4_IND_BLOCK] != 0;
+	st->dind += ib[EXT4_DIND_BLOCK] != 0;
+	st->tind += ib[EXT4_TIND_BLOCK] != 0;
+}
+
 static int check_symlink(struct check *c, struct ek_inode *ei)
 {
 	struct ek_fs *fs = c->fs;
@@ -606,6 +640,7 @@ static int check_symlink(struct check *c, struct ek_inode *ei)
 	if (!*why)
 		return 0;
 bad:
+	c->type_bad = true;
 	/* as e2fsck (its pass 2): cleared, the entries naming it then too */
 	if (fsck_report(c, EK_PR_SYMLINK_INVALID, AT_INODE(ei->ino), ei->ino, why))
 		fsck_fix_done(c, clear_inode(c, ei, true));
@@ -1131,7 +1166,7 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	c->nx_at = c->nx;
 	c->nxv = c->nxtree = 0;
 	c->illegal = 0;
-	c->map_rebuild = c->map_clear = c->map_left = c->cleared = false;
+	c->map_rebuild = c->map_clear = c->map_left = c->cleared = c->type_bad = false;
 	/* as e2fsck, before the other inode checks; both the inline data and
 	 * the extents flag: after check_inline_extents() chose one */
 	both = (ei->flags & (EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL)) ==
@@ -1170,10 +1205,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		;	/* its mode is QUOTA_INODE_BAD's, after pass 5 */
 	else if (!type_known(ei->mode) && !fsck_reserved_ino(fs, ei->ino)) {
 		/* as e2fsck's pass 2 (it deallocates the inode) */
+		c->type_bad = true;
 		if (fsck_report(c, EK_PR_INODE_BAD_MODE, AT_INODE(ei->ino), ei->ino, ei->mode))
 			fsck_fix_done(c, clear_inode(c, ei, false));
 	} else if (check_device(c, ei))
-		;	/* named there */
+		c->type_bad = true;	/* named there */
 	else if (check_inline_extents(c, ei))
 		;	/* cleared */
 	else if (special(ei->mode) && (ei->flags & (EXT4_IMMUTABLE_FL | EXT4_APPEND_FL)) &&
@@ -1183,6 +1219,8 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 					 EXT4_IMMUTABLE_FL | EXT4_APPEND_FL));
 	if (c->cleared)
 		return 0;
+	if (!qf && !c->type_bad)
+		count_type(c, ei);
 	if (both && (err = check_inline_attr(c, ei, &derr)))
 		return err;
 	/* i_blocks_hi without huge_file (the Hurd keeps other fields there) */
@@ -1257,6 +1295,12 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	if (fsck_has_map(fs, ei)) {
 		unsigned deep = deep_tree(ei);
 		bool deep_fix = false;
+		const uint8_t *root = (const uint8_t *)ek_inode_i_block(ei);
+
+		/* e2fsck -v's histogram: every extent tree, by its depth */
+		if ((ei->flags & EXT4_EXTENTS_FL) && get_le16(root) == EXT4_EXT_MAGIC &&
+		    get_le16(root + 6) < EK_FSCK_EXTENT_DEPTHS)
+			c->sum->stats.extent_depth[get_le16(root + 6)]++;
 
 		err = deep ? ek_map_walk_deep(fs, ei, claim_mapping, map_bad, c) :
 			     ek_map_walk_checked(fs, ei, claim_mapping, map_bad, c);
@@ -1318,6 +1362,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			return err;
 		if (c->cleared)
 			return 0;
+		if (!c->type_bad && !fsck_reserved_ino(fs, ei->ino) && !fsck_sb_ino(fs, ei->ino)) {
+			c->sum->stats.symlinks++;
+			c->sum->stats.fast_symlinks += !ek_inode_has_inline(ei) &&
+						       ek_inode_is_fast_symlink(fs, ei);
+		}
 	} else if (ek_is_dir(ei->mode) && !qf && !c->claimed && fsck_has_map(fs, ei)) {
 		/* as e2fsck's check_blocks(): no block at all (its xattr block
 		 * and tree blocks count), no inline data: cleared; pass 2 then
@@ -1336,10 +1385,17 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 			return err;
 	}
 	/* e2fsck: a regular file of 2 GiB or more needs large_file (fsck_check_features) */
-	if (ek_is_reg(ei->mode) && ei->size >= 0x80000000ull)
+	if (ek_is_reg(ei->mode) && ei->size >= 0x80000000ull) {
 		c->large_files = true;
-	if (c->fragmented && ei->ino != EXT4_RESIZE_INO)
+		c->sum->stats.large_files++;
+	}
+	if (c->fragmented && ei->ino != EXT4_RESIZE_INO) {
 		c->sum->fragmented++;	/* as e2fsck, which leaves the resize inode out */
+		if (ek_is_dir(ei->mode))
+			c->sum->stats.fragmented_dirs++;
+		else
+			c->sum->stats.fragmented_files++;
+	}
 	/* i_blocks counts 512-byte sectors of whole clusters */
 	/* and the blocks of its xattr value inodes, as the kernel charges them */
 	want = (c->claimed << (fs->log_blksz + fs->cluster_bits)) >> 9;

@@ -598,7 +598,7 @@ static int salvage_inline(struct dirwalk *w)
 	/* '..' out of range: set to 0 as e2fsck clears it, pass 3 sets it */
 	if (get_le32(ek_inode_i_block(w->ei)) > fs->sb.inodes_count &&
 	    fsck_report(c, EK_PR_ENTRY_BAD_INODE, &(struct ek_finding){ .ino = w->dir, .dir = w->dir,
-			.group = -1 }, "..", w->dir, get_le32(ek_inode_i_block(w->ei)))) {
+			.group = -1, .entry_name = "..", .entry_len = 2 }, "..", w->dir, get_le32(ek_inode_i_block(w->ei)))) {
 		err = dotdot_clear(c, w);
 		fsck_fix_done(c, err);
 		any |= !err;
@@ -976,6 +976,11 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return 0;
 	memcpy(name, de->name, de->name_len);
 	name[de->name_len] = 0;
+	at.entry_name = name;	/* (renamed below in place, its length kept) */
+	at.entry_len = de->name_len;
+	/* a file an earlier finding names, named here (its path) */
+	if (c->paths && fsck_path_seen(c, w->dir, de))
+		return -ENOMEM;
 	/* a second '.' or '..' (e2fsck: a duplicate '.' entry): cleared */
 	if (dot_or_dotdot(de) && (de->name_len == 1 ? w->ndot++ : w->ndotdot++) &&
 	    fsck_report_if(c, !de->deleted && !ek_inode_has_inline(w->ei), EK_PR_ENTRY_DUP_DOT, &at,
@@ -1082,6 +1087,9 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	}
 	if (fsck_ref_add(c, de->ino))
 		return -ENOMEM;
+	/* e2fsck -v: its fs_total_count and fs_links_count */
+	c->sum->stats.entries++;
+	c->sum->stats.entry_links += fsck_refs_of(c, de->ino) > 1;
 	if (w->policy && !dot_or_dotdot(de)) {
 		int r = fsck_check_encrypted_entry(c, w->ei, w->policy, de, &at, name, clearable);
 
@@ -1253,8 +1261,10 @@ int fsck_pass2(struct check *c)
 	ek_ino_t lost_found = 0;
 	int ret = 0;
 
-	if (!iblk)
+	if (!iblk || fsck_paths_pass2(c)) {
+		free(iblk);
 		return -ENOMEM;
+	}
 	if (c->ndups > 1)	/* for shared_block() */
 		qsort(c->dups, c->ndups, sizeof(*c->dups), ek_cmp_u64);
 
@@ -1331,7 +1341,8 @@ int fsck_pass2(struct check *c)
 			memcpy(name, rb.names + rb.v[i].at, rb.v[i].len);
 			name[rb.v[i].len] = 0;
 			if (fsck_report(c, EK_PR_ENTRY_DUPLICATE, &(struct ek_finding){ .ino = rb.v[i].ino,
-					.dir = ino, .group = -1 }, name, ino))
+					.dir = ino, .group = -1, .entry_name = name,
+					.entry_len = rb.v[i].len }, name, ino))
 				fsck_fix_done(c, dir_rebuild(&w));
 		}
 		/* '.' and '..' first in block 0, NUL after them (e2fsck's pass 2) */

@@ -4,16 +4,23 @@
  * plan read-only, then extkit-fsck -n's passes over the image as recovery
  * would leave it, and over the image as it is; then the repair (-y, no
  * journal: written in place into the memfd) and the check once more.
- * Findings are counted, never printed; a hostile image may only give
+ * Findings are counted, never printed (their paths too); a hostile image may only give
  * findings or an error.
  */
 #include <stdio.h>
+#include <string.h>
 #include "fuzz.h"
 
 static int count(void *arg, const struct ek_finding *f)
 {
 	(*(uint64_t *)arg) += f->id;
 	return 0;
+}
+
+/* each finding's path (fsck_path.c) read whole, as the tool copies it */
+static void path_of(void *arg, uint64_t seq, const char *path)
+{
+	(*(uint64_t *)arg) += seq + strlen(path);
 }
 
 static void check(const char *path, ek_block_overlay overlay, void *arg)
@@ -26,7 +33,8 @@ static void check(const char *path, ek_block_overlay overlay, void *arg)
 						    .overlay = overlay, .overlay_arg = arg }, &fs))
 		return;
 	ek_fsck_desc_check(fs);
-	ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = count, .arg = &n }, &sum);
+	ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = count, .path = path_of, .arg = &n },
+		      &sum);
 	ek_fs_close(fs);
 }
 
@@ -47,7 +55,8 @@ static void repair(const char *path)
 		return;
 	if (!ek_fsck_desc_check(fs))
 		ek_fsck_check(fs, &(struct ek_fsck_opts){ .report = fix_all, .arg = &n,
-							  .repair = true, .now = 1700000000 }, &sum);
+							  .path = path_of, .repair = true,
+							  .now = 1700000000 }, &sum);
 	ek_fs_close(fs);
 }
 
