@@ -1094,8 +1094,16 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		    fsck_report_if(&c, !bad, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
 			      ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
 			uint8_t *d;
+			/* as e2fsck: flags a bad checksum guarded are not believed
+			 * (the bitmaps are read from disk, the inode table whole) */
+			int e = ek_wset_desc(c.ws, g, &d);	/* seal sets the checksum */
 
-			fsck_fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
+			if (!e && (fs->has_csum || fs->has_gdt_csum))
+				e = ek_fix_group_count(c.ws, g, EK_GD_FLAGS, grp->flags &
+						       ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT));
+			if (!e && (fs->has_csum || fs->has_gdt_csum))
+				e = ek_fix_group_count(c.ws, g, EK_GD_ITABLE_UNUSED, 0);
+			fsck_fix_done(&c, e);
 		}
 	}
 	if (!err)
