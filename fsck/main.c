@@ -678,10 +678,19 @@ int main(int argc, char **argv)
 		 * e2fsck -n, which releases none) */
 		if (probe && !skipped && (ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL) ||
 					  (!f.no_change && probe->sb.last_orphan))) {
+			bool journaled = ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+
 			ek_fs_close(probe);
 			probe = NULL;
 			err = journal_step(&f, &rec, &undo, &recovered);
 			released = recovered && rec && rec->norphans;	/* orphans released */
+			if (!err && !journaled && rec && rec->refused) {
+				/* no journal: an orphan list the recovery refuses is
+				 * left to the check, as e2fsck, which then checks (and
+				 * repairs) the whole filesystem */
+				ek_recover_free(rec);
+				rec = NULL;
+			}
 			if (!err && rec && rec->j) {
 				int bad = ek_journal_check_sb(rec->j);
 
