@@ -325,7 +325,7 @@ static int finding(void *arg, const struct ek_finding *fd)
 		/* preen stops at damage it may not fix, and at what e2fsck's
 		 * preen stops at (a warning it would fix is left) */
 		if (f->fix_mode == MODE_PREEN &&
-		    (p->severity == EK_SEV_ERROR || p->preen == EK_PREEN_HALT)) {
+		    (p->severity == EK_SEV_ERROR || fd->preen == EK_PREEN_HALT)) {
 			f->preen_halt = true;
 			return -1;
 		}
@@ -334,12 +334,12 @@ static int finding(void *arg, const struct ek_finding *fd)
 	switch (f->fix_mode) {
 	case MODE_PREEN:
 		/* left unasked, as e2fsck's PR_PREEN_NO */
-		if (p->preen == EK_PREEN_LEAVE) {
+		if (fd->preen == EK_PREEN_LEAVE) {
 			ek_out_text(o, "%s: %s.  Not fixed (preen)\n", f->image, fd->message);
 			finding_json(f, fd);
 			return 0;
 		}
-		if (p->preen != EK_PREEN_FIX) {
+		if (fd->preen != EK_PREEN_FIX) {
 			ek_out_text(o, "%s: %s.\n", f->image, fd->message);
 			finding_json(f, fd);
 			f->preen_halt = true;
@@ -668,6 +668,8 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 		.no_data_csum = true, .now = now_time(),
 		/* as e2fsck: a damaged journal inode's log is read through s_jnl_blocks */
 		.use_backup = true,
+		/* as e2fsck (and a mount), orphans are released without a journal too */
+		.orphans_without_journal = true,
 	};
 	int err;
 
@@ -724,8 +726,9 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 		for (size_t i = 0; i < (*rec)->norphans; i++) {
 			const struct ek_recover_orphan *op = &(*rec)->orphans[i];
 
-			ek_out_text(f->out, "%s orphaned inode %u (uid=%u, gid=%u, mode=0%o, "
-				    "size=%llu)\n", op->truncate ? "Truncating" : "Clearing", op->ino,
+			ek_out_text(f->out, "%s%s%s orphaned inode %u (uid=%u, gid=%u, mode=0%o, "
+				    "size=%llu)\n", f->fix_mode == MODE_PREEN ? f->image : "",
+				    f->fix_mode == MODE_PREEN ? ": " : "", op->truncate ? "Truncating" : "Clearing", op->ino,
 				    op->uid, op->gid, op->mode, (unsigned long long)op->size);
 		}
 		err = ek_recover_apply(*rec, &a, &res);
@@ -791,8 +794,8 @@ int main(int argc, char **argv)
 	struct ek_undo *undo = NULL;
 	bool skipped = false, recovered = false, repair = false, was_valid = true;
 	bool has_journal = false;
-	uint64_t real_fixes;
-	bool say_modified;
+	uint64_t real_fixes, all_fixes;
+	bool say_modified, changed, released = false;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
 	int found = 0;		/* pass0_found() of a clean filesystem */
 	int nmodes = 0;
@@ -967,10 +970,24 @@ int main(int argc, char **argv)
 			}
 		}
 		has_journal = probe && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
-		if (probe && !skipped && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		/* without a journal: the orphan inodes, when repairing (e2fsck
+		 * releases them on any filesystem; -n reads them as they are, as
+		 * e2fsck -n, which releases none) */
+		if (probe && !skipped && (ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL) ||
+					  (!f.no_change && probe->sb.last_orphan))) {
+			bool journaled = ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+
 			ek_fs_close(probe);
 			probe = NULL;
 			err = journal_step(&f, &rec, &undo, &recovered);
+			released = recovered && rec && rec->norphans;	/* orphans released */
+			if (!err && !journaled && rec && rec->refused) {
+				/* no journal: an orphan list the recovery refuses is
+				 * left to the check, as e2fsck, which then checks (and
+				 * repairs) the whole filesystem */
+				ek_recover_free(rec);
+				rec = NULL;
+			}
 			if (!err && rec && rec->j) {
 				int bad = ek_journal_check_sb(rec->j);
 
@@ -1061,7 +1078,8 @@ int main(int argc, char **argv)
 		char why[200];
 
 		snprintf(why, sizeof(why), "%s", ek_error_msg(err));
-		for (uint32_t bs = 1024; bs <= 65536 && err; bs *= 2) {
+		/* (preen, as e2fsck -p, tries no backup: it is not its to choose) */
+		for (uint32_t bs = 1024; bs <= 65536 && err && f.fix_mode != MODE_PREEN; bs *= 2) {
 			ek_blk_t sb = (ek_blk_t)bs * 8 + (bs == 1024);
 
 			err = ek_fs_open(f.image, &(struct ek_open_opts){
@@ -1090,7 +1108,10 @@ int main(int argc, char **argv)
 						.overlay = rec && !rec->refused ? ek_recover_overlay : NULL,
 						.overlay_arg = rec && !rec->refused ? rec : NULL }, &fs);
 			if (err)
-				err = ek_err(err, "%s (and no backup superblock opens)", why);
+				err = ek_err(err, f.fix_mode == MODE_PREEN ?
+					     "%s (preen does not try the backup superblocks, as e2fsck "
+					     "-p: run without -p, or name one with -b)" :
+					     "%s (and no backup superblock opens)", why);
 		}
 	}
 	if (err) {
@@ -1179,19 +1200,28 @@ int main(int argc, char **argv)
 	}
 	/* warnings (e2fsck's "IGNORED") leave the verdict clean; or-ed as e2fsck */
 	ret = sum.findings[EK_SEV_ERROR] > sum.fixed[EK_SEV_ERROR] ? FSCK_UNCORRECTED : FSCK_OK;
-	/* as e2fsck, directories -D rebuilt, or fixes that are no fix (a time
-	 * in the future), and nothing else leave the status 0 */
-	real_fixes = sum.fixed[EK_SEV_ERROR] + sum.fixed[EK_SEV_WARNING] - sum.fixed_not_a_fix;
-	if (modified && (recovered || real_fixes || (!sum.dirs_optimized && !sum.fixed_not_a_fix)))
+	/* as e2fsck, status 1 takes a fix (a problem fixed that is no
+	 * EK_NOT_A_FIX: e2fsck's E2F_FLAG_PROBLEMS_FIXED) and a change (a fix
+	 * that is no EK_NO_CHANGE, an orphan released, a directory rebuilt:
+	 * e2fsck's ext2fs_test_changed()); a recovery alone (replay, orphans),
+	 * directories -D rebuilt, fixes that are no fix (a time in the
+	 * future) or fixes that change nothing e2fsck counts (a descriptor's
+	 * checksum) leave it 0.  Written with no finding (-E unshare_blocks'
+	 * feature cleared): 1 */
+	all_fixes = sum.fixed[EK_SEV_ERROR] + sum.fixed[EK_SEV_WARNING];
+	real_fixes = all_fixes - sum.fixed_not_a_fix;
+	changed = all_fixes > sum.fixed_no_change || released || sum.dirs_optimized;
+	if (modified && ((real_fixes && changed) ||
+			 (!all_fixes && !sum.dirs_optimized && !recovered)))
 		ret |= FSCK_NONDESTRUCT;
 	/* no "MODIFIED" line after fixes that are no fix alone (the JSON's
 	 * "modified" still says the image was written) */
 	say_modified = modified && (ret & FSCK_NONDESTRUCT || sum.dirs_optimized ||
-				    f.unshare_blocks);
+				    f.unshare_blocks || recovered);
 	/* as e2fsck: a filesystem not marked valid that the check marked so */
 	if (repair && !was_valid && !(ret & FSCK_UNCORRECTED))
 		ret |= FSCK_NONDESTRUCT;
-	if (say_modified)
+	if (say_modified && f.fix_mode != MODE_PREEN)	/* e2fsck -p never says it */
 		ek_out_text(f.out, "\n%s: ***** FILE SYSTEM WAS MODIFIED *****\n", f.image);
 	if (ret & FSCK_UNCORRECTED)
 		ek_out_text(f.out, "\n%s: ********** WARNING: Filesystem still has errors **********\n\n",

@@ -1911,6 +1911,10 @@ struct ek_recover_opts {
 				 * through the superblock's backup (s_jnl_blocks), which
 				 * the kernel does not use (else refused) */
 	int64_t now;		/* time the orphan step stamps (i_dtime) */
+	bool orphans_without_journal;	/* a filesystem without a journal is
+				 * planned too: its orphan inodes alone (a mount and
+				 * e2fsck release them on any filesystem), written in
+				 * place; else it is an error (-ENOENT) */
 };
 
 struct ek_recover_orphan {	/* what the orphan step does to one inode */
@@ -1926,7 +1930,7 @@ struct ek_recover_orphan {	/* what the orphan step does to one inode */
 struct ek_recover_view;
 struct ek_recovery {		/* the plan; everything here is owned */
 	struct ek_fs *fs;	/* the image (read-write when opened so) */
-	struct ek_journal *j;
+	struct ek_journal *j;	/* NULL: no journal (orphans_without_journal) */
 	struct ek_jlog log;
 	struct ek_jplan plan;	/* step 1: the log up to plan.upto */
 	bool clean;		/* s_start 0: no log to replay */
@@ -2007,8 +2011,14 @@ enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
 /* what preen (-p) does with a problem: stop the check, fix it, leave it;
  * or-ed in problems.def with EK_NOT_A_FIX for a cosmetic one (a time in
  * the future): its fix leaves the exit status 0, and found on a clean
- * filesystem it does not force the whole check (as e2fsck) */
-enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE, EK_NOT_A_FIX = 0x10 };
+ * filesystem it does not force the whole check (as e2fsck); or with
+ * EK_NO_CHANGE for one e2fsck fixes without marking the filesystem
+ * changed (its check_super_block's descriptor fixes, written with the
+ * final superblock): a fix all the same (it forces the whole check), but
+ * with no fix of another kind and no orphan released, the exit status
+ * stays 0 and no MODIFIED line is printed */
+enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE, EK_NOT_A_FIX = 0x10,
+		EK_NO_CHANGE = 0x20 };
 
 enum ek_problem_id {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) EK_PR_##name,
@@ -2023,6 +2033,7 @@ struct ek_problem {		/* one line of problems.def */
 	enum ek_severity severity;
 	uint8_t preen;		/* enum ek_preen: what e2fsck -p does with it */
 	bool not_a_fix;		/* cosmetic: see EK_NOT_A_FIX */
+	bool no_change;		/* see EK_NO_CHANGE */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
 };
@@ -2038,6 +2049,9 @@ struct ek_finding {
 	int64_t group;		/* or -1 */
 	bool fixable;		/* repair is on and the finding has a fix here: the
 				 * report callback's answer decides (EK_FSCK_FIX) */
+	uint8_t preen;		/* enum ek_preen: what preen does with this one (its
+				 * problem's, but for e2fsck -E unshare_blocks' copies,
+				 * which preen makes) */
 	bool fixed;		/* set on the copy given to ->fixed */
 	uint64_t seq;		/* its number in this check, from 0 (ek_fsck_opts.path) */
 	const char *entry_name;	/* with dir: the entry's name (not NUL-terminated,
@@ -2150,6 +2164,7 @@ struct ek_fsck_summary {
 	uint64_t findings[EK_SEV_COUNT];
 	uint64_t fixed[EK_SEV_COUNT];		/* of those, fixed */
 	uint64_t fixed_not_a_fix;		/* of those, problems EK_NOT_A_FIX */
+	uint64_t fixed_no_change;		/* of those, problems EK_NO_CHANGE */
 	uint64_t commits;			/* write sets committed */
 	uint64_t blocks_written;		/* blocks in them */
 	uint64_t dirs_optimized;		/* rebuilt by optimize_dirs (-D) */

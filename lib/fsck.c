@@ -50,7 +50,8 @@
 
 static const struct ek_problem problems[] = {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) \
-	{ #name, pass, sev, (preen) & ~EK_NOT_A_FIX, ((preen) & EK_NOT_A_FIX) != 0, msg, fix },
+	{ #name, pass, sev, (preen) & ~(EK_NOT_A_FIX | EK_NO_CHANGE), ((preen) & EK_NOT_A_FIX) != 0, \
+	  ((preen) & EK_NO_CHANGE) != 0, msg, fix },
 #include "problems.def"
 #undef EK_PROBLEM
 };
@@ -73,6 +74,7 @@ void fsck_fix_done(struct check *c, int err)
 		/* unsharing, as e2fsck: the copies are asked for, not fixes */
 		c->sum->fixed_not_a_fix += problems[f.id].not_a_fix ||
 			(c->o->unshare_blocks && f.id == EK_PR_BLOCK_CLAIMED_TWICE);
+		c->sum->fixed_no_change += problems[f.id].no_change;
 	}
 	else if ((err == -ENOMEM || err == -EIO) && !c->err)
 		c->err = err;	/* not the image's fault: the check stops */
@@ -110,6 +112,7 @@ static bool vreport(struct check *c, bool can_fix, enum ek_problem_id id,
 	vsnprintf(f.message, sizeof(f.message), p->message, ap);
 	c->sum->findings[p->severity]++;
 	f.fixable = c->ws && p->fix && can_fix && !cancelled(c) && !c->err;
+	f.preen = c->o->unshare_blocks && id == EK_PR_BLOCK_CLAIMED_TWICE ? EK_PREEN_FIX : p->preen;
 	f.fixed = false;
 	f.seq = c->nfindings++;
 	if (c->o->path && fsck_path_note(c, &f) && !c->err)
@@ -1163,8 +1166,16 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		    fsck_report_if(&c, !bad, EK_PR_GROUP_DESC_CHECKSUM, AT_GROUP(g), g, grp->checksum,
 			      ek_group_desc_csum(fs, g, fs->gd_raw + (size_t)g * fs->desc_size))) {
 			uint8_t *d;
+			/* as e2fsck: flags a bad checksum guarded are not believed
+			 * (the bitmaps are read from disk, the inode table whole) */
+			int e = ek_wset_desc(c.ws, g, &d);	/* seal sets the checksum */
 
-			fsck_fix_done(&c, ek_wset_desc(c.ws, g, &d));	/* seal sets it */
+			if (!e && (fs->has_csum || fs->has_gdt_csum))
+				e = ek_fix_group_count(c.ws, g, EK_GD_FLAGS, grp->flags &
+						       ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT));
+			if (!e && (fs->has_csum || fs->has_gdt_csum))
+				e = ek_fix_group_count(c.ws, g, EK_GD_ITABLE_UNUSED, 0);
+			fsck_fix_done(&c, e);
 		}
 	}
 	if (!err)

@@ -316,12 +316,18 @@ bool fsck_check_group_tables(struct check *c, uint32_t g)
 	for (int k = 0; k < 3; k++) {
 		uint64_t n = k == 2 ? fs->itable_blocks : 1;
 
-		if (at[k] && at[k] >= first && at[k] <= last && n - 1 <= last - at[k])
+		bool inside = at[k] >= first && at[k] <= last && n - 1 <= last - at[k];
+
+		if (at[k] && inside)
 			continue;
 		/* an inode table too, as e2fsck: made anew (zeroed) at pass 1's end,
-		 * then the passes start again; until then its inodes are unread */
-		if (fsck_report_if(c, true, EK_PR_TABLE_NOT_IN_GROUP, AT_GROUP(g), table_name[k], g,
-				   (unsigned long long)at[k])) {
+		 * then the passes start again; until then its inodes are unread.
+		 * Block 0 inside the group (a first data block of 0) is no table
+		 * to e2fsck: it is made in pass 1 without a question, which preen
+		 * does ("Relocating group 0's block bitmap to 2...") */
+		if (inside ? fsck_report(c, EK_PR_TABLE_MISSING, AT_GROUP(g), table_name[k], g) :
+			     fsck_report(c, EK_PR_TABLE_NOT_IN_GROUP, AT_GROUP(g), table_name[k], g,
+					 (unsigned long long)at[k])) {
 			fsck_fix_done(c, reloc_mark(c, g, k == 2 ? RELOC_IT : k ? RELOC_IB | RELOC_ZERO_IB :
 							    RELOC_BB | RELOC_ZERO_BB));
 			if (k == 2)

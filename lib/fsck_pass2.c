@@ -889,6 +889,30 @@ static int dx_walk(struct dxcheck *x, const struct ek_dx_node *n, uint32_t lblk,
 }
 
 /*
+ * The entry's file type against its inode's mode @mode, as e2fsck's
+ * check_filetype(): a wrong type is reported (preen stops there), a
+ * missing one too (preen sets it).
+ */
+static void check_ftype(struct check *c, const struct dirwalk *w, const struct ek_dirent *de,
+			const struct ek_finding *at, const char *name, uint16_t mode)
+{
+	struct ek_fs *fs = c->fs;
+	uint8_t want = fsck_mode_ftype(mode);
+
+	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
+	if (!ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) ||
+	    le32_to_cpu(fs->raw_sb->s_creator_os) == 1 /* EXT4_OS_HURD */ || de->file_type == want)
+		return;
+	if (de->file_type ?
+	    fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE, at, name, w->dir,
+			   de->file_type, de->ino, fsck_type_name(mode)) :
+	    /* e2fsck's preen sets a missing type, not a wrong one */
+	    fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE_UNSET, at, name, w->dir,
+			   de->ino, fsck_type_name(mode)))
+		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, want));
+}
+
+/*
  * An entry naming an inode pass 1 did not read because its group's
  * descriptor says the inode table is unused there (INODE_UNINIT, or past
  * bg_itable_unused): as e2fsck, the descriptor is believed less than the
@@ -1057,8 +1081,24 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
 					EK_PR_ENTRY_BAD_INODE);
 	}
-	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name))
-		return dot_or_dotdot(de) ? 0 : rb_keep(w, de, de->file_type, seen);
+	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name)) {
+		struct ek_inode ei;
+		int err;
+
+		if (dot_or_dotdot(de))
+			return 0;
+		/* as e2fsck, its type is judged by the inode as the table holds
+		 * it (a zeroed inode: no type), before the passes run again */
+		err = ek_inode_read(fs, de->ino, &ei);
+		if (err == -ENOMEM) {
+			ek_inode_release(&ei);
+			return err;
+		}
+		if (!err || err == -EK_BADCRC || err == -EK_CORRUPT)
+			check_ftype(c, w, de, &at, name, ei.mode);
+		ek_inode_release(&ei);
+		return rb_keep(w, de, de->file_type, seen);
+	}
 	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
 	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
 		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
@@ -1114,17 +1154,8 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		} else
 			d->named_in = w->dir;
 	}
-	/* the Hurd keeps no file types, whatever the feature says (e2fsck) */
-	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_FILETYPE) &&
-	    le32_to_cpu(fs->raw_sb->s_creator_os) != 1 /* EXT4_OS_HURD */ &&
-	    !(fsck_iflags(c, de->ino) & IN_BAD_BLOCK) && de->file_type != fsck_mode_ftype(fsck_imode(c, de->ino)) &&
-	    (de->file_type ?
-	     fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE, &at, name, w->dir,
-			    de->file_type, de->ino, fsck_type_name(fsck_imode(c, de->ino))) :
-	     /* e2fsck's preen sets a missing type, not a wrong one */
-	     fsck_report_if(c, !de->deleted, EK_PR_ENTRY_FILETYPE_UNSET, &at, name, w->dir,
-			    de->ino, fsck_type_name(fsck_imode(c, de->ino)))))
-		fsck_fix_done(c, ek_fix_dirent_type(c->ws, w->ei, de, fsck_mode_ftype(fsck_imode(c, de->ino))));
+	if (!(fsck_iflags(c, de->ino) & IN_BAD_BLOCK))
+		check_ftype(c, w, de, &at, name, fsck_imode(c, de->ino));
 	/* a rebuild gives the entry its inode's type (a type the inode's mode
 	 * does not say: the entry's own) */
 	return rb_keep(w, de, fsck_mode_ftype(fsck_imode(c, de->ino)) ?

@@ -238,11 +238,20 @@ int fsck_pass5(struct check *c)
 	if (ret)
 		goto out;
 	/* a repaired image gets the superblock's totals right too, as e2fsck
-	 * sets them (they are the sum of the groups' when the kernel reads them) */
+	 * sets them (they are the sum of the groups' when the kernel reads
+	 * them): with other fixes silently; alone as a finding of its own,
+	 * repairing only, as e2fsck's pass 5 (PR_5_FREE_*_COUNT: preen fixes
+	 * them without a word, -n leaves them without a verdict) */
 	if (c->ws && !c->claims_incomplete &&
-	    (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING]) &&
-	    (fs->sb.free_blocks_count != free_blocks || fs->sb.free_inodes_count != free_inodes))
-		ret = ek_fix_super_counts(c->ws, free_blocks, free_inodes);
+	    (fs->sb.free_blocks_count != free_blocks || fs->sb.free_inodes_count != free_inodes)) {
+		if (c->sum->fixed[EK_SEV_ERROR] || c->sum->fixed[EK_SEV_WARNING])
+			ret = ek_fix_super_counts(c->ws, free_blocks, free_inodes);
+		else if (fsck_report(c, EK_PR_SUPER_FREE_COUNTS, AT_GROUP(-1),
+				     (unsigned long long)fs->sb.free_blocks_count,
+				     fs->sb.free_inodes_count, (unsigned long long)free_blocks,
+				     free_inodes))
+			fsck_fix_done(c, ek_fix_super_counts(c->ws, free_blocks, free_inodes));
+	}
 out:
 	free(want_i);
 	free(want_b);

@@ -198,6 +198,22 @@ int ek_recover_plan(const struct ek_recover_opts *o, struct ek_recovery **out)
 			 &r->fs);
 	if (err)
 		goto out_free;
+	if (!o->journal_dev && o->orphans_without_journal &&
+	    !ek_has_compat(r->fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		/* no journal: step 3 alone, over the image as it is */
+		r->clean = true;
+		r->view->plan = (struct ek_jplan_view){ NULL, &r->plan };
+		err = r->journal_only ? 0 : plan_orphans(r, o->now);
+		if (err && err != -ENOMEM) {
+			*out = r;
+			refuse(r, err, "orphan inodes", NULL, "%s", ek_error_msg(err));
+			return 0;
+		}
+		if (err)
+			goto out_free;
+		*out = r;
+		return 0;
+	}
 	if (o->journal_dev) {
 		/* a copy is replayed without writing the (shared) device */
 		err = ek_journal_open_dev(r->fs, o->journal_dev,
@@ -330,8 +346,9 @@ static int release_orphans(struct ek_recovery *r, const struct ek_recover_apply_
 	err = ek_io_set_undo(fs->io, a->undo);
 	if (err)
 		goto out_close;
-	if (r->copy) {
-		/* a fresh copy, removed if apply fails: written directly */
+	if (r->copy || (!r->journal_dev && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))) {
+		/* a fresh copy, removed if apply fails, or a filesystem without a
+		 * journal (as a mount and e2fsck write it): written directly */
 		err = ek_wset_write(ws);
 	} else {
 		err = r->journal_dev ? ek_journal_open_dev(fs, r->journal_dev, EK_OPEN_RW, &j) :
@@ -362,12 +379,14 @@ int ek_recover_apply(struct ek_recovery *r, const struct ek_recover_apply_opts *
 	if (!(r->fs->flags & EK_OPEN_RW))
 		return ek_err(-EINVAL, "recovery plan made read-only: cannot apply it");
 	err = ek_io_set_undo(r->fs->io, a->undo);
-	if (!err && r->j->dev)
+	if (!err && r->j && r->j->dev)
 		err = ek_io_set_undo(r->j->dev, a->journal_undo);
 	if (err)
 		return err;
-	r->j->progress = a->progress;
-	r->j->progress_arg = a->progress_arg;
+	if (r->j) {
+		r->j->progress = a->progress;
+		r->j->progress_arg = a->progress_arg;
+	}
 	if (!r->clean) {
 		err = ek_journal_apply(r->j, &r->log, &r->plan, r->fc_ws, a->now);
 		if (!err) {
