@@ -9,9 +9,11 @@
  * when it fits a block, else an htree, never the entry-by-entry insertion
  * that makes big directories quadratic.
  *
- * Files keep their holes and nothing else is dropped: blocks of zeros in
- * the source stay allocated, so a swap file or a preallocated database
- * stays usable.  FIEMAP tells data, unwritten (fallocated) extents and
+ * Files keep their holes, and a block of zeros becomes a hole, as mke2fs
+ * -d makes it (a hole reads as zeros: nothing is lost).  A file with
+ * fallocated space keeps every block instead, zeros and all, so a swap
+ * file or a preallocated database stays usable.  FIEMAP tells data,
+ * unwritten (fallocated) extents and
  * holes apart; an unwritten extent stays unwritten in the image (read as
  * zeros, nothing copied), as does space preallocated past the size
  * (fallocate --keep-size).  Without the extent feature there are no
@@ -19,11 +21,12 @@
  * blocks of zeros and preallocation past the size is left out (an
  * indirect map past i_size is damage to e2fsck).  Where FIEMAP is not
  * supported (tmpfs), a file with as many bytes allocated (st_blocks) as
- * its size is copied whole, and a sparse one by SEEK_DATA/SEEK_HOLE (a
+ * its size is copied whole (taken as fallocated: its zeros stay), and a
+ * sparse one by SEEK_DATA/SEEK_HOLE (a
  * source filesystem may call fallocated space a hole there: it is lost),
  * else every block is data.
- * mke2fs -d keeps neither: it leaves out unwritten extents, preallocation
- * and blocks of zeros.  Hard links are found by
+ * mke2fs -d keeps neither: it leaves out unwritten extents and
+ * preallocation.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
  * names in the tree.  Times keep their nanoseconds; with clamp_time every
  * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
@@ -69,6 +72,7 @@ struct pop {
 	int depth;			/* directories open above this one */
 	uint64_t free_before;		/* free blocks before the copy */
 	uint64_t made;			/* inodes made so far (progress) */
+	bool prealloc;			/* data_runs(): the file has space fallocated */
 };
 
 static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -488,6 +492,8 @@ static int fiemap_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, 
 			uint64_t lo = x->fe_logical / bs, hi, in, end = x->fe_logical + x->fe_length;
 			bool unwritten = x->fe_flags & FIEMAP_EXTENT_UNWRITTEN;
 
+			p->prealloc |= unwritten;
+
 			if (x->fe_flags & FIEMAP_EXTENT_LAST)
 				last = true;
 			if (end <= start || end < x->fe_logical) {	/* no progress: stop */
@@ -541,15 +547,18 @@ static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext 
 	if (nblocks > 0xFFFFFFFFull)
 		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
 			      (unsigned long long)nblocks);
+	p->prealloc = false;
 	err = s->st_blocks ? fiemap_runs(p, fd, size, &v, &n, &cap) : 1;
 	n = err == 1 ? 0 : n;
-	if (err == 1 && size && (uint64_t)s->st_blocks * 512 >= size)
+	if (err == 1 && size && (uint64_t)s->st_blocks * 512 >= size) {
 		/*
 		 * no FIEMAP, and as many bytes allocated as the size: no holes,
-		 * though SEEK_DATA may call fallocated space one (tmpfs does)
+		 * though SEEK_DATA may call fallocated space one (tmpfs does);
+		 * taken as preallocated, zeros and all
 		 */
 		err = push_run(&v, &n, &cap, 0, nblocks, false);
-	else if (err == 1)	/* sparse, or nothing allocated: seek */
+		p->prealloc = true;
+	} else if (err == 1)	/* sparse, or nothing allocated: seek */
 		err = seek_runs(p, fd, size, &v, &n, &cap);
 	if (err) {
 		free(v);
@@ -574,14 +583,76 @@ static int has_unwritten(struct pop *p, int fd, const struct stat *s, bool *out)
 	return err;
 }
 
+/* read [off, off + want) of the file into @buf, zeros past its end */
+static int read_at(struct pop *p, int fd, uint8_t *buf, uint64_t off, uint64_t want)
+{
+	uint64_t got = 0;
+
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, want - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ek_err(-errno, "cannot read '%s': %s", p->path, strerror(errno));
+		if (r == 0)
+			break;	/* the file shrank: zeros */
+		got += (uint64_t)r;
+	}
+	memset(buf + got, 0, want - got);
+	return 0;
+}
+
+/*
+ * The data runs without their blocks of zeros, which become holes as
+ * mke2fs -d leaves them (unwritten runs stay).  *whole: the file's bytes
+ * are all in p->buf at their offsets (it fits COPY_CHUNK), so the copy
+ * need not read them again.
+ */
+static int drop_zero_blocks(struct pop *p, int fd, uint64_t size, struct ek_ext **runs,
+			    size_t *nruns, bool *whole)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t per = COPY_CHUNK / bs, nblocks = (size + bs - 1) / bs;
+	struct ek_ext *in = *runs, *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	*whole = nblocks <= per;
+	for (size_t i = 0; i < *nruns && !err; i++) {
+		if (in[i].unwritten) {
+			err = ek_ext_append(&v, &n, &cap, &in[i]);
+			continue;
+		}
+		for (uint64_t k = 0; k < in[i].len && !err; k += per) {
+			uint64_t b = (uint64_t)in[i].lblk + k, cnt = in[i].len - k < per ? in[i].len - k : per;
+			uint8_t *buf = *whole ? p->buf + b * bs : p->buf;
+
+			if (*whole && b + cnt > per)	/* preallocation past the size: not read */
+				cnt = b < per ? per - b : 0;
+			err = read_at(p, fd, buf, b * bs, cnt * bs);
+			for (uint64_t j = 0; j < cnt && !err; j++)
+				if (!all_zero(buf + j * bs, bs))
+					err = push_run(&v, &n, &cap, b + j, b + j + 1, false);
+		}
+	}
+	free(in);
+	*runs = v;
+	*nruns = err ? 0 : n;
+	return err;
+}
+
 static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const struct stat *s)
 {
 	uint32_t bs = p->fs->blksz;
 	uint64_t size = (uint64_t)s->st_size;
 	struct ek_ext *runs = NULL, *v = NULL;
 	size_t nruns = 0, nv = 0;
+	bool whole = false;
 	int err = data_runs(p, fd, s, &runs, &nruns);
 
+	if (!err && !p->prealloc)	/* a fallocated file keeps its blocks (a swap file) */
+		err = drop_zero_blocks(p, fd, size, &runs, &nruns, &whole);
 	if (!err && nruns)
 		err = ek_newfs_map(p->nf, ino, raw, runs, nruns, 0, 0, &v, &nv);
 	else if (!err && ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
@@ -594,26 +665,15 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const st
 
 		for (uint64_t k = 0; k < v[i].len && !err; k += per) {
 			uint64_t cnt = v[i].len - k < per ? v[i].len - k : per;
-			uint64_t off = ((uint64_t)v[i].lblk + k) * bs, want = cnt * bs, got = 0;
+			uint64_t off = ((uint64_t)v[i].lblk + k) * bs;
 
-			while (got < want) {
-				ssize_t r = pread(fd, p->buf + got, want - got, (off_t)(off + got));
-
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r < 0) {
-					err = ek_err(-errno, "cannot read '%s': %s", p->path,
-						     strerror(errno));
-					break;
-				}
-				if (r == 0)
-					break;	/* the file shrank: zeros */
-				got += (uint64_t)r;
+			if (whole) {	/* read already, at its offset */
+				err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf + off, cnt);
+				continue;
 			}
-			if (err)
-				break;
-			memset(p->buf + got, 0, want - got);
-			err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf, cnt);
+			err = read_at(p, fd, p->buf, off, cnt * bs);
+			if (!err)
+				err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf, cnt);
 		}
 	}
 	if (!err) {

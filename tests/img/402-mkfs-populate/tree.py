@@ -56,13 +56,38 @@ def data_map(fd, size):
     return runs
 
 
+def nonzero_map(fd, size, runs):
+    """the data runs without their 1 KiB blocks of zeros, which mkfs -d
+    (as mke2fs -d) leaves as holes: rounded out to a larger block size,
+    the blocks of that size that hold a byte other than zero"""
+    out = []
+    for start, end in runs:
+        pos = start - start % 1024
+        while pos < end:
+            buf = os.pread(fd, min(MIB, end - pos), pos)
+            if not buf:
+                break
+            for i in range(0, len(buf), 1024):
+                if buf[i:i + 1024].count(0) == len(buf[i:i + 1024]):
+                    continue
+                s, t = pos + i, min(size, pos + i + 1024)
+                if out and out[-1][1] >= s:
+                    out[-1][1] = t
+                else:
+                    out.append([s, t])
+            pos += len(buf)
+    return out
+
+
 def digest(fd, size, runs):
     """sha256 of the contents, blind to how zeros are stored: only the
     non-zero 4 KiB chunks (with their offsets) and the size count"""
     h = hashlib.sha256(b"%d;" % size)
     zero = bytes(CHUNK)
+    done = 0	# whole chunks, each once, wherever the runs start and end
     for start, end in runs:
-        pos = start - start % CHUNK
+        pos = max(start - start % CHUNK, done)
+        end = min(size, end + (-end) % CHUNK)
         while pos < end:
             n = min(MIB, end - pos)
             buf = os.pread(fd, n, pos)
@@ -74,6 +99,7 @@ def digest(fd, size, runs):
             if not buf:
                 break
             pos += len(buf)
+        done = max(done, pos)
     return h.hexdigest()
 
 
@@ -107,8 +133,9 @@ def scan(top, skip_top=(), with_xattrs=True):
                 e["size"] = st.st_size
                 fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
                 try:
-                    e["map"] = data_map(fd, st.st_size)
-                    e["digest"] = digest(fd, st.st_size, e["map"])
+                    e["alloc"] = data_map(fd, st.st_size)
+                    e["digest"] = digest(fd, st.st_size, e["alloc"])
+                    e["map"] = nonzero_map(fd, st.st_size, e["alloc"])
                 finally:
                     os.close(fd)
             elif stat.S_ISLNK(st.st_mode):
@@ -191,7 +218,8 @@ def build(top):
     read_by_mkfs.append("f/sparse-tail")
     put("f/all-hole", b"")
     os.truncate("f/all-hole", 7 * MIB + 1)
-    # blocks of zeros that are data, not holes (kept allocated); zeros between data
+    # blocks of zeros written as data: holes in the image (as mke2fs -d);
+    # zeros between data
     put("f/zeros", bytes(64 * 1024))
     put("f/zeros-mixed", rnd.randbytes(4096) + bytes(5 * 4096) + rnd.randbytes(100))
     # over 4 GiB, sparse, a few data blocks near the end (TIND on ext3 4 KiB)
@@ -417,15 +445,19 @@ def kernel(man, mnt, bs, i128, epoch):
         if g["nlink"] != e["want_nlink"]:
             diff("%s: %d links, want %d" % (show(r), g["nlink"], e["want_nlink"]))
         if "map" in e:
-            w = []
-            for s, t in e["map"]:	# the source's runs in image blocks, to EOF
-                s, t = s - s % bs, min(e["size"], t + (-t) % bs)
-                if w and w[-1][1] >= s:
-                    w[-1][1] = max(w[-1][1], t)
-                else:
-                    w.append([s, t])
-            if g["map"] != w:
-                diff("%s: data map %s, want %s" % (show(r), g["map"][:6], w[:6]))
+            def blocks(runs):	# runs in image blocks, to EOF
+                w = []
+                for s, t in runs:
+                    s, t = s - s % bs, min(e["size"], t + (-t) % bs)
+                    if w and w[-1][1] >= s:
+                        w[-1][1] = max(w[-1][1], t)
+                    else:
+                        w.append([s, t])
+                return w
+            # what the image allocates: the source's blocks that are not zeros
+            w, gm = blocks(e["map"]), blocks(g["alloc"])
+            if gm != w:
+                diff("%s: data map %s, want %s" % (show(r), gm[:6], w[:6]))
     # hard-link groups: the same names share an inode, and only they do
     for key, rs in names.items():
         keys = {got[r]["key"] for r in rs if r in got}
