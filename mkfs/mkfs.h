@@ -49,6 +49,7 @@ struct mk {
 	uint64_t min_io, opt_io, align_offset;
 	bool prezeroed;			/* -E assume_storage_prezeroed */
 	bool no_copy_xattrs;		/* -E no_copy_xattrs */
+	bool whole_seconds;		/* -E whole_seconds */
 	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
 	uint64_t tree_inodes;		/* -d: inodes the tree needs (the progress bar's total) */
 	unsigned bar_last;		/* ek_out_bar()'s state */
