@@ -872,7 +872,9 @@ int ek_acl_from_xattr(const uint8_t *val, size_t len, uint8_t **out, size_t *out
  * system.data first and always in the body, then each into the body if it
  * still fits, the rest into the block.
  * *block is NULL if no block is needed, else fs->blksz bytes (malloc'd,
- * caller frees) with h_refcount 1 and h_hash set; the caller picks its
+ * caller frees) with h_refcount 1 and h_hash 0 (as libext2fs; entry hashes
+ * set); an empty value's offset is where the next value would end; the
+ * body has its magic whenever there are xattrs.  The caller picks its
  * block number, sets i_file_acl and i_blocks and calls
  * ek_xattr_block_csum_set().  Errors leave @raw as it was and *block NULL:
  * -EINVAL for a name without a known prefix, a name given twice or a bad
@@ -2986,11 +2988,19 @@ uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino);
 int ek_newfs_map(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, const struct ek_ext *runs,
 		 size_t n, ek_blk_t goal, ek_blk_t tree_goal, struct ek_ext **out, size_t *nout);
 /*
- * The blocks of new directory @ino (raw inode @raw, no blocks yet) holding
- * @ents: built (ek_dir_build), allocated, written; size and INDEX_FL set.
+ * The first block of new directory @ino, taken now, when the directory is
+ * made (as ext2fs_mkdir() takes it, before the directory's children take
+ * theirs); the root's was taken by ek_newfs_begin() (defer_root).  Pass
+ * it to ek_newfs_dir_write().
+ */
+int ek_newfs_dir_begin(struct ek_newfs *nf, ek_ino_t ino, ek_blk_t *blk0);
+/*
+ * The blocks of new directory @ino (raw inode @raw, no blocks mapped yet)
+ * holding @ents: built (ek_dir_build), allocated (from @blk0 on, the block
+ * ek_newfs_dir_begin() gave, or 0), written; size and INDEX_FL set.
  */
 int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t parent,
-		       struct ek_dirent_new *ents, size_t n);
+		       struct ek_dirent_new *ents, size_t n, ek_blk_t blk0);
 /* i_size; 2 GiB and more turns large_file on */
 void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
@@ -3032,6 +3042,7 @@ struct ek_populate_opts {
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	bool no_xattrs;			/* copy no xattrs (mke2fs -E no_copy_xattrs) */
+	bool whole_seconds;		/* times without nanoseconds, as mke2fs -d copies them */
 	/* may be NULL: called after each inode made, @done of @progress_total */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;

@@ -44,6 +44,7 @@ struct ek_newfs {
 	uint32_t flush_next;		/* groups below it are flushed or never used */
 	uint32_t *iused, *dirs;		/* per group: inodes and directories in use */
 	ek_blk_t cursor;		/* no free block below it */
+	ek_blk_t root_blk0;		/* defer_root: the root's first block, taken */
 	uint64_t overhead;		/* s_overhead_clusters */
 	ek_ino_t next_ino;
 	uint64_t kbytes_written;
@@ -657,6 +658,30 @@ int ek_newfs_alloc_block(struct ek_newfs *nf, ek_blk_t goal, ek_blk_t *out)
 	return ek_newfs_alloc(nf, goal, 1, out, &got);
 }
 
+/* free again a block (its cluster) that ek_newfs_alloc_block() gave and nothing maps */
+static void release_block(struct ek_newfs *nf, ek_blk_t blk)
+{
+	uint64_t bit;
+	uint32_t g = unit_of(nf, blk, &bit);
+	uint8_t *map = nf->bmap[g];
+
+	if (map && ek_bit_test(map, bit)) {
+		map[bit >> 3] &= (uint8_t)~(1u << (bit & 7));
+		nf->gused[g]--;
+	}
+	if (blk < nf->cursor)
+		nf->cursor = blk;
+}
+
+int ek_newfs_dir_begin(struct ek_newfs *nf, ek_ino_t ino, ek_blk_t *blk0)
+{
+	if (ino == EXT4_ROOT_INO) {
+		*blk0 = nf->root_blk0;
+		return 0;
+	}
+	return ek_newfs_alloc_block(nf, 0, blk0);
+}
+
 /* ---- inodes --------------------------------------------------------------------- */
 
 uint8_t *ek_newfs_inode(struct ek_newfs *nf, ek_ino_t ino)
@@ -869,8 +894,12 @@ static int make_root_and_lpf(struct ek_newfs *nf)
 	if (nf->fs.inode_size > EXT4_GOOD_OLD_INODE_SIZE)
 		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize), 32);
 	inode_times(nf, raw, nf->o.now);
-	if (nf->o.defer_root)
+	if (nf->o.defer_root) {
+		/* its first block where mke2fs makes it, the entries later */
+		if ((err = ek_newfs_alloc_block(nf, 0, &nf->root_blk0)))
+			goto out;
 		goto lost_found;
+	}
 	run.len = 1;
 	if ((err = ek_newfs_map(nf, EXT4_ROOT_INO, raw, &run, 1, 0, 0, &v, &nv)))
 		goto out;
@@ -2355,7 +2384,7 @@ int ek_newfs_journal_dev(struct ek_io *io, const struct ek_newfs_opts *o, uint64
 /* ---- directories ----------------------------------------------------------------------- */
 
 int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t parent,
-		       struct ek_dirent_new *ents, size_t n)
+		       struct ek_dirent_new *ents, size_t n, ek_blk_t blk0)
 {
 	uint8_t *blocks = NULL;
 	uint32_t nblocks;
@@ -2369,7 +2398,9 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 	if (err)
 		return err;
 	run.len = nblocks;
-	err = ek_newfs_map(nf, ino, raw, &run, 1, 0, 0, &v, &nv);
+	if (blk0)	/* taken when the directory was made: its first block again */
+		release_block(nf, blk0);
+	err = ek_newfs_map(nf, ino, raw, &run, 1, blk0, 0, &v, &nv);
 	for (size_t i = 0, done = 0; i < nv && !err; done += v[i].len, i++)
 		err = ek_newfs_write(nf, v[i].pblk, blocks + (done << nf->fs.log_blksz), v[i].len);
 	if (!err) {

@@ -5,13 +5,27 @@
  * The walk is depth first, pre-order, each directory's names sorted
  * bytewise (as mke2fs -d and alphasort in the C locale): a subdirectory's
  * whole subtree takes inode numbers before its next sibling.  A directory
- * is written once, after its children, in one pass (ek_dir_build): linear
- * when it fits a block, else an htree, never the entry-by-entry insertion
- * that makes big directories quadratic.
+ * takes its first block when it is made, before its children's (as
+ * ext2fs_mkdir(); the root's where mkfs puts it without -d), and is
+ * written once, after its children, in one pass (ek_dir_build): linear
+ * when it fits that block, else an htree, never the entry-by-entry
+ * insertion that makes big directories quadratic (mke2fs grows them
+ * linear: the one layout difference left).  A file's xattrs are set after
+ * its data, and with inline_data every file starts inline, as mke2fs -d
+ * makes them: one whose data goes to blocks has block 0 too (the inline
+ * bytes moved there: zeros) and keeps an empty in-inode xattr area; one
+ * with no data stays inline only when i_block holds its size (mke2fs
+ * leaves bigger ones inline too, an inode the kernel's SEEK_HOLE fails
+ * on).  A symlink too long for i_block is kept inline with inline_data,
+ * as ext2fs_symlink() does.  With these and -E whole_seconds, a tree whose
+ * directories each fit a block gives the image mke2fs 1.47 -d gives, byte
+ * for byte (test 420).
  *
- * Files keep their holes and nothing else is dropped: blocks of zeros in
- * the source stay allocated, so a swap file or a preallocated database
- * stays usable.  FIEMAP tells data, unwritten (fallocated) extents and
+ * Files keep their holes, and a block of zeros becomes a hole, as mke2fs
+ * -d makes it (a hole reads as zeros: nothing is lost).  A file with
+ * fallocated space keeps every block instead, zeros and all, so a swap
+ * file or a preallocated database stays usable.  FIEMAP tells data,
+ * unwritten (fallocated) extents and
  * holes apart; an unwritten extent stays unwritten in the image (read as
  * zeros, nothing copied), as does space preallocated past the size
  * (fallocate --keep-size).  Without the extent feature there are no
@@ -19,11 +33,12 @@
  * blocks of zeros and preallocation past the size is left out (an
  * indirect map past i_size is damage to e2fsck).  Where FIEMAP is not
  * supported (tmpfs), a file with as many bytes allocated (st_blocks) as
- * its size is copied whole, and a sparse one by SEEK_DATA/SEEK_HOLE (a
+ * its size is copied whole (taken as fallocated: its zeros stay), and a
+ * sparse one by SEEK_DATA/SEEK_HOLE (a
  * source filesystem may call fallocated space a hole there: it is lost),
  * else every block is data.
- * mke2fs -d keeps neither: it leaves out unwritten extents, preallocation
- * and blocks of zeros.  Hard links are found by
+ * mke2fs -d keeps neither: it leaves out unwritten extents and
+ * preallocation.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
  * names in the tree.  Times keep their nanoseconds; with clamp_time every
  * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
@@ -69,6 +84,7 @@ struct pop {
 	int depth;			/* directories open above this one */
 	uint64_t free_before;		/* free blocks before the copy */
 	uint64_t made;			/* inodes made so far (progress) */
+	bool prealloc;			/* data_runs(): the file has space fallocated */
 };
 
 static void warn(struct pop *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -144,6 +160,8 @@ static struct ek_timespec clamp(const struct pop *p, struct timespec t)
 		r.sec = p->o->epoch;
 		r.nsec = 0;
 	}
+	if (p->o->whole_seconds)
+		r.nsec = 0;
 	return r;
 }
 
@@ -289,6 +307,11 @@ static int copy_xattrs(struct pop *p, ek_ino_t ino, uint8_t *raw)
 	return err;
 }
 
+static bool all_zero(const uint8_t *b, size_t len)
+{
+	return !len || (!b[0] && !memcmp(b, b + 1, len - 1));
+}
+
 static bool has_inline(const struct pop *p)
 {
 	return ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_INLINE_DATA) &&
@@ -328,8 +351,9 @@ static int copy_inline_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, u
 		got += (uint64_t)r;
 	}
 	memset(p->buf + got, 0, size - got);
-	err = xlist_store(p, ino, raw, l, size > EXT4_N_BLOCKS * 4 ? p->buf + EXT4_N_BLOCKS * 4 : NULL,
-			  size > EXT4_N_BLOCKS * 4 ? size - EXT4_N_BLOCKS * 4 : 0, true);
+	got = size;
+	err = xlist_store(p, ino, raw, l, got > EXT4_N_BLOCKS * 4 ? p->buf + EXT4_N_BLOCKS * 4 : NULL,
+			  got > EXT4_N_BLOCKS * 4 ? got - EXT4_N_BLOCKS * 4 : 0, true);
 	if (err == -ENOSPC)
 		return 0;
 	if (err)
@@ -404,11 +428,6 @@ static int seek_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, si
 		pos = (uint64_t)h;
 	}
 	return err;
-}
-
-static bool all_zero(const uint8_t *b, size_t len)
-{
-	return !len || (!b[0] && !memcmp(b, b + 1, len - 1));
 }
 
 /*
@@ -488,6 +507,8 @@ static int fiemap_runs(struct pop *p, int fd, uint64_t size, struct ek_ext **v, 
 			uint64_t lo = x->fe_logical / bs, hi, in, end = x->fe_logical + x->fe_length;
 			bool unwritten = x->fe_flags & FIEMAP_EXTENT_UNWRITTEN;
 
+			p->prealloc |= unwritten;
+
 			if (x->fe_flags & FIEMAP_EXTENT_LAST)
 				last = true;
 			if (end <= start || end < x->fe_logical) {	/* no progress: stop */
@@ -541,15 +562,18 @@ static int data_runs(struct pop *p, int fd, const struct stat *s, struct ek_ext 
 	if (nblocks > 0xFFFFFFFFull)
 		return ek_err(-EFBIG, "'%s' has %llu blocks, more than a file can map", p->path,
 			      (unsigned long long)nblocks);
+	p->prealloc = false;
 	err = s->st_blocks ? fiemap_runs(p, fd, size, &v, &n, &cap) : 1;
 	n = err == 1 ? 0 : n;
-	if (err == 1 && size && (uint64_t)s->st_blocks * 512 >= size)
+	if (err == 1 && size && (uint64_t)s->st_blocks * 512 >= size) {
 		/*
 		 * no FIEMAP, and as many bytes allocated as the size: no holes,
-		 * though SEEK_DATA may call fallocated space one (tmpfs does)
+		 * though SEEK_DATA may call fallocated space one (tmpfs does);
+		 * taken as preallocated, zeros and all
 		 */
 		err = push_run(&v, &n, &cap, 0, nblocks, false);
-	else if (err == 1)	/* sparse, or nothing allocated: seek */
+		p->prealloc = true;
+	} else if (err == 1)	/* sparse, or nothing allocated: seek */
 		err = seek_runs(p, fd, size, &v, &n, &cap);
 	if (err) {
 		free(v);
@@ -574,16 +598,115 @@ static int has_unwritten(struct pop *p, int fd, const struct stat *s, bool *out)
 	return err;
 }
 
-static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const struct stat *s)
+/* read [off, off + want) of the file into @buf, zeros past its end */
+static int read_at(struct pop *p, int fd, uint8_t *buf, uint64_t off, uint64_t want)
+{
+	uint64_t got = 0;
+
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, want - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return ek_err(-errno, "cannot read '%s': %s", p->path, strerror(errno));
+		if (r == 0)
+			break;	/* the file shrank: zeros */
+		got += (uint64_t)r;
+	}
+	memset(buf + got, 0, want - got);
+	return 0;
+}
+
+/*
+ * The data runs without their blocks of zeros, which become holes as
+ * mke2fs -d leaves them (unwritten runs stay).  *whole: the file's bytes
+ * are all in p->buf at their offsets (it fits COPY_CHUNK), so the copy
+ * need not read them again.
+ */
+static int drop_zero_blocks(struct pop *p, int fd, uint64_t size, struct ek_ext **runs,
+			    size_t *nruns, bool *whole)
+{
+	uint32_t bs = p->fs->blksz;
+	uint64_t per = COPY_CHUNK / bs, nblocks = (size + bs - 1) / bs;
+	struct ek_ext *in = *runs, *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	*whole = nblocks <= per;
+	for (size_t i = 0; i < *nruns && !err; i++) {
+		if (in[i].unwritten) {
+			err = ek_ext_append(&v, &n, &cap, &in[i]);
+			continue;
+		}
+		for (uint64_t k = 0; k < in[i].len && !err; k += per) {
+			uint64_t b = (uint64_t)in[i].lblk + k, cnt = in[i].len - k < per ? in[i].len - k : per;
+			uint8_t *buf = *whole ? p->buf + b * bs : p->buf;
+
+			if (*whole && b + cnt > per)	/* preallocation past the size: not read */
+				cnt = b < per ? per - b : 0;
+			err = read_at(p, fd, buf, b * bs, cnt * bs);
+			for (uint64_t j = 0; j < cnt && !err; j++)
+				if (!all_zero(buf + j * bs, bs))
+					err = push_run(&v, &n, &cap, b + j, b + j + 1, false);
+		}
+	}
+	free(in);
+	*runs = v;
+	*nruns = err ? 0 : n;
+	return err;
+}
+
+/*
+ * @inline_ok (inline_data): the file starts inline, as mke2fs -d makes
+ * every file; *nothing is then set, and nothing mapped, when no block of
+ * it is data (empty, holes, zeros) and i_block holds its size, for the
+ * caller to leave it inline; else its blocks, block 0 among them (the
+ * inline data moved out to it before the first write: zeros).
+ */
+static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const struct stat *s,
+		     bool inline_ok, bool *nothing)
 {
 	uint32_t bs = p->fs->blksz;
 	uint64_t size = (uint64_t)s->st_size;
 	struct ek_ext *runs = NULL, *v = NULL;
 	size_t nruns = 0, nv = 0;
+	bool whole = false;
 	int err = data_runs(p, fd, s, &runs, &nruns);
 
+	*nothing = false;
+	if (!err && !p->prealloc)	/* a fallocated file keeps its blocks (a swap file) */
+		err = drop_zero_blocks(p, fd, size, &runs, &nruns, &whole);
+	/*
+	 * not past i_block: mke2fs leaves a bigger file with no data inline
+	 * too, with an empty system.data under a size it does not hold, which
+	 * the kernel's SEEK_HOLE answers with ENOENT and debugfs dumps short:
+	 * not followed
+	 */
+	if (!err && inline_ok && !p->prealloc && !nruns && size <= EXT4_N_BLOCKS * 4) {
+		*nothing = true;
+		free(runs);
+		return 0;
+	}
+	if (!err && inline_ok && !p->prealloc && nruns && (runs[0].lblk || runs[0].unwritten)) {
+		struct ek_ext *w = NULL;
+		size_t nw = 0, cap = 0;
+
+		err = push_run(&w, &nw, &cap, 0, 1, false);
+		for (size_t i = 0; i < nruns && !err; i++)
+			err = push_run(&w, &nw, &cap, runs[i].lblk, (uint64_t)runs[i].lblk + runs[i].len,
+				       runs[i].unwritten);
+		free(runs);
+		runs = w;
+		nruns = err ? 0 : nw;
+		if (whole)
+			memset(p->buf, 0, bs);
+	}
 	if (!err && nruns)
 		err = ek_newfs_map(p->nf, ino, raw, runs, nruns, 0, 0, &v, &nv);
+	/* libext2fs grows a file's tree an extent at a time: stale root slots, as its */
+	if (!err && nruns && ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
+		ek_extent_root_grown(raw, v, nv);
 	else if (!err && ek_has_incompat(p->fs, EXT4_FEATURE_INCOMPAT_EXTENTS))
 		err = ek_newfs_map(p->nf, ino, raw, NULL, 0, 0, 0, &v, &nv);	/* an empty tree */
 	for (size_t i = 0; i < nv && !err; i++) {
@@ -594,26 +717,15 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const st
 
 		for (uint64_t k = 0; k < v[i].len && !err; k += per) {
 			uint64_t cnt = v[i].len - k < per ? v[i].len - k : per;
-			uint64_t off = ((uint64_t)v[i].lblk + k) * bs, want = cnt * bs, got = 0;
+			uint64_t off = ((uint64_t)v[i].lblk + k) * bs;
 
-			while (got < want) {
-				ssize_t r = pread(fd, p->buf + got, want - got, (off_t)(off + got));
-
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r < 0) {
-					err = ek_err(-errno, "cannot read '%s': %s", p->path,
-						     strerror(errno));
-					break;
-				}
-				if (r == 0)
-					break;	/* the file shrank: zeros */
-				got += (uint64_t)r;
+			if (whole) {	/* read already, at its offset */
+				err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf + off, cnt);
+				continue;
 			}
-			if (err)
-				break;
-			memset(p->buf + got, 0, want - got);
-			err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf, cnt);
+			err = read_at(p, fd, p->buf, off, cnt * bs);
+			if (!err)
+				err = ek_newfs_write(p->nf, v[i].pblk + k, p->buf, cnt);
 		}
 	}
 	if (!err) {
@@ -627,7 +739,11 @@ static int copy_file(struct pop *p, int fd, ek_ino_t ino, uint8_t *raw, const st
 
 /* ---- symlinks and devices ------------------------------------------------------------------ */
 
-static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw)
+/*
+ * *xattrs_done: the xattrs are stored (with the target inline: inline_data
+ * keeps a target too long for i_block there, as ext2fs_symlink() does)
+ */
+static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw, bool *xattrs_done)
 {
 	char target[PATH_MAX + 1];
 	ssize_t len = readlink(p->path, target, sizeof(target) - 1);
@@ -641,9 +757,27 @@ static int copy_symlink(struct pop *p, ek_ino_t ino, uint8_t *raw)
 		return ek_err(-ENAMETOOLONG, "the target of '%s' is %zd bytes, more than a %u-byte "
 			      "block holds: use a larger -b", p->path, len, p->fs->blksz);
 	ek_newfs_inode_set_size(p->nf, raw, (uint64_t)len);
+	*xattrs_done = false;
 	if (len < EXT4_N_BLOCKS * 4) {	/* fast: the target in i_block */
 		memcpy(raw + offsetof(struct ext4_inode, i_block), target, (size_t)len);
 		return 0;
+	}
+	if (has_inline(p)) {
+		struct xlist l;
+
+		err = xlist_read(p, &l);
+		if (!err)
+			err = xlist_store(p, ino, raw, &l, target + EXT4_N_BLOCKS * 4,
+					  (size_t)len - EXT4_N_BLOCKS * 4, true);
+		xlist_release(&l);
+		if (!err) {
+			memcpy(raw + offsetof(struct ext4_inode, i_block), target, EXT4_N_BLOCKS * 4);
+			set_flag(raw, EXT4_INLINE_DATA_FL);
+			*xattrs_done = true;
+			return 0;
+		}
+		if (err != -ENOSPC)
+			return err;
 	}
 	err = ek_newfs_map(p->nf, ino, raw, &run, 1, 0, 0, &v, &nv);
 	if (!err) {
@@ -740,7 +874,7 @@ static int inode_get(struct pop *p, ek_ino_t ino, uint8_t **out)
 	return 0;
 }
 
-static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth);
+static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth, ek_blk_t blk0);
 
 /* one entry @name of the directory at p->path: its inode, made and filled */
 static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
@@ -749,6 +883,7 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 	size_t plen = strlen(p->path), nlen = strlen(name);
 	struct stat s;
 	struct hardlink *hl;
+	bool xattrs_done = false;
 	ek_ino_t ino;
 	uint8_t *raw;
 	int fd = -1, err = 0;
@@ -830,26 +965,50 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 			err = has_unwritten(p, fd, &s, &prealloc);
 		if (!err && !prealloc)
 			err = copy_inline_file(p, fd, ino, raw, (uint64_t)s.st_size, &l, &done);
-		if (!err && !done)
-			err = xlist_store(p, ino, raw, &l, NULL, 0, false);
+		if (!err && !done) {
+			bool nothing;
+
+			err = copy_file(p, fd, ino, raw, &s, !prealloc, &nothing);
+			if (!err && nothing) {
+				/* nothing written: inline still, with its size (as mke2fs) */
+				err = xlist_store(p, ino, raw, &l, NULL, 0, true);
+				if (!err) {
+					set_flag(raw, EXT4_INLINE_DATA_FL);
+					ek_newfs_inode_set_size(p->nf, raw, (uint64_t)s.st_size);
+					p->st->bytes += (uint64_t)s.st_size;
+				} else if (err == -ENOSPC) {	/* no room for system.data */
+					err = copy_file(p, fd, ino, raw, &s, false, &nothing);
+					nothing = false;
+				}
+			}
+			/*
+			 * moved out of the inode: mke2fs's inline start leaves an
+			 * empty in-inode xattr area behind (as in lost+found)
+			 */
+			if (!err && !nothing && p->fs->inode_size >= EXT4_GOOD_OLD_INODE_SIZE + 32 + 4)
+				put_le32(raw + EXT4_GOOD_OLD_INODE_SIZE + 32, EXT4_XATTR_MAGIC);
+			/* after the data, as mke2fs sets them */
+			if (!err && !nothing)
+				err = xlist_store(p, ino, raw, &l, NULL, 0, false);
+		}
 		xlist_release(&l);
 		if (err)
 			goto out;
-		if (done) {
-			p->st->files++;
-			goto links;
-		}
-	} else if (!S_ISDIR(s.st_mode) && (err = copy_xattrs(p, ino, raw))) {
-		goto out;
+		p->st->files++;
+		goto links;
 	}
 	switch (s.st_mode & S_IFMT) {
-	case S_IFREG:
-		err = copy_file(p, fd, ino, raw, &s);
+	case S_IFREG: {
+		bool nothing;
+
+		err = copy_file(p, fd, ino, raw, &s, false, &nothing);
 		p->st->files++;
 		break;
+	}
 	case S_IFDIR: {
 		uint8_t *dir_raw;
 		uint16_t links;
+		ek_blk_t blk0 = 0;
 
 		put_le16(raw + offsetof(struct ext4_inode, i_links_count), 2);
 		if ((err = inode_get(p, dir, &dir_raw)))	/* after this inode_new */
@@ -870,12 +1029,15 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 			links++;
 		}
 		put_le16(dir_raw + offsetof(struct ext4_inode, i_links_count), links);
-		err = copy_dir(p, ino, dir, p->depth + 1);	/* raw dies here */
+		/* its first block now, before its children's, as mke2fs (not inline) */
+		if (!has_inline(p) && (err = ek_newfs_dir_begin(p->nf, ino, &blk0)))
+			break;
+		err = copy_dir(p, ino, dir, p->depth + 1, blk0);	/* raw dies here */
 		p->st->dirs++;
 		break;
 	}
 	case S_IFLNK:
-		err = copy_symlink(p, ino, raw);
+		err = copy_symlink(p, ino, raw, &xattrs_done);
 		p->st->symlinks++;
 		break;
 	case S_IFCHR:
@@ -887,6 +1049,9 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		p->st->specials++;
 		break;
 	}
+	/* xattrs after the data, as mke2fs sets them (a directory's: copy_dir) */
+	if (!err && !S_ISDIR(s.st_mode) && !xattrs_done)
+		err = copy_xattrs(p, ino, raw);
 links:
 	/* every kind but directories can have more names (symlinks too, as mke2fs) */
 	if (!err && !S_ISDIR(s.st_mode) && s.st_nlink > 1)
@@ -904,7 +1069,7 @@ out:
  * body, as the kernel keeps small directories; else in blocks.
  */
 static int store_dir(struct pop *p, ek_ino_t dir, uint8_t *raw, ek_ino_t parent,
-		     struct ek_dirent_new *ents, size_t n)
+		     struct ek_dirent_new *ents, size_t n, ek_blk_t blk0)
 {
 	struct xlist l;
 	uint8_t iblock[EXT4_N_BLOCKS * 4], *xval = NULL;
@@ -930,13 +1095,13 @@ static int store_dir(struct pop *p, ek_ino_t dir, uint8_t *raw, ek_ino_t parent,
 	if (!err)
 		err = xlist_store(p, dir, raw, &l, NULL, 0, false);
 	if (!err)
-		err = ek_newfs_dir_write(p->nf, dir, raw, parent, ents, n);
+		err = ek_newfs_dir_write(p->nf, dir, raw, parent, ents, n, blk0);
 out:
 	xlist_release(&l);
 	return err;
 }
 
-static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth)
+static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth, ek_blk_t blk0)
 {
 	uint8_t *dir_raw;
 	char **names = NULL;
@@ -968,7 +1133,7 @@ static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth)
 	if (!err)
 		err = inode_get(p, dir, &dir_raw);	/* its children moved the tables on */
 	if (!err)
-		err = store_dir(p, dir, dir_raw, parent, ents, k);
+		err = store_dir(p, dir, dir_raw, parent, ents, k, blk0);
 out:
 	p->depth = outer;	/* the parent's depth again, for the next sibling */
 	for (size_t i = 0; i < n; i++)
@@ -1008,7 +1173,7 @@ static uint64_t least_blocks(const struct ek_fs *fs, const struct stat *s)
 		b = held < in ? held : in;
 	} else if (S_ISDIR(s->st_mode) && !inl) {
 		b = 1;
-	} else if (S_ISLNK(s->st_mode) && size >= EXT4_N_BLOCKS * 4) {
+	} else if (S_ISLNK(s->st_mode) && size >= EXT4_N_BLOCKS * 4 && !inl) {
 		b = 1;
 	}
 	return (b + ratio - 1) / ratio * ratio;	/* bigalloc: whole clusters */
@@ -1092,6 +1257,7 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 		struct ek_populate_stats *st)
 {
 	struct pop p = { .nf = nf, .fs = ek_newfs_fs(nf), .o = o, .st = st };
+	ek_blk_t blk0;
 	struct stat s;
 	int err;
 
@@ -1109,7 +1275,9 @@ int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_o
 		return -ENOMEM;
 	p.free_before = ek_newfs_free_blocks(nf);
 	/* the root keeps mkfs's mode, owner and times but takes the xattrs, as mke2fs */
-	err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0);
+	err = ek_newfs_dir_begin(nf, EXT4_ROOT_INO, &blk0);
+	if (!err)
+		err = copy_dir(&p, EXT4_ROOT_INO, EXT4_ROOT_INO, 0, blk0);
 	if (err == -ENOSPC && !ek_newfs_free_inodes(nf))
 		err = ek_err(-ENOSPC, "'%s' has more files than the filesystem has inodes", p.path);
 	else if (err == -ENOSPC)

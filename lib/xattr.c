@@ -992,8 +992,9 @@ static void xbuild_write(uint8_t *base, uint32_t len, uint32_t first,
 		if (b->len) {
 			vend -= VALUE_SIZE(b->len);
 			memcpy(base + vend, b->value, b->len);
-			put_le16(e + offsetof(struct ext4_xattr_entry, e_value_offs), vend);
 		}
+		/* an empty value: where the next would end, as libext2fs writes it */
+		put_le16(e + offsetof(struct ext4_xattr_entry, e_value_offs), vend);
 		put_le32(e + offsetof(struct ext4_xattr_entry, e_value_size), b->len);
 		if (hash)
 			put_le32(e + offsetof(struct ext4_xattr_entry, e_hash),
@@ -1001,23 +1002,6 @@ static void xbuild_write(uint8_t *base, uint32_t len, uint32_t first,
 		memcpy(e + ENTRY_SZ, b->name, b->name_len);
 		off += EXT4_XATTR_LEN(b->name_len);
 	}
-}
-
-/* the kernel's ext4_xattr_rehash(): 0 when an entry hash is 0 */
-static void xbuild_rehash(uint8_t *block)
-{
-	uint32_t hash = 0, off;
-
-	for (off = BLOCK_HDR_SZ; get_le32(block + off); off += EXT4_XATTR_LEN(block[off])) {
-		uint32_t eh = get_le32(block + off + offsetof(struct ext4_xattr_entry, e_hash));
-
-		if (!eh) {
-			hash = 0;
-			break;
-		}
-		hash = (hash << 16) ^ (hash >> 16) ^ eh;
-	}
-	put_le32(block + offsetof(struct ext4_xattr_header, h_hash), hash);
 }
 
 int ek_xattr_build(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
@@ -1098,12 +1082,13 @@ int ek_xattr_build(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 		put_le32(*block + offsetof(struct ext4_xattr_header, h_magic), EXT4_XATTR_MAGIC);
 		put_le32(*block + offsetof(struct ext4_xattr_header, h_refcount), 1);
 		put_le32(*block + offsetof(struct ext4_xattr_header, h_blocks), 1);
+		/* h_hash stays 0, as libext2fs writes it (the kernel sets it when it rewrites) */
 		xbuild_write(*block, fs->blksz, BLOCK_HDR_SZ, blk, nblk, true);
-		xbuild_rehash(*block);
 	}
 	if (body_len)
 		memset(raw + hdr, 0, isz - hdr);
-	if (nbody) {
+	/* the body's magic whenever there are xattrs, even all in the block (libext2fs) */
+	if (body_len && n) {
 		put_le32(raw + hdr, EXT4_XATTR_MAGIC);
 		xbuild_write(raw + hdr + 4, body_len, 0, body, nbody, false);
 	}

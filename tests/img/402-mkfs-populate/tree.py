@@ -56,13 +56,38 @@ def data_map(fd, size):
     return runs
 
 
+def nonzero_map(fd, size, runs):
+    """the data runs without their 1 KiB blocks of zeros, which mkfs -d
+    (as mke2fs -d) leaves as holes: rounded out to a larger block size,
+    the blocks of that size that hold a byte other than zero"""
+    out = []
+    for start, end in runs:
+        pos = start - start % 1024
+        while pos < end:
+            buf = os.pread(fd, min(MIB, end - pos), pos)
+            if not buf:
+                break
+            for i in range(0, len(buf), 1024):
+                if buf[i:i + 1024].count(0) == len(buf[i:i + 1024]):
+                    continue
+                s, t = pos + i, min(size, pos + i + 1024)
+                if out and out[-1][1] >= s:
+                    out[-1][1] = t
+                else:
+                    out.append([s, t])
+            pos += len(buf)
+    return out
+
+
 def digest(fd, size, runs):
     """sha256 of the contents, blind to how zeros are stored: only the
     non-zero 4 KiB chunks (with their offsets) and the size count"""
     h = hashlib.sha256(b"%d;" % size)
     zero = bytes(CHUNK)
+    done = 0	# whole chunks, each once, wherever the runs start and end
     for start, end in runs:
-        pos = start - start % CHUNK
+        pos = max(start - start % CHUNK, done)
+        end = min(size, end + (-end) % CHUNK)
         while pos < end:
             n = min(MIB, end - pos)
             buf = os.pread(fd, n, pos)
@@ -74,6 +99,7 @@ def digest(fd, size, runs):
             if not buf:
                 break
             pos += len(buf)
+        done = max(done, pos)
     return h.hexdigest()
 
 
@@ -107,8 +133,9 @@ def scan(top, skip_top=(), with_xattrs=True):
                 e["size"] = st.st_size
                 fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
                 try:
-                    e["map"] = data_map(fd, st.st_size)
-                    e["digest"] = digest(fd, st.st_size, e["map"])
+                    e["alloc"] = data_map(fd, st.st_size)
+                    e["digest"] = digest(fd, st.st_size, e["alloc"])
+                    e["map"] = nonzero_map(fd, st.st_size, e["alloc"])
                 finally:
                     os.close(fd)
             elif stat.S_ISLNK(st.st_mode):
@@ -191,7 +218,8 @@ def build(top):
     read_by_mkfs.append("f/sparse-tail")
     put("f/all-hole", b"")
     os.truncate("f/all-hole", 7 * MIB + 1)
-    # blocks of zeros that are data, not holes (kept allocated); zeros between data
+    # blocks of zeros written as data: holes in the image (as mke2fs -d);
+    # zeros between data
     put("f/zeros", bytes(64 * 1024))
     put("f/zeros-mixed", rnd.randbytes(4096) + bytes(5 * 4096) + rnd.randbytes(100))
     # over 4 GiB, sparse, a few data blocks near the end (TIND on ext3 4 KiB)
@@ -394,7 +422,7 @@ def cmp_common(m, got, diff, fields):
                 diff("%s: %s %s, want %s" % (show(r), f, g.get(f), e[f]))
 
 
-def kernel(man, mnt, bs, i128, epoch):
+def kernel(man, mnt, bs, i128, epoch, inline=False):
     m = json.load(open(man))
     got = scan(mnt, skip_top=("lost+found",))
     diff = Diff()
@@ -417,15 +445,26 @@ def kernel(man, mnt, bs, i128, epoch):
         if g["nlink"] != e["want_nlink"]:
             diff("%s: %d links, want %d" % (show(r), g["nlink"], e["want_nlink"]))
         if "map" in e:
-            w = []
-            for s, t in e["map"]:	# the source's runs in image blocks, to EOF
-                s, t = s - s % bs, min(e["size"], t + (-t) % bs)
-                if w and w[-1][1] >= s:
-                    w[-1][1] = max(w[-1][1], t)
+            def blocks(runs):	# runs in image blocks, to EOF
+                w = []
+                for s, t in runs:
+                    s, t = s - s % bs, min(e["size"], t + (-t) % bs)
+                    if w and w[-1][1] >= s:
+                        w[-1][1] = max(w[-1][1], t)
+                    else:
+                        w.append([s, t])
+                return w
+            # what the image allocates: the source's blocks that are not zeros
+            w, gm = blocks(e["map"]), blocks(g["alloc"])
+            # inline_data: a file started inline, as mke2fs -d makes it, and its
+            # inline bytes moved to block 0 at the first write: zeros there
+            if inline and gm and gm[0][0] == 0 and (not w or w[0][0] > 0):
+                if gm[0][1] > bs:
+                    gm[0][0] = bs
                 else:
-                    w.append([s, t])
-            if g["map"] != w:
-                diff("%s: data map %s, want %s" % (show(r), g["map"][:6], w[:6]))
+                    del gm[0]
+            if gm != w:
+                diff("%s: data map %s, want %s" % (show(r), gm[:6], w[:6]))
     # hard-link groups: the same names share an inode, and only they do
     for key, rs in names.items():
         keys = {got[r]["key"] for r in rs if r in got}
@@ -471,7 +510,7 @@ def rdump(man, out, i128, epoch, skip, inline):
     return diff.n
 
 
-def bmap(man, image, path, bs):
+def bmap(man, image, path, bs, inline=False):
     e = json.load(open(man))[path]
     src = os.path.join(os.path.dirname(os.path.abspath(man)), "src", path)
     nblocks = (e["size"] + bs - 1) // bs
@@ -480,6 +519,8 @@ def bmap(man, image, path, bs):
         data.update(range(s // bs, (t + bs - 1) // bs))
     holes = {0, nblocks // 2, nblocks - 1 - len(data), min(data) - 1, max(data) + 1}
     holes = {b for b in holes if 0 <= b < nblocks and b not in data}
+    if inline:	# started inline, as mke2fs -d: block 0 took the inline bytes (zeros)
+        holes.discard(0)
     want = sorted(data | holes)
     cmds = ["stat \"/%s\"" % path] + ["bmap \"/%s\" %d" % (path, b) for b in want]
     p = subprocess.run(["debugfs", "-f", "-", image], input="\n".join(cmds).encode(),
@@ -532,12 +573,13 @@ def main(argv):
         json.dump(m, open(rest[1], "w"), indent=0, sort_keys=True)
         return 0
     if cmd == "kernel" and len(rest) == 2:
-        return 1 if kernel(rest[0], rest[1], opts["--bs"], opts["--i128"], opts["--epoch"]) else 0
+        return 1 if kernel(rest[0], rest[1], opts["--bs"], opts["--i128"], opts["--epoch"],
+                           opts["--inline"]) else 0
     if cmd == "rdump" and len(rest) == 2:
         return 1 if rdump(rest[0], rest[1], opts["--i128"], opts["--epoch"], opts["--skip"],
                            opts["--inline"]) else 0
     if cmd == "bmap" and len(rest) == 4:
-        return 1 if bmap(rest[0], rest[1], rest[2], int(rest[3])) else 0
+        return 1 if bmap(rest[0], rest[1], rest[2], int(rest[3]), opts["--inline"]) else 0
     print(__doc__)
     return 2
 
