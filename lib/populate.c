@@ -19,7 +19,7 @@
  * on).  A symlink too long for i_block is kept inline with inline_data,
  * as ext2fs_symlink() does.  With these and -E whole_seconds, a tree whose
  * directories each fit a block gives the image mke2fs 1.47 -d gives, byte
- * for byte (test 420).
+ * for byte (test 421).
  *
  * Files keep their holes, and a block of zeros becomes a hole, as mke2fs
  * -d makes it (a hole reads as zeros: nothing is lost).  A file with
