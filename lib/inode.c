@@ -325,7 +325,7 @@ int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_i
  * cache of inode-table chunks: one pread per chunk instead of per inode.
  */
 #define ITC_SLOTS	8
-#define ITC_CHUNK	(64u << 10)
+#define ITC_CHUNK	(32u << 10)
 
 struct ek_itcache {
 	struct {
