@@ -109,6 +109,30 @@ static int overlay_super(struct ek_fs *fs, const struct ek_open_opts *o)
 	return err;
 }
 
+/*
+ * As libext2fs opening a backup superblock: the backup's descriptors are as
+ * old as mkfs or the last resize, so their BLOCK_UNINIT and INODE_UNINIT
+ * flags and unused inode counts say nothing of today's groups.  Every group
+ * is taken as initialised (its bitmaps read, its whole inode table
+ * scanned), in memory, with the checksums set to match.
+ */
+static void backup_groups_initialised(struct ek_fs *fs)
+{
+	if (!fs->has_csum && !fs->has_gdt_csum)
+		return;
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		uint8_t *d = fs->gd_raw + (size_t)g * fs->desc_size;
+
+		put_le16(d + offsetof(struct ext4_group_desc, bg_flags),
+			 get_le16(d + offsetof(struct ext4_group_desc, bg_flags)) &
+			 ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT));
+		ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, 0);
+		put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
+			 ek_group_desc_csum(fs, g, d));
+	}
+	ek_groups_load(fs);
+}
+
 static int read_descriptors(struct ek_fs *fs)
 {
 	uint32_t nblocks = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
@@ -210,6 +234,8 @@ int ek_fs_open(const char *path, const struct ek_open_opts *opts, struct ek_fs *
 	err = read_descriptors(fs);
 	if (err)
 		goto out_close;
+	if (fs->sb_block)
+		backup_groups_initialised(fs);
 	*out = fs;
 	return 0;
 
