@@ -405,10 +405,11 @@ static void restarting(void *arg)
 /*
  * The JSON "journal" object: what recovery did (@recovered) or, under -n,
  * would do, in the recovery driver's own numbers (its plan and result);
- * null for a filesystem without a journal (or with -b, which skips it).
+ * null for a filesystem without a journal (or with -b, which skips it);
+ * @unusable: why a journal with a log to replay cannot be read, or NULL.
  */
 static void journal_json(struct fk *f, const struct ek_recovery *rec, bool has_journal,
-			 bool recovered)
+			 bool recovered, const char *unusable)
 {
 	struct ek_out *o = f->out;
 	bool planned = rec && !rec->refused && (!rec->clean || rec->finish_only || rec->norphans);
@@ -430,11 +431,14 @@ static void journal_json(struct fk *f, const struct ek_recovery *rec, bool has_j
 	}
 	ek_out_obj_begin(o, "journal");
 	/* (what was refused is kept in @f: repairing frees the plan first) */
-	ek_out_bool(o, "recovery_needed", planned || (rec && rec->refused) || f->refused_step);
+	ek_out_bool(o, "recovery_needed", planned || (rec && rec->refused) || f->refused_step ||
+		    unusable);
 	ek_out_bool(o, "recovered_in_view", !recovered && planned);
 	ek_out_bool(o, "recovered", recovered);
 	if (f->refused_step)
 		ek_out_str(o, "refused", f->refused);
+	else if (unusable)	/* a log to replay, in a journal that cannot be read */
+		ek_out_str(o, "refused", unusable);
 	else if (rec && rec->refused)
 		ek_out_str(o, "refused", rec->refused_msg);
 	else
@@ -793,7 +797,7 @@ int main(int argc, char **argv)
 	struct ek_journal *jnl = NULL;
 	struct ek_undo *undo = NULL;
 	bool skipped = false, recovered = false, repair = false, was_valid = true;
-	bool has_journal = false;
+	bool has_journal = false, needs_recovery = false;
 	uint64_t real_fixes, all_fixes;
 	bool say_modified, changed, released = false;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
@@ -970,6 +974,7 @@ int main(int argc, char **argv)
 			}
 		}
 		has_journal = probe && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
+		needs_recovery = probe && ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER);
 		/* without a journal: the orphan inodes, when repairing (e2fsck
 		 * releases them on any filesystem; -n reads them as they are, as
 		 * e2fsck -n, which releases none) */
@@ -1029,7 +1034,8 @@ int main(int argc, char **argv)
 		ek_out_str(f.out, "check_forced", forced);
 	else
 		ek_out_null(f.out, "check_forced");
-	journal_json(&f, rec, has_journal, recovered);
+	journal_json(&f, rec, has_journal, recovered,
+		     journal_err && needs_recovery ? ek_error_msg(journal_err) : NULL);
 	if (f.journal_only && !skipped) {
 		/* as e2fsck -E journal_only: the journal and the orphans, nothing else */
 		ek_out_arr_begin(f.out, "findings");
