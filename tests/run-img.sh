@@ -32,7 +32,8 @@
 # EK_REPLAY, EK_CORPUS (the corpus; default: ../shared/corpus beside the
 # git tree), EK_REQUIRE (above), TMPDIR, EK_TREE_SCALE (entries in the
 # matrix tree's big directory; default 10000, 2000 for a sanitizer build),
-# EK_JOBS (tests run at a time; default: the CPUs and one more; lines
+# EK_NOSLEEP (set by this script: tests/nosleep.c built, for
+# e2fsprogs' tools on mmp images), EK_JOBS (tests run at a time; default: the CPUs and one more; lines
 # still print in test order), EK_VERBOSE=1 shows the log of passing script tests too (their real
 # counts), EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
 # `expect` of failing golden tests (review the diff!).
@@ -105,6 +106,14 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ek-img.XXXXXX") || exit 1
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
+
+# e2fsprogs' MMP wait skipped on the tests' scratch images (tests/nosleep.c);
+# without a compiler the tests still pass, only slower
+EK_NOSLEEP=
+if ${CC:-cc} -shared -fPIC -O2 -o "$work/nosleep.so" "$top/tests/nosleep.c" 2>/dev/null; then
+	EK_NOSLEEP=$work/nosleep.so
+fi
+export EK_NOSLEEP
 
 if [ $# -gt 0 ]; then
 	tests=
