@@ -32,8 +32,9 @@
 # EK_REPLAY, EK_CORPUS (the corpus; default: ../shared/corpus beside the
 # git tree), EK_REQUIRE (above), TMPDIR, EK_TREE_SCALE (entries in the
 # matrix tree's big directory; default 10000, 2000 for a sanitizer build),
-# EK_NOSLEEP (set by this script: tests/nosleep.c built, for
-# e2fsprogs' tools on mmp images), EK_JOBS (tests run at a time; default: the CPUs and one more; lines
+# EK_UNPACK_CACHE (set by this script: unpack.sh's decompressed images),
+# EK_NOSLEEP (set by this script: tests/nosleep.c built, for e2fsprogs'
+# tools on mmp images), EK_JOBS (tests run at a time; default: the CPUs and one more; lines
 # still print in test order), EK_VERBOSE=1 shows the log of passing script tests too (their real
 # counts), EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
 # `expect` of failing golden tests (review the diff!).
@@ -114,6 +115,8 @@ if ${CC:-cc} -shared -fPIC -O2 -o "$work/nosleep.so" "$top/tests/nosleep.c" 2>/d
 	EK_NOSLEEP=$work/nosleep.so
 fi
 export EK_NOSLEEP
+# the corpus's images, decompressed once a run (tests/img/unpack.sh)
+export EK_UNPACK_CACHE="$work/unpacked"
 
 if [ $# -gt 0 ]; then
 	tests=

@@ -1,5 +1,5 @@
 # corpus.sh — sourced by the corpus tests: sets $corpus or exits 77, and
-# defines floor().
+# defines floor(), oracle_cache() and (unpack.sh) unpack().
 #
 # The corpus is $EK_CORPUS (run-img.sh sets it), else ../shared/corpus beside
 # the git tree.  A missing corpus skips (EK_REQUIRE=corpus turns that skip
@@ -11,6 +11,7 @@ else
 	top=$(git -C "$SRC" rev-parse --show-toplevel 2>/dev/null || (cd "$SRC/../../.." && pwd))
 	corpus=$top/../shared/corpus
 fi
+. "$SRC/../unpack.sh"
 if [ ! -d "$corpus" ]; then
 	echo "SKIP: no corpus at '$corpus' (set EK_CORPUS)"
 	exit 77

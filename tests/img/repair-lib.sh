@@ -8,6 +8,7 @@
 # It counts $cases and $fails (fail MSG); the test ends with its own summary.
 FSCK=${EK_FSCK:-$(dirname "$EK_DEBUGFS")/../fsck/extkit-fsck}
 . "$SRC/../nosleep.sh"
+. "$SRC/../unpack.sh"
 export E2FSPROGS_FAKE_TIME=1700000000 SOURCE_DATE_EPOCH=1700000000
 fails=0 cases=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
