@@ -272,7 +272,7 @@ int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b)
 
 /* ---- per-inode state ----------------------------------------------------------- */
 
-/* inode @ino's 3 state bytes, or NULL when its group holds none that far */
+/* inode @ino's ST_BYTES state bytes, or NULL when its group holds none that far */
 static uint8_t *ist(const struct check *c, ek_ino_t ino)
 {
 	uint32_t ipg = c->fs->sb.inodes_per_group;
@@ -283,7 +283,7 @@ static uint8_t *ist(const struct check *c, ek_ino_t ino)
 		return NULL;
 	g = &c->ig[(ino - 1) / ipg];
 	i = (ino - 1) % ipg;
-	return i < g->n ? g->st + 3 * (size_t)i : NULL;
+	return i < g->n ? g->st + ST_BYTES * (size_t)i : NULL;
 }
 
 /* the same, made when missing (zeros); NULL only when memory runs out */
@@ -300,17 +300,17 @@ static uint8_t *ist_make(struct check *c, ek_ino_t ino)
 
 		while (cap <= i)
 			cap = cap > ipg / 2 ? ipg : cap * 2;
-		v = realloc(g->st, 3 * (size_t)cap);
+		v = realloc(g->st, ST_BYTES * (size_t)cap);
 		if (!v)
 			return NULL;
 		g->st = v;
 		g->cap = cap;
 	}
 	if (i >= g->n) {
-		memset(g->st + 3 * (size_t)g->n, 0, 3 * (size_t)(i + 1 - g->n));
+		memset(g->st + ST_BYTES * (size_t)g->n, 0, ST_BYTES * (size_t)(i + 1 - g->n));
 		g->n = i + 1;
 	}
-	return g->st + 3 * (size_t)i;
+	return g->st + ST_BYTES * (size_t)i;
 }
 
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino)
@@ -386,13 +386,24 @@ static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 	return &c->ovf[i];
 }
 
+/* the nibble @which (ST_LINKS, ST_REFS) of @p's counts */
+static unsigned nib(const uint8_t *p, int which)
+{
+	return (p[ST_COUNTS] >> which) & 0xF;
+}
+
+static void nib_set(uint8_t *p, int which, unsigned v)
+{
+	p[ST_COUNTS] = (uint8_t)((p[ST_COUNTS] & ~(0xF << which)) | v << which);
+}
+
 static uint32_t count_get(const struct check *c, ek_ino_t ino, int which)
 {
 	const uint8_t *p = ist(c, ino);
 	const struct ovf *o;
 
-	if (!p || p[which] != COUNT_OVF)
-		return p ? p[which] : 0;
+	if (!p || nib(p, which) != COUNT_OVF)
+		return p ? nib(p, which) : 0;
 	o = ovf_get((struct check *)c, ino, false);
 	return !o ? 0 : which == ST_LINKS ? o->links : o->refs;
 }
@@ -415,7 +426,7 @@ int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t lin
 	if (!p)
 		return -ENOMEM;
 	p[ST_FLAGS] |= IN_USE | fsck_mode_ftype(mode) << FT_SHIFT;
-	p[ST_LINKS] = links < COUNT_OVF ? links : COUNT_OVF;
+	nib_set(p, ST_LINKS, links < COUNT_OVF ? links : COUNT_OVF);
 	if (links >= COUNT_OVF) {
 		struct ovf *o = ovf_get(c, ino, true);
 
@@ -433,7 +444,7 @@ void fsck_inode_forget(struct check *c, ek_ino_t ino)
 	struct dinfo *d = fsck_dinfo_of(c, ino);
 
 	if (p)
-		memset(p, 0, 3);
+		memset(p, 0, ST_BYTES);
 	if (d) {
 		size_t at = (size_t)(d - c->dirs);
 
@@ -452,15 +463,15 @@ int fsck_ref_add(struct check *c, ek_ino_t ino)
 
 	if (!p)
 		return -ENOMEM;
-	if (p[ST_REFS] < COUNT_OVF - 1) {
-		p[ST_REFS]++;
+	if (nib(p, ST_REFS) < COUNT_OVF - 1) {
+		nib_set(p, ST_REFS, nib(p, ST_REFS) + 1);
 		return 0;
 	}
 	o = ovf_get(c, ino, true);
 	if (!o)
 		return -ENOMEM;
-	o->refs = p[ST_REFS] == COUNT_OVF ? o->refs + 1 : COUNT_OVF;
-	p[ST_REFS] = COUNT_OVF;
+	o->refs = nib(p, ST_REFS) == COUNT_OVF ? o->refs + 1 : COUNT_OVF;
+	nib_set(p, ST_REFS, COUNT_OVF);
 	return 0;
 }
 
@@ -470,10 +481,10 @@ void fsck_ref_drop(struct check *c, ek_ino_t ino)
 	uint8_t *p = ist_make(c, ino);
 	struct ovf *o;
 
-	if (!p || !p[ST_REFS])
+	if (!p || !nib(p, ST_REFS))
 		return;
-	if (p[ST_REFS] != COUNT_OVF) {
-		p[ST_REFS]--;
+	if (nib(p, ST_REFS) != COUNT_OVF) {
+		nib_set(p, ST_REFS, nib(p, ST_REFS) - 1);
 		return;
 	}
 	o = ovf_get(c, ino, false);	/* the count is the overflow entry's */

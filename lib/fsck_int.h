@@ -14,15 +14,22 @@
 #define IS_EA	0x8	/* an xattr value inode (ea_inode): xattrs, not entries, name it */
 #define FT_SHIFT 5	/* EXT4_FT_* of i_mode (0: no known type) */
 
-/* the inodes of one group: 3 bytes each (flags, links, refs), up to the last in use */
+/*
+ * the inodes of one group: 2 bytes each, up to the last in use: the flags,
+ * and a byte of two counts, i_links_count in the low nibble and the
+ * directory entries naming the inode in the high one.  Most inodes count 1
+ * or 2; a count of COUNT_OVF or more lives in the overflow table.
+ */
 struct igrp {
 	uint32_t n, cap;
 	uint8_t *st;
 };
+#define ST_BYTES 2
 #define ST_FLAGS 0
-#define ST_LINKS 1	/* i_links_count; COUNT_OVF: in the overflow table */
-#define ST_REFS	2	/* directory entries naming it; COUNT_OVF likewise */
-#define COUNT_OVF 255
+#define ST_COUNTS 1
+#define ST_LINKS 0	/* which count: the low nibble */
+#define ST_REFS	4	/* the high nibble (the shift) */
+#define COUNT_OVF 15	/* a nibble of 15: the count is the overflow entry's */
 
 /* an inode whose link count or references do not fit a byte */
 struct ovf {
