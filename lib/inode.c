@@ -324,7 +324,7 @@ int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_i
  * neighbours in the table, so single reads go through a small direct-mapped
  * cache of inode-table chunks: one pread per chunk instead of per inode.
  */
-#define ITC_SLOTS	8
+#define ITC_SLOTS	4
 #define ITC_CHUNK	(32u << 10)
 
 struct ek_itcache {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include "extkit.h"
 
-#define WSET_WRITE_BATCH (128u << 10)	/* bytes per merged write: long enough for the
+#define WSET_WRITE_BATCH (64u << 10)	/* bytes per merged write: long enough for the
 					   disk, short enough not to raise the peak */
 
 struct wblock {
