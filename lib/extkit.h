@@ -2402,6 +2402,24 @@ int ek_fix_dir_expand(struct ek_wset *ws, ek_ino_t dir, ek_blk_t blk);
 int ek_fix_quota_usage(struct ek_wset *ws, ek_ino_t ino, unsigned type, uint32_t id,
 		       uint64_t inodes, uint64_t space);
 /*
+ * repair_quota.c.  ek_fix_quota_inum: the superblock's quota inode number
+ * of @type set to @ino (0: that type has no file, as e2fsck clears one no
+ * quota inode can have).
+ * ek_fix_quota_file: inode @ino made anew as a quota file holding @data
+ * (@len bytes, from ek_quota_encode; a multiple of EK_QUOTA_BLKSZ), as
+ * e2fsck's quota_write_inode() makes one: with @free_old the old file
+ * truncated first (its blocks and map freed in @ws, *@freed counts them),
+ * then mode 0100600, one link, immutable, the times @now, the data in
+ * blocks from @sink from @goal on, mapped by an extent tree (extents
+ * feature; tree blocks from @sink too) or an indirect map, every block
+ * and the inode in @ws.  No bigalloc (the caller's to refuse).
+ * -EK_CORRUPT for an old map the truncation refuses, the sink's errors.
+ */
+int ek_fix_quota_inum(struct ek_wset *ws, unsigned type, ek_ino_t ino);
+int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, size_t len,
+		      bool free_old, ek_blk_t goal, const struct ek_ind_sink *sink, int64_t now,
+		      uint64_t *freed);
+/*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into
  * several (each whole blocks, committed and checkpointed in turn: a cut
@@ -3218,6 +3236,8 @@ const struct ek_dquot *ek_quota_find(const struct ek_quota *q, uint32_t id);
  */
 int ek_quota_encode(unsigned type, const struct ek_dquot *dq, size_t n, uint8_t **out,
 		    size_t *out_len);
+/* the info block's grace periods (seconds) of encoded quota file @buf (@len bytes) */
+void ek_quota_set_grace(uint8_t *buf, size_t len, uint32_t bgrace, uint32_t igrace);
 
 /* usage per id, counted from the inodes: memory grows with the ids seen */
 struct ek_quota_usage {

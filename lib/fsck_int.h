@@ -256,6 +256,9 @@ int fsck_pass4(struct check *c);
 
 /* fsck_journal.c */
 int fsck_journal_recreate(struct check *c);
+/* an ek_ind_sink (arg: the check) on fsck_alloc_block and the set: one block a call */
+int fsck_sink_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got);
+int fsck_sink_put(void *arg, ek_blk_t blk, const uint8_t *buf);
 
 /* fsck_pass5.c */
 int fsck_check_quota(struct check *c);

@@ -641,3 +641,11 @@ int ek_quota_encode(unsigned type, const struct ek_dquot *dq, size_t n, uint8_t 
 	*out_len = (size_t)e.blocks * QT_BLK;
 	return 0;
 }
+
+void ek_quota_set_grace(uint8_t *buf, size_t len, uint32_t bgrace, uint32_t igrace)
+{
+	if (len < QT_BLK)
+		return;
+	put_le32(buf + 0x08, bgrace);
+	put_le32(buf + 0x0C, igrace);
+}
