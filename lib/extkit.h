@@ -3211,6 +3211,16 @@ ek_ino_t ek_quota_inum(const struct ek_fs *fs, unsigned type);
  */
 int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 		    struct ek_quota *out);
+/*
+ * The same, salvaging as e2fsprogs' tree scan reads a damaged file: the
+ * header checked as above (else its error), then every entry reached by
+ * a pointer that is sound; a bad pointer, tree block or data block header
+ * is passed over, entries the tree does not reach are not looked for.
+ * 0 (what was reached in @out), -EK_CORRUPT/-EK_UNSUPP for the header,
+ * -ENOMEM.  Release @out whatever the result.
+ */
+int ek_quota_salvage(const void *buf, size_t len, unsigned type, ek_ino_t ino,
+		     struct ek_quota *out);
 /* read inode @ino's content through the read path and decode it as above */
 int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota *out);
 /* the same content, not decoded: *out (*out_len bytes) is the caller's to free() */

@@ -386,6 +386,8 @@ static int quota_rebuild_write(struct check *c, ek_ino_t ino, bool in_use, struc
 		err = ek_wset_mark_inode(c->ws, ino, true, false);
 		if (!err)
 			err = fsck_inode_in_use(c, ino, 0100600, 1);
+		if (!err)
+			c->sum->inodes_used++;	/* the summary line counts it */
 	}
 	if (!err)
 		c->sum->blocks_used -= freed < c->sum->blocks_used ? freed : c->sum->blocks_used;
@@ -397,6 +399,29 @@ static void quota_rebuild_release(struct qrebuild *rb)
 {
 	free(rb->data);
 	rb->data = NULL;
+}
+
+/* quota_rebuild_prepare() for a file that cannot be read: the limits of
+ * the entries its tree still reaches kept (as e2fsck keeps those its scan
+ * read before the error) */
+static int quota_salvage(struct check *c, unsigned t, ek_ino_t ino, struct qrebuild *rb)
+{
+	struct ek_quota old;
+	uint8_t *buf = NULL;
+	size_t len;
+	int err = ek_quota_read_raw(c->fs, ino, t, &buf, &len);
+
+	memset(&old, 0, sizeof(old));
+	if (!err)
+		err = ek_quota_salvage(buf, len, t, ino, &old);
+	free(buf);
+	if (err == -ENOMEM) {
+		ek_quota_release(&old);
+		return err;
+	}
+	err = quota_rebuild_prepare(c, t, err ? NULL : &old, rb);
+	ek_quota_release(&old);
+	return err;
 }
 
 static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct ek_quota *q)
@@ -501,7 +526,7 @@ int fsck_check_quota(struct check *c)
 			char msg[sizeof(((struct ek_finding *)0)->message)];
 
 			snprintf(msg, sizeof(msg), "%s", why);
-			err = c->ws ? quota_rebuild_prepare(c, t, NULL, &rb) : 0;
+			err = c->ws ? quota_salvage(c, t, ino, &rb) : 0;
 			if (!err && fsck_report_if(c, rb.can, EK_PR_QUOTA_FILE_DAMAGED, AT_INODE(ino),
 						   msg))
 				fsck_fix_done(c, quota_rebuild_write(c, ino, in_use, &rb));
