@@ -2362,6 +2362,10 @@ int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws);
  * anew as mkfs makes it, as e2fsck resets it: magic, the clean sequence,
  * @now, the check interval, no node or device name, its checksum */
 int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now);
+/* s_mmp_block set to @blk: 0 as e2fsck clears an invalid one; else a
+ * block the caller allocated, made a clean MMP block as above (as
+ * tune2fs -O mmp's ext2fs_mmp_init places one) */
+int ek_fix_mmp_block(struct ek_wset *ws, ek_blk_t blk, int64_t now);
 /*
  * e2fsck's "Recreate journal", in two steps written in that order: inode 8
  * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped

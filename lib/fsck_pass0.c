@@ -145,7 +145,12 @@ void fsck_check_mmp(struct check *c)
 		fsck_report(c, EK_PR_MMP_INTERVAL, AT_GROUP(-1), interval, EK_MMP_MAX_UPDATE_INTERVAL);
 	err = ek_mmp_block_check(fs, blk);
 	if (err) {
-		fsck_report(c, EK_PR_MMP_BLOCK_INVALID, AT_GROUP(-1), ek_error_msg(err));
+		/* as e2fsck: cleared; a new one is placed after pass 5 (fsck_mmp_recreate) */
+		if (fsck_report(c, EK_PR_MMP_BLOCK_INVALID, AT_GROUP(-1), ek_error_msg(err))) {
+			err = ek_fix_mmp_block(c->ws, 0, c->o->now);
+			fsck_fix_done(c, err);
+			c->mmp_cleared = !err;
+		}
 		return;
 	}
 	/* as e2fsck: a block it cannot use is made anew, clean */
@@ -166,6 +171,34 @@ void fsck_check_mmp(struct check *c)
 		fsck_report(c, EK_PR_MMP_IN_USE, &(struct ek_finding){ .blk = blk, .has_blk = true,
 		       .group = -1 }, (unsigned long long)blk, state[ek_mmp_seq_state(m.seq)],
 		       m.seq, m.nodename, m.bdevname);
+}
+
+/*
+ * After the passes, an MMP block for the one pass 0 cleared: the first
+ * free block, as tune2fs -O mmp (ext2fs_mmp_init) places one, made clean.
+ * e2fsck stops after clearing it (libext2fs will not open the filesystem
+ * with MMP on and no block), leaving the image for tune2fs to mend; here
+ * the check ends with a filesystem both can open.  Not on bigalloc (a
+ * cluster for one block: left as e2fsck leaves it).
+ */
+int fsck_mmp_recreate(struct check *c)
+{
+	ek_blk_t blk;
+	int err;
+
+	if (!c->mmp_cleared || !c->ws || c->err || c->stop ||
+	    ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_BIGALLOC) || c->claims_incomplete)
+		return 0;
+	c->mmp_cleared = false;
+	err = fsck_alloc_block(c, 0, &blk);
+	if (err == -ENOSPC)
+		return 0;	/* (the image full: as e2fsck leaves it) */
+	if (!err)
+		err = ek_fix_mmp_block(c->ws, blk, c->o->now);
+	if (err)
+		return err == -EK_CORRUPT ? 0 : err;
+	c->sum->blocks_used++;	/* the summary line counts it */
+	return fsck_commit(c);
 }
 
 /*

@@ -183,10 +183,10 @@ int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws)
 	return 0;
 }
 
-int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
+/* a clean MMP block at @blk, as mkfs writes one (ext2fs_mmp_init) */
+static int mmp_write(struct ek_wset *ws, ek_blk_t blk, int64_t now)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
-	ek_blk_t blk = le64_to_cpu(fs->raw_sb->s_mmp_block);
 	unsigned interval = le16_to_cpu(fs->raw_sb->s_mmp_update_interval);
 	struct ek_mmp m = { .magic = EXT4_MMP_MAGIC, .seq = EXT4_MMP_SEQ_CLEAN, .time = now,
 			    .check_interval = EK_MMP_MIN_CHECK_INTERVAL };
@@ -204,6 +204,24 @@ int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
 	memset(b, 0, fs->blksz);
 	ek_mmp_encode(fs, &m, b);
 	return 0;
+}
+
+int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
+{
+	return mmp_write(ws, le64_to_cpu(ek_wset_fs(ws)->raw_sb->s_mmp_block), now);
+}
+
+int ek_fix_mmp_block(struct ek_wset *ws, ek_blk_t blk, int64_t now)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = blk ? mmp_write(ws, blk, now) : 0;
+	if (!err)
+		sb->s_mmp_block = cpu_to_le64(blk);
+	return err;
 }
 
 int ek_fix_journal_clear(struct ek_wset *ws)
