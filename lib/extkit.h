@@ -540,6 +540,20 @@ uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* without meta_bg: reserved GDT block @i of the copy in group @g (one with a
  * superblock), where mke2fs puts it and the resize inode maps it */
 ek_blk_t ek_group_reserved_gdt_block(const struct ek_fs *fs, uint32_t g, uint32_t i);
+/*
+ * The resize inode (inode 7, resize_inode without meta_bg), as mke2fs and
+ * libext2fs's ext2fs_create_resize_inode() lay it out:
+ * ek_resize_dind_encode: its double-indirect block (fs->blksz bytes at
+ * @buf): slot (descriptor blocks + i) % (blksz / 4) names the primary's
+ * reserved GDT block i; ek_resize_gdt_encode: the primary's reserved GDT
+ * block @i, listing the same block of each backup copy in group order;
+ * ek_resize_inode_encode: raw inode @raw's i_block[DIND] = @dind, its
+ * i_size (the double-indirect range's end) and i_blocks (the
+ * double-indirect block, the reserved GDT blocks and their copies).
+ */
+void ek_resize_dind_encode(const struct ek_fs *fs, uint8_t *buf);
+void ek_resize_gdt_encode(const struct ek_fs *fs, uint32_t i, uint8_t *buf);
+void ek_resize_inode_encode(const struct ek_fs *fs, ek_blk_t dind, uint8_t *raw);
 /* block number of GDT block @i (primary copy), meta_bg aware */
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
 uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
@@ -2356,6 +2370,12 @@ int ek_fix_journal_inode_clear(struct ek_wset *ws);
 /* inode @ino zeroed whole (e2fsck clears the resize inode so when
  * resize_inode is off; its blocks are then claimed by nothing) */
 int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino);
+/* the resize inode made anew (e2fsck's "Recreate", as libext2fs's
+ * ext2fs_create_resize_inode): inode 7 a regular file of mode 0600, times
+ * @now, its double-indirect block @dind (allocated by the caller) and the
+ * primary's reserved GDT blocks written through group.c's encoders;
+ * -EINVAL for a block outside the filesystem or meta_bg */
+int ek_fix_resize_inode(struct ek_wset *ws, ek_blk_t dind, int64_t now);
 /* s_reserved_gdt_blocks 0 (resize_inode off: no reserved GDT blocks) */
 int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws);
 /* the MMP block (s_mmp_block, which must pass ek_mmp_block_check) made

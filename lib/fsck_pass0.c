@@ -116,7 +116,14 @@ int fsck_check_resize_inode(struct check *c)
 	}
 	goto out;
 bad:
-	fsck_report(c, EK_PR_RESIZE_INODE_INVALID, &at, why);
+	/* as e2fsck: zeroed now (pass 5 frees what it held), made anew after
+	 * the passes (fsck_resize_recreate) */
+	if (fsck_report(c, EK_PR_RESIZE_INODE_INVALID, &at, why)) {
+		int ferr = ek_fix_inode_zero(c->ws, EXT4_RESIZE_INO);
+
+		fsck_fix_done(c, ferr);
+		c->resize_recreate = !ferr;
+	}
 out:
 	free(dind);
 	free(ind);
@@ -171,6 +178,39 @@ void fsck_check_mmp(struct check *c)
 		fsck_report(c, EK_PR_MMP_IN_USE, &(struct ek_finding){ .blk = blk, .has_blk = true,
 		       .group = -1 }, (unsigned long long)blk, state[ek_mmp_seq_state(m.seq)],
 		       m.seq, m.nodename, m.bdevname);
+}
+
+/*
+ * After the passes, the resize inode pass 0 zeroed made anew, as e2fsck
+ * makes it at the end of its pass 1 (ext2fs_create_resize_inode): its
+ * double-indirect block the first free one from where mke2fs puts it
+ * (after the primary's descriptors, reserved GDT blocks, bitmaps and
+ * inode table), the reserved GDT blocks (metadata, never freed) mapped
+ * again.  Not on bigalloc (a cluster for one block).
+ */
+int fsck_resize_recreate(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	ek_blk_t goal, dind;
+	int err;
+
+	if (!c->resize_recreate || !c->ws || c->err || c->stop || c->claims_incomplete ||
+	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_BIGALLOC))
+		return 0;
+	c->resize_recreate = false;
+	goal = ek_group_reserved_gdt_block(fs, 0, fs->sb.reserved_gdt_blocks) + 2 +
+	       fs->itable_blocks;
+	if (goal >= fs->sb.blocks_count)
+		goal = fs->sb.first_data_block;
+	err = fsck_alloc_block(c, goal, &dind);
+	if (err == -ENOSPC)
+		return 0;	/* (the image full: the inode stays zeroed) */
+	if (!err)
+		err = ek_fix_resize_inode(c->ws, dind, c->o->now);
+	if (err)
+		return err == -EINVAL ? 0 : err;
+	c->sum->blocks_used++;	/* the summary line counts it */
+	return fsck_commit(c);
 }
 
 /*

@@ -173,6 +173,42 @@ int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino)
 	return err;
 }
 
+int ek_fix_resize_inode(struct ek_wset *ws, ek_blk_t dind, int64_t now)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ek_timespec ts = { .sec = now };
+	uint8_t *raw, *b;
+	int err;
+
+	if (!ek_fs_block_valid(fs, dind) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG))
+		return -EINVAL;
+	err = ek_wset_inode(ws, EXT4_RESIZE_INO, &raw);
+	if (err)
+		return err;
+	memset(raw, 0, fs->inode_size);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100600);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize),
+			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
+	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
+	ek_resize_inode_encode(fs, dind, raw);
+	err = ek_wset_block(ws, dind, &b);
+	if (err)
+		return err;
+	ek_resize_dind_encode(fs, b);
+	for (uint32_t i = 0; i < fs->sb.reserved_gdt_blocks && i < fs->blksz / 4 && !err; i++) {
+		err = ek_wset_block(ws, ek_group_reserved_gdt_block(fs, 0, i), &b);
+		if (!err)
+			ek_resize_gdt_encode(fs, i, b);
+	}
+	if (!err)
+		ek_inode_csum_set(fs, EXT4_RESIZE_INO, raw);
+	return err;
+}
+
 int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws)
 {
 	struct ext4_super_block *sb = ek_wset_super(ws);
