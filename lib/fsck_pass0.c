@@ -198,7 +198,7 @@ int fsck_resize_recreate(struct check *c)
 	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_BIGALLOC))
 		return 0;
 	c->resize_recreate = false;
-	goal = ek_group_reserved_gdt_block(fs, 0, fs->sb.reserved_gdt_blocks) + 2 +
+	goal = ek_group_reserved_gdt_block(fs, 0, fs->sb.reserved_gdt_blocks) + 1 +
 	       fs->itable_blocks;
 	if (goal >= fs->sb.blocks_count)
 		goal = fs->sb.first_data_block;

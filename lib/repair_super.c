@@ -195,6 +195,15 @@ int ek_fix_resize_inode(struct ek_wset *ws, ek_blk_t dind, int64_t now)
 	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
 	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
 	ek_resize_inode_encode(fs, dind, raw);
+	/* its size is over 2 GiB with 4 KiB blocks: as ext2fs_inode_size_set() */
+	if (ek_inode_size(fs, raw) > 0x7fffffffull &&
+	    !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE)) {
+		struct ext4_super_block *sb = ek_wset_super(ws);
+
+		if (!sb)
+			return -ENOMEM;
+		sb->s_feature_ro_compat |= cpu_to_le32(EXT4_FEATURE_RO_COMPAT_LARGE_FILE);
+	}
 	err = ek_wset_block(ws, dind, &b);
 	if (err)
 		return err;
