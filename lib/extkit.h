@@ -540,6 +540,20 @@ uint32_t ek_group_sb_gdt_blocks(const struct ek_fs *fs, uint32_t g);
 /* without meta_bg: reserved GDT block @i of the copy in group @g (one with a
  * superblock), where mke2fs puts it and the resize inode maps it */
 ek_blk_t ek_group_reserved_gdt_block(const struct ek_fs *fs, uint32_t g, uint32_t i);
+/*
+ * The resize inode (inode 7, resize_inode without meta_bg), as mke2fs and
+ * libext2fs's ext2fs_create_resize_inode() lay it out:
+ * ek_resize_dind_encode: its double-indirect block (fs->blksz bytes at
+ * @buf): slot (descriptor blocks + i) % (blksz / 4) names the primary's
+ * reserved GDT block i; ek_resize_gdt_encode: the primary's reserved GDT
+ * block @i, listing the same block of each backup copy in group order;
+ * ek_resize_inode_encode: raw inode @raw's i_block[DIND] = @dind, its
+ * i_size (the double-indirect range's end) and i_blocks (the
+ * double-indirect block, the reserved GDT blocks and their copies).
+ */
+void ek_resize_dind_encode(const struct ek_fs *fs, uint8_t *buf);
+void ek_resize_gdt_encode(const struct ek_fs *fs, uint32_t i, uint8_t *buf);
+void ek_resize_inode_encode(const struct ek_fs *fs, ek_blk_t dind, uint8_t *raw);
 /* block number of GDT block @i (primary copy), meta_bg aware */
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i);
 uint16_t ek_group_desc_csum(const struct ek_fs *fs, uint32_t g, const void *desc);
@@ -2356,12 +2370,22 @@ int ek_fix_journal_inode_clear(struct ek_wset *ws);
 /* inode @ino zeroed whole (e2fsck clears the resize inode so when
  * resize_inode is off; its blocks are then claimed by nothing) */
 int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino);
+/* the resize inode made anew (e2fsck's "Recreate", as libext2fs's
+ * ext2fs_create_resize_inode): inode 7 a regular file of mode 0600, times
+ * @now, its double-indirect block @dind (allocated by the caller) and the
+ * primary's reserved GDT blocks written through group.c's encoders;
+ * -EINVAL for a block outside the filesystem or meta_bg */
+int ek_fix_resize_inode(struct ek_wset *ws, ek_blk_t dind, int64_t now);
 /* s_reserved_gdt_blocks 0 (resize_inode off: no reserved GDT blocks) */
 int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws);
 /* the MMP block (s_mmp_block, which must pass ek_mmp_block_check) made
  * anew as mkfs makes it, as e2fsck resets it: magic, the clean sequence,
  * @now, the check interval, no node or device name, its checksum */
 int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now);
+/* s_mmp_block set to @blk: 0 as e2fsck clears an invalid one; else a
+ * block the caller allocated, made a clean MMP block as above (as
+ * tune2fs -O mmp's ext2fs_mmp_init places one) */
+int ek_fix_mmp_block(struct ek_wset *ws, ek_blk_t blk, int64_t now);
 /*
  * e2fsck's "Recreate journal", in two steps written in that order: inode 8
  * made a journal of @blocks blocks (@fc_blocks fast-commit ones) mapped
@@ -2401,6 +2425,24 @@ int ek_fix_dir_expand(struct ek_wset *ws, ek_ino_t dir, ek_blk_t blk);
  */
 int ek_fix_quota_usage(struct ek_wset *ws, ek_ino_t ino, unsigned type, uint32_t id,
 		       uint64_t inodes, uint64_t space);
+/*
+ * repair_quota.c.  ek_fix_quota_inum: the superblock's quota inode number
+ * of @type set to @ino (0: that type has no file, as e2fsck clears one no
+ * quota inode can have).
+ * ek_fix_quota_file: inode @ino made anew as a quota file holding @data
+ * (@len bytes, from ek_quota_encode; a multiple of EK_QUOTA_BLKSZ), as
+ * e2fsck's quota_write_inode() makes one: with @free_old the old file
+ * truncated first (its blocks and map freed in @ws, *@freed counts them),
+ * then mode 0100600, one link, immutable, the times @now, the data in
+ * blocks from @sink from @goal on, mapped by an extent tree (extents
+ * feature; tree blocks from @sink too) or an indirect map, every block
+ * and the inode in @ws.  No bigalloc (the caller's to refuse).
+ * -EK_CORRUPT for an old map the truncation refuses, the sink's errors.
+ */
+int ek_fix_quota_inum(struct ek_wset *ws, unsigned type, ek_ino_t ino);
+int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, size_t len,
+		      bool free_old, ek_blk_t goal, const struct ek_ind_sink *sink, int64_t now,
+		      uint64_t *freed);
 /*
  * Seal and write @ws: through journal @j (empty, RW on the set's fs) as
  * jbd2 transactions, one when the set fits the log, else split into
@@ -3193,6 +3235,16 @@ ek_ino_t ek_quota_inum(const struct ek_fs *fs, unsigned type);
  */
 int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 		    struct ek_quota *out);
+/*
+ * The same, salvaging as e2fsprogs' tree scan reads a damaged file: the
+ * header checked as above (else its error), then every entry reached by
+ * a pointer that is sound; a bad pointer, tree block or data block header
+ * is passed over, entries the tree does not reach are not looked for.
+ * 0 (what was reached in @out), -EK_CORRUPT/-EK_UNSUPP for the header,
+ * -ENOMEM.  Release @out whatever the result.
+ */
+int ek_quota_salvage(const void *buf, size_t len, unsigned type, ek_ino_t ino,
+		     struct ek_quota *out);
 /* read inode @ino's content through the read path and decode it as above */
 int ek_quota_read(struct ek_fs *fs, ek_ino_t ino, unsigned type, struct ek_quota *out);
 /* the same content, not decoded: *out (*out_len bytes) is the caller's to free() */
@@ -3218,6 +3270,8 @@ const struct ek_dquot *ek_quota_find(const struct ek_quota *q, uint32_t id);
  */
 int ek_quota_encode(unsigned type, const struct ek_dquot *dq, size_t n, uint8_t **out,
 		    size_t *out_len);
+/* the info block's grace periods (seconds) of encoded quota file @buf (@len bytes) */
+void ek_quota_set_grace(uint8_t *buf, size_t len, uint32_t bgrace, uint32_t igrace);
 
 /* usage per id, counted from the inodes: memory grows with the ids seen */
 struct ek_quota_usage {

@@ -1217,6 +1217,10 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		err = unshare_done(&c);
 	if (!err && !o->pass0_only)
 		err = fsck_journal_recreate(&c);	/* as e2fsck, after pass 5 */
+	if (!err && !o->pass0_only)
+		err = fsck_resize_recreate(&c);
+	if (!err && !o->pass0_only)
+		err = fsck_mmp_recreate(&c);
 	/* (no set: what the kernel refuses was left, nothing is written) */
 	if (!err && o->repair && !o->pass0_only && c.ws)
 		err = stamp(&c);

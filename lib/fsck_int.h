@@ -132,6 +132,9 @@ struct check {
 	bool in_place;		/* the next commit is written in place (the primary superblock) */
 	/* the journal (fsck_journal.c): the run cleared an internal journal */
 	bool jnl_cleared;
+	/* pass 0 cleared an invalid s_mmp_block or resize inode: made anew
+	 * after the passes (fsck_pass0.c) */
+	bool mmp_cleared, resize_recreate;
 	/* a finding left unfixed means some blocks in use were not claimed (a
 	 * damaged map, inode or xattr block): pass 5 then frees nothing */
 	bool claims_incomplete;
@@ -207,6 +210,8 @@ bool fsck_itables_pending(const struct check *c);
 bool fsck_itable_moving(const struct check *c, uint32_t g);
 int fsck_check_journal_inode(struct check *c);
 void fsck_check_mmp(struct check *c);
+int fsck_mmp_recreate(struct check *c);
+int fsck_resize_recreate(struct check *c);
 /* fsck_super.c: the superblock fields and descriptor flags e2fsck fixes */
 void fsck_check_super_fields(struct check *c);
 int fsck_stamp_checked(struct check *c, bool errors_left);
@@ -263,6 +268,9 @@ int fsck_pass4(struct check *c);
 
 /* fsck_journal.c */
 int fsck_journal_recreate(struct check *c);
+/* an ek_ind_sink (arg: the check) on fsck_alloc_block and the set: one block a call */
+int fsck_sink_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got);
+int fsck_sink_put(void *arg, ek_blk_t blk, const uint8_t *buf);
 
 /* fsck_pass5.c */
 int fsck_check_quota(struct check *c);

@@ -23,8 +23,9 @@
 #include "fsck_int.h"
 
 /* blocks from the checker's allocator, one at a time (each marked used
- * in the computed map and the set's bitmap) */
-static int jalloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
+ * in the computed map and the set's bitmap): the sink of the files a
+ * repair makes after the passes (the journal, a quota file) */
+int fsck_sink_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
 {
 	struct check *c = arg;
 	int err = fsck_alloc_block(c, goal, start);
@@ -36,7 +37,7 @@ static int jalloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint
 	return err;
 }
 
-static int jput(void *arg, ek_blk_t blk, const uint8_t *buf)
+int fsck_sink_put(void *arg, ek_blk_t blk, const uint8_t *buf)
 {
 	struct check *c = arg;
 
@@ -88,7 +89,7 @@ int fsck_journal_recreate(struct check *c)
 	struct ek_fs *fs = c->fs;
 	uint64_t jblocks, total, need;
 	uint32_t fc = 0;
-	struct ek_ind_sink sink = { .alloc = jalloc, .put = jput, .arg = c };
+	struct ek_ind_sink sink = { .alloc = fsck_sink_alloc, .put = fsck_sink_put, .arg = c };
 	struct ek_ext *v = NULL;
 	size_t nv = 0;
 	bool can;

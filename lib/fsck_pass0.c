@@ -116,7 +116,14 @@ int fsck_check_resize_inode(struct check *c)
 	}
 	goto out;
 bad:
-	fsck_report(c, EK_PR_RESIZE_INODE_INVALID, &at, why);
+	/* as e2fsck: zeroed now (pass 5 frees what it held), made anew after
+	 * the passes (fsck_resize_recreate) */
+	if (fsck_report(c, EK_PR_RESIZE_INODE_INVALID, &at, why)) {
+		int ferr = ek_fix_inode_zero(c->ws, EXT4_RESIZE_INO);
+
+		fsck_fix_done(c, ferr);
+		c->resize_recreate = !ferr;
+	}
 out:
 	free(dind);
 	free(ind);
@@ -145,7 +152,12 @@ void fsck_check_mmp(struct check *c)
 		fsck_report(c, EK_PR_MMP_INTERVAL, AT_GROUP(-1), interval, EK_MMP_MAX_UPDATE_INTERVAL);
 	err = ek_mmp_block_check(fs, blk);
 	if (err) {
-		fsck_report(c, EK_PR_MMP_BLOCK_INVALID, AT_GROUP(-1), ek_error_msg(err));
+		/* as e2fsck: cleared; a new one is placed after pass 5 (fsck_mmp_recreate) */
+		if (fsck_report(c, EK_PR_MMP_BLOCK_INVALID, AT_GROUP(-1), ek_error_msg(err))) {
+			err = ek_fix_mmp_block(c->ws, 0, c->o->now);
+			fsck_fix_done(c, err);
+			c->mmp_cleared = !err;
+		}
 		return;
 	}
 	/* as e2fsck: a block it cannot use is made anew, clean */
@@ -166,6 +178,67 @@ void fsck_check_mmp(struct check *c)
 		fsck_report(c, EK_PR_MMP_IN_USE, &(struct ek_finding){ .blk = blk, .has_blk = true,
 		       .group = -1 }, (unsigned long long)blk, state[ek_mmp_seq_state(m.seq)],
 		       m.seq, m.nodename, m.bdevname);
+}
+
+/*
+ * After the passes, the resize inode pass 0 zeroed made anew, as e2fsck
+ * makes it at the end of its pass 1 (ext2fs_create_resize_inode): its
+ * double-indirect block the first free one from where mke2fs puts it
+ * (after the primary's descriptors, reserved GDT blocks, bitmaps and
+ * inode table), the reserved GDT blocks (metadata, never freed) mapped
+ * again.  Not on bigalloc (a cluster for one block).
+ */
+int fsck_resize_recreate(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	ek_blk_t goal, dind;
+	int err;
+
+	if (!c->resize_recreate || !c->ws || c->err || c->stop || c->claims_incomplete ||
+	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_BIGALLOC))
+		return 0;
+	c->resize_recreate = false;
+	goal = ek_group_reserved_gdt_block(fs, 0, fs->sb.reserved_gdt_blocks) + 1 +
+	       fs->itable_blocks;
+	if (goal >= fs->sb.blocks_count)
+		goal = fs->sb.first_data_block;
+	err = fsck_alloc_block(c, goal, &dind);
+	if (err == -ENOSPC)
+		return 0;	/* (the image full: the inode stays zeroed) */
+	if (!err)
+		err = ek_fix_resize_inode(c->ws, dind, c->o->now);
+	if (err)
+		return err == -EINVAL ? 0 : err;
+	c->sum->blocks_used++;	/* the summary line counts it */
+	return fsck_commit(c);
+}
+
+/*
+ * After the passes, an MMP block for the one pass 0 cleared: the first
+ * free block, as tune2fs -O mmp (ext2fs_mmp_init) places one, made clean.
+ * e2fsck stops after clearing it (libext2fs will not open the filesystem
+ * with MMP on and no block), leaving the image for tune2fs to mend; here
+ * the check ends with a filesystem both can open.  Not on bigalloc (a
+ * cluster for one block: left as e2fsck leaves it).
+ */
+int fsck_mmp_recreate(struct check *c)
+{
+	ek_blk_t blk;
+	int err;
+
+	if (!c->mmp_cleared || !c->ws || c->err || c->stop ||
+	    ek_has_ro_compat(c->fs, EXT4_FEATURE_RO_COMPAT_BIGALLOC) || c->claims_incomplete)
+		return 0;
+	c->mmp_cleared = false;
+	err = fsck_alloc_block(c, 0, &blk);
+	if (err == -ENOSPC)
+		return 0;	/* (the image full: as e2fsck leaves it) */
+	if (!err)
+		err = ek_fix_mmp_block(c->ws, blk, c->o->now);
+	if (err)
+		return err == -EK_CORRUPT ? 0 : err;
+	c->sum->blocks_used++;	/* the summary line counts it */
+	return fsck_commit(c);
 }
 
 /*

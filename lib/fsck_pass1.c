@@ -772,15 +772,46 @@ static bool quota_file_ino(const struct check *c, ek_ino_t ino)
 	return false;
 }
 
-/* inodes 3 and 4 hold the user and group quota files, or nothing */
-static void check_quota_ino(struct check *c, const struct ek_inode *ei)
+/* inodes 3 and 4 hold the user and group quota files, or nothing: as
+ * e2fsck, one holding something else is zeroed (true), its blocks then
+ * claimed by nothing (pass 5 frees them) */
+static bool check_quota_ino(struct check *c, const struct ek_inode *ei)
 {
 	unsigned t = ei->ino == EXT4_USR_QUOTA_INO ? EK_QUOTA_USR : EK_QUOTA_GRP;
+	int err;
 
 	if (c->quota_on[t] && ek_quota_inum(c->fs, t) == ei->ino)
-		return;		/* in use: judged with its file after pass 5 */
-	if (ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei)))
-		fsck_report(c, EK_PR_QUOTA_INODE_NOT_CLEAR, AT_INODE(ei->ino), ei->ino);
+		return false;	/* in use: judged with its file after pass 5 */
+	if (!(ei->links_count || ei->blocks || get_le32(ek_inode_i_block(ei))) ||
+	    !fsck_report(c, EK_PR_QUOTA_INODE_NOT_CLEAR, AT_INODE(ei->ino), ei->ino))
+		return false;
+	err = ek_fix_inode_zero(c->ws, ei->ino);
+	fsck_fix_done(c, err);
+	return !err;
+}
+
+/*
+ * A quota file the superblock names is a regular file: as e2fsck's pass 1
+ * (PR_1_QUOTA_BAD_MODE), one that is not (inodes 3 and 4 whatever their
+ * links; the project file when linked) gets mode 0100000 and is then
+ * checked as one; its content is judged after pass 5
+ */
+static void check_quota_mode(struct check *c, struct ek_inode *ei)
+{
+	unsigned t = 0;
+	int err;
+
+	if (ek_is_reg(ei->mode) || (ei->ino >= c->fs->sb.first_ino && !ei->links_count))
+		return;
+	while (t + 1 < EK_QUOTA_TYPES && !(c->quota_on[t] && ek_quota_inum(c->fs, t) == ei->ino))
+		t++;
+	if (!fsck_report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ei->ino), ek_quota_type_name(t), ei->ino,
+			 ei->mode || ei->links_count ? "not a regular file" : "not in use"))
+		return;
+	err = ek_fix_inode_mode(c->ws, ei->ino, 0100000);
+	fsck_fix_done(c, err);
+	if (!err)
+		ei->mode = 0100000;	/* what the later checks see */
 }
 
 /*
@@ -1121,8 +1152,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 					return err;
 				}
 	}
-	if (ei->ino == EXT4_USR_QUOTA_INO || ei->ino == EXT4_GRP_QUOTA_INO)
-		check_quota_ino(c, ei);
+	if ((ei->ino == EXT4_USR_QUOTA_INO || ei->ino == EXT4_GRP_QUOTA_INO) &&
+	    check_quota_ino(c, ei))
+		return 0;	/* zeroed: nothing of it is claimed */
+	if (qf)
+		check_quota_mode(c, ei);
 	/* as e2fsck: inode 8 holds data while no internal journal uses it (a
 	 * journal turned off by hand, or a recreation cut short): cleared,
 	 * its blocks freed by pass 5; a superblock still naming it (without

@@ -284,12 +284,144 @@ void fsck_quota_setup(struct check *c)
 		if (!ino)
 			continue;
 		if (quota_ino_invalid(fs, ino)) {
-			fsck_report(c, EK_PR_QUOTA_INODE_INVALID, AT_INODE(ino), ino,
-			       ek_quota_type_name(t));
+			/* as e2fsck: the superblock names no file of that type */
+			if (fsck_report(c, EK_PR_QUOTA_INODE_INVALID, AT_INODE(ino), ino,
+					ek_quota_type_name(t)))
+				fsck_fix_done(c, ek_fix_quota_inum(c->ws, t, 0));
 			continue;
 		}
 		c->quota_on[t] = true;
 	}
+}
+
+/*
+ * A quota file written anew (e2fsck's "Update quota info for quota type
+ * N"): every id's usage as counted (an id whose charge is uncertain keeps
+ * the file's), the limits, grace ends and grace periods of @old when it
+ * was readable, else none; in blocks from the checker's allocator, the
+ * old file's freed (@in_use: pass 1 claimed them).  Prepared before the
+ * findings are reported (quota_rebuild_prepare: can it be done?), written
+ * at the first fix accepted (quota_rebuild_write), once.
+ */
+struct qrebuild {
+	uint8_t *data;
+	size_t len;
+	bool can;
+	int done;	/* 1: not written yet; else the write's result */
+};
+
+static int quota_rebuild_prepare(struct check *c, unsigned t, const struct ek_quota *old,
+				 struct qrebuild *rb)
+{
+	struct ek_fs *fs = c->fs;
+	struct ek_quota_usage *u = NULL;
+	size_t n = c->quota[t].count, no = old ? old->count : 0, i = 0, j = 0, k = 0;
+	struct ek_dquot *dq;
+	uint64_t need;
+	int err;
+
+	memset(rb, 0, sizeof(*rb));
+	rb->done = 1;
+	err = ek_quota_tally_sorted(&c->quota[t], &u);
+	if (err)
+		return err;
+	dq = ek_calloc(n + no ? n + no : 1, sizeof(*dq));
+	if (!dq) {
+		free(u);
+		return -ENOMEM;
+	}
+	/* both lists ascend by id: merge them */
+	while (i < no || j < n) {
+		const struct ek_dquot *d = i < no ? &old->dq[i] : NULL;
+		const struct ek_quota_usage *cu = j < n ? &u[j] : NULL;
+
+		if (d && (!cu || d->id < cu->id)) {
+			dq[k] = *d;
+			dq[k].curinodes = dq[k].curspace = 0;	/* nothing counted */
+			i++;
+		} else if (!d || cu->id < d->id) {
+			dq[k] = (struct ek_dquot){ .id = cu->id, .curinodes = cu->inodes,
+						    .curspace = cu->space };
+			j++;
+		} else {
+			dq[k] = *d;
+			if (!cu->uncertain) {
+				dq[k].curinodes = cu->inodes;
+				dq[k].curspace = cu->space;
+			}
+			i++;
+			j++;
+		}
+		k++;
+	}
+	free(u);
+	err = ek_quota_encode(t, dq, k, &rb->data, &rb->len);
+	free(dq);
+	if (err)
+		return err == -EINVAL ? 0 : err;	/* (cannot be: ids ascend) */
+	if (old)
+		ek_quota_set_grace(rb->data, rb->len, old->bgrace, old->igrace);
+	/* its data and, at most, a map block per 256 of it and a few more */
+	need = (rb->len >> fs->log_blksz) + 1;
+	need += need / (fs->blksz / 4) + 4;
+	/* bigalloc: the allocator hands out clusters; a map left unread: the
+	 * free blocks are not known */
+	rb->can = c->ws && !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_BIGALLOC) &&
+		  !c->claims_incomplete && fsck_room_for(c, need);
+	return 0;
+}
+
+static int quota_rebuild_write(struct check *c, ek_ino_t ino, bool in_use, struct qrebuild *rb)
+{
+	struct ek_ind_sink sink = { .alloc = fsck_sink_alloc, .put = fsck_sink_put, .arg = c };
+	uint64_t freed = 0;
+	int err;
+
+	if (rb->done != 1)
+		return rb->done;
+	err = ek_fix_quota_file(c->ws, ino, rb->data, rb->len, in_use, 0, &sink, c->o->now,
+				&freed);
+	if (!err && !in_use) {
+		/* an inode pass 1 did not count in use: it is now */
+		err = ek_wset_mark_inode(c->ws, ino, true, false);
+		if (!err)
+			err = fsck_inode_in_use(c, ino, 0100600, 1);
+		if (!err)
+			c->sum->inodes_used++;	/* the summary line counts it */
+	}
+	if (!err)
+		c->sum->blocks_used -= freed < c->sum->blocks_used ? freed : c->sum->blocks_used;
+	rb->done = err;
+	return err;
+}
+
+static void quota_rebuild_release(struct qrebuild *rb)
+{
+	free(rb->data);
+	rb->data = NULL;
+}
+
+/* quota_rebuild_prepare() for a file that cannot be read: the limits of
+ * the entries its tree still reaches kept (as e2fsck keeps those its scan
+ * read before the error) */
+static int quota_salvage(struct check *c, unsigned t, ek_ino_t ino, struct qrebuild *rb)
+{
+	struct ek_quota old;
+	uint8_t *buf = NULL;
+	size_t len;
+	int err = ek_quota_read_raw(c->fs, ino, t, &buf, &len);
+
+	memset(&old, 0, sizeof(old));
+	if (!err)
+		err = ek_quota_salvage(buf, len, t, ino, &old);
+	free(buf);
+	if (err == -ENOMEM) {
+		ek_quota_release(&old);
+		return err;
+	}
+	err = quota_rebuild_prepare(c, t, err ? NULL : &old, rb);
+	ek_quota_release(&old);
+	return err;
 }
 
 static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct ek_quota *q)
@@ -297,10 +429,22 @@ static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct
 	struct ek_quota_usage *u;
 	const char *name = ek_quota_type_name(t);
 	size_t n = c->quota[t].count, i = 0, j = 0;
+	struct qrebuild rb = { .done = 1 };
+	bool missing = false;
 	int err = ek_quota_tally_sorted(&c->quota[t], &u);
 
 	if (err)
 		return err;
+	/* an id counted that the file lacks: an entry cannot be added in
+	 * place, so the file is written anew with every id (as e2fsck does
+	 * for any difference); else each usage is set in its entry */
+	for (size_t k = 0; k < n; k++)
+		if (!u[k].uncertain && (u[k].space || u[k].inodes) && !ek_quota_find(q, u[k].id))
+			missing = true;
+	if (missing && c->ws && (err = quota_rebuild_prepare(c, t, q, &rb))) {
+		free(u);
+		return err;
+	}
 	/* both lists ascend by id: merge them */
 	while (i < q->count || j < n) {
 		const struct ek_dquot *d = i < q->count ? &q->dq[i] : NULL;
@@ -309,28 +453,35 @@ static int quota_compare(struct check *c, unsigned t, ek_ino_t ino, const struct
 		if (d && (!cu || d->id < cu->id)) {
 			/* nothing counted for this id */
 			if ((d->curspace || d->curinodes) &&
-			    fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
-				       (unsigned long long)d->curspace,
-				       (unsigned long long)d->curinodes, 0ull, 0ull))
-				fsck_fix_done(c, ek_fix_quota_usage(c->ws, ino, t, d->id, 0, 0));
+			    fsck_report_if(c, !missing || rb.can, EK_PR_QUOTA_USAGE_WRONG,
+					   AT_INODE(ino), name, d->id,
+					   (unsigned long long)d->curspace,
+					   (unsigned long long)d->curinodes, 0ull, 0ull))
+				fsck_fix_done(c, missing ? quota_rebuild_write(c, ino, true, &rb) :
+						 ek_fix_quota_usage(c->ws, ino, t, d->id, 0, 0));
 			i++;
 		} else if (!d || cu->id < d->id) {
-			if (!cu->uncertain && (cu->space || cu->inodes))
-				fsck_report(c, EK_PR_QUOTA_ENTRY_MISSING, AT_INODE(ino), name, cu->id,
-				       (unsigned long long)cu->space, (unsigned long long)cu->inodes);
+			if (!cu->uncertain && (cu->space || cu->inodes) &&
+			    fsck_report_if(c, rb.can, EK_PR_QUOTA_ENTRY_MISSING, AT_INODE(ino), name,
+					   cu->id, (unsigned long long)cu->space,
+					   (unsigned long long)cu->inodes))
+				fsck_fix_done(c, quota_rebuild_write(c, ino, true, &rb));
 			j++;
 		} else {
 			if (!cu->uncertain && (d->curspace != cu->space || d->curinodes != cu->inodes) &&
-			    fsck_report(c, EK_PR_QUOTA_USAGE_WRONG, AT_INODE(ino), name, d->id,
-				       (unsigned long long)d->curspace,
-				       (unsigned long long)d->curinodes,
-				       (unsigned long long)cu->space, (unsigned long long)cu->inodes))
-				fsck_fix_done(c, ek_fix_quota_usage(c->ws, ino, t, d->id, cu->inodes,
+			    fsck_report_if(c, !missing || rb.can, EK_PR_QUOTA_USAGE_WRONG,
+					   AT_INODE(ino), name, d->id,
+					   (unsigned long long)d->curspace,
+					   (unsigned long long)d->curinodes,
+					   (unsigned long long)cu->space, (unsigned long long)cu->inodes))
+				fsck_fix_done(c, missing ? quota_rebuild_write(c, ino, true, &rb) :
+						 ek_fix_quota_usage(c->ws, ino, t, d->id, cu->inodes,
 								    cu->space));
 			i++;
 			j++;
 		}
 	}
+	quota_rebuild_release(&rb);
 	free(u);
 	return 0;
 }
@@ -342,29 +493,47 @@ int fsck_check_quota(struct check *c)
 	for (unsigned t = 0; t < EK_QUOTA_TYPES; t++) {
 		ek_ino_t ino = ek_quota_inum(fs, t);
 		const char *name = ek_quota_type_name(t);
+		struct qrebuild rb = { .done = 1 };
 		struct ek_quota q;
+		bool in_use = true;
 		int err;
 
 		if (!c->quota_on[t])
 			continue;
 		if (!(fsck_iflags(c, ino) & IN_USE)) {
-			fsck_report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino), name, ino, "not in use");
+			/* (inodes 3 and 4: their mode is pass 1's finding) */
+			if (ino < fs->sb.first_ino)
+				continue;
+			/* as e2fsck, which cannot open it: the file made anew */
+			err = c->ws ? quota_rebuild_prepare(c, t, NULL, &rb) : 0;
+			if (!err && fsck_report_if(c, rb.can, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino),
+						   name, ino, "not in use"))
+				fsck_fix_done(c, quota_rebuild_write(c, ino, false, &rb));
+			quota_rebuild_release(&rb);
+			if (err)
+				return err;
 			continue;
 		}
-		if (fsck_imode(c, ino) != 0100000) {
-			fsck_report(c, EK_PR_QUOTA_INODE_BAD, AT_INODE(ino), name, ino,
-			       "not a regular file");
-			continue;
-		}
-		if (fsck_iflags(c, ino) & IN_BAD_BLOCK)
+		/* a mode pass 1 left (QUOTA_INODE_BAD not fixed), a table block unread */
+		if (fsck_imode(c, ino) != 0100000 || (fsck_iflags(c, ino) & IN_BAD_BLOCK))
 			continue;
 		err = ek_quota_read(fs, ino, t, &q);
 		if (err == -ENOMEM)
 			return err;
-		if (err)
-			fsck_report(c, EK_PR_QUOTA_FILE_DAMAGED, AT_INODE(ino), ek_error_msg(err));
-		else
+		if (err) {
+			/* as e2fsck: the file made anew from the counts */
+			const char *why = ek_error_msg(err);
+			char msg[sizeof(((struct ek_finding *)0)->message)];
+
+			snprintf(msg, sizeof(msg), "%s", why);
+			err = c->ws ? quota_salvage(c, t, ino, &rb) : 0;
+			if (!err && fsck_report_if(c, rb.can, EK_PR_QUOTA_FILE_DAMAGED, AT_INODE(ino),
+						   msg))
+				fsck_fix_done(c, quota_rebuild_write(c, ino, in_use, &rb));
+			quota_rebuild_release(&rb);
+		} else {
 			err = quota_compare(c, t, ino, &q);
+		}
 		ek_quota_release(&q);
 		if (err == -ENOMEM)
 			return err;

@@ -150,6 +150,48 @@ ek_blk_t ek_group_reserved_gdt_block(const struct ek_fs *fs, uint32_t g, uint32_
 	return first + 1 + gdt_blocks(fs) + i;
 }
 
+/* the backup groups a reserved GDT block's copies are listed for: those
+ * with a superblock from group 1 on, as many as a block holds */
+static uint32_t resize_backups(const struct ek_fs *fs)
+{
+	uint32_t n = 0;
+
+	for (uint32_t g = 1; g < fs->group_count && n < fs->blksz / 4; g++)
+		n += ek_group_has_super(fs, g);
+	return n;
+}
+
+void ek_resize_dind_encode(const struct ek_fs *fs, uint8_t *buf)
+{
+	uint32_t apb = fs->blksz / 4;
+
+	memset(buf, 0, fs->blksz);
+	for (uint32_t i = 0; i < fs->sb.reserved_gdt_blocks && i < apb; i++)
+		put_le32(buf + 4 * ((gdt_blocks(fs) + i) % apb),
+			 (uint32_t)ek_group_reserved_gdt_block(fs, 0, i));
+}
+
+void ek_resize_gdt_encode(const struct ek_fs *fs, uint32_t i, uint8_t *buf)
+{
+	uint32_t n = 0;
+
+	memset(buf, 0, fs->blksz);
+	for (uint32_t g = 1; g < fs->group_count && n < fs->blksz / 4; g++)
+		if (ek_group_has_super(fs, g))
+			put_le32(buf + 4 * n++, (uint32_t)ek_group_reserved_gdt_block(fs, g, i));
+}
+
+void ek_resize_inode_encode(const struct ek_fs *fs, ek_blk_t dind, uint8_t *raw)
+{
+	uint64_t apb = fs->blksz / 4;
+	uint64_t blocks = 1 + (uint64_t)fs->sb.reserved_gdt_blocks * (1 + resize_backups(fs));
+
+	put_le32(raw + offsetof(struct ext4_inode, i_block) + 4 * EXT4_DIND_BLOCK, (uint32_t)dind);
+	ek_inode_size_set(raw, (apb * apb + apb + EXT4_NDIR_BLOCKS) * fs->blksz);
+	/* each block counted as a whole cluster with bigalloc, as mke2fs does */
+	ek_inode_iblocks_set(raw, (blocks << fs->cluster_bits) << (fs->log_blksz - 9));
+}
+
 ek_blk_t ek_gdt_block(const struct ek_fs *fs, ek_blk_t sb_blk, uint32_t i)
 {
 	uint32_t bg;

@@ -1196,9 +1196,7 @@ static int make_resize_inode(struct ek_newfs *nf)
 	for (uint32_t g = 1; g < nf->g.groups; g++)
 		nbackups += ek_group_has_super(&nf->fs, g) && nbackups < a;
 	/* the reserved blocks themselves are made as they are written (write_resize_blocks) */
-	for (uint32_t i = 0; i < rsv; i++)
-		put_le32(dbuf + 4 * ((nf->g.desc_blocks + i) % a),
-			 (uint32_t)(sb_blk + 1 + nf->g.desc_blocks + i));
+	ek_resize_dind_encode(&nf->fs, dbuf);
 	nf->resize_blocks = true;
 	err = pending_add(nf, dind, dbuf);
 	if (err)
@@ -2141,24 +2139,14 @@ static int comb_add(struct comb *c, ek_blk_t blk, const uint8_t *data, uint32_t 
  */
 static int write_resize_blocks(struct ek_newfs *nf, struct comb *c, uint8_t *buf)
 {
-	uint32_t a = nf->fs.blksz / 4, n = 0, *groups = ek_calloc(a, sizeof(*groups));
 	int err = 0;
 
-	if (!groups)
-		return -ENOMEM;
-	for (uint32_t g = 1; g < nf->g.groups && n < a; g++)
-		if (ek_group_has_super(&nf->fs, g))
-			groups[n++] = g;
 	for (uint32_t i = 0; i < nf->g.reserved_gdt && !err; i++) {
 		ek_blk_t prim = primary_sb_block(nf) + 1 + nf->g.desc_blocks + i;
 
-		memset(buf, 0, nf->fs.blksz);
-		for (uint32_t j = 0; j < n; j++)
-			put_le32(buf + 4 * j, (uint32_t)(prim + (ek_blk_t)groups[j] *
-							 nf->g.blocks_per_group));
+		ek_resize_gdt_encode(&nf->fs, i, buf);
 		err = comb_add(c, prim, buf, 1);
 	}
-	free(groups);
 	return err;
 }
 

@@ -72,7 +72,7 @@ ek_ino_t ek_quota_inum(const struct ek_fs *fs, unsigned type)
 
 /* ---- decode ---------------------------------------------------------------- */
 
-enum { B_NONE, B_TREE, B_DATA };
+enum { B_NONE, B_TREE, B_DATA, B_BAD };
 
 struct qdec {
 	const uint8_t *buf;
@@ -83,6 +83,7 @@ struct qdec {
 	uint16_t *reached;	/* per data block: entries a pointer led to */
 	struct ek_quota *q;
 	size_t cap;
+	bool salvage;		/* skip what fails, keep the entries reached */
 };
 
 static bool entry_free(const uint8_t *e)
@@ -180,34 +181,39 @@ static int tree_walk(struct qdec *d, uint32_t blk, unsigned depth, uint32_t pref
 
 		if (!ref)
 			continue;
-		if (ref <= QT_TREEOFF || ref >= d->nblocks)
-			return dec_err(d, blk, "pointer %llu is outside the file's %llu blocks", ref,
-				       d->nblocks);
-		if (depth + 1 < QT_DEPTH) {
+		if (ref <= QT_TREEOFF || ref >= d->nblocks) {
+			err = dec_err(d, blk, "pointer %llu is outside the file's %llu blocks", ref,
+				      d->nblocks);
+		} else if (depth + 1 < QT_DEPTH) {
 			err = tree_walk(d, ref, depth + 1, id);
+		} else if (d->kind[ref] == B_TREE || d->kind[ref] == B_BAD) {
+			err = dec_err(d, blk, "data pointer %llu names a tree block", ref, 0);
 		} else {
-			if (d->kind[ref] == B_TREE)
-				return dec_err(d, blk, "data pointer %llu names a tree block", ref, 0);
 			err = 0;
 			if (d->kind[ref] == B_NONE) {
 				d->kind[ref] = B_DATA;
 				err = data_check(d, ref);
+				if (err)
+					d->kind[ref] = B_BAD;
 			}
 			if (!err)
 				err = data_entry(d, ref, id);
 		}
+		/* salvaging, as e2fsprogs' tree scan: a bad pointer is passed over */
+		if (err && d->salvage && err != -ENOMEM)
+			err = 0;
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
-		    struct ek_quota *out)
+static int decode(const void *buf, size_t len, unsigned type, ek_ino_t ino, bool salvage,
+		  struct ek_quota *out)
 {
 	const uint8_t *p = buf;
 	char what[32];
-	struct qdec d = { .buf = p, .ino = ino, .what = what, .q = out };
+	struct qdec d = { .buf = p, .ino = ino, .what = what, .q = out, .salvage = salvage };
 	uint32_t magic, hblocks;
 	int err;
 
@@ -251,7 +257,7 @@ int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 	if (!err)
 		err = tree_walk(&d, QT_TREEOFF, 0, 0);
 	/* every entry in use is reached from the tree by its id */
-	for (uint32_t b = 0; !err && b < d.nblocks; b++) {
+	for (uint32_t b = 0; !err && !salvage && b < d.nblocks; b++) {
 		const uint8_t *blk = p + (size_t)b * QT_BLK + QT_DATA_HDR;
 
 		if (d.kind[b] == B_TREE)
@@ -269,6 +275,18 @@ int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
 	if (err)
 		ek_quota_release(out);
 	return err;
+}
+
+int ek_quota_decode(const void *buf, size_t len, unsigned type, ek_ino_t ino,
+		    struct ek_quota *out)
+{
+	return decode(buf, len, type, ino, false, out);
+}
+
+int ek_quota_salvage(const void *buf, size_t len, unsigned type, ek_ino_t ino,
+		     struct ek_quota *out)
+{
+	return decode(buf, len, type, ino, true, out);
 }
 
 void ek_quota_release(struct ek_quota *q)
@@ -640,4 +658,12 @@ int ek_quota_encode(unsigned type, const struct ek_dquot *dq, size_t n, uint8_t 
 	*out = e.buf;
 	*out_len = (size_t)e.blocks * QT_BLK;
 	return 0;
+}
+
+void ek_quota_set_grace(uint8_t *buf, size_t len, uint32_t bgrace, uint32_t igrace)
+{
+	if (len < QT_BLK)
+		return;
+	put_le32(buf + 0x08, bgrace);
+	put_le32(buf + 0x0C, igrace);
 }

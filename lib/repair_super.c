@@ -173,6 +173,51 @@ int ek_fix_inode_zero(struct ek_wset *ws, ek_ino_t ino)
 	return err;
 }
 
+int ek_fix_resize_inode(struct ek_wset *ws, ek_blk_t dind, int64_t now)
+{
+	struct ek_fs *fs = ek_wset_fs(ws);
+	struct ek_timespec ts = { .sec = now };
+	uint8_t *raw, *b;
+	int err;
+
+	if (!ek_fs_block_valid(fs, dind) || ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_META_BG))
+		return -EINVAL;
+	err = ek_wset_inode(ws, EXT4_RESIZE_INO, &raw);
+	if (err)
+		return err;
+	memset(raw, 0, fs->inode_size);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100600);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize),
+			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
+	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
+	ek_resize_inode_encode(fs, dind, raw);
+	/* its size is over 2 GiB with 4 KiB blocks: as ext2fs_inode_size_set() */
+	if (ek_inode_size(fs, raw) > 0x7fffffffull &&
+	    !ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_LARGE_FILE)) {
+		struct ext4_super_block *sb = ek_wset_super(ws);
+
+		if (!sb)
+			return -ENOMEM;
+		sb->s_feature_ro_compat |= cpu_to_le32(EXT4_FEATURE_RO_COMPAT_LARGE_FILE);
+	}
+	err = ek_wset_block(ws, dind, &b);
+	if (err)
+		return err;
+	ek_resize_dind_encode(fs, b);
+	for (uint32_t i = 0; i < fs->sb.reserved_gdt_blocks && i < fs->blksz / 4 && !err; i++) {
+		err = ek_wset_block(ws, ek_group_reserved_gdt_block(fs, 0, i), &b);
+		if (!err)
+			ek_resize_gdt_encode(fs, i, b);
+	}
+	if (!err)
+		ek_inode_csum_set(fs, EXT4_RESIZE_INO, raw);
+	return err;
+}
+
 int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws)
 {
 	struct ext4_super_block *sb = ek_wset_super(ws);
@@ -183,10 +228,10 @@ int ek_fix_super_reserved_gdt_clear(struct ek_wset *ws)
 	return 0;
 }
 
-int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
+/* a clean MMP block at @blk, as mkfs writes one (ext2fs_mmp_init) */
+static int mmp_write(struct ek_wset *ws, ek_blk_t blk, int64_t now)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
-	ek_blk_t blk = le64_to_cpu(fs->raw_sb->s_mmp_block);
 	unsigned interval = le16_to_cpu(fs->raw_sb->s_mmp_update_interval);
 	struct ek_mmp m = { .magic = EXT4_MMP_MAGIC, .seq = EXT4_MMP_SEQ_CLEAN, .time = now,
 			    .check_interval = EK_MMP_MIN_CHECK_INTERVAL };
@@ -204,6 +249,24 @@ int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
 	memset(b, 0, fs->blksz);
 	ek_mmp_encode(fs, &m, b);
 	return 0;
+}
+
+int ek_fix_mmp_reset(struct ek_wset *ws, int64_t now)
+{
+	return mmp_write(ws, le64_to_cpu(ek_wset_fs(ws)->raw_sb->s_mmp_block), now);
+}
+
+int ek_fix_mmp_block(struct ek_wset *ws, ek_blk_t blk, int64_t now)
+{
+	struct ext4_super_block *sb = ek_wset_super(ws);
+	int err;
+
+	if (!sb)
+		return -ENOMEM;
+	err = blk ? mmp_write(ws, blk, now) : 0;
+	if (!err)
+		sb->s_mmp_block = cpu_to_le64(blk);
+	return err;
 }
 
 int ek_fix_journal_clear(struct ek_wset *ws)

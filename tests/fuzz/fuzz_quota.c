@@ -3,7 +3,8 @@
  * fuzz_quota.c - quota files: decode the input as a user, group and
  * project quota file; what decodes is written again by the encoder and
  * must decode to the same entries (entries without usage or limits are
- * the encoder's to leave out).
+ * the encoder's to leave out).  Salvaged, what a damaged file still
+ * reaches has ascending ids, so fsck's rewrite can encode it.
  */
 #include <stdlib.h>
 #include "fuzz.h"
@@ -21,6 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *out;
 		size_t len, kept = 0;
 
+		if (!ek_quota_salvage(data, size, t, 3, &q)) {
+			if (ek_quota_encode(t, q.dq, q.count, &out, &len))
+				abort();
+			free(out);
+		}
+		ek_quota_release(&q);
 		if (ek_quota_decode(data, size, t, 3, &q)) {
 			ek_quota_release(&q);
 			continue;

@@ -265,6 +265,50 @@ START_TEST(test_quota_tally)
 }
 END_TEST
 
+/* salvaging: what sound pointers reach is kept, a bad one passed over;
+ * the header is checked as by the strict decoder */
+START_TEST(test_quota_salvage)
+{
+	static struct ek_dquot dq[40];
+	struct ek_quota q;
+	uint8_t *out;
+	size_t len;
+
+	for (unsigned i = 0; i < 40; i++)
+		dq[i] = (struct ek_dquot){ .id = i < 20 ? i : 0x01000000u + i, .curinodes = 1,
+					   .bsoftlimit = 100 + i };
+	ck_assert_int_eq(ek_quota_encode(EK_QUOTA_GRP, dq, 40, &out, &len), 0);
+	/* the root's pointer for ids 0x01xxxxxx out of the file */
+	uint32_t root1 = get_le32(out + EK_QUOTA_BLKSZ + 4);
+
+	put_le32(out + EK_QUOTA_BLKSZ + 4, 0xffffffffu);
+	ck_assert_int_eq(ek_quota_decode(out, len, EK_QUOTA_GRP, 4, &q), -EK_CORRUPT);
+	ek_quota_release(&q);
+	ck_assert_int_eq(ek_quota_salvage(out, len, EK_QUOTA_GRP, 4, &q), 0);
+	ck_assert_uint_eq(q.count, 20);
+	for (unsigned i = 0; i < 20; i++) {
+		ck_assert_uint_eq(q.dq[i].id, i);
+		ck_assert_uint_eq(q.dq[i].bsoftlimit, 100 + i);
+	}
+	ek_quota_release(&q);
+	/* a data block's header (block 5: ids 0-13, after the header, the
+	 * root and id 0's three tree blocks): its entries are passed over,
+	 * the others kept */
+	put_le32(out + EK_QUOTA_BLKSZ + 4, root1);
+	put_le16(out + 5 * EK_QUOTA_BLKSZ + 8, 15);
+	ck_assert_int_eq(ek_quota_salvage(out, len, EK_QUOTA_GRP, 4, &q), 0);
+	ck_assert_uint_eq(q.count, 26);
+	ck_assert_uint_eq(q.dq[0].id, 14);
+	ek_quota_release(&q);
+	/* the header: nothing */
+	put_le32(out, 0);
+	ck_assert_int_eq(ek_quota_salvage(out, len, EK_QUOTA_GRP, 4, &q), -EK_CORRUPT);
+	ck_assert_uint_eq(q.count, 0);
+	ek_quota_release(&q);
+	free(out);
+}
+END_TEST
+
 static Suite *quota_suite(void)
 {
 	Suite *s = suite_create("quota");
@@ -277,6 +321,7 @@ static Suite *quota_suite(void)
 	tcase_add_loop_test(tc, test_quota_e2fsck_files, 0, 3);
 	tcase_add_loop_test(tc, test_quota_refused, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_quota_unreached);
+	tcase_add_test(tc, test_quota_salvage);
 	tcase_add_test(tc, test_quota_tally);
 	suite_add_tcase(s, tc);
 	return s;
