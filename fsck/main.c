@@ -614,7 +614,8 @@ static void usage(FILE *f, const char *prog)
 		"              --jsonl one finding per line, as found (path null)\n"
 		"Repairs go through the journal (one transaction per pass, and one per\n"
 		"inode whose shared blocks are copied); without one they are written\n"
-		"in place.\n"
+		"in place in order (new blocks, then what points at them, freed bits and\n"
+		"the superblock last), not atomically: if interrupted, run it again.\n"
 		"Exit status (fsck(8), or-ed): 0 clean, 1 errors corrected, 4 errors left\n"
 		"uncorrected, 8 operational error, 16 usage error, 32 cancelled (SIGINT,\n"
 		"SIGTERM: the fixes of the pass under way are committed first).\n", prog);
