@@ -604,7 +604,8 @@ static void usage(FILE *f, const char *prog)
 		"              with 0 a bar on stderr when it is a terminal\n"
 		"  -b N        use the backup superblock at block N (-B its block size, else\n"
 		"              each is tried; -B alone is ignored, as by e2fsck)\n"
-		"  -j DEV      the external journal device\n"
+		"  -j DEV      the external journal device (or image file): recovered,\n"
+		"              then the repairs are logged through it\n"
 		"  -E journal_only  recover the journal and process the orphan inodes,\n"
 		"              then stop: no check, no repair\n"
 		"  -E unshare_blocks  with shared_blocks: copy every shared block (no\n"
@@ -746,9 +747,11 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 }
 
 /*
- * Before repairing @fs (opened RW): its journal, through which the repairs
- * are committed (NULL, written in place, when it has none or it cannot be
- * opened), and the undo file.
+ * Before repairing @fs (opened RW): its journal, internal or the external
+ * device named with -j, through which the repairs are committed (NULL,
+ * written in place in order, when it has none, an external one is not
+ * named, or an internal one cannot be opened), and the undo file.  An
+ * external device that is not the filesystem's (UUID, users) is refused.
  */
 static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_journal **jnl,
 			struct ek_undo **undo)
@@ -763,14 +766,27 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_
 	/* a journal the check clears (unreadable) logs nothing */
 	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || cleared)
 		return 0;
-	if (f->journal_dev || fs->sb.journal_inum == 0) {
-		ek_out_text(f->out, "%s: an external journal is not used for repairs yet\n",
-			    f->image);
+	if (fs->sb.journal_inum == 0 && !f->journal_dev) {
+		/* (recovery said so already: "name it with -j") */
+		ek_out_text(f->out, "%s: the external journal is not named with -j: repairs "
+			    "are not logged\n", f->image);
 		return 0;
 	}
-	err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
-	if (err == -ENOMEM)
-		return err;
+	if (fs->sb.journal_inum == 0) {
+		/* the device the journal step recovered: checked again (its
+		 * UUID the filesystem's s_journal_uuid, the filesystem among
+		 * its users), refused with the reason */
+		err = ek_journal_open_dev(fs, f->journal_dev, EK_OPEN_RW | EK_OPEN_IGNORE_CSUM, jnl);
+		if (err) {
+			fprintf(stderr, "%s: %s: external journal: %s\n", f->prog, f->image,
+				ek_error_msg(err));
+			return err;
+		}
+	} else {
+		err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
+		if (err == -ENOMEM)
+			return err;
+	}
 	/* a refused log is the check's to drop (JOURNAL_REFUSED) */
 	if (!err && (*jnl)->sb.start &&
 	    !(f->refused_step && !strcmp(f->refused_step, "journal") && !fs->sb_block)) {
