@@ -41,6 +41,7 @@ struct fk {
 	bool pending_json;	/* a finding being fixed: its record waits for the outcome */
 	struct ek_finding pending;
 	const char *undo_path;	/* -z */
+	struct ek_undo *jundo;	/* -z with -j: the journal device's, in "<undo>.journal" */
 	bool optimize_dirs;	/* -D */
 	enum ek_out_mode mode;
 	struct ek_out *out;
@@ -594,7 +595,8 @@ static void usage(FILE *f, const char *prog)
 		"  -y          fix every finding that has a repair\n"
 		"              (none of -n, -p, -y: ask per finding; needs a terminal)\n"
 		"  -z FILE     save every block overwritten in the new undo file FILE\n"
-		"              (e2undo's format: e2undo FILE IMAGE restores the image)\n"
+		"              (e2undo's format: e2undo FILE IMAGE restores the image);\n"
+		"              with -j, the journal device's in FILE.journal\n"
 		"  -f          check even when the filesystem is marked clean\n"
 		"  -D          rebuild every directory (htree index or sorted), as e2fsck -D\n"
 		"  -v          e2fsck -v's statistics (files by type, links, fragmentation,\n"
@@ -657,6 +659,28 @@ static int pass0_found(struct ek_fs *fs, bool repairing)
 							   .pass0_only = true }, &sum);
 
 	return pc.found ? 1 : err ? -1 : 0;
+}
+
+/*
+ * -z with an external journal: the device gets an undo file of its own,
+ * "<undo>.journal" (as extkit-replay apply --undo), made on first need
+ * for @dev, and attached to it when @attach (the recovery attaches its own).
+ */
+static int journal_undo(struct fk *f, struct ek_io *dev, uint32_t blksz, bool attach)
+{
+	char path[4096];
+	int err;
+
+	if (!f->undo_path)
+		return 0;
+	if (!f->jundo) {
+		if (snprintf(path, sizeof(path), "%s.journal", f->undo_path) >= (int)sizeof(path))
+			return ek_err(-ENAMETOOLONG, "undo file name '%s' is too long", f->undo_path);
+		err = ek_undo_create(path, dev, blksz, &f->jundo);
+		if (err)
+			return err;
+	}
+	return attach ? ek_io_set_undo(dev, f->jundo) : 0;
 }
 
 /*
@@ -723,6 +747,12 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 				return err;
 		}
 		a.undo = *undo;
+		if ((*rec)->j && (*rec)->j->dev) {
+			err = journal_undo(f, (*rec)->j->dev, (*rec)->fs->blksz, false);
+			if (err)
+				return err;
+			a.journal_undo = f->jundo;
+		}
 		if (!(*rec)->clean)
 			ek_out_text(f->out, "%s: recovering journal\n", f->image);
 		if ((*rec)->norphans)
@@ -782,6 +812,9 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_
 				ek_error_msg(err));
 			return err;
 		}
+		err = journal_undo(f, (*jnl)->dev, fs->blksz, true);
+		if (err)
+			return err;
 	} else {
 		err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
 		if (err == -ENOMEM)
@@ -1320,6 +1353,11 @@ out:
 	if (f.devnull)
 		fclose(f.devnull);
 	ek_journal_close(jnl);
+	if (f.jundo && ek_undo_close(f.jundo) && ret != FSCK_ERROR) {
+		fprintf(stderr, "%s: %s: undo file '%s.journal': %s\n", f.prog, f.image,
+			f.undo_path, ek_error_msg(-EIO));
+		ret = FSCK_ERROR;
+	}
 	if (undo && ek_undo_close(undo) && ret != FSCK_ERROR) {
 		fprintf(stderr, "%s: %s: undo file '%s': %s\n", f.prog, f.image, f.undo_path,
 			ek_error_msg(-EIO));
