@@ -41,6 +41,7 @@ struct fk {
 	bool pending_json;	/* a finding being fixed: its record waits for the outcome */
 	struct ek_finding pending;
 	const char *undo_path;	/* -z */
+	struct ek_undo *jundo;	/* -z with -j: the journal device's, in "<undo>.journal" */
 	bool optimize_dirs;	/* -D */
 	enum ek_out_mode mode;
 	struct ek_out *out;
@@ -594,7 +595,8 @@ static void usage(FILE *f, const char *prog)
 		"  -y          fix every finding that has a repair\n"
 		"              (none of -n, -p, -y: ask per finding; needs a terminal)\n"
 		"  -z FILE     save every block overwritten in the new undo file FILE\n"
-		"              (e2undo's format: e2undo FILE IMAGE restores the image)\n"
+		"              (e2undo's format: e2undo FILE IMAGE restores the image);\n"
+		"              with -j, the journal device's in FILE.journal\n"
 		"  -f          check even when the filesystem is marked clean\n"
 		"  -D          rebuild every directory (htree index or sorted), as e2fsck -D\n"
 		"  -v          e2fsck -v's statistics (files by type, links, fragmentation,\n"
@@ -604,7 +606,8 @@ static void usage(FILE *f, const char *prog)
 		"              with 0 a bar on stderr when it is a terminal\n"
 		"  -b N        use the backup superblock at block N (-B its block size, else\n"
 		"              each is tried; -B alone is ignored, as by e2fsck)\n"
-		"  -j DEV      the external journal device\n"
+		"  -j DEV      the external journal device (or image file): recovered,\n"
+		"              then the repairs are logged through it\n"
 		"  -E journal_only  recover the journal and process the orphan inodes,\n"
 		"              then stop: no check, no repair\n"
 		"  -E unshare_blocks  with shared_blocks: copy every shared block (no\n"
@@ -614,7 +617,8 @@ static void usage(FILE *f, const char *prog)
 		"              --jsonl one finding per line, as found (path null)\n"
 		"Repairs go through the journal (one transaction per pass, and one per\n"
 		"inode whose shared blocks are copied); without one they are written\n"
-		"in place.\n"
+		"in place in order (new blocks, then what points at them, freed bits and\n"
+		"the superblock last), not atomically: if interrupted, run it again.\n"
 		"Exit status (fsck(8), or-ed): 0 clean, 1 errors corrected, 4 errors left\n"
 		"uncorrected, 8 operational error, 16 usage error, 32 cancelled (SIGINT,\n"
 		"SIGTERM: the fixes of the pass under way are committed first).\n", prog);
@@ -655,6 +659,28 @@ static int pass0_found(struct ek_fs *fs, bool repairing)
 							   .pass0_only = true }, &sum);
 
 	return pc.found ? 1 : err ? -1 : 0;
+}
+
+/*
+ * -z with an external journal: the device gets an undo file of its own,
+ * "<undo>.journal" (as extkit-replay apply --undo), made on first need
+ * for @dev, and attached to it when @attach (the recovery attaches its own).
+ */
+static int journal_undo(struct fk *f, struct ek_io *dev, uint32_t blksz, bool attach)
+{
+	char path[4096];
+	int err;
+
+	if (!f->undo_path)
+		return 0;
+	if (!f->jundo) {
+		if (snprintf(path, sizeof(path), "%s.journal", f->undo_path) >= (int)sizeof(path))
+			return ek_err(-ENAMETOOLONG, "undo file name '%s' is too long", f->undo_path);
+		err = ek_undo_create(path, dev, blksz, &f->jundo);
+		if (err)
+			return err;
+	}
+	return attach ? ek_io_set_undo(dev, f->jundo) : 0;
 }
 
 /*
@@ -721,6 +747,12 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 				return err;
 		}
 		a.undo = *undo;
+		if ((*rec)->j && (*rec)->j->dev) {
+			err = journal_undo(f, (*rec)->j->dev, (*rec)->fs->blksz, false);
+			if (err)
+				return err;
+			a.journal_undo = f->jundo;
+		}
 		if (!(*rec)->clean)
 			ek_out_text(f->out, "%s: recovering journal\n", f->image);
 		if ((*rec)->norphans)
@@ -745,9 +777,11 @@ static int journal_step(struct fk *f, struct ek_recovery **rec, struct ek_undo *
 }
 
 /*
- * Before repairing @fs (opened RW): its journal, through which the repairs
- * are committed (NULL, written in place, when it has none or it cannot be
- * opened), and the undo file.
+ * Before repairing @fs (opened RW): its journal, internal or the external
+ * device named with -j, through which the repairs are committed (NULL,
+ * written in place in order, when it has none, an external one is not
+ * named, or an internal one cannot be opened), and the undo file.  An
+ * external device that is not the filesystem's (UUID, users) is refused.
  */
 static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_journal **jnl,
 			struct ek_undo **undo)
@@ -762,14 +796,30 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_
 	/* a journal the check clears (unreadable) logs nothing */
 	if (!ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL) || cleared)
 		return 0;
-	if (f->journal_dev || fs->sb.journal_inum == 0) {
-		ek_out_text(f->out, "%s: an external journal is not used for repairs yet\n",
-			    f->image);
+	if (fs->sb.journal_inum == 0 && !f->journal_dev) {
+		/* (recovery said so already: "name it with -j") */
+		ek_out_text(f->out, "%s: the external journal is not named with -j: repairs "
+			    "are not logged\n", f->image);
 		return 0;
 	}
-	err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
-	if (err == -ENOMEM)
-		return err;
+	if (fs->sb.journal_inum == 0) {
+		/* the device the journal step recovered: checked again (its
+		 * UUID the filesystem's s_journal_uuid, the filesystem among
+		 * its users), refused with the reason */
+		err = ek_journal_open_dev(fs, f->journal_dev, EK_OPEN_RW | EK_OPEN_IGNORE_CSUM, jnl);
+		if (err) {
+			fprintf(stderr, "%s: %s: external journal: %s\n", f->prog, f->image,
+				ek_error_msg(err));
+			return err;
+		}
+		err = journal_undo(f, (*jnl)->dev, fs->blksz, true);
+		if (err)
+			return err;
+	} else {
+		err = ek_journal_open(fs, EK_OPEN_IGNORE_CSUM, jnl);
+		if (err == -ENOMEM)
+			return err;
+	}
 	/* a refused log is the check's to drop (JOURNAL_REFUSED) */
 	if (!err && (*jnl)->sb.start &&
 	    !(f->refused_step && !strcmp(f->refused_step, "journal") && !fs->sb_block)) {
@@ -1303,6 +1353,11 @@ out:
 	if (f.devnull)
 		fclose(f.devnull);
 	ek_journal_close(jnl);
+	if (f.jundo && ek_undo_close(f.jundo) && ret != FSCK_ERROR) {
+		fprintf(stderr, "%s: %s: undo file '%s.journal': %s\n", f.prog, f.image,
+			f.undo_path, ek_error_msg(-EIO));
+		ret = FSCK_ERROR;
+	}
 	if (undo && ek_undo_close(undo) && ret != FSCK_ERROR) {
 		fprintf(stderr, "%s: %s: undo file '%s': %s\n", f.prog, f.image, f.undo_path,
 			ek_error_msg(-EIO));

@@ -2110,7 +2110,8 @@ struct ek_fsck_opts {
 	 * ->fixable, and when the callback answers EK_FSCK_FIX the fix goes
 	 * into a write set that is committed at the end of its pass (and
 	 * after the descriptor step): through @journal when given (internal,
-	 * opened RW on @fs, empty), else written in place in block order.
+	 * opened RW on @fs, empty), else written in place in order
+	 * (ek_wset_write_ordered).
 	 */
 	bool repair;
 	int64_t now;			/* commit times */
@@ -2252,6 +2253,16 @@ int ek_wset_sort(struct ek_wset *ws);
 int ek_wset_write(struct ek_wset *ws);
 /* the same through @io (the set's filesystem may be a read-only view) */
 int ek_wset_write_io(struct ek_wset *ws, struct ek_io *io);
+/*
+ * Write every block home without a journal, in the order that keeps each
+ * intermediate image safest, a flush between the stages: blocks the set
+ * takes into use (free on disk), the bitmaps with only their new bits set
+ * and those groups' descriptors, the other changed blocks, the inode-table
+ * blocks, then the bitmaps with bits freed, the descriptors and the
+ * superblock last (repair.c says what a cut at each stage leaves).  Call
+ * after ek_wset_seal().  0 or <0 (the first failed write stops it).
+ */
+int ek_wset_write_ordered(struct ek_wset *ws);
 /* blocks the allocator must not hand out */
 int ek_wset_exclude(struct ek_wset *ws, ek_blk_t blk, uint32_t len);
 /* seal recounts the touched groups' free blocks and inodes from the bitmaps */
@@ -2448,9 +2459,10 @@ int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, siz
  * jbd2 transactions, one when the set fits the log, else split into
  * several (each whole blocks, committed and checkpointed in turn: a cut
  * between them leaves each earlier one complete); without @j in place,
- * in block order.  Then ek_fs_refresh().  The set is emptied for reuse
- * by freeing and making it again: *ws is replaced.  *ntx counts the
- * transactions (0 when written in place).
+ * in order (ek_wset_write_ordered: pointed-at blocks before the blocks
+ * that point, freed bits and the superblock last).  Then ek_fs_refresh().
+ * The set is emptied for reuse by freeing and making it again: *ws is
+ * replaced.  *ntx counts the transactions (0 when written in place).
  */
 int ek_repair_commit(struct ek_wset **ws, struct ek_journal *j, int64_t now, unsigned *ntx);
 

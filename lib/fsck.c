@@ -175,7 +175,8 @@ static int commit(struct check *c)
 	n = c->ws ? ek_wset_count(c->ws) : 0;
 	if (n) {
 		if (!c->o->journal && !c->told_no_journal && c->o->no_journal) {
-			c->o->no_journal(c->o->arg, "no journal: repairs written in place");
+			c->o->no_journal(c->o->arg, "no journal: repairs are written in order, not atomically; "
+					     "if interrupted, run extkit-fsck again");
 			c->told_no_journal = true;
 		}
 		/* a journal the run cleared logs nothing */

@@ -346,10 +346,14 @@ static int release_orphans(struct ek_recovery *r, const struct ek_recover_apply_
 	err = ek_io_set_undo(fs->io, a->undo);
 	if (err)
 		goto out_close;
-	if (r->copy || (!r->journal_dev && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL))) {
-		/* a fresh copy, removed if apply fails, or a filesystem without a
-		 * journal (as a mount and e2fsck write it): written directly */
+	if (r->copy) {
+		/* a fresh copy, removed if apply fails: written directly */
 		err = ek_wset_write(ws);
+	} else if (!r->journal_dev && !ek_has_compat(fs, EXT4_FEATURE_COMPAT_HAS_JOURNAL)) {
+		/* a filesystem without a journal (as a mount and e2fsck write it):
+		 * in order, the superblock's orphan list last, so that a cut
+		 * leaves the list for the next run to release again */
+		err = ek_wset_write_ordered(ws);
 	} else {
 		err = r->journal_dev ? ek_journal_open_dev(fs, r->journal_dev, EK_OPEN_RW, &j) :
 				       ek_journal_open(fs, EK_OPEN_RW, &j);

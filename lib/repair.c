@@ -11,8 +11,45 @@
  * descriptor and superblock checksums), then logged through the journal
  * as jbd2 transactions of our own (jcommit.c: a kill at any write leaves
  * an image that any replay completes), or, without a journal, written in
- * place in block order.  Then the library's cached view is read again, so
- * the next pass sees the repaired image.
+ * order (below).  Then the library's cached view is read again, so the
+ * next pass sees the repaired image.
+ *
+ * Without a journal nothing makes a pass's writes atomic; they are made
+ * in an order (ek_wset_write_ordered) in which each block is written only
+ * after the blocks it points at, and a block is freed only after nothing
+ * points at it, with a flush (fdatasync) between the stages, so that a cut
+ * anywhere leaves what a rerun of extkit-fsck -fy repairs into the image
+ * an uncut run leaves.  The stages, and what a cut in or after each leaves:
+ *   1. blocks the set takes into use (free in the image's bitmap: clones of
+ *      multiply-claimed blocks, new directory, extent and lost+found
+ *      blocks).  Free space only changes: the image is the one the pass
+ *      read, and the rerun finds the same damage and makes the same fixes.
+ *   2. the bitmaps with the set's new bits set and no bit cleared, then
+ *      the descriptors of those groups (free counts and bitmap checksums
+ *      of these bitmaps, UNINIT flags cleared).  A cut here leaves blocks
+ *      and inodes marked in use that nothing names (a torn pair, a bitmap
+ *      whose checksum its old descriptor does not match): findings of
+ *      pass 5 that the rerun fixes, by freeing them; it then allocates
+ *      them again.  Nothing in use is ever marked free, so nothing can be
+ *      handed out twice before the rerun.
+ *   3. the blocks in use that change and point at others (extent and
+ *      index blocks, directory, xattr and indirect blocks, quota...), then
+ *   4. the inode-table blocks, the roots that make the rest reachable.
+ *      Each points only at blocks already written and marked in use, or
+ *      still at the old ones, which stay marked in use; a cut leaves some
+ *      of the pass's fixes made and others not (a fix spread over several
+ *      blocks, such as a rewritten extent tree or a directory named by an
+ *      entry before its inode is written, half made): damage of the same
+ *      kinds the pass fixed, which the rerun fixes again, the blocks the
+ *      old pointers used left marked in use for its pass 5 to free.
+ *   5. the bitmaps with the bits the set clears (blocks and inodes the
+ *      pass freed: nothing points at them any more), then
+ *   6. the descriptors as the set leaves them, then
+ *   7. the superblock.  A cut before it leaves only counts (and a
+ *      checksum of a bitmap its descriptor does not hold yet) that the
+ *      rerun sets; the superblock is the last write of a pass.
+ * The same fixes are computed from what the image holds, so the rerun
+ * ends where the uncut run ends (tests/img/560 cuts at every write).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -298,7 +335,7 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 			err = commit_split(fs, ws, j, now, cap, ntx);
 		}
 	} else if (!err) {
-		err = ek_wset_write(ws);
+		err = ek_wset_write_ordered(ws);
 	}
 	if (err)
 		return err;

@@ -580,3 +580,327 @@ int ek_wset_write_io(struct ek_wset *ws, struct ek_io *io)
 	ek_inode_cache_drop(fs);
 	return err;
 }
+
+/* ---- ordered writing (no journal) ----------------------------------------------- */
+
+/*
+ * The stages of ek_wset_write_ordered(), written in this order with a
+ * flush after each one that wrote (see repair.c for what a cut at each
+ * leaves).
+ */
+enum ow_stage {
+	OW_FRESH,	/* blocks this set takes into use: free on disk, nothing points there */
+	OW_BITMAP_SET,	/* bitmaps with the set's new bits only (the old | the new) */
+	OW_DESC_SET,	/* their descriptors: counts and checksums of those bitmaps */
+	OW_POINTER,	/* blocks in use that change: extent, index, xattr, directory... */
+	OW_ITABLE,	/* inode-table blocks: the roots that make the rest reachable */
+	OW_BITMAP,	/* the bitmaps as the set leaves them (bits freed) */
+	OW_DESC,	/* the descriptors as the set leaves them */
+	OW_SUPER,	/* the superblock */
+};
+
+struct owrite {
+	ek_blk_t blk;
+	const uint8_t *buf;
+	unsigned stage;
+};
+
+static int cmp_owrite(const void *a, const void *b)
+{
+	const struct owrite *x = a, *y = b;
+
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const ek_blk_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* the set's index of @blk, or -1 */
+static ssize_t wset_index(const struct ek_wset *ws, ek_blk_t blk)
+{
+	for (size_t s = slot_of(ws, blk); ws->slots[s]; s = (s + 1) & (ws->nslots - 1))
+		if (ws->blocks[ws->slots[s] - 1].blk == blk)
+			return (ssize_t)ws->slots[s] - 1;
+	return -1;
+}
+
+/* is @blk (not metadata of the set's own) one the set marks in use and
+ * the image's bitmap has free: a block nothing on disk points at yet */
+static bool fresh_block(struct ek_wset *ws, ek_blk_t blk)
+{
+	struct ek_fs *fs = ws->fs;
+	const uint8_t *now, *disk;
+	uint32_t g, bit;
+
+	if (!ek_fs_block_valid(fs, blk))
+		return false;
+	g = ek_group_of_block(fs, blk);
+	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+	if (!(ws->touched[g] & 1) || !(now = ek_wset_find(ws, fs->groups[g].block_bitmap)))
+		return false;
+	if (ek_block_bitmap_get(fs, g, &disk))
+		return false;
+	return ek_bit_test(now, bit) && !ek_bit_test(disk, bit);
+}
+
+struct ow {
+	struct ek_wset *ws;
+	struct owrite *w;
+	size_t n, cap;
+	uint8_t **bufs;		/* the intermediate bitmaps and descriptor blocks (owned) */
+	size_t nbufs, bufs_cap;
+};
+
+static int ow_add(struct ow *o, ek_blk_t blk, const uint8_t *buf, unsigned stage)
+{
+	if (ek_grow(&o->w, &o->cap, o->n + 1, sizeof(*o->w)))
+		return -ENOMEM;
+	o->w[o->n++] = (struct owrite){ .blk = blk, .buf = buf, .stage = stage };
+	return 0;
+}
+
+static uint8_t *ow_buf(struct ow *o, const void *init)
+{
+	uint8_t *b;
+
+	if (ek_grow(&o->bufs, &o->bufs_cap, o->nbufs + 1, sizeof(*o->bufs)))
+		return NULL;
+	b = ek_malloc(o->ws->fs->blksz);
+	if (b) {
+		memcpy(b, init, o->ws->fs->blksz);
+		o->bufs[o->nbufs++] = b;
+	}
+	return b;
+}
+
+/*
+ * Group @g's bitmap (@inode or block) in the set at index @i: when it
+ * sets bits the image's has clear, the image's with those bits set is
+ * written first (OW_BITMAP_SET, returned in *@mid), the set's own after
+ * (OW_BITMAP) unless it is the same.  *@mid NULL: nothing written early.
+ */
+static int ow_bitmap(struct ow *o, uint32_t g, bool inode, size_t i, const uint8_t **mid,
+		     uint8_t *stage)
+{
+	struct ek_fs *fs = o->ws->fs;
+	const uint8_t *now = o->ws->blocks[i].buf, *disk;
+	uint8_t *u;
+	bool freed = false;
+
+	*mid = NULL;
+	stage[i] = OW_BITMAP;
+	if (inode ? ek_inode_bitmap_get(fs, g, &disk) : ek_block_bitmap_get(fs, g, &disk))
+		return 0;	/* the image's cannot be read: the set's goes with the rest */
+	u = ow_buf(o, disk);
+	if (!u)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < fs->blksz; k++) {
+		freed |= (disk[k] & ~now[k]) != 0;
+		u[k] |= now[k];
+	}
+	if (!memcmp(u, disk, fs->blksz))
+		return 0;	/* nothing new in use */
+	*mid = u;
+	if (!freed)
+		stage[i] = OW_BITMAP_SET;	/* the set's is that one */
+	return ow_add(o, o->ws->blocks[i].blk, u, OW_BITMAP_SET);
+}
+
+/*
+ * The descriptors of the groups whose bitmaps go early (@mid[g * 2 +
+ * inode]), as the image has them but for those bitmaps' free counts,
+ * checksums, UNINIT flags and the inode table's unused count: the
+ * descriptor blocks written at OW_DESC_SET.
+ */
+static int ow_descs(struct ow *o, const uint8_t *const *mid)
+{
+	struct ek_wset *ws = o->ws;
+	struct ek_fs *fs = ws->fs;
+	uint32_t ndesc = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+	ek_blk_t base = fs->sb_block ? fs->sb_block : fs->sb.first_data_block;
+
+	for (uint32_t i = 0; i < ndesc; i++) {
+		uint32_t g0 = i * fs->desc_per_block;
+		ek_blk_t blk = ek_gdt_block(fs, base, i);
+		const uint8_t *fin = ek_wset_find(ws, blk);
+		uint8_t *b = NULL;
+
+		for (uint32_t g = g0; g < fs->group_count && g < g0 + fs->desc_per_block; g++) {
+			size_t off = (size_t)(g - g0) * fs->desc_size;
+			const uint16_t fl = offsetof(struct ext4_group_desc, bg_flags);
+			uint8_t *d;
+
+			if (!mid[2 * (size_t)g] && !mid[2 * (size_t)g + 1])
+				continue;
+			if (!fin)
+				return ek_err(-EINVAL, "group %u: a bitmap changes but not its descriptor", g);
+			if (!b && !(b = ow_buf(o, fs->gd_raw + (size_t)i * fs->blksz)))
+				return -ENOMEM;
+			d = b + off;
+			for (int inode = 0; inode < 2; inode++) {
+				const uint8_t *m = mid[2 * (size_t)g + inode];
+				uint64_t nbits = inode ? fs->sb.inodes_per_group :
+					(ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+
+				if (!m)
+					continue;
+				ek_gd_set(fs, d, inode ? EK_GD_FREE_INODES : EK_GD_FREE_BLOCKS,
+					  count_free(m, nbits));
+				if (fs->has_csum)
+					ek_gd_set(fs, d, inode ? EK_GD_INODE_BITMAP_CSUM :
+						  EK_GD_BLOCK_BITMAP_CSUM, ek_bitmap_csum(fs, m, inode));
+			}
+			/* the flags both agree on (UNINIT cleared as the set clears it),
+			 * the inode table in use as far as either says */
+			put_le16(d + fl, get_le16(d + fl) & get_le16(fin + off + fl));
+			if (fs->has_csum || fs->has_gdt_csum) {
+				uint64_t a = ek_gd_get(fs, d, EK_GD_ITABLE_UNUSED);
+				uint64_t z = ek_gd_get(fs, fin + off, EK_GD_ITABLE_UNUSED);
+
+				ek_gd_set(fs, d, EK_GD_ITABLE_UNUSED, a < z ? a : z);
+				put_le16(d + offsetof(struct ext4_group_desc, bg_checksum),
+					 ek_group_desc_csum(fs, g, d));
+			}
+		}
+		if (b) {
+			int err = ow_add(o, blk, b, OW_DESC_SET);
+
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* the stage of every block of the set, in @stage; early copies added to @o */
+static int ow_plan(struct ow *o, uint8_t *stage)
+{
+	struct ek_wset *ws = o->ws;
+	struct ek_fs *fs = ws->fs;
+	uint32_t ndesc = (fs->group_count + fs->desc_per_block - 1) / fs->desc_per_block;
+	ek_blk_t base = fs->sb_block ? fs->sb_block : fs->sb.first_data_block;
+	const uint8_t **mid = ek_calloc((size_t)fs->group_count * 2, sizeof(*mid));
+	ek_blk_t *itab = ek_calloc(fs->group_count, sizeof(*itab));
+	bool early = false;
+	int err = 0;
+
+	if (!mid || !itab) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* inode tables: a sorted list of their first blocks (flex_bg puts them anywhere) */
+	for (uint32_t g = 0; g < fs->group_count; g++)
+		itab[g] = fs->groups[g].inode_table;
+	qsort(itab, fs->group_count, sizeof(*itab), cmp_u64);
+	for (size_t i = 0; i < ws->n; i++) {
+		ek_blk_t blk = ws->blocks[i].blk;
+		size_t lo = 0, hi = fs->group_count;
+
+		while (lo < hi) {	/* the last table starting at or before blk */
+			size_t mi = lo + (hi - lo) / 2;
+
+			if (itab[mi] <= blk)
+				lo = mi + 1;
+			else
+				hi = mi;
+		}
+		if (lo && itab[lo - 1] && blk < itab[lo - 1] + fs->itable_blocks)
+			stage[i] = OW_ITABLE;
+		else
+			stage[i] = OW_POINTER;
+	}
+	for (uint32_t g = 0; g < fs->group_count && !err; g++) {
+		for (int inode = 0; inode < 2 && !err; inode++) {
+			ek_blk_t blk = inode ? fs->groups[g].inode_bitmap : fs->groups[g].block_bitmap;
+			ssize_t i = (ws->touched[g] & (inode ? 2 : 1)) ? wset_index(ws, blk) : -1;
+
+			if (i >= 0)
+				err = ow_bitmap(o, g, inode, (size_t)i, &mid[2 * (size_t)g + inode],
+						stage);
+			early |= mid[2 * (size_t)g + inode] != NULL;
+		}
+	}
+	for (uint32_t i = 0; i < ndesc && !err; i++) {
+		ssize_t k = wset_index(ws, ek_gdt_block(fs, base, i));
+
+		if (k >= 0)
+			stage[k] = OW_DESC;
+	}
+	if (!err) {
+		ssize_t k = wset_index(ws, fs->blksz == 1024 ? 1 : 0);
+
+		if (k >= 0)
+			stage[k] = OW_SUPER;
+	}
+	for (size_t i = 0; i < ws->n && !err; i++)
+		if (stage[i] == OW_POINTER && fresh_block(ws, ws->blocks[i].blk))
+			stage[i] = OW_FRESH;
+	if (!err && early)
+		err = ow_descs(o, mid);
+out:
+	free(mid);
+	free(itab);
+	return err;
+}
+
+/* @n entries of @w (sorted by stage, then block) written, a flush after each stage */
+static int ow_write(struct ek_fs *fs, struct ek_io *io, const struct owrite *w, size_t n)
+{
+	uint32_t per = WSET_WRITE_BATCH >> fs->log_blksz, k = 0;
+	uint8_t *batch;
+	int err = 0;
+
+	if (!per)
+		per = 1;
+	batch = ek_malloc((size_t)per << fs->log_blksz);
+	if (!batch)
+		return -ENOMEM;
+	for (size_t i = 0; i <= n && !err; i++) {
+		bool stage_end = i == n || (i && w[i].stage != w[i - 1].stage);
+
+		if (k && (stage_end || w[i].blk != w[i - 1].blk + 1 || k == per)) {
+			err = ek_io_pwrite(io, batch, (size_t)k << fs->log_blksz,
+					   w[i - k].blk << fs->log_blksz);
+			k = 0;
+		}
+		/* the barrier: what this stage wrote is durable before the next */
+		if (!err && stage_end && i)
+			err = ek_io_sync(io);
+		if (i < n)
+			memcpy(batch + ((size_t)k++ << fs->log_blksz), w[i].buf, fs->blksz);
+	}
+	free(batch);
+	return err;
+}
+
+int ek_wset_write_ordered(struct ek_wset *ws)
+{
+	struct ek_fs *fs = ws->fs;
+	struct ow o = { .ws = ws };
+	uint8_t *stage = ek_calloc(ws->n ? ws->n : 1, 1);
+	int err = stage ? ow_plan(&o, stage) : -ENOMEM;
+
+	for (size_t i = 0; i < ws->n && !err; i++) {
+		/* a bitmap whose early copy is already the set's is written once */
+		if (stage[i] == OW_BITMAP_SET)
+			continue;
+		err = ow_add(&o, ws->blocks[i].blk, ws->blocks[i].buf, stage[i]);
+	}
+	if (!err) {
+		qsort(o.w, o.n, sizeof(*o.w), cmp_owrite);
+		err = ow_write(fs, fs->io, o.w, o.n);
+	}
+	for (size_t i = 0; i < o.nbufs; i++)
+		free(o.bufs[i]);
+	free(o.bufs);
+	free(o.w);
+	free(stage);
+	ek_inode_cache_drop(fs);
+	return err;
+}
