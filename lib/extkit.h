@@ -2038,6 +2038,7 @@ struct ek_problem {		/* one line of problems.def */
 	bool no_change;		/* see EK_NO_CHANGE */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
+	const char *question;	/* the text output's question: "Fix", "Clear inode"... */
 };
 /* the table entry of @id, or NULL */
 const struct ek_problem *ek_problem_get(enum ek_problem_id id);
@@ -2102,8 +2103,14 @@ struct ek_fsck_opts {
 	int64_t now;			/* commit times */
 	struct ek_journal *journal;	/* or NULL */
 	struct ek_undo *undo;		/* attached to @fs's io while repairing, or NULL */
-	/* told once per applied fix (->fixed true), after its report; or NULL */
+	/* told once per fix the tool asked for, after its report: applied to
+	 * the pass's write set (->fixed true) or not; or NULL */
 	void (*fixed)(void *arg, const struct ek_finding *f);
+	/* the fixes told ->fixed true since the last call are on disk (@err
+	 * 0), or are not and never will be (@err < 0: their commit failed, or
+	 * the check stopped before it); told after every commit and once
+	 * when a check that may write ends with an error; or NULL */
+	void (*committed)(void *arg, int err);
 	/* the passes start again from pass 1 (a fix changed what pass 1
 	 * reads: e2fsck's "Restarting e2fsck from the beginning..."); or NULL */
 	void (*restarting)(void *arg);
