@@ -638,7 +638,13 @@ bool ek_inode_has_inline(const struct ek_inode *ei);
 int ek_inline_size(struct ek_fs *fs, const struct ek_inode *ei, uint64_t *out);
 /* device number of a character or block special inode (old or new encoding) */
 void ek_inode_rdev(const struct ek_inode *ei, uint32_t *major, uint32_t *minor);
+/* a symlink whose target is in i_block: no data blocks (i_blocks no more
+ * than its xattr block's), not inline, and i_size under i_block's 60 bytes */
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);
+/* a symlink with no data blocks, whatever its i_size (the kernel's
+ * ext4_inode_is_fast_symlink(), e2fsck's "no valid blocks"): i_block holds
+ * no block map to walk; with i_size 60 or more it is an invalid one */
+bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *ei);
 
 /*
  * Scan every inode table in order with large sequential reads.  In @fn,

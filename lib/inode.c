@@ -422,13 +422,19 @@ bool ek_inode_has_inline(const struct ek_inode *ei)
  * ext4_inode_is_fast_symlink()): not inline, shorter than i_block and no
  * blocks charged beyond an xattr block.
  */
-bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
+bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *ei)
 {
 	uint64_t ea_sectors = ei->file_acl ? (uint64_t)fs->blksz << fs->cluster_bits >> 9 : 0;
 
 	if (!ek_is_lnk(ei->mode) || (ei->flags & EXT4_INLINE_DATA_FL))
 		return false;
-	return ei->size < sizeof(((struct ext4_inode *)0)->i_block) && ei->blocks <= ea_sectors;
+	return ei->blocks <= ea_sectors;
+}
+
+bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	return ek_inode_symlink_blockless(fs, ei) &&
+	       ei->size < sizeof(((struct ext4_inode *)0)->i_block);
 }
 
 #define SCAN_CHUNK (128u << 10)	/* a few hundred KiB more read ahead buys nothing */
