@@ -441,8 +441,10 @@ static void fixed(void *arg, const struct ek_finding *fd)
 
 /*
  * The fixes applied since the last commit were written (@err 0) or not:
- * each one not written says so on a line of its own, with its id, and
- * its JSON record says "fixed": false.  --jsonl streams them now.
+ * each one whose commit failed (or never came) says so on a line of its
+ * own, with its id, and its JSON record says "fixed": false (a journal
+ * that took the transaction before the failure may still replay it).
+ * --jsonl streams them now.
  */
 static void committed(void *arg, int err)
 {
@@ -456,7 +458,7 @@ static void committed(void *arg, int err)
 		if (!err)
 			continue;
 		r->fixed = false;
-		snprintf(tail, sizeof(tail), "  NOT WRITTEN (%s)", ek_error_msg(err));
+		snprintf(tail, sizeof(tail), "  COMMIT FAILED (%s)", ek_error_msg(err));
 		finding_line(f, r->id, r->message, tail, "failed");
 	}
 	for (size_t i = 0; i < f->nheld; i++) {
