@@ -418,9 +418,9 @@ bool ek_inode_has_inline(const struct ek_inode *ei)
 }
 
 /*
- * A symlink whose target lives in i_block (as the kernel's
- * ext4_inode_is_fast_symlink()): not inline, shorter than i_block and no
- * blocks charged beyond an xattr block.
+ * A symlink with no blocks charged beyond an xattr block, not inline: the
+ * kernel's ext4_inode_is_fast_symlink() (its target read from i_block
+ * whatever i_size says), e2fsck's symlink without valid blocks.
  */
 bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *ei)
 {
@@ -431,6 +431,7 @@ bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *e
 	return ei->blocks <= ea_sectors;
 }
 
+/* ...and shorter than i_block: a target that can live there */
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
 {
 	return ek_inode_symlink_blockless(fs, ei) &&
