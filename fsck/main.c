@@ -39,7 +39,8 @@ struct fk {
 	bool yes_all;		/* interactive: answered 'a' */
 	bool preen_halt;	/* -p met a finding preen does not fix */
 	bool pending_json;	/* a finding being fixed: its record waits for the outcome */
-	bool pending_asked;	/* ...asked on the terminal: its line is printed */
+	uint64_t asked_seq;	/* the finding asked on the terminal last, + 1 (its
+				 * line is printed: fixed() adds only its state) */
 	struct ek_finding pending;
 	/* the fixes applied since the last commit, by index in @recs (--json)
 	 * or in @held (else): the commit can still fail (committed()) */
@@ -365,7 +366,6 @@ static int finding(void *arg, const struct ek_finding *fd)
 		}
 		return 0;
 	}
-	f->pending_asked = false;
 	switch (f->fix_mode) {
 	case MODE_PREEN:
 		/* left unasked, as e2fsck's PR_PREEN_NO */
@@ -394,7 +394,7 @@ static int finding(void *arg, const struct ek_finding *fd)
 			fflush(stdout);
 			fprintf(pf, "%s.  ", fd->message);
 			answer = ask(f, pf, p->question);
-			f->pending_asked = true;
+			f->asked_seq = fd->seq + 1;
 			if (answer == EK_FSCK_LEAVE) {
 				char name[64];
 
@@ -421,7 +421,8 @@ static void fixed(void *arg, const struct ek_finding *fd)
 	const char *state = fd->fixed ? "fixed" : "failed";
 	char tail[80];
 
-	if (f->pending_asked) {
+	/* (by number: a fix may wait for the findings its fix makes first) */
+	if (fd->seq + 1 == f->asked_seq) {
 		char name[64];
 
 		lower(name, ek_problem_get(fd->id)->name, sizeof(name));
@@ -435,7 +436,6 @@ static void fixed(void *arg, const struct ek_finding *fd)
 		finding_line(f, fd->id, fd->message, tail, state);
 	}
 	f->pending_json = false;
-	f->pending_asked = false;
 	finding_json(f, fd);
 }
 
