@@ -39,7 +39,15 @@ struct fk {
 	bool yes_all;		/* interactive: answered 'a' */
 	bool preen_halt;	/* -p met a finding preen does not fix */
 	bool pending_json;	/* a finding being fixed: its record waits for the outcome */
+	uint64_t asked_seq;	/* the finding asked on the terminal last, + 1 (its
+				 * line is printed: fixed() adds only its state) */
 	struct ek_finding pending;
+	/* the fixes applied since the last commit, by index in @recs (--json)
+	 * or in @held (else): the commit can still fail (committed()) */
+	size_t *unc;
+	size_t nunc, unc_cap;
+	struct frec *held;
+	size_t nheld, held_cap;
 	const char *undo_path;	/* -z */
 	struct ek_undo *jundo;	/* -z with -j: the journal device's, in "<undo>.journal" */
 	bool optimize_dirs;	/* -D */
@@ -224,20 +232,29 @@ static void finding_json(struct fk *f, const struct ek_finding *fd)
 {
 	struct frec r = { fd->id, fd->ino, fd->dir, fd->blk, fd->group, fd->seq, fd->has_blk,
 			  fd->fixable, fd->fixed, (char *)fd->message };
+	bool json = f->mode == EK_OUT_JSON && !f->lines;
 
-	if (f->lines) {
+	if (!fd->fixed && f->lines) {
 		finding_emit(f->lines, &r, NULL);
 		return;
 	}
-	if (f->mode != EK_OUT_JSON)
+	if (!fd->fixed && !json)
 		return;
+	/* a fix: kept until its commit says whether it was written */
 	r.message = strdup(fd->message);
-	if (!r.message || ek_grow(&f->recs, &f->recs_cap, f->nrecs + 1, sizeof(*f->recs))) {
+	if (!r.message || (json ? ek_grow(&f->recs, &f->recs_cap, f->nrecs + 1, sizeof(*f->recs)) :
+			   ek_grow(&f->held, &f->held_cap, f->nheld + 1, sizeof(*f->held))) ||
+	    (fd->fixed && ek_grow(&f->unc, &f->unc_cap, f->nunc + 1, sizeof(*f->unc)))) {
 		free(r.message);
 		f->oom = true;
 		return;
 	}
-	f->recs[f->nrecs++] = r;
+	if (fd->fixed)
+		f->unc[f->nunc++] = json ? f->nrecs : f->nheld;
+	if (json)
+		f->recs[f->nrecs++] = r;
+	else
+		f->held[f->nheld++] = r;
 }
 
 /* the path of finding @seq (ek_fsck_opts.path) */
@@ -283,13 +300,13 @@ static void findings_flush(struct fk *f)
 	f->nrecs = f->npaths = 0;
 }
 
-/* interactive: e2fsck's "Fix<y>? " with y, n, or a (yes to all) */
-static int ask(struct fk *f, FILE *pf)
+/* interactive: e2fsck's "Fix<y>? " (its question) with y, n, or a (yes to all) */
+static int ask(struct fk *f, FILE *pf, const char *question)
 {
 	char line[64];
 
 	for (;;) {
-		fputs("Fix<y>? ", pf);
+		fprintf(pf, "%s<y>? ", question);
 		fflush(pf);
 		if (!fgets(line, sizeof(line), stdin))
 			return -1;	/* end of input: stop, as a cancel */
@@ -301,27 +318,45 @@ static int ask(struct fk *f, FILE *pf)
 	}
 }
 
+/*
+ * A finding's text line: e2fsck's ("IMAGE: " first under -p, as e2fsck
+ * -p), the message and @tail ("  Fix? yes", "  FIXED."...), then the
+ * finding's JSON id and what became of it: "[id: fixed]", "[id: left]",
+ * "[id: failed]" (a fix not applied, or not written), "[id]" under -n
+ * (@state NULL).  The one place these lines are printed.
+ */
+static void finding_line(struct fk *f, enum ek_problem_id id, const char *message,
+			 const char *tail, const char *state)
+{
+	struct ek_out *o = f->lines ? f->lines : f->out;
+	char name[64];
+
+	lower(name, ek_problem_get(id)->name, sizeof(name));
+	if (f->fix_mode == MODE_PREEN)
+		ek_out_text(o, "%s: ", f->image);
+	ek_out_text(o, "%s.%s  [%s%s%s]\n", message, tail, name, state ? ": " : "",
+		    state ? state : "");
+}
+
 /* a finding: printed, and under repair the answer to "fix it?" */
 static int finding(void *arg, const struct ek_finding *fd)
 {
 	struct fk *f = arg;
-	struct ek_out *o = f->lines ? f->lines : f->out;
 	const struct ek_problem *p = ek_problem_get(fd->id);
 	int answer = EK_FSCK_LEAVE;
+	char tail[80];
 
 	if (f->preen_halt)
 		return -1;
 	if (!fd->fixable) {
-		if (f->fix_mode == MODE_NO)
+		if (f->fix_mode == MODE_NO) {
 			/* as e2fsck -n: every question answered no, fix or not */
-			ek_out_text(o, "%s.  Fix? no\n", fd->message);
-		else if (f->fix_mode == MODE_PREEN)
-			/* e2fsck -p names the device on every line */
-			ek_out_text(o, "%s: %s.  Not fixed%s\n", f->image, fd->message,
-				    p->fix ? "" : " (no repair for it yet)");
-		else
-			ek_out_text(o, "%s.  Not fixed%s\n", fd->message,
-				    p->fix ? "" : " (no repair for it yet)");
+			snprintf(tail, sizeof(tail), "  %s? no", p->question);
+			finding_line(f, fd->id, fd->message, tail, NULL);
+		} else {
+			finding_line(f, fd->id, fd->message, p->fix ? "  Not fixed" :
+				     "  Not fixed (no repair for it yet)", "left");
+		}
 		finding_json(f, fd);
 		/* preen stops at damage it may not fix, and at what e2fsck's
 		 * preen stops at (a warning it would fix is left) */
@@ -336,34 +371,37 @@ static int finding(void *arg, const struct ek_finding *fd)
 	case MODE_PREEN:
 		/* left unasked, as e2fsck's PR_PREEN_NO */
 		if (fd->preen == EK_PREEN_LEAVE) {
-			ek_out_text(o, "%s: %s.  Not fixed (preen)\n", f->image, fd->message);
+			finding_line(f, fd->id, fd->message, "  Not fixed (preen)", "left");
 			finding_json(f, fd);
 			return 0;
 		}
 		if (fd->preen != EK_PREEN_FIX) {
-			ek_out_text(o, "%s: %s.\n", f->image, fd->message);
+			finding_line(f, fd->id, fd->message, "", "left");
 			finding_json(f, fd);
 			f->preen_halt = true;
 			return -1;
 		}
-		/* e2fsck -p prints "IMAGE: message.  FIXED." */
-		ek_out_text(o, "%s: %s.  FIXED.\n", f->image, fd->message);
-		answer = EK_FSCK_FIX;
+		answer = EK_FSCK_FIX;	/* its line says how the fix went (fixed()) */
 		break;
 	case MODE_YES:
-		ek_out_text(o, "%s.  Fix? yes\n", fd->message);
 		answer = EK_FSCK_FIX;
 		break;
 	default:
 		if (f->yes_all) {
-			ek_out_text(o, "%s.  Fix? yes\n", fd->message);
 			answer = EK_FSCK_FIX;
 		} else {
 			FILE *pf = f->mode == EK_OUT_TEXT ? stdout : stderr;
 
 			fflush(stdout);
 			fprintf(pf, "%s.  ", fd->message);
-			answer = ask(f, pf);
+			answer = ask(f, pf, p->question);
+			f->asked_seq = fd->seq + 1;
+			if (answer == EK_FSCK_LEAVE) {
+				char name[64];
+
+				lower(name, p->name, sizeof(name));
+				ek_out_text(f->out, "  [%s: left]\n", name);
+			}
 		}
 		break;
 	}
@@ -376,16 +414,60 @@ static int finding(void *arg, const struct ek_finding *fd)
 	return answer;
 }
 
-/* the outcome of a fix the tool asked for */
+/* the outcome of a fix the tool asked for: its line (e2fsck's "Fix? yes",
+ * -p's "FIXED."), printed once the fix is applied or failed */
 static void fixed(void *arg, const struct ek_finding *fd)
 {
 	struct fk *f = arg;
+	const char *state = fd->fixed ? "fixed" : "failed";
+	char tail[80];
 
-	if (!fd->fixed)
-		ek_out_text(f->lines ? f->lines : f->out, "  (not fixed: the repair could not be "
-			    "applied here)\n");
+	/* (by number: a fix may wait for the findings its fix makes first) */
+	if (fd->seq + 1 == f->asked_seq) {
+		char name[64];
+
+		lower(name, ek_problem_get(fd->id)->name, sizeof(name));
+		ek_out_text(f->lines ? f->lines : f->out, "  [%s: %s]\n", name, state);
+	} else if (f->fix_mode == MODE_PREEN) {
+		finding_line(f, fd->id, fd->message, fd->fixed ? "  FIXED." :
+			     "  NOT FIXED (the repair could not be applied here)", state);
+	} else {
+		snprintf(tail, sizeof(tail), "  %s? yes%s", ek_problem_get(fd->id)->question,
+			 fd->fixed ? "" : " (the repair could not be applied here)");
+		finding_line(f, fd->id, fd->message, tail, state);
+	}
 	f->pending_json = false;
 	finding_json(f, fd);
+}
+
+/*
+ * The fixes applied since the last commit were written (@err 0) or not:
+ * each one whose commit failed (or never came) says so on a line of its
+ * own, with its id, and its JSON record says "fixed": false (a journal
+ * that took the transaction before the failure may still replay it).
+ * --jsonl streams them now.
+ */
+static void committed(void *arg, int err)
+{
+	struct fk *f = arg;
+	bool json = f->mode == EK_OUT_JSON && !f->lines;
+
+	for (size_t i = 0; i < f->nunc; i++) {
+		struct frec *r = json ? &f->recs[f->unc[i]] : &f->held[f->unc[i]];
+		char tail[160];
+
+		if (!err)
+			continue;
+		r->fixed = false;
+		snprintf(tail, sizeof(tail), "  COMMIT FAILED (%s)", ek_error_msg(err));
+		finding_line(f, r->id, r->message, tail, "failed");
+	}
+	for (size_t i = 0; i < f->nheld; i++) {
+		if (f->lines)
+			finding_emit(f->lines, &f->held[i], NULL);
+		free(f->held[i].message);
+	}
+	f->nheld = f->nunc = 0;
 }
 
 static void no_journal(void *arg, const char *why)
@@ -614,7 +696,8 @@ static void usage(FILE *f, const char *prog)
 		"              file deleted for room), then clear the feature; implies -f\n"
 		"  --offset N  the filesystem starts N bytes into IMAGE (a partition)\n"
 		"  --json      one JSON document on stdout (each finding with its path);\n"
-		"              --jsonl one finding per line, as found (path null)\n"
+		"              --jsonl one finding per line, as found (a fix once its\n"
+		"              pass is committed; path null)\n"
 		"Repairs go through the journal (one transaction per pass, and one per\n"
 		"inode whose shared blocks are copied); without one they are written\n"
 		"in place in order (new blocks, then what points at them, freed bits and\n"
@@ -1214,7 +1297,8 @@ int main(int argc, char **argv)
 							.journal_refused_lost = f.refused_lost,
 							.repair = repair, .now = now_time(),
 							.journal = jnl, .undo = undo,
-							.fixed = fixed, .no_journal = no_journal,
+							.fixed = fixed, .committed = committed,
+							.no_journal = no_journal,
 							.restarting = restarting,
 							.cancel = &cancel_flag,
 							.optimize_dirs = f.optimize_dirs,
@@ -1228,6 +1312,9 @@ int main(int argc, char **argv)
 		f.pending.fixed = false;
 		finding_json(&f, &f.pending);
 	}
+	committed(&f, err);	/* (none left: every commit told its own) */
+	free(f.unc);
+	free(f.held);
 	findings_flush(&f);
 	if (f.oom && !err)
 		err = -ENOMEM;

@@ -652,7 +652,13 @@ bool ek_inode_has_inline(const struct ek_inode *ei);
 int ek_inline_size(struct ek_fs *fs, const struct ek_inode *ei, uint64_t *out);
 /* device number of a character or block special inode (old or new encoding) */
 void ek_inode_rdev(const struct ek_inode *ei, uint32_t *major, uint32_t *minor);
+/* a symlink whose target is in i_block: no data blocks (i_blocks no more
+ * than its xattr block's), not inline, and i_size under i_block's 60 bytes */
 bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei);
+/* a symlink with no data blocks, whatever its i_size (the kernel's
+ * ext4_inode_is_fast_symlink(), e2fsck's "no valid blocks"): i_block holds
+ * no block map to walk; with i_size 60 or more it is an invalid one */
+bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *ei);
 
 /*
  * Scan every inode table in order with large sequential reads.  In @fn,
@@ -2052,6 +2058,7 @@ struct ek_problem {		/* one line of problems.def */
 	bool no_change;		/* see EK_NO_CHANGE */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
+	const char *question;	/* the text output's question: "Fix", "Clear inode"... */
 };
 /* the table entry of @id, or NULL */
 const struct ek_problem *ek_problem_get(enum ek_problem_id id);
@@ -2117,8 +2124,14 @@ struct ek_fsck_opts {
 	int64_t now;			/* commit times */
 	struct ek_journal *journal;	/* or NULL */
 	struct ek_undo *undo;		/* attached to @fs's io while repairing, or NULL */
-	/* told once per applied fix (->fixed true), after its report; or NULL */
+	/* told once per fix the tool asked for, after its report: applied to
+	 * the pass's write set (->fixed true) or not; or NULL */
 	void (*fixed)(void *arg, const struct ek_finding *f);
+	/* the fixes told ->fixed true since the last call are on disk (@err
+	 * 0), or are not and never will be (@err < 0: their commit failed, or
+	 * the check stopped before it); told after every commit and once
+	 * when a check that may write ends with an error; or NULL */
+	void (*committed)(void *arg, int err);
 	/* the passes start again from pass 1 (a fix changed what pass 1
 	 * reads: e2fsck's "Restarting e2fsck from the beginning..."); or NULL */
 	void (*restarting)(void *arg);

@@ -49,11 +49,14 @@
 #include "fsck_int.h"
 
 static const struct ek_problem problems[] = {
-#define EK_PROBLEM(name, pass, sev, preen, msg, fix) \
+#define EK_PROBLEM_ASK(name, pass, sev, preen, msg, fix, question) \
 	{ #name, pass, sev, (preen) & ~(EK_NOT_A_FIX | EK_NO_CHANGE), ((preen) & EK_NOT_A_FIX) != 0, \
-	  ((preen) & EK_NO_CHANGE) != 0, msg, fix },
+	  ((preen) & EK_NO_CHANGE) != 0, msg, fix, question },
+#define EK_PROBLEM(name, pass, sev, preen, msg, fix) \
+	EK_PROBLEM_ASK(name, pass, sev, preen, msg, fix, "Fix")
 #include "problems.def"
 #undef EK_PROBLEM
+#undef EK_PROBLEM_ASK
 };
 
 const struct ek_problem *ek_problem_get(enum ek_problem_id id)
@@ -162,6 +165,13 @@ bool fsck_report_if(struct check *c, bool can_fix, enum ek_problem_id id,
 	return fix;
 }
 
+/* the tool told what became of the fixes since the last commit */
+static void told_committed(struct check *c, int err)
+{
+	if (c->o->committed)
+		c->o->committed(c->o->arg, err);
+}
+
 /* the end of a pass: its fixes committed (lib/repair.c), a new set begun */
 static int commit(struct check *c)
 {
@@ -170,8 +180,10 @@ static int commit(struct check *c)
 	int err;
 
 	fsck_fix_done(c, -EINVAL);
-	if (c->err)
+	if (c->err) {
+		told_committed(c, c->err);
 		return c->err;
+	}
 	n = c->ws ? ek_wset_count(c->ws) : 0;
 	if (n) {
 		if (!c->o->journal && !c->told_no_journal && c->o->no_journal) {
@@ -183,10 +195,13 @@ static int commit(struct check *c)
 		err = ek_repair_commit(&c->ws, c->in_place || c->jnl_cleared ? NULL : c->o->journal,
 				       c->o->now, &ntx);
 		c->in_place = false;
+		told_committed(c, err);
 		if (err)
 			return err;
 		c->sum->commits += ntx ? ntx : 1;
 		c->sum->blocks_written += n;
+	} else {
+		told_committed(c, 0);
 	}
 	return cancelled(c) ? -ECANCELED : 0;
 }
@@ -1228,6 +1243,9 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	else if (err == -ECANCELED && o->repair)
 		stamp_stopped(&c);
 	fsck_fix_done(&c, -EINVAL);
+	/* stopped in a pass: what it fixed is left in a set never written */
+	if (err)
+		told_committed(&c, err);
 	/* the findings' paths, while the passes' directories are known */
 	if ((!err || err == -ECANCELED) && !o->pass0_only && c.ndirs) {
 		int perr = fsck_paths_resolve(&c);

@@ -43,8 +43,27 @@ static void quota_charge(struct check *c, uint32_t uid, uint32_t gid, uint32_t p
 	}
 }
 
+static int adjust_disk_links(struct check *c, ek_ino_t ino, int adj);
+
 /* one more (@adj 1) or one less (-1) entry names @ino: its references and i_links_count */
 static int adjust_links(struct check *c, ek_ino_t ino, int adj)
+{
+	int err;
+
+	if (!ino || !(fsck_iflags(c, ino) & IN_USE))
+		return 0;
+	if (adj > 0) {
+		err = fsck_ref_add(c, ino);
+		if (err)
+			return err;
+	} else {
+		fsck_ref_drop(c, ino);
+	}
+	return adjust_disk_links(c, ino, adj);
+}
+
+/* the same on disk only (the reference was counted or dropped already) */
+static int adjust_disk_links(struct check *c, ek_ino_t ino, int adj)
 {
 	uint32_t links = fsck_links_of(c, ino);
 	int err;
@@ -52,12 +71,10 @@ static int adjust_links(struct check *c, ek_ino_t ino, int adj)
 	if (!ino || !(fsck_iflags(c, ino) & IN_USE))
 		return 0;
 	if (adj > 0) {
-		err = fsck_ref_add(c, ino);
-		if (err || links >= 0xFFFF)
-			return err;
+		if (links >= 0xFFFF)
+			return 0;
 		links++;
 	} else {
-		fsck_ref_drop(c, ino);
 		if (links <= 1)
 			return 0;	/* never 0 on disk: pass 4 sets what is counted */
 		links--;
@@ -73,6 +90,7 @@ struct find_entry {
 	const char *name;	/* or NULL: any name but '.' and '..' */
 	size_t len;
 	struct ek_dirent de;
+	char found[EXT4_NAME_LEN + 1];	/* its name, unprintable bytes as '?' */
 };
 
 static int find_entry_fn(void *arg, const struct ek_dirent *de)
@@ -86,6 +104,9 @@ static int find_entry_fn(void *arg, const struct ek_dirent *de)
 		      (de->name_len == 2 && !memcmp(de->name, "..", 2)))
 		return 0;
 	f->de = *de;
+	for (unsigned i = 0; i < de->name_len; i++)
+		f->found[i] = de->name[i] < 0x20 || de->name[i] == 0x7f ? '?' : de->name[i];
+	f->found[de->name_len] = 0;
 	f->de.name = NULL;	/* dies with the walk's buffer */
 	return 1;
 }
@@ -305,11 +326,34 @@ static void connect_dir(struct check *c, ek_ino_t top)
 	ek_ino_t was_in = d->named_in;
 	int err = 0;
 
-	if (!fsck_report_if(c, lnf != 0 && lnf != top, EK_PR_DIR_UNCONNECTED, AT_INODE(top), top,
-			    d->parent))
-		return;
-	if (was_in)
+	if (was_in) {
+		/* a loop: its entry naming @top is taken out, and named so */
+		struct find_entry f = { .ino = top, .found = "?" };
+		struct ek_inode ei;
+
+		err = ek_inode_read(c->fs, was_in, &ei);
+		if (!err || err == -EK_BADCRC)
+			err = ek_dir_iterate(c->fs, &ei, 0, find_entry_fn, &f);
+		ek_inode_release(&ei);
+		if ((err == -ENOMEM || err == -EIO) && !c->err)
+			c->err = err;
+		if (!fsck_report_if(c, lnf != 0 && lnf != top, EK_PR_DIR_LOOP,
+				    &(struct ek_finding){ .ino = top, .dir = was_in, .group = -1,
+							  .entry_name = f.found,
+							  .entry_len = strlen(f.found) },
+				    top, f.found, was_in)) {
+			/* left: an unconnected top, whose '..' the finding
+			 * names (no DOTDOT_WRONG that the fix would not make) */
+			d->named_in = 0;
+			return;
+		}
 		err = unlink_entry(c, was_in, top, NULL);
+		if (!err)
+			err = adjust_disk_links(c, top, -1);	/* a name fewer */
+	} else if (!fsck_report_if(c, lnf != 0 && lnf != top, EK_PR_DIR_UNCONNECTED, AT_INODE(top),
+				   top, d->parent)) {
+		return;
+	}
 	if (!err)
 		err = reconnect(c, top);
 	if (!err)
@@ -434,20 +478,11 @@ void fsck_pass3(struct check *c)
 
 		if ((fsck_iflags(c, ino) & REACHED) && named_in && c->dirs[d].parent != named_in &&
 		    fsck_report(c, EK_PR_DOTDOT_WRONG, AT_INODE(ino), ino, c->dirs[d].parent,
-				named_in)) {
-			ek_ino_t old = c->dirs[d].parent;
-			int err = ek_fix_dotdot(c->ws, ino, named_in);
-
-			/* pass 4 counts the new '..' and not the old one */
-			if (!err && (fsck_iflags(c, old) & IN_USE) &&
-			    !(old == EXT4_ROOT_INO && c->root_new))
-				fsck_ref_drop(c, old);
-			if (!err)
-				err = fsck_ref_add(c, named_in);
-			if (!err)
-				c->dirs[d].parent = named_in;
-			fsck_fix_done(c, err);
-		}
+				named_in))
+			/* as e2fsck's fix_dotdot(): the old and the new parent's
+			 * link counts follow, so pass 4 finds none wrong that -n
+			 * did not (it counts the '..' as it is) */
+			fsck_fix_done(c, set_dotdot(c, ino, named_in));
 	}
 	/* e2fsck makes /lost+found at the end of pass 3 whenever it repairs */
 	lnf_get(c);

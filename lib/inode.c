@@ -418,17 +418,24 @@ bool ek_inode_has_inline(const struct ek_inode *ei)
 }
 
 /*
- * A symlink whose target lives in i_block (as the kernel's
- * ext4_inode_is_fast_symlink()): not inline, shorter than i_block and no
- * blocks charged beyond an xattr block.
+ * A symlink with no blocks charged beyond an xattr block, not inline: the
+ * kernel's ext4_inode_is_fast_symlink() (its target read from i_block
+ * whatever i_size says), e2fsck's symlink without valid blocks.
  */
-bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
+bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *ei)
 {
 	uint64_t ea_sectors = ei->file_acl ? (uint64_t)fs->blksz << fs->cluster_bits >> 9 : 0;
 
 	if (!ek_is_lnk(ei->mode) || (ei->flags & EXT4_INLINE_DATA_FL))
 		return false;
-	return ei->size < sizeof(((struct ext4_inode *)0)->i_block) && ei->blocks <= ea_sectors;
+	return ei->blocks <= ea_sectors;
+}
+
+/* ...and shorter than i_block: a target that can live there */
+bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
+{
+	return ek_inode_symlink_blockless(fs, ei) &&
+	       ei->size < sizeof(((struct ext4_inode *)0)->i_block);
 }
 
 #define SCAN_CHUNK (128u << 10)	/* a few hundred KiB more read ahead buys nothing */
