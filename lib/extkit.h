@@ -2243,6 +2243,28 @@ int ek_wset_exclude(struct ek_wset *ws, ek_blk_t blk, uint32_t len);
 /* seal recounts the touched groups' free blocks and inodes from the bitmaps */
 void ek_wset_recount(struct ek_wset *ws);
 /*
+ * Hold frees back (@on), as e2fsck leaves the bitmaps and free counts to
+ * its pass 5: while on, marking free a block or inode that the image's
+ * bitmap has in use changes neither the bitmap nor the counts, and is
+ * recorded (ek_wset_held); marking free what this set itself marked used
+ * undoes that; marking used again what is held takes it off the record.
+ * A bitmap the set leaves with the image's bits is not written at all
+ * (neither its padding nor its checksum), its group's UNINIT flag kept.
+ * A set begun after a commit takes over the mode and the record
+ * (ek_wset_carry; ek_repair_commit does it).
+ */
+struct ek_held_free {
+	uint64_t num;		/* block, or inode number */
+	bool inode, dir;	/* an inode (a directory) */
+};
+void ek_wset_hold_frees(struct ek_wset *ws, bool on);
+/* the frees held so far (@n of them; valid until the set changes) */
+const struct ek_held_free *ek_wset_held(const struct ek_wset *ws, size_t *n);
+bool ek_wset_is_held(const struct ek_wset *ws, uint64_t num, bool inode);
+void ek_wset_held_clear(struct ek_wset *ws);
+/* @to, begun after @from was committed, takes over its mode and record */
+void ek_wset_carry(struct ek_wset *to, struct ek_wset *from);
+/*
  * Write @ws through the (empty) journal as one transaction, then home,
  * then mark the journal empty (jcommit.c): cut short anywhere, a replay
  * completes it.  -ENOSPC when the log is too small for it.
