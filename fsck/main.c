@@ -345,8 +345,10 @@ static int finding(void *arg, const struct ek_finding *fd)
 			f->preen_halt = true;
 			return -1;
 		}
-		/* e2fsck -p prints "IMAGE: message.  FIXED." */
-		ek_out_text(o, "%s: %s.  FIXED.\n", f->image, fd->message);
+		/* e2fsck -p prints "IMAGE: message.  FIXED.", or nothing for
+		 * what it fixes silently (EK_PREEN_NOMSG; JSON lists it) */
+		if (!p->preen_nomsg)
+			ek_out_text(o, "%s: %s.  FIXED.\n", f->image, fd->message);
 		answer = EK_FSCK_FIX;
 		break;
 	case MODE_YES:

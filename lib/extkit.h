@@ -2018,9 +2018,10 @@ enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
  * changed (its check_super_block's descriptor fixes, written with the
  * final superblock): a fix all the same (it forces the whole check), but
  * with no fix of another kind and no orphan released, the exit status
- * stays 0 and no MODIFIED line is printed */
+ * stays 0 and no MODIFIED line is printed; or with EK_PREEN_NOMSG for one
+ * e2fsck's preen fixes without printing it (PR_PREEN_NOMSG) */
 enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE, EK_NOT_A_FIX = 0x10,
-		EK_NO_CHANGE = 0x20 };
+		EK_NO_CHANGE = 0x20, EK_PREEN_NOMSG = 0x40 };
 
 enum ek_problem_id {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) EK_PR_##name,
@@ -2036,6 +2037,7 @@ struct ek_problem {		/* one line of problems.def */
 	uint8_t preen;		/* enum ek_preen: what e2fsck -p does with it */
 	bool not_a_fix;		/* cosmetic: see EK_NOT_A_FIX */
 	bool no_change;		/* see EK_NO_CHANGE */
+	bool preen_nomsg;	/* see EK_PREEN_NOMSG */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
 };

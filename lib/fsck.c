@@ -50,8 +50,9 @@
 
 static const struct ek_problem problems[] = {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) \
-	{ #name, pass, sev, (preen) & ~(EK_NOT_A_FIX | EK_NO_CHANGE), ((preen) & EK_NOT_A_FIX) != 0, \
-	  ((preen) & EK_NO_CHANGE) != 0, msg, fix },
+	{ #name, pass, sev, (preen) & ~(EK_NOT_A_FIX | EK_NO_CHANGE | EK_PREEN_NOMSG), \
+	  ((preen) & EK_NOT_A_FIX) != 0, ((preen) & EK_NO_CHANGE) != 0, \
+	  ((preen) & EK_PREEN_NOMSG) != 0, msg, fix },
 #include "problems.def"
 #undef EK_PROBLEM
 };
