@@ -578,11 +578,6 @@ static void recount_group(struct ek_wset *ws, uint32_t g, uint8_t *d)
 	}
 }
 
-/*
- * Checksums of everything the set changed: bitmaps into their descriptors,
- * the descriptors, the superblock counters and checksum.  Call once, after
- * the last change.
- */
 /* take @blk out of the set (its copy dropped) */
 static void wset_drop(struct ek_wset *ws, ek_blk_t blk)
 {
@@ -651,6 +646,11 @@ static int untouch_unchanged(struct ek_wset *ws, uint32_t g)
 	return 0;
 }
 
+/*
+ * Checksums of everything the set changed: bitmaps into their descriptors,
+ * the descriptors, the superblock counters and checksum.  Call once, after
+ * the last change.
+ */
 int ek_wset_seal(struct ek_wset *ws)
 {
 	struct ek_fs *fs = ws->fs;
