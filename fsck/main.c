@@ -332,6 +332,11 @@ static void finding_line(struct fk *f, enum ek_problem_id id, const char *messag
 	char name[64];
 
 	lower(name, ek_problem_get(id)->name, sizeof(name));
+	/* e2fsck -p prints nothing for what it fixes silently (EK_PREEN_NOMSG;
+	 * JSON lists it) */
+	if (f->fix_mode == MODE_PREEN && ek_problem_get(id)->preen_nomsg && state &&
+	    !strcmp(state, "fixed"))
+		return;
 	if (f->fix_mode == MODE_PREEN)
 		ek_out_text(o, "%s: ", f->image);
 	ek_out_text(o, "%s.%s  [%s%s%s]\n", message, tail, name, state ? ": " : "",

@@ -2038,9 +2038,10 @@ enum ek_severity { EK_SEV_ERROR, EK_SEV_WARNING, EK_SEV_COUNT };
  * changed (its check_super_block's descriptor fixes, written with the
  * final superblock): a fix all the same (it forces the whole check), but
  * with no fix of another kind and no orphan released, the exit status
- * stays 0 and no MODIFIED line is printed */
+ * stays 0 and no MODIFIED line is printed; or with EK_PREEN_NOMSG for one
+ * e2fsck's preen fixes without printing it (PR_PREEN_NOMSG) */
 enum ek_preen { EK_PREEN_HALT, EK_PREEN_FIX, EK_PREEN_LEAVE, EK_NOT_A_FIX = 0x10,
-		EK_NO_CHANGE = 0x20 };
+		EK_NO_CHANGE = 0x20, EK_PREEN_NOMSG = 0x40 };
 
 enum ek_problem_id {
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) EK_PR_##name,
@@ -2056,6 +2057,7 @@ struct ek_problem {		/* one line of problems.def */
 	uint8_t preen;		/* enum ek_preen: what e2fsck -p does with it */
 	bool not_a_fix;		/* cosmetic: see EK_NOT_A_FIX */
 	bool no_change;		/* see EK_NO_CHANGE */
+	bool preen_nomsg;	/* see EK_PREEN_NOMSG */
 	const char *message;	/* printf template */
 	const char *fix;	/* what a repair does, or NULL: no fix yet */
 	const char *question;	/* the text output's question: "Fix", "Clear inode"... */
@@ -2280,6 +2282,28 @@ int ek_wset_write_ordered(struct ek_wset *ws);
 int ek_wset_exclude(struct ek_wset *ws, ek_blk_t blk, uint32_t len);
 /* seal recounts the touched groups' free blocks and inodes from the bitmaps */
 void ek_wset_recount(struct ek_wset *ws);
+/*
+ * Hold frees back (@on), as e2fsck leaves the bitmaps and free counts to
+ * its pass 5: while on, marking free a block or inode that the image's
+ * bitmap has in use changes neither the bitmap nor the counts, and is
+ * recorded (ek_wset_held); marking free what this set itself marked used
+ * undoes that; marking used again what is held takes it off the record.
+ * A bitmap the set leaves with the image's bits is not written at all
+ * (neither its padding nor its checksum), its group's UNINIT flag kept.
+ * A set begun after a commit takes over the mode and the record
+ * (ek_wset_carry; ek_repair_commit does it).
+ */
+struct ek_held_free {
+	uint64_t num;		/* block, or inode number */
+	bool inode, dir;	/* an inode (a directory) */
+};
+void ek_wset_hold_frees(struct ek_wset *ws, bool on);
+/* the frees held so far (@n of them; valid until the set changes) */
+const struct ek_held_free *ek_wset_held(const struct ek_wset *ws, size_t *n);
+bool ek_wset_is_held(const struct ek_wset *ws, uint64_t num, bool inode);
+void ek_wset_held_clear(struct ek_wset *ws);
+/* @to, begun after @from was committed, takes over its mode and record */
+void ek_wset_carry(struct ek_wset *to, struct ek_wset *from);
 /*
  * Write @ws through the (empty) journal as one transaction, then home,
  * then mark the journal empty (jcommit.c): cut short anywhere, a replay

@@ -50,8 +50,9 @@
 
 static const struct ek_problem problems[] = {
 #define EK_PROBLEM_ASK(name, pass, sev, preen, msg, fix, question) \
-	{ #name, pass, sev, (preen) & ~(EK_NOT_A_FIX | EK_NO_CHANGE), ((preen) & EK_NOT_A_FIX) != 0, \
-	  ((preen) & EK_NO_CHANGE) != 0, msg, fix, question },
+	{ #name, pass, sev, (preen) & ~(EK_NOT_A_FIX | EK_NO_CHANGE | EK_PREEN_NOMSG), \
+	  ((preen) & EK_NOT_A_FIX) != 0, ((preen) & EK_NO_CHANGE) != 0, \
+	  ((preen) & EK_PREEN_NOMSG) != 0, msg, fix, question },
 #define EK_PROBLEM(name, pass, sev, preen, msg, fix) \
 	EK_PROBLEM_ASK(name, pass, sev, preen, msg, fix, "Fix")
 #include "problems.def"
@@ -901,12 +902,52 @@ void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n)
 		g = ek_group_of_block(fs, blks[i]);
 		bit = (blks[i] - ek_group_first_block(fs, g)) >> fs->cluster_bits;
 		disk = disk_bitmap(c, g, false);
-		if (disk && !ek_bit_test(disk, bit) && c->bmap[g])
+		if (disk && (!ek_bit_test(disk, bit) || ek_wset_is_held(c->ws, blks[i], false)) &&
+		    c->bmap[g])
 			c->bmap[g][bit >> 3] &= ~(1u << (bit & 7));
 	}
 }
 
 /* ---- the whole check ----------------------------------------------------------- */
+
+/*
+ * As e2fsck, the bitmaps and free counts change in pass 5: the frees the
+ * fixes of passes 0-4 made (an inode cleared, a tree or directory rebuilt
+ * smaller) were held back in the write sets (ek_wset_hold_frees), so a
+ * check stopped before pass 5 (a preen halt, a cancel, a kill) leaves
+ * every bitmap and count as it found it, but for what the fixes
+ * allocated.  Pass 5 begins by writing them, in a commit of its own,
+ * each one only where the finished passes' map agrees: a block no claim
+ * holds, an inode not in use; none when some claims are unknown (pass 5
+ * frees nothing then).  What pass 5 then finds is what was wrong before.
+ */
+static int release_held(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	const struct ek_held_free *h;
+	size_t n;
+	int err = 0;
+
+	if (!c->ws)
+		return 0;
+	ek_wset_hold_frees(c->ws, false);
+	h = ek_wset_held(c->ws, &n);
+	for (size_t i = 0; i < n && !err && !c->claims_incomplete; i++) {
+		if (h[i].inode) {
+			if (h[i].num >= fs->sb.first_ino && !(fsck_iflags(c, h[i].num) & IN_USE))
+				err = ek_wset_mark_inode(c->ws, h[i].num, false, h[i].dir);
+		} else if (ek_fs_block_valid(fs, h[i].num)) {
+			uint32_t g = ek_group_of_block(fs, h[i].num);
+			uint64_t bit = (h[i].num - ek_group_first_block(fs, g)) >> fs->cluster_bits;
+			bool used = c->bmap[g] ? ek_bit_test(c->bmap[g], bit) : fsck_in_meta(c, h[i].num);
+
+			if (!used)
+				err = ek_wset_mark_block(c->ws, h[i].num, false);
+		}
+	}
+	ek_wset_held_clear(c->ws);
+	return err ? err : commit(c);
+}
 
 
 /* groups [@g, @end): the first whose tables lie outside the filesystem */
@@ -1000,6 +1041,8 @@ static int run_passes(struct check *c)
 		err = fsck_pass4(c);
 	if (!err)
 		err = commit(c);
+	if (!err)
+		err = release_held(c);
 	if (!err && o->progress)
 		o->progress(o->arg, 5);
 	if (!err)
@@ -1139,6 +1182,9 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 			err = ek_io_set_undo(fs->io, o->undo);
 		if (!err)
 			err = ek_wset_init(fs, &c.ws);
+		/* frees reach the bitmaps and counts in pass 5 only (release_held) */
+		if (!err)
+			ek_wset_hold_frees(c.ws, true);
 	}
 	if (!err && o->journal_refused)
 		err = refused_fix(&c);

@@ -321,9 +321,13 @@ static int set_dotdot(struct check *c, ek_ino_t dir, ek_ino_t parent)
  */
 static void connect_dir(struct check *c, ek_ino_t top)
 {
-	ek_ino_t lnf = lnf_get(c);
 	struct dinfo *d = fsck_dinfo_of(c, top);
-	ek_ino_t was_in = d->named_in;
+	ek_ino_t was_in = d->named_in, lnf;
+	/* as e2fsck: asked first, /lost+found found or made only for the fix
+	 * (a preen halting here has made nothing) */
+	bool may = c->lnf ? c->lnf != top : !c->lnf_tried && c->ws && !c->err &&
+		   !c->names_incomplete;
+	struct ek_finding pending;
 	int err = 0;
 
 	if (was_in) {
@@ -337,7 +341,8 @@ static void connect_dir(struct check *c, ek_ino_t top)
 		ek_inode_release(&ei);
 		if ((err == -ENOMEM || err == -EIO) && !c->err)
 			c->err = err;
-		if (!fsck_report_if(c, lnf != 0 && lnf != top, EK_PR_DIR_LOOP,
+		err = 0;
+		if (!fsck_report_if(c, may, EK_PR_DIR_LOOP,
 				    &(struct ek_finding){ .ino = top, .dir = was_in, .group = -1,
 							  .entry_name = f.found,
 							  .entry_len = strlen(f.found) },
@@ -347,12 +352,25 @@ static void connect_dir(struct check *c, ek_ino_t top)
 			d->named_in = 0;
 			return;
 		}
+	} else if (!fsck_report_if(c, may, EK_PR_DIR_UNCONNECTED, AT_INODE(top), top, d->parent)) {
+		return;
+	}
+	/* (lnf_get's own findings come between: this one waits for them) */
+	pending = c->pending;
+	c->have_pending = false;
+	lnf = lnf_get(c);
+	fsck_fix_done(c, -EINVAL);
+	c->pending = pending;
+	c->have_pending = true;
+	d = fsck_dinfo_of(c, top);	/* (c->dirs grew with a new /lost+found) */
+	if (!lnf || lnf == top) {
+		fsck_fix_done(c, ek_err(-ENOENT, "no /lost+found to connect directory %u to", top));
+		return;
+	}
+	if (was_in) {
 		err = unlink_entry(c, was_in, top, NULL);
 		if (!err)
 			err = adjust_disk_links(c, top, -1);	/* a name fewer */
-	} else if (!fsck_report_if(c, lnf != 0 && lnf != top, EK_PR_DIR_UNCONNECTED, AT_INODE(top),
-				   top, d->parent)) {
-		return;
 	}
 	if (!err)
 		err = reconnect(c, top);

@@ -342,9 +342,12 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	err = ek_fs_refresh(fs);
 	if (err)
 		return err;
-	ek_wset_free(ws);
 	*wsp = NULL;
-	return ek_wset_init(fs, wsp);
+	err = ek_wset_init(fs, wsp);
+	if (!err)
+		ek_wset_carry(*wsp, ws);	/* frees held back stay held */
+	ek_wset_free(ws);
+	return err;
 }
 
 /* ---- dirfix: entries of pass 2 ---- */

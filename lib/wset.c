@@ -39,6 +39,13 @@ struct ek_wset {
 	size_t nexcl, excl_cap;
 	int64_t free_blocks_delta;	/* blocks, for the superblock */
 	int64_t free_inodes_delta;
+	/* ek_wset_hold_frees: frees held back (kept across ek_wset_carry), and
+	 * blocks this set marked used that the image's bitmap had in use */
+	bool hold;
+	struct ek_held_free *held;
+	size_t nheld, held_cap;
+	ek_blk_t *taken;
+	size_t ntaken, taken_cap;
 };
 
 static size_t slot_of(const struct ek_wset *ws, ek_blk_t blk)
@@ -99,7 +106,61 @@ void ek_wset_free(struct ek_wset *ws)
 	free(ws->slots);
 	free(ws->touched);
 	free(ws->excl);
+	free(ws->held);
+	free(ws->taken);
 	free(ws);
+}
+
+void ek_wset_hold_frees(struct ek_wset *ws, bool on)
+{
+	ws->hold = on;
+}
+
+const struct ek_held_free *ek_wset_held(const struct ek_wset *ws, size_t *n)
+{
+	*n = ws->nheld;
+	return ws->held;
+}
+
+void ek_wset_held_clear(struct ek_wset *ws)
+{
+	ws->nheld = 0;
+}
+
+/* the index of @num's held free, or ws->nheld */
+static size_t held_find(const struct ek_wset *ws, uint64_t num, bool inode)
+{
+	size_t i = 0;
+
+	while (i < ws->nheld && (ws->held[i].num != num || ws->held[i].inode != inode))
+		i++;
+	return i;
+}
+
+bool ek_wset_is_held(const struct ek_wset *ws, uint64_t num, bool inode)
+{
+	return held_find(ws, num, inode) < ws->nheld;
+}
+
+static int hold(struct ek_wset *ws, uint64_t num, bool inode, bool dir)
+{
+	if (ek_wset_is_held(ws, num, inode))
+		return 0;
+	if (ek_grow(&ws->held, &ws->held_cap, ws->nheld + 1, sizeof(*ws->held)))
+		return -ENOMEM;
+	ws->held[ws->nheld++] = (struct ek_held_free){ .num = num, .inode = inode, .dir = dir };
+	return 0;
+}
+
+void ek_wset_carry(struct ek_wset *to, struct ek_wset *from)
+{
+	free(to->held);
+	to->hold = from->hold;
+	to->held = from->held;
+	to->nheld = from->nheld;
+	to->held_cap = from->held_cap;
+	from->held = NULL;
+	from->nheld = from->held_cap = 0;
 }
 
 size_t ek_wset_count(const struct ek_wset *ws)
@@ -307,6 +368,52 @@ int64_t ek_wset_free_blocks_delta(const struct ek_wset *ws)
 	return ws->free_blocks_delta;
 }
 
+/*
+ * Holding frees, block @blk (bit @bit of group @g, @map the set's bitmap):
+ * 1 when the mark is settled here (held, or a hold or taking undone), 0
+ * when it goes on as usual (a free of what this set allocated, a use of
+ * a free block), <0 on error.
+ */
+static int held_block(struct ek_wset *ws, uint32_t g, uint32_t bit, ek_blk_t blk, bool used,
+		      const uint8_t *map)
+{
+	const uint8_t *view;
+	size_t i;
+	int err;
+
+	if (used) {
+		if (!ek_bit_test(map, bit))
+			return 0;
+		i = held_find(ws, blk, false);
+		if (i < ws->nheld) {	/* freed earlier, in use again: no longer held */
+			ws->held[i] = ws->held[--ws->nheld];
+			return 1;
+		}
+		if ((err = ek_block_bitmap_get(ws->fs, g, &view)))
+			return err;
+		/* in use on disk already (leaked): a release only forgets it */
+		if (ek_bit_test(view, bit)) {
+			if (ek_grow(&ws->taken, &ws->taken_cap, ws->ntaken + 1, sizeof(*ws->taken)))
+				return -ENOMEM;
+			ws->taken[ws->ntaken++] = blk;
+		}
+		return 1;
+	}
+	if (!ek_bit_test(map, bit))
+		return 1;
+	if ((err = ek_block_bitmap_get(ws->fs, g, &view)))
+		return err;
+	if (!ek_bit_test(view, bit))
+		return 0;	/* this set allocated it: undone */
+	for (i = 0; i < ws->ntaken; i++)
+		if (ws->taken[i] == blk) {
+			ws->taken[i] = ws->taken[--ws->ntaken];
+			return 1;
+		}
+	err = hold(ws, blk, false, false);
+	return err ? err : 1;
+}
+
 int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used)
 {
 	struct ek_fs *fs = ws->fs;
@@ -323,6 +430,8 @@ int ek_wset_mark_block(struct ek_wset *ws, ek_blk_t blk, bool used)
 		err = ek_wset_desc(ws, g, &d);
 	if (err)
 		return err;
+	if (ws->hold && (err = held_block(ws, g, bit, blk, used, map)) != 0)
+		return err < 0 ? err : 0;
 	if (ek_bit_test(map, bit) == used)
 		return 0;	/* already so: nothing to count */
 	if (used)
@@ -350,6 +459,25 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 		err = ek_wset_desc(ws, g, &d);
 	if (err)
 		return err;
+	if (ws->hold && used && ek_bit_test(map, bit)) {
+		size_t i = held_find(ws, ino, true);
+
+		/* freed earlier and held, in use again: its directory count follows */
+		if (i < ws->nheld) {
+			if (ws->held[i].dir != dir)
+				desc_add(fs, d, EK_GD_USED_DIRS, dir ? 1 : -1);
+			ws->held[i] = ws->held[--ws->nheld];
+		}
+		return 0;
+	}
+	if (ws->hold && !used && ek_bit_test(map, bit)) {
+		const uint8_t *view;
+
+		if ((err = ek_inode_bitmap_get(fs, g, &view)))
+			return err;
+		if (ek_bit_test(view, bit))
+			return hold(ws, ino, true, dir);
+	}
 	if (ek_bit_test(map, bit) == used)
 		return 0;
 	if (used)
@@ -450,6 +578,74 @@ static void recount_group(struct ek_wset *ws, uint32_t g, uint8_t *d)
 	}
 }
 
+/* take @blk out of the set (its copy dropped) */
+static void wset_drop(struct ek_wset *ws, ek_blk_t blk)
+{
+	for (size_t i = 0; i < ws->n; i++) {
+		if (ws->blocks[i].blk != blk)
+			continue;
+		free(ws->blocks[i].buf);
+		ws->blocks[i] = ws->blocks[--ws->n];
+		memset(ws->slots, 0, ws->nslots * sizeof(*ws->slots));
+		for (size_t k = 0; k < ws->n; k++) {
+			size_t s = slot_of(ws, ws->blocks[k].blk);
+
+			while (ws->slots[s])
+				s = (s + 1) & (ws->nslots - 1);
+			ws->slots[s] = k + 1;
+		}
+		return;
+	}
+}
+
+/*
+ * Holding frees: group @g's bitmaps that the set left with the image's
+ * bits are not written (a taking undone, a free held back), so their
+ * padding and checksum are not rewritten either; the group's UNINIT flag
+ * comes back, and a descriptor left as the image has it is no longer
+ * touched (its checksum stays as it is).
+ */
+static int untouch_unchanged(struct ek_wset *ws, uint32_t g)
+{
+	struct ek_fs *fs = ws->fs;
+	const struct ek_group *grp = &fs->groups[g];
+	uint8_t *d;
+	int err;
+
+	for (int inode = 0; inode < 2; inode++) {
+		ek_blk_t blk = inode ? grp->inode_bitmap : grp->block_bitmap;
+		uint64_t nbits = inode ? fs->sb.inodes_per_group :
+				 (ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >> fs->cluster_bits;
+		uint16_t flag = inode ? EXT4_BG_INODE_UNINIT : EXT4_BG_BLOCK_UNINIT;
+		const uint8_t *view, *map = ek_wset_find(ws, blk);
+		size_t off = offsetof(struct ext4_group_desc, bg_flags);
+		uint64_t b = 0;
+
+		if (!(ws->touched[g] & (inode ? 2 : 1)) || !map)
+			continue;
+		err = inode ? ek_inode_bitmap_get(fs, g, &view) : ek_block_bitmap_get(fs, g, &view);
+		if (err)
+			return err;
+		while (b < nbits && ek_bit_test(map, b) == ek_bit_test(view, b))
+			b++;
+		if (b < nbits)
+			continue;
+		wset_drop(ws, blk);
+		ws->touched[g] &= (uint8_t)~(inode ? 2 : 1);
+		if ((err = ek_wset_desc(ws, g, &d)))
+			return err;
+		if (grp->flags & flag)
+			put_le16(d + off, get_le16(d + off) | flag);
+	}
+	if (!(ws->touched[g] & 3)) {
+		if ((err = ek_wset_desc(ws, g, &d)))
+			return err;
+		if (!memcmp(d, fs->gd_raw + (size_t)g * fs->desc_size, fs->desc_size))
+			ws->touched[g] = 0;
+	}
+	return 0;
+}
+
 /*
  * Checksums of everything the set changed: bitmaps into their descriptors,
  * the descriptors, the superblock counters and checksum.  Call once, after
@@ -464,6 +660,8 @@ int ek_wset_seal(struct ek_wset *ws)
 		uint8_t *d, *map;
 		int err;
 
+		if (ws->hold && ws->touched[g] && (err = untouch_unchanged(ws, g)))
+			return err;
 		if (!ws->touched[g])
 			continue;
 		if ((err = ek_wset_desc(ws, g, &d)))

@@ -3,7 +3,8 @@
  * check_repair_super.c - the superblock and descriptor repairs
  * (repair_super.c) and the bitmap padding check (group.c): a table of
  * padding cases, the large_file feature on a revision 0 superblock, a
- * bitmap moved (copied or zeroed, padded), the journal dropped.
+ * bitmap moved (copied or zeroed, padded), the journal dropped; a write
+ * set holding frees back for pass 5 (wset.c).
  */
 #include "unit.h"
 
@@ -168,6 +169,78 @@ START_TEST(test_super_primary_needs_backup)
 }
 END_TEST
 
+/* ek_wset_hold_frees: a taking undone, a free of a block in use held back
+ * (bitmap and counts as on disk, the bitmap not written), taken back by a
+ * use, carried to the next set; without the hold, freed at once */
+START_TEST(test_hold_frees)
+{
+	struct ek_wset *ws, *next;
+	const struct ek_held_free *h;
+	const ek_blk_t used = 100, spare = 101;
+	const ek_ino_t ino = 12;
+	uint8_t bits[BLK] = { 0 }, *map, *d;
+	uint32_t nfree;
+	size_t n;
+
+	/* block 100 and inode 12 in use on disk, block 101 free */
+	unit_fs_init(&u, BLK, NBLK, 0, EXT4_FEATURE_INCOMPAT_FILETYPE, 0);
+	u.gd.bg_free_blocks_count_lo = cpu_to_le16(50);
+	bits[(used - 1) / 8] = 1u << ((used - 1) % 8);
+	unit_write(&u, UNIT_BB, 0, bits, BLK);
+	bits[(used - 1) / 8] = 0;
+	bits[(ino - 1) / 8] = 1u << ((ino - 1) % 8);
+	unit_write(&u, UNIT_IB, 0, bits, BLK);
+	ck_assert_int_eq(unit_fs_open(&u, EK_OPEN_RW), 0);
+	nfree = u.fs->groups[0].free_blocks;
+	ck_assert_int_eq(ek_test_block(u.fs, used), 1);
+	ck_assert_int_eq(ek_test_block(u.fs, spare), 0);
+	ck_assert_int_eq(ek_test_inode(u.fs, ino), 1);
+	ck_assert_int_eq(ek_wset_init(u.fs, &ws), 0);
+	ek_wset_hold_frees(ws, true);
+	/* taken, then given back in the same set: undone */
+	ck_assert_int_eq(ek_wset_mark_block(ws, spare, true), 0);
+	ck_assert_int_eq(ek_wset_bitmap(ws, 0, false, &map), 0);
+	ck_assert(ek_bit_test(map, spare - u.fs->sb.first_data_block));
+	ck_assert_int_eq(ek_wset_mark_block(ws, spare, false), 0);
+	ck_assert(!ek_bit_test(map, spare - u.fs->sb.first_data_block));
+	ck_assert(!ek_wset_is_held(ws, spare, false));
+	/* in use on disk: held, the bitmap and count left alone */
+	ck_assert_int_eq(ek_wset_mark_block(ws, used, false), 0);
+	ck_assert(ek_bit_test(map, used - u.fs->sb.first_data_block));
+	ck_assert(ek_wset_is_held(ws, used, false));
+	ck_assert_int_eq(ek_wset_desc(ws, 0, &d), 0);
+	ck_assert_uint_eq(ek_gd_get(u.fs, d, EK_GD_FREE_BLOCKS), nfree);
+	/* used again: no longer held */
+	ck_assert_int_eq(ek_wset_mark_block(ws, used, true), 0);
+	ck_assert(!ek_wset_is_held(ws, used, false));
+	ck_assert_int_eq(ek_wset_mark_block(ws, used, false), 0);
+	ck_assert_int_eq(ek_wset_mark_inode(ws, ino, false, false), 0);
+	h = ek_wset_held(ws, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(!h[0].inode && h[0].num == used && h[1].inode && h[1].num == ino);
+	/* sealed: the bitmaps equal the image's, so neither is written */
+	ck_assert_int_eq(ek_wset_seal(ws), 0);
+	ck_assert_ptr_null(ek_wset_find(ws, u.fs->groups[0].block_bitmap));
+	ck_assert_ptr_null(ek_wset_find(ws, u.fs->groups[0].inode_bitmap));
+	/* the next set takes the record over; released, the free is counted */
+	ck_assert_int_eq(ek_wset_init(u.fs, &next), 0);
+	ek_wset_carry(next, ws);
+	ek_wset_free(ws);
+	ck_assert(ek_wset_is_held(next, used, false) && ek_wset_is_held(next, ino, true));
+	ek_wset_hold_frees(next, false);
+	ck_assert_int_eq(ek_wset_mark_block(next, used, false), 0);
+	ck_assert_int_eq(ek_wset_bitmap(next, 0, false, &map), 0);
+	ck_assert(!ek_bit_test(map, used - u.fs->sb.first_data_block));
+	ck_assert_int_eq(ek_wset_desc(next, 0, &d), 0);
+	ck_assert_uint_eq(ek_gd_get(u.fs, d, EK_GD_FREE_BLOCKS), nfree + 1);
+	ek_wset_held_clear(next);
+	ek_wset_held(next, &n);
+	ck_assert_uint_eq(n, 0);
+	ek_wset_free(next);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *repair_super_suite(void)
 {
 	Suite *s = suite_create("repair_super");
@@ -175,6 +248,7 @@ static Suite *repair_super_suite(void)
 
 	tcase_add_loop_test(tc, test_padding, 0, sizeof(pad) / sizeof(pad[0]));
 	tcase_add_test(tc, test_large_file_rev0);
+	tcase_add_test(tc, test_hold_frees);
 	tcase_add_test(tc, test_table_move);
 	tcase_add_test(tc, test_journal_clear);
 	tcase_add_test(tc, test_super_primary_needs_backup);
