@@ -241,8 +241,17 @@ int fsck_mmp_recreate(struct check *c)
 	return fsck_commit(c);
 }
 
+static int map_nothing(void *arg, const struct ek_mapping *m)
+{
+	(void)arg;
+	(void)m;
+	return 0;
+}
+
 /*
- * An internal journal's inode must be a regular file in use (links), as
+ * An internal journal's inode must be a regular file in use (links), with
+ * a block map that can be read (recovery falls back to the superblock's
+ * backup of it, s_jnl_blocks; e2fsck clears such a journal), as
  * e2fsck checks it when it loads the journal, before pass 1.  Repairing,
  * as e2fsck's "Clear": the journal dropped (has_journal and the
  * superblock's journal fields cleared, the inode zeroed, written in
@@ -269,6 +278,10 @@ int fsck_check_journal_inode(struct check *c)
 		why = "it is not in use";
 	else if (!ek_is_reg(ei.mode))
 		why = "it is not a regular file";
+	else if ((err = ek_map_walk(fs, &ei, map_nothing, NULL)) == -EK_CORRUPT)
+		why = "its block map is damaged";	/* (read through the superblock's backup) */
+	else if (err == -ENOMEM)
+		return err;
 	ek_inode_release(&ei);
 	if (why && fsck_report(c, EK_PR_JOURNAL_INODE_BAD, AT_INODE(j), j, why)) {
 		err = ek_fix_journal_clear(c->ws);

@@ -27,6 +27,26 @@ struct wblock {
 	uint8_t *buf;
 };
 
+/*
+ * A list of block or inode numbers with a hash index, for the frees a set
+ * holds back: a fix freeing a large file or a journal records hundreds of
+ * thousands, and each is looked up as it comes.
+ */
+struct hlist {
+	struct ek_held_free *v;
+	size_t n, cap;
+	size_t *ix;		/* open addressing: index into v + 1; 0 empty, HL_GONE removed */
+	size_t ixcap, ixused;	/* (ixused counts the removed slots too) */
+};
+#define HL_GONE SIZE_MAX
+
+static void hl_free(struct hlist *l)
+{
+	free(l->v);
+	free(l->ix);
+	*l = (struct hlist){ 0 };
+}
+
 struct ek_wset {
 	struct ek_fs *fs;
 	struct wblock *blocks;	/* in first-touch order */
@@ -42,10 +62,8 @@ struct ek_wset {
 	/* ek_wset_hold_frees: frees held back (kept across ek_wset_carry), and
 	 * blocks this set marked used that the image's bitmap had in use */
 	bool hold;
-	struct ek_held_free *held;
-	size_t nheld, held_cap;
-	ek_blk_t *taken;
-	size_t ntaken, taken_cap;
+	struct hlist held;
+	struct hlist taken;	/* (inode always false) */
 };
 
 static size_t slot_of(const struct ek_wset *ws, ek_blk_t blk)
@@ -106,8 +124,8 @@ void ek_wset_free(struct ek_wset *ws)
 	free(ws->slots);
 	free(ws->touched);
 	free(ws->excl);
-	free(ws->held);
-	free(ws->taken);
+	hl_free(&ws->held);
+	hl_free(&ws->taken);
 	free(ws);
 }
 
@@ -116,51 +134,133 @@ void ek_wset_hold_frees(struct ek_wset *ws, bool on)
 	ws->hold = on;
 }
 
+/* the first slot to probe for (@num, @inode) in an index of @cap slots */
+static size_t hl_home(uint64_t num, bool inode, size_t cap)
+{
+	uint64_t h = (num * 2 + inode) * 0x9E3779B97F4A7C15ull;
+
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+/* the index slot naming (@num, @inode), or NULL */
+static size_t *hl_slot(const struct hlist *l, uint64_t num, bool inode)
+{
+	if (!l->ixcap)
+		return NULL;
+	for (size_t s = hl_home(num, inode, l->ixcap); l->ix[s]; s = (s + 1) & (l->ixcap - 1)) {
+		const struct ek_held_free *e;
+
+		if (l->ix[s] == HL_GONE)
+			continue;
+		e = &l->v[l->ix[s] - 1];
+		if (e->num == num && e->inode == inode)
+			return &l->ix[s];
+	}
+	return NULL;
+}
+
+/* the index in l->v of (@num, @inode), or l->n */
+static size_t hl_find(const struct hlist *l, uint64_t num, bool inode)
+{
+	const size_t *s = hl_slot(l, num, inode);
+
+	return s ? *s - 1 : l->n;
+}
+
+/* the index made anew, with room for twice as many entries */
+static int hl_reindex(struct hlist *l)
+{
+	size_t cap = 64, *ix;
+
+	while (cap < l->n * 4)
+		cap *= 2;
+	ix = ek_calloc(cap, sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		size_t s = hl_home(l->v[i].num, l->v[i].inode, cap);
+
+		while (ix[s])
+			s = (s + 1) & (cap - 1);
+		ix[s] = i + 1;
+	}
+	free(l->ix);
+	l->ix = ix;
+	l->ixcap = cap;
+	l->ixused = l->n;
+	return 0;
+}
+
+/* @e appended (not already there: hl_find first) */
+static int hl_add(struct hlist *l, struct ek_held_free e)
+{
+	size_t s;
+
+	if (ek_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	l->v[l->n++] = e;
+	if ((l->ixused + 1) * 2 > l->ixcap)
+		return hl_reindex(l);
+	for (s = hl_home(e.num, e.inode, l->ixcap); l->ix[s] && l->ix[s] != HL_GONE;
+	     s = (s + 1) & (l->ixcap - 1))
+		;
+	if (!l->ix[s])
+		l->ixused++;
+	l->ix[s] = l->n;
+	return 0;
+}
+
+/* entry @i taken out (the last one moves into its place) */
+static void hl_remove(struct hlist *l, size_t i)
+{
+	size_t last = l->n - 1;
+
+	*hl_slot(l, l->v[i].num, l->v[i].inode) = HL_GONE;
+	if (i != last) {
+		*hl_slot(l, l->v[last].num, l->v[last].inode) = i + 1;
+		l->v[i] = l->v[last];
+	}
+	l->n = last;
+}
+
+static void hl_clear(struct hlist *l)
+{
+	l->n = 0;
+	l->ixused = 0;
+	if (l->ix)
+		memset(l->ix, 0, l->ixcap * sizeof(*l->ix));
+}
+
+
 const struct ek_held_free *ek_wset_held(const struct ek_wset *ws, size_t *n)
 {
-	*n = ws->nheld;
-	return ws->held;
+	*n = ws->held.n;
+	return ws->held.v;
 }
 
 void ek_wset_held_clear(struct ek_wset *ws)
 {
-	ws->nheld = 0;
-}
-
-/* the index of @num's held free, or ws->nheld */
-static size_t held_find(const struct ek_wset *ws, uint64_t num, bool inode)
-{
-	size_t i = 0;
-
-	while (i < ws->nheld && (ws->held[i].num != num || ws->held[i].inode != inode))
-		i++;
-	return i;
+	hl_clear(&ws->held);
 }
 
 bool ek_wset_is_held(const struct ek_wset *ws, uint64_t num, bool inode)
 {
-	return held_find(ws, num, inode) < ws->nheld;
+	return hl_slot(&ws->held, num, inode) != NULL;
 }
 
 static int hold(struct ek_wset *ws, uint64_t num, bool inode, bool dir)
 {
 	if (ek_wset_is_held(ws, num, inode))
 		return 0;
-	if (ek_grow(&ws->held, &ws->held_cap, ws->nheld + 1, sizeof(*ws->held)))
-		return -ENOMEM;
-	ws->held[ws->nheld++] = (struct ek_held_free){ .num = num, .inode = inode, .dir = dir };
-	return 0;
+	return hl_add(&ws->held, (struct ek_held_free){ .num = num, .inode = inode, .dir = dir });
 }
 
 void ek_wset_carry(struct ek_wset *to, struct ek_wset *from)
 {
-	free(to->held);
+	hl_free(&to->held);
 	to->hold = from->hold;
 	to->held = from->held;
-	to->nheld = from->nheld;
-	to->held_cap = from->held_cap;
-	from->held = NULL;
-	from->nheld = from->held_cap = 0;
+	from->held = (struct hlist){ 0 };
 }
 
 size_t ek_wset_count(const struct ek_wset *ws)
@@ -384,19 +484,17 @@ static int held_block(struct ek_wset *ws, uint32_t g, uint32_t bit, ek_blk_t blk
 	if (used) {
 		if (!ek_bit_test(map, bit))
 			return 0;
-		i = held_find(ws, blk, false);
-		if (i < ws->nheld) {	/* freed earlier, in use again: no longer held */
-			ws->held[i] = ws->held[--ws->nheld];
+		i = hl_find(&ws->held, blk, false);
+		if (i < ws->held.n) {	/* freed earlier, in use again: no longer held */
+			hl_remove(&ws->held, i);
 			return 1;
 		}
 		if ((err = ek_block_bitmap_get(ws->fs, g, &view)))
 			return err;
 		/* in use on disk already (leaked): a release only forgets it */
-		if (ek_bit_test(view, bit)) {
-			if (ek_grow(&ws->taken, &ws->taken_cap, ws->ntaken + 1, sizeof(*ws->taken)))
-				return -ENOMEM;
-			ws->taken[ws->ntaken++] = blk;
-		}
+		if (ek_bit_test(view, bit) && hl_find(&ws->taken, blk, false) == ws->taken.n &&
+		    (err = hl_add(&ws->taken, (struct ek_held_free){ .num = blk })))
+			return err;
 		return 1;
 	}
 	if (!ek_bit_test(map, bit))
@@ -405,11 +503,11 @@ static int held_block(struct ek_wset *ws, uint32_t g, uint32_t bit, ek_blk_t blk
 		return err;
 	if (!ek_bit_test(view, bit))
 		return 0;	/* this set allocated it: undone */
-	for (i = 0; i < ws->ntaken; i++)
-		if (ws->taken[i] == blk) {
-			ws->taken[i] = ws->taken[--ws->ntaken];
-			return 1;
-		}
+	i = hl_find(&ws->taken, blk, false);
+	if (i < ws->taken.n) {
+		hl_remove(&ws->taken, i);
+		return 1;
+	}
 	err = hold(ws, blk, false, false);
 	return err ? err : 1;
 }
@@ -460,13 +558,13 @@ int ek_wset_mark_inode(struct ek_wset *ws, ek_ino_t ino, bool used, bool dir)
 	if (err)
 		return err;
 	if (ws->hold && used && ek_bit_test(map, bit)) {
-		size_t i = held_find(ws, ino, true);
+		size_t i = hl_find(&ws->held, ino, true);
 
 		/* freed earlier and held, in use again: its directory count follows */
-		if (i < ws->nheld) {
-			if (ws->held[i].dir != dir)
+		if (i < ws->held.n) {
+			if (ws->held.v[i].dir != dir)
 				desc_add(fs, d, EK_GD_USED_DIRS, dir ? 1 : -1);
-			ws->held[i] = ws->held[--ws->nheld];
+			hl_remove(&ws->held, i);
 		}
 		return 0;
 	}
