@@ -6,20 +6,21 @@
  * bytewise (as mke2fs -d and alphasort in the C locale): a subdirectory's
  * whole subtree takes inode numbers before its next sibling.  A directory
  * takes its first block when it is made, before its children's (as
- * ext2fs_mkdir(); the root's where mkfs puts it without -d), and is
- * written once, after its children, in one pass (ek_dir_build): linear
- * when it fits that block, else an htree, never the entry-by-entry
- * insertion that makes big directories quadratic (mke2fs grows them
- * linear: the one layout difference left).  A file's xattrs are set after
+ * ext2fs_mkdir(); the root's where mkfs puts it without -d), and is grown
+ * linear as mke2fs -d grows it: each name linked as its inode is made,
+ * before the inode's blocks are taken, a new block added when none has
+ * room (ek_newfs_ldir: mke2fs's first fit, in amortised constant time per
+ * name where mke2fs rereads the directory).  With htree_dirs it is
+ * written once instead, after its children, in one pass (ek_dir_build):
+ * linear when it fits that block, else an htree.  A file's xattrs are set after
  * its data, and with inline_data every file starts inline, as mke2fs -d
  * makes them: one whose data goes to blocks has block 0 too (the inline
  * bytes moved there: zeros) and keeps an empty in-inode xattr area; one
  * with no data stays inline only when i_block holds its size (mke2fs
  * leaves bigger ones inline too, an inode the kernel's SEEK_HOLE fails
  * on).  A symlink too long for i_block is kept inline with inline_data,
- * as ext2fs_symlink() does.  With these and -E whole_seconds, a tree whose
- * directories each fit a block gives the image mke2fs 1.47 -d gives, byte
- * for byte (test 421).
+ * as ext2fs_symlink() does.  With these and whole seconds (the default),
+ * a tree gives the image mke2fs 1.47 -d gives, byte for byte (test 421).
  *
  * Files keep their holes, and a block of zeros becomes a hole, as mke2fs
  * -d makes it (a hole reads as zeros: nothing is lost).  A file with
@@ -40,8 +41,10 @@
  * mke2fs -d keeps neither: it leaves out unwritten extents and
  * preallocation.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
- * names in the tree.  Times keep their nanoseconds; with clamp_time every
- * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
+ * names in the tree.  Times are whole seconds, as mke2fs copies them
+ * (nanoseconds: kept; either way their epoch bits are kept, which mke2fs
+ * 1.47.0 loses); with clamp_time every time is at most the epoch
+ * (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
  */
 #include <dirent.h>
 #include <errno.h>
