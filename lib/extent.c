@@ -617,6 +617,27 @@ int ek_extent_grow_add(struct ek_extent_grow *g, const struct ek_ext *e)
 	return 0;
 }
 
+int ek_extent_grow_block(struct ek_extent_grow *g, uint32_t lblk, ek_blk_t pblk)
+{
+	uint8_t *leaf = g->path[g->depth];
+	uint16_t n = node_entries(leaf);
+
+	if (n) {
+		uint8_t *x = leaf + 12 + (size_t)(n - 1) * 12;
+		uint32_t xl = get_le32(x + offsetof(struct ext4_extent, ee_block));
+		uint16_t len = get_le16(x + offsetof(struct ext4_extent, ee_len));
+		ek_blk_t xp = get_le32(x + offsetof(struct ext4_extent, ee_start_lo)) |
+			      (uint64_t)get_le16(x + offsetof(struct ext4_extent, ee_start_hi)) << 32;
+
+		/* an initialised extent ending just before both: one block longer */
+		if (len < EXT_INIT_MAX_LEN && xl + len == lblk && xp + len == pblk) {
+			put_le16(x + offsetof(struct ext4_extent, ee_len), (uint16_t)(len + 1));
+			return 0;
+		}
+	}
+	return ek_extent_grow_add(g, &(struct ek_ext){ .lblk = lblk, .pblk = pblk, .len = 1 });
+}
+
 int ek_extent_grow_finish(struct ek_extent_grow *g, const struct ek_tree_sink *sink,
 			  uint64_t *blocks)
 {

@@ -2609,6 +2609,13 @@ int ek_extent_grow_begin(const struct ek_fs *fs, ek_ino_t ino, uint8_t *raw,
 			 int (*alloc)(void *arg, ek_blk_t goal, ek_blk_t *blk), void *arg,
 			 struct ek_extent_grow **out);
 int ek_extent_grow_add(struct ek_extent_grow *g, const struct ek_ext *e);
+/*
+ * one block @pblk at logical @lblk, after the last extent, as
+ * ext2fs_extent_set_bmap() appends one: the last extent one block longer
+ * when it ends just before both (and is shorter than 32768), else a new
+ * extent of one block (ek_extent_grow_add)
+ */
+int ek_extent_grow_block(struct ek_extent_grow *g, uint32_t lblk, ek_blk_t pblk);
 int ek_extent_grow_finish(struct ek_extent_grow *g, const struct ek_tree_sink *sink,
 			  uint64_t *blocks);
 void ek_extent_grow_free(struct ek_extent_grow *g);
@@ -3092,6 +3099,26 @@ int ek_newfs_dir_begin(struct ek_newfs *nf, ek_ino_t ino, ek_blk_t *blk0);
  */
 int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t parent,
 		       struct ek_dirent_new *ents, size_t n, ek_blk_t blk0);
+/*
+ * A linear directory grown entry by entry as mke2fs -d grows one
+ * (ext2fs_link(), ext2fs_expand_dir(); newfs.c tells how): begun when
+ * directory @ino is made, with its first block @blk0 (ek_newfs_dir_begin)
+ * or 0 to start inline (inline_data); each ek_newfs_ldir_add() links one
+ * name at once, taking a new block then when none has room, so blocks
+ * interleave with the children's as mke2fs's do; ek_newfs_ldir_finish()
+ * writes the blocks and sets @raw's map, size and i_blocks (still inline:
+ * i_block, INLINE_DATA_FL and size 60; system.data is the caller's).
+ * Free with ek_newfs_ldir_free() after finishing or failing.
+ */
+struct ek_newfs_ldir;
+int ek_newfs_ldir_begin(struct ek_newfs *nf, ek_ino_t ino, ek_ino_t parent, ek_blk_t blk0,
+			struct ek_newfs_ldir **out);
+int ek_newfs_ldir_add(struct ek_newfs_ldir *d, const char *name, uint8_t len, ek_ino_t ino,
+		      uint8_t type);
+/* still inline (no entry has needed a block) */
+bool ek_newfs_ldir_inline(const struct ek_newfs_ldir *d);
+int ek_newfs_ldir_finish(struct ek_newfs_ldir *d, uint8_t *raw);
+void ek_newfs_ldir_free(struct ek_newfs_ldir *d);
 /* i_size; 2 GiB and more turns large_file on */
 void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size);
 uint64_t ek_newfs_free_blocks(const struct ek_newfs *nf);
@@ -3133,7 +3160,9 @@ struct ek_populate_opts {
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	bool no_xattrs;			/* copy no xattrs (mke2fs -E no_copy_xattrs) */
-	bool whole_seconds;		/* times without nanoseconds, as mke2fs -d copies them */
+	bool nanoseconds;		/* times keep their nanoseconds (mke2fs -d drops them) */
+	bool htree_dirs;		/* directories built after their children, htree past a
+					 * block (else grown linear entry by entry, as mke2fs -d) */
 	/* may be NULL: called after each inode made, @done of @progress_total */
 	void (*progress)(void *arg, uint64_t done, uint64_t total);
 	void *progress_arg;
@@ -3146,9 +3175,10 @@ struct ek_populate_stats {
 
 /*
  * Copy the tree under @dir into the root of @nf (made with defer_root):
- * files with their holes, directories (htree when over a block),
- * symlinks, devices, fifos, sockets, hard links, owners, modes, times
- * with nanoseconds, xattrs.  The root inode keeps mkfs's owner and mode.
+ * files with their holes, directories (linear as mke2fs -d grows them, or
+ * htrees with @o->htree_dirs), symlinks, devices, fifos, sockets, hard
+ * links, owners, modes, times (whole seconds unless @o->nanoseconds),
+ * xattrs.  The root inode keeps mkfs's owner and mode.
  */
 int ek_populate(struct ek_newfs *nf, const char *dir, const struct ek_populate_opts *o,
 		struct ek_populate_stats *st);

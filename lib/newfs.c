@@ -2402,6 +2402,381 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 	return err;
 }
 
+/*
+ * A linear directory grown entry by entry, as mke2fs -d grows one through
+ * ext2fs_link() and ext2fs_expand_dir() (libext2fs 1.47.0):
+ *   - an entry goes to the first block (in logical order) with room after
+ *     its last entry (link_proc's split: every other entry there has its
+ *     minimal length), and takes the rest of the block;
+ *   - when none has room, a new block is added: the first free one from the
+ *     directory's last block on (bigalloc: the next block of the last
+ *     cluster while there is one), its map grown then (a fifth extent
+ *     splits the root at once, ek_extent_grow_block(); an indirect map
+ *     takes its IND/DIND blocks from the same goal first, as
+ *     ext2fs_block_iterate3() asks for them before the data block);
+ *   - with inline_data a new directory starts inline: the parent in
+ *     i_block[0] and 56 bytes of entries (system.data stays empty); the
+ *     first entry that does not fit moves them to a block (from the start
+ *     of the filesystem, as ext2fs_inline_data_dir_expand() allocates it),
+ *     '.' and '..' first, the moved entries after them unchanged.
+ * The blocks stay in memory until ek_newfs_ldir_finish().  Finding the
+ * first block with room is amortised: for each entry size the lowest
+ * block that may still hold it only moves forward (blocks only fill).
+ */
+#define LDIR_INLINE (EXT4_N_BLOCKS * 4 - 4)	/* entry bytes in i_block */
+#define LDIR_CLASSES 64				/* entry sizes 12..264, by 4 */
+
+struct ek_newfs_ldir {
+	struct ek_newfs *nf;
+	ek_ino_t ino, parent;
+	bool inl;			/* still inline */
+	uint8_t area[EXT4_N_BLOCKS * 4];	/* inline: the parent, then the entries */
+	uint32_t end;			/* bytes a block's entries may use */
+	uint8_t *buf;			/* nb blocks */
+	uint32_t *used, *last;		/* per block: bytes up to the last entry's end, its offset */
+	ek_blk_t *pblk;			/* per block */
+	size_t nb, cap;
+	size_t from[LDIR_CLASSES];	/* per entry size: no block below has room */
+	ek_blk_t *seq;			/* indirect maps: every block taken, in order */
+	size_t nseq, seqcap, popped;
+	uint64_t clusters;		/* allocated for data (and indirect blocks) */
+	uint8_t *shadow;		/* extents: the inode the tree is grown in */
+	struct ek_extent_grow *tree;
+};
+
+static uint32_t dirent_min(size_t name_len);
+static int block_put(struct ek_newfs *nf, ek_blk_t blk, const uint8_t *buf);
+
+static int ldir_grow_alloc(void *arg, ek_blk_t goal, ek_blk_t *blk)
+{
+	return ek_newfs_alloc_block(arg, goal, blk);
+}
+
+static int ldir_seq_push(struct ek_newfs_ldir *d, ek_blk_t blk)
+{
+	if (ek_grow(&d->seq, &d->seqcap, d->nseq + 1, sizeof(*d->seq)))
+		return -ENOMEM;
+	d->seq[d->nseq++] = blk;
+	return 0;
+}
+
+/* a block taken for the directory: counted, and queued for an indirect map */
+static int ldir_take(struct ek_newfs_ldir *d, ek_blk_t goal, ek_blk_t *blk)
+{
+	int err = ek_newfs_alloc_block(d->nf, goal, blk);
+
+	if (!err) {
+		d->clusters++;
+		if (!d->tree)
+			err = ldir_seq_push(d, *blk);
+	}
+	return err;
+}
+
+/* block @pblk appended as logical block d->nb (its map grown), empty */
+static int ldir_push_block(struct ek_newfs_ldir *d, ek_blk_t pblk)
+{
+	uint32_t bs = d->nf->fs.blksz;
+	int err;
+
+	if (d->nb == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 4;
+		uint8_t *b = realloc(d->buf, cap * bs);
+		uint32_t *u, *l;
+		ek_blk_t *p;
+
+		if (!b)
+			return -ENOMEM;
+		d->buf = b;
+		if (!(u = realloc(d->used, cap * sizeof(*u))))
+			return -ENOMEM;
+		d->used = u;
+		if (!(l = realloc(d->last, cap * sizeof(*l))))
+			return -ENOMEM;
+		d->last = l;
+		if (!(p = realloc(d->pblk, cap * sizeof(*p))))
+			return -ENOMEM;
+		d->pblk = p;
+		d->cap = cap;
+	}
+	if (d->tree && (err = ek_extent_grow_block(d->tree, (uint32_t)d->nb, pblk)))
+		return err;
+	memset(d->buf + d->nb * bs, 0, bs);
+	d->used[d->nb] = 0;
+	d->last[d->nb] = 0;
+	d->pblk[d->nb] = pblk;
+	d->nb++;
+	return 0;
+}
+
+/* entry @name at the end of block @b (the last entry there shortened to its length) */
+static void ldir_put(struct ek_newfs_ldir *d, size_t b, const char *name, uint8_t len,
+		     ek_ino_t ino, uint8_t type)
+{
+	struct ek_fs *fs = &d->nf->fs;
+	uint8_t *blk = d->buf + b * fs->blksz;
+	uint32_t off = d->used[b];
+
+	if (off)
+		ek_dirent_set_rec_len(fs, blk, d->last[b], off - d->last[b]);
+	ek_dirent_put(fs, blk, off, ino, d->end - off, name, len, type);
+	d->last[b] = off;
+	d->used[b] = off + dirent_min(len);
+}
+
+/* the map's first block: an extent root (grown from here on) or the start of the queue */
+static int ldir_map_begin(struct ek_newfs_ldir *d, ek_blk_t blk0)
+{
+	struct ek_fs *fs = &d->nf->fs;
+	int err;
+
+	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
+		if (!(d->shadow = ek_calloc(1, fs->inode_size)))
+			return -ENOMEM;
+		err = ek_extent_grow_begin(fs, d->ino, d->shadow, ldir_grow_alloc, d->nf, &d->tree);
+		if (err)
+			return err;
+	} else if ((err = ldir_seq_push(d, blk0))) {
+		return err;
+	}
+	return ldir_push_block(d, blk0);
+}
+
+int ek_newfs_ldir_begin(struct ek_newfs *nf, ek_ino_t ino, ek_ino_t parent, ek_blk_t blk0,
+			struct ek_newfs_ldir **out)
+{
+	struct ek_newfs_ldir *d = ek_calloc(1, sizeof(*d));
+	int err = 0;
+
+	if (!d)
+		return -ENOMEM;
+	d->nf = nf;
+	d->ino = ino;
+	d->parent = parent;
+	d->end = nf->fs.has_csum ? nf->fs.blksz - 12 : nf->fs.blksz;
+	if (!blk0) {
+		/* ext2fs_new_dir_inline_data(): the parent, one empty entry of 56 bytes */
+		d->inl = true;
+		put_le32(d->area, (uint32_t)parent);
+		ek_dirent_put(&nf->fs, d->area + 4, 0, 0, LDIR_INLINE, "", 0, 0);
+	} else {
+		d->clusters = 1;	/* taken by ek_newfs_dir_begin() */
+		err = ldir_map_begin(d, blk0);
+		if (!err) {
+			ldir_put(d, 0, ".", 1, ino, EXT4_FT_DIR);
+			ldir_put(d, 0, "..", 2, parent, EXT4_FT_DIR);
+		}
+	}
+	if (err) {
+		ek_newfs_ldir_free(d);
+		return err;
+	}
+	*out = d;
+	return 0;
+}
+
+/* ext2fs_inline_data_dir_expand(): the inline entries to a first block */
+static int ldir_unline(struct ek_newfs_ldir *d)
+{
+	uint32_t ilast = 0, iused = 0;
+	ek_blk_t blk;
+	uint8_t *b;
+	int err;
+
+	/* the inline area's own last entry and end (an empty area: none) */
+	for (uint32_t off = 0; off < LDIR_INLINE;) {
+		uint32_t rec = get_le16(d->area + 4 + off + 4);
+
+		if (get_le32(d->area + 4 + off)) {
+			ilast = off;
+			iused = off + dirent_min(d->area[4 + off + 6]);
+		}
+		if (rec < 12 || off + rec > LDIR_INLINE)
+			break;
+		off += rec;
+	}
+	if ((err = ek_newfs_alloc_block(d->nf, 0, &blk)))
+		return err;
+	d->clusters = 1;
+	d->inl = false;
+	if ((err = ldir_map_begin(d, blk)))
+		return err;
+	ldir_put(d, 0, ".", 1, d->ino, EXT4_FT_DIR);
+	ldir_put(d, 0, "..", 2, d->parent, EXT4_FT_DIR);
+	if (!iused)
+		return 0;
+	b = d->buf;
+	memcpy(b + 24, d->area + 4, iused);
+	ek_dirent_set_rec_len(&d->nf->fs, b, 12, 12);
+	d->last[0] = 24 + ilast;
+	d->used[0] = 24 + iused;
+	ek_dirent_set_rec_len(&d->nf->fs, b, d->last[0], d->end - d->last[0]);
+	return 0;
+}
+
+/* ext2fs_expand_dir(): one more block, from the goal of the last one */
+static int ldir_expand(struct ek_newfs_ldir *d)
+{
+	struct ek_newfs *nf = d->nf;
+	uint64_t lblk = d->nb, a = nf->fs.blksz / 4, mask = (1ull << nf->cshift) - 1;
+	ek_blk_t goal = d->pblk[d->nb - 1], blk;
+	int err;
+
+	if (lblk >= 0xFFFFFFFFull)
+		return ek_err(-EFBIG, "directory inode %llu: too many blocks",
+			      (unsigned long long)d->ino);
+	if (nf->cshift && ((goal + 1) & mask))	/* the last cluster's next block */
+		return ldir_push_block(d, goal + 1);
+	if (!d->tree) {
+		/* the indirect blocks this block needs, before it, from the same goal */
+		unsigned meta = 0;
+
+		if (lblk == EXT4_NDIR_BLOCKS)
+			meta = 1;
+		else if (lblk == EXT4_NDIR_BLOCKS + a)
+			meta = 2;
+		else if (lblk > EXT4_NDIR_BLOCKS + a && !((lblk - EXT4_NDIR_BLOCKS - a) % a))
+			meta = 1;
+		if (lblk >= EXT4_NDIR_BLOCKS + a + a * a)
+			return ek_err(-EFBIG, "directory inode %llu: more than %llu blocks "
+				      "(a triple indirect block)", (unsigned long long)d->ino,
+				      (unsigned long long)(EXT4_NDIR_BLOCKS + a + a * a));
+		while (meta--)
+			if ((err = ldir_take(d, goal, &blk)))
+				return err;
+	}
+	if ((err = ldir_take(d, goal, &blk)))
+		return err;
+	return ldir_push_block(d, blk);
+}
+
+int ek_newfs_ldir_add(struct ek_newfs_ldir *d, const char *name, uint8_t len, ek_ino_t ino,
+		      uint8_t type)
+{
+	uint32_t need = dirent_min(len);
+	size_t k = need / 4 - 3, b;
+	int err;
+
+	if (d->inl) {
+		/* link_proc over the inline area: room after its last entry */
+		uint32_t last = 0, used = 0;
+
+		for (uint32_t off = 0; off < LDIR_INLINE;) {
+			uint32_t rec = get_le16(d->area + 4 + off + 4);
+
+			if (get_le32(d->area + 4 + off)) {
+				last = off;
+				used = off + dirent_min(d->area[4 + off + 6]);
+			}
+			if (rec < 12 || off + rec > LDIR_INLINE)
+				break;
+			off += rec;
+		}
+		if (LDIR_INLINE - used >= need) {
+			if (used)
+				ek_dirent_set_rec_len(&d->nf->fs, d->area + 4, last, used - last);
+			ek_dirent_put(&d->nf->fs, d->area + 4, used, ino, LDIR_INLINE - used,
+				      name, len, type);
+			return 0;
+		}
+		if ((err = ldir_unline(d)))
+			return err;
+		for (size_t i = 0; i < LDIR_CLASSES; i++)
+			d->from[i] = 0;
+	}
+	for (b = d->from[k]; b < d->nb && d->end - d->used[b] < need; b++)
+		;
+	d->from[k] = b;
+	if (b == d->nb && (err = ldir_expand(d)))
+		return err;
+	ldir_put(d, b, name, len, ino, type);
+	return 0;
+}
+
+bool ek_newfs_ldir_inline(const struct ek_newfs_ldir *d)
+{
+	return d->inl;
+}
+
+/* an indirect map's blocks, in the order they were taken */
+static int ldir_seq_alloc(void *arg, ek_blk_t goal, uint64_t want, ek_blk_t *start, uint64_t *got)
+{
+	struct ek_newfs_ldir *d = arg;
+
+	(void)goal;
+	(void)want;
+	if (d->popped >= d->nseq)
+		return ek_err(-EINVAL, "directory inode %llu: its indirect map asks for more blocks "
+			      "than were taken", (unsigned long long)d->ino);
+	*start = d->seq[d->popped++];
+	*got = 1;
+	return 0;
+}
+
+static int ldir_seq_put(void *arg, ek_blk_t blk, const uint8_t *buf)
+{
+	struct ek_newfs_ldir *d = arg;
+
+	return meta_put(d->nf, blk, buf);
+}
+
+int ek_newfs_ldir_finish(struct ek_newfs_ldir *d, uint8_t *raw)
+{
+	struct ek_newfs *nf = d->nf;
+	struct ek_fs *fs = &nf->fs;
+	uint8_t *ib = raw + offsetof(struct ext4_inode, i_block);
+	uint32_t flags = get_le32(raw + offsetof(struct ext4_inode, i_flags));
+	int err = 0;
+
+	if (d->inl) {
+		memcpy(ib, d->area, sizeof(d->area));
+		put_le32(raw + offsetof(struct ext4_inode, i_flags), flags | EXT4_INLINE_DATA_FL);
+		inode_set_size(raw, sizeof(d->area));
+		return 0;
+	}
+	for (size_t b = 0; b < d->nb && !err; b++) {
+		ek_dir_leaf_tail(fs, d->ino, 0, d->buf + b * fs->blksz);
+		err = block_put(nf, d->pblk[b], d->buf + b * fs->blksz);
+	}
+	if (err)
+		return err;
+	if (d->tree) {
+		uint64_t tblocks = 0;
+		struct ek_tree_sink sink = { .put = tree_put, .arg = &(struct tree_sink){ .nf = nf } };
+
+		if ((err = ek_extent_grow_finish(d->tree, &sink, &tblocks)))
+			return err;
+		memcpy(ib, d->shadow + offsetof(struct ext4_inode, i_block), EXT4_N_BLOCKS * 4);
+		put_le32(raw + offsetof(struct ext4_inode, i_flags), flags | EXT4_EXTENTS_FL);
+		ek_inode_add_blocks(fs, raw, (int64_t)((d->clusters + tblocks) << nf->cshift));
+	} else {
+		struct ek_ind_sink sink = { .alloc = ldir_seq_alloc, .put = ldir_seq_put, .arg = d };
+		struct ek_ext run = { .lblk = 0, .len = (uint32_t)d->nb }, *v = NULL;
+		size_t nv;
+
+		err = ek_ind_map_write(fs, raw, &run, 1, 0, &sink, &v, &nv);
+		free(v);
+		if (err)
+			return err;
+	}
+	inode_set_size(raw, (uint64_t)d->nb * fs->blksz);
+	return 0;
+}
+
+void ek_newfs_ldir_free(struct ek_newfs_ldir *d)
+{
+	if (!d)
+		return;
+	ek_extent_grow_free(d->tree);
+	free(d->shadow);
+	free(d->buf);
+	free(d->used);
+	free(d->last);
+	free(d->pblk);
+	free(d->seq);
+	free(d);
+}
+
 void ek_newfs_inode_set_size(struct ek_newfs *nf, uint8_t *raw, uint64_t size)
 {
 	struct ext4_super_block *sb = (void *)nf->raw_sb;

@@ -6,20 +6,21 @@
  * bytewise (as mke2fs -d and alphasort in the C locale): a subdirectory's
  * whole subtree takes inode numbers before its next sibling.  A directory
  * takes its first block when it is made, before its children's (as
- * ext2fs_mkdir(); the root's where mkfs puts it without -d), and is
- * written once, after its children, in one pass (ek_dir_build): linear
- * when it fits that block, else an htree, never the entry-by-entry
- * insertion that makes big directories quadratic (mke2fs grows them
- * linear: the one layout difference left).  A file's xattrs are set after
+ * ext2fs_mkdir(); the root's where mkfs puts it without -d), and is grown
+ * linear as mke2fs -d grows it: each name linked as its inode is made,
+ * before the inode's blocks are taken, a new block added when none has
+ * room (ek_newfs_ldir: mke2fs's first fit, in amortised constant time per
+ * name where mke2fs rereads the directory).  With htree_dirs it is
+ * written once instead, after its children, in one pass (ek_dir_build):
+ * linear when it fits that block, else an htree.  A file's xattrs are set after
  * its data, and with inline_data every file starts inline, as mke2fs -d
  * makes them: one whose data goes to blocks has block 0 too (the inline
  * bytes moved there: zeros) and keeps an empty in-inode xattr area; one
  * with no data stays inline only when i_block holds its size (mke2fs
  * leaves bigger ones inline too, an inode the kernel's SEEK_HOLE fails
  * on).  A symlink too long for i_block is kept inline with inline_data,
- * as ext2fs_symlink() does.  With these and -E whole_seconds, a tree whose
- * directories each fit a block gives the image mke2fs 1.47 -d gives, byte
- * for byte (test 421).
+ * as ext2fs_symlink() does.  With these and whole seconds (the default),
+ * a tree gives the image mke2fs 1.47 -d gives, byte for byte (test 421).
  *
  * Files keep their holes, and a block of zeros becomes a hole, as mke2fs
  * -d makes it (a hole reads as zeros: nothing is lost).  A file with
@@ -40,8 +41,10 @@
  * mke2fs -d keeps neither: it leaves out unwritten extents and
  * preallocation.  Hard links are found by
  * (st_dev, st_ino) at any inode number; the link count is the number of
- * names in the tree.  Times keep their nanoseconds; with clamp_time every
- * time is at most the epoch (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
+ * names in the tree.  Times are whole seconds, as mke2fs copies them
+ * (nanoseconds: kept; either way their epoch bits are kept, which mke2fs
+ * 1.47.0 loses); with clamp_time every time is at most the epoch
+ * (SOURCE_DATE_EPOCH) and crtime is mkfs's time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -160,7 +163,7 @@ static struct ek_timespec clamp(const struct pop *p, struct timespec t)
 		r.sec = p->o->epoch;
 		r.nsec = 0;
 	}
-	if (p->o->whole_seconds)
+	if (!p->o->nanoseconds)	/* as mke2fs -d: whole seconds */
 		r.nsec = 0;
 	return r;
 }
@@ -876,8 +879,20 @@ static int inode_get(struct pop *p, ek_ino_t ino, uint8_t **out)
 
 static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth, ek_blk_t blk0);
 
+/*
+ * @de linked into the directory being grown (@ld; NULL: built after its
+ * children, ek_dir_build), as mke2fs links it: once its inode has a
+ * number, before its blocks are taken (a new directory or slow symlink
+ * takes its block first in mke2fs, and gives it back to expand the parent
+ * when the name does not fit: the same blocks in the end)
+ */
+static int link_entry(struct ek_newfs_ldir *ld, const struct ek_dirent_new *de)
+{
+	return ld ? ek_newfs_ldir_add(ld, de->name, de->name_len, de->ino, de->file_type) : 0;
+}
+
 /* one entry @name of the directory at p->path: its inode, made and filled */
-static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
+static int copy_entry(struct pop *p, ek_ino_t dir, struct ek_newfs_ldir *ld, const char *name,
 		      struct ek_dirent_new *de, bool *skip)
 {
 	size_t plen = strlen(p->path), nlen = strlen(name);
@@ -921,6 +936,7 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		put_le16(r + offsetof(struct ext4_inode, i_links_count), links + 1);
 		de->ino = hl->ino;
 		p->st->hardlinks++;
+		err = link_entry(ld, de);
 		goto out;
 	}
 	if (S_ISREG(s.st_mode)) {
@@ -954,6 +970,8 @@ static int copy_entry(struct pop *p, ek_ino_t dir, const char *name,
 		p->o->progress(p->o->progress_arg, ++p->made, p->o->progress_total);
 	set_attrs(p, raw, &s);
 	de->ino = ino;
+	if ((err = link_entry(ld, de)))
+		goto out;
 	/* a directory's xattrs are stored with its entries (copy_dir: maybe inline) */
 	if (S_ISREG(s.st_mode) && has_inline(p)) {
 		struct xlist l;
@@ -1064,18 +1082,33 @@ out:
 }
 
 /*
- * A directory's entries and its xattrs (p->path is the directory): inline
- * with inline_data when they fit i_block and system.data in the inode
- * body, as the kernel keeps small directories; else in blocks.
+ * A directory's entries and its xattrs (p->path is the directory), set
+ * after its children as mke2fs sets them.  Grown linear (@ld): inline
+ * still, with an empty system.data; else its blocks, and when it started
+ * inline the empty in-inode xattr area system.data leaves (as a file's).
+ * Built after its children (-E htree_dirs): inline with inline_data when
+ * the entries fit i_block and system.data in the inode body, as the
+ * kernel keeps small directories; else in blocks, an htree past one.
  */
 static int store_dir(struct pop *p, ek_ino_t dir, uint8_t *raw, ek_ino_t parent,
-		     struct ek_dirent_new *ents, size_t n, ek_blk_t blk0)
+		     struct ek_newfs_ldir *ld, struct ek_dirent_new *ents, size_t n, ek_blk_t blk0)
 {
 	struct xlist l;
 	uint8_t iblock[EXT4_N_BLOCKS * 4], *xval = NULL;
 	uint32_t xlen = 0;
 	int err = xlist_read(p, &l);
 
+	if (!err && ld) {
+		bool inl = ek_newfs_ldir_inline(ld);
+
+		if (!inl && has_inline(p) && dir != EXT4_ROOT_INO &&
+		    p->fs->inode_size >= EXT4_GOOD_OLD_INODE_SIZE + 32 + 4)
+			put_le32(raw + EXT4_GOOD_OLD_INODE_SIZE + 32, EXT4_XATTR_MAGIC);
+		err = xlist_store(p, dir, raw, &l, NULL, 0, inl);
+		if (!err)
+			err = ek_newfs_ldir_finish(ld, raw);
+		goto out;
+	}
 	if (!err && has_inline(p) && dir != EXT4_ROOT_INO) {
 		err = ek_dir_build_inline(p->fs, parent, ents, n, p->fs->inode_size, iblock, &xval,
 					  &xlen);
@@ -1106,6 +1139,7 @@ static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth, ek_
 	uint8_t *dir_raw;
 	char **names = NULL;
 	struct ek_dirent_new *ents = NULL;
+	struct ek_newfs_ldir *ld = NULL;
 	size_t n = 0, k = 0, extra = dir == EXT4_ROOT_INO;
 	int outer = p->depth, err;
 
@@ -1114,28 +1148,38 @@ static int copy_dir(struct pop *p, ek_ino_t dir, ek_ino_t parent, int depth, ek_
 	if ((err = read_names(p, &names, &n)))
 		return err;
 	p->depth = depth;
-	ents = ek_calloc(n + extra, sizeof(*ents));
+	/* grown linear as its children are made (mke2fs's layout), or built after them */
+	if (!p->o->htree_dirs && (err = ek_newfs_ldir_begin(p->nf, dir, parent, blk0, &ld)))
+		goto out;
+	/* a grown one keeps a name per entry only as long as the entry is made */
+	ents = ek_calloc(ld ? 1 + extra : n + extra, sizeof(*ents));
 	if (!ents) {
 		err = -ENOMEM;
 		goto out;
 	}
-	if (extra)	/* the root keeps lost+found */
-		ents[k++] = (struct ek_dirent_new){ .name = "lost+found", .name_len = 10,
-						    .file_type = EXT4_FT_DIR, .ino = 11 };
+	if (extra) {	/* the root keeps lost+found */
+		ents[0] = (struct ek_dirent_new){ .name = "lost+found", .name_len = 10,
+						  .file_type = EXT4_FT_DIR, .ino = 11 };
+		if (ld)
+			err = link_entry(ld, &ents[0]);
+		else
+			k++;
+	}
 	for (size_t i = 0; i < n && !err; i++) {
 		bool skip;
 
 		ents[k].name = names[i];
-		err = copy_entry(p, dir, names[i], &ents[k], &skip);
-		if (!err && !skip)
+		err = copy_entry(p, dir, ld, names[i], &ents[k], &skip);
+		if (!err && !skip && !ld)
 			k++;
 	}
 	if (!err)
 		err = inode_get(p, dir, &dir_raw);	/* its children moved the tables on */
 	if (!err)
-		err = store_dir(p, dir, dir_raw, parent, ents, k, blk0);
+		err = store_dir(p, dir, dir_raw, parent, ld, ents, k, blk0);
 out:
 	p->depth = outer;	/* the parent's depth again, for the next sibling */
+	ek_newfs_ldir_free(ld);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

@@ -505,7 +505,8 @@ static int encoding(struct conf *c)
 /*
  * RAID stride and stripe width from the device's I/O topology, in blocks,
  * as mke2fs sets them (only above one block); -E stride= and
- * stripe_width= come later and win.  An alignment offset is reported.
+ * stripe_width= come later and win.  An alignment offset is reported
+ * (with -q too, as mke2fs does).
  */
 static void device_topology(struct mk *m, uint32_t bs)
 {
@@ -521,7 +522,7 @@ static void device_topology(struct mk *m, uint32_t bs)
 		m->o.raid_stride = (uint32_t)(min_io / bs);
 	if (opt_io > bs)
 		m->o.raid_stripe_width = (uint32_t)(opt_io / bs);
-	if (m->align_offset && !m->quiet)
+	if (m->align_offset)	/* with -q too, as mke2fs prints it */
 		mk_warn(m, "'%s' is misaligned by %" PRIu64 " bytes against its physical sectors: "
 			"expect poor performance, or repartition", m->target, m->align_offset);
 }

@@ -57,7 +57,9 @@ static void usage(FILE *f, const char *prog)
 "                      discard, offset=BYTES, stride=N, stripe_width=N,\n"
 "                      desc_size=BYTES, resize=BLOCKS, test_fs,\n"
 "                      assume_storage_prezeroed, orphan_file_size=N, no_copy_xattrs,\n"
-"                      whole_seconds (-d: times without nanoseconds, as mke2fs),\n"
+"                      nanoseconds (-d: times keep their nanoseconds; default\n"
+"                      whole_seconds, as mke2fs), htree_dirs (-d: a directory\n"
+"                      past a block an htree; default linear, as mke2fs -d),\n"
 "                      num_backup_sb=0|1|2, mmp_update_interval=SECS,\n"
 "                      quotatype=usrquota:grpquota:prjquota, encoding=utf8,\n"
 "                      encoding_flags=strict, packed_meta_blocks=0|1 (every\n"
@@ -401,7 +403,11 @@ int mk_parse_extended(struct mk *m, const char *list)
 		} else if (!strcmp(t, "no_copy_xattrs")) {
 			m->no_copy_xattrs = true;
 		} else if (!strcmp(t, "whole_seconds")) {
-			m->whole_seconds = true;
+			m->nanoseconds = false;
+		} else if (!strcmp(t, "nanoseconds")) {
+			m->nanoseconds = true;
+		} else if (!strcmp(t, "htree_dirs")) {
+			m->htree_dirs = true;
 		} else if (!strcmp(t, "packed_meta_blocks")) {
 			char *end = NULL;
 			unsigned long v = val ? strtoul(val, &end, 0) : 1;
@@ -1593,7 +1599,8 @@ int main(int argc, char **argv)
 			.warn = warn_cb,
 			.warn_arg = &m,
 			.no_xattrs = m.no_copy_xattrs,
-			.whole_seconds = m.whole_seconds,
+			.nanoseconds = m.nanoseconds,
+			.htree_dirs = m.htree_dirs,
 		};
 
 		/* a tree of some size, a terminal to show it on: a progress bar */

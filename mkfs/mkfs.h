@@ -52,7 +52,8 @@ struct mk {
 	uint64_t min_io, opt_io, align_offset;
 	bool prezeroed;			/* -E assume_storage_prezeroed */
 	bool no_copy_xattrs;		/* -E no_copy_xattrs */
-	bool whole_seconds;		/* -E whole_seconds */
+	bool nanoseconds;		/* -E nanoseconds (whole_seconds: off, the default) */
+	bool htree_dirs;		/* -E htree_dirs */
 	const char *undo_path;		/* -z: save what is overwritten, for e2undo */
 	char *auto_undo_path;		/* mke2fs's own undo file (undo_dir), or NULL */
 	bool force_undo;		/* mke2fs.conf force_undo */

@@ -117,9 +117,10 @@ static ek_ino_t lookup(struct ek_fs *fs, ek_ino_t dir, const char *name)
 	return ino;
 }
 
+/* _i 0: the defaults (a linear directory of several blocks, as mke2fs -d); 1: -E htree_dirs */
 START_TEST(test_tree)
 {
-	struct ek_populate_opts po = { 0 };
+	struct ek_populate_opts po = { .htree_dirs = _i == 1 };
 	struct ek_populate_stats st = { 0 };
 	struct ek_open_opts oo = { 0 };
 	struct ek_fs *fs;
@@ -150,7 +151,12 @@ START_TEST(test_tree)
 	ek_inode_release(&ei);
 	d = lookup(fs, EXT4_ROOT_INO, "d");
 	ck_assert_int_eq(ek_inode_read(fs, d, &ei), 0);
-	ck_assert(ei.flags & EXT4_INDEX_FL);
+	if (_i == 1) {
+		ck_assert(ei.flags & EXT4_INDEX_FL);
+	} else {
+		ck_assert(!(ei.flags & EXT4_INDEX_FL));
+		ck_assert_uint_ge(ei.size, 3 * 1024);	/* 120 names of 32 bytes and more */
+	}
 	ek_inode_release(&ei);
 	ck_assert_uint_ne(lookup(fs, d, "entry-with-a-longish-name-077"), 0);
 	ck_assert_int_eq(ek_inode_read(fs, lookup(fs, EXT4_ROOT_INO, "s"), &ei), 0);
@@ -216,7 +222,7 @@ static Suite *populate_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_tree);
+	tcase_add_loop_test(tc, test_tree, 0, 2);
 	tcase_add_loop_test(tc, test_bad, 0, sizeof(bad) / sizeof(bad[0]));
 	suite_add_tcase(s, tc);
 	return s;

@@ -4,12 +4,12 @@
   tree.py build DIR            make the source tree (root: owners, devices,
                                trusted./security. xattrs too)
   tree.py manifest DIR OUT     what extkit-mkfs -d should copy, as JSON
-  tree.py kernel MANIFEST MNT [--bs N] [--i128] [--epoch S]
+  tree.py kernel MANIFEST MNT [--bs N] [--i128] [--epoch S] [--whole]
                                compare a kernel mount of the image: contents,
                                data/hole maps, modes, owners, times with ns,
                                link counts, hard-link groups, symlink
                                targets, devices, xattrs (ACLs included)
-  tree.py rdump MANIFEST OUT [--i128] [--epoch S] [--skip DIR] [--inline]
+  tree.py rdump MANIFEST OUT [--i128] [--epoch S] [--skip DIR] [--inline] [--whole]
                                compare an e2fsprogs `rdump` of the image:
                                contents, types, permission bits, owners,
                                mtime seconds and symlink targets (rdump skips
@@ -395,8 +395,13 @@ class Diff:
             print(msg)
 
 
+WHOLE = False	# --whole: the image keeps whole seconds (mkfs's default, as mke2fs -d)
+
+
 def want_time(ns, i128, epoch):
     sec, nsec = divmod(ns, 10**9)
+    if WHOLE:
+        nsec = 0
     if epoch is not None and sec >= epoch:
         sec, nsec = epoch, 0
     if i128:
@@ -550,11 +555,14 @@ def bmap(man, image, path, bs, inline=False):
 
 
 def main(argv):
+    global WHOLE
     opts = {"--bs": 4096, "--i128": False, "--inline": False, "--epoch": None, "--skip": []}
     args = []
     it = iter(argv[1:])
     for a in it:
-        if a in ("--i128", "--inline"):
+        if a == "--whole":
+            WHOLE = True
+        elif a in ("--i128", "--inline"):
             opts[a] = True
         elif a == "--skip":
             opts[a].append(next(it))
