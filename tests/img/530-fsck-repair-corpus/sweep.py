@@ -15,7 +15,7 @@ findings name, and those both name (501's overlap.py reads them).
 Both tools' first -fy get the -E options e2fsprogs' harness gave e2fsck
 on that image (f_unshare_blocks_*: -E unshare_blocks); the runs after it
 are plain, as the harness's second run."""
-import gzip, hashlib, json, os, re, shutil, subprocess, sys
+import gzip, hashlib, json, os, re, shutil, subprocess, sys, threading
 from concurrent.futures import ThreadPoolExecutor
 
 FSCK, CORPUS, WORK, JOBS = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -101,9 +101,11 @@ def e2fsck_kept(name, img, tmp, jt):
             break
     n = kept(img, tmp)
     os.makedirs(CACHE, exist_ok=True)
-    with open(cache + '.new', 'w') as f:
+    # a name of its own: two images of the same bytes may be counted at once
+    part = '%s.new.%d.%d' % (cache, os.getpid(), threading.get_ident())
+    with open(part, 'w') as f:
         f.write(str(n))
-    os.replace(cache + '.new', cache)
+    os.replace(part, cache)
     return n
 
 
