@@ -895,11 +895,8 @@ static int repair_setup(struct fk *f, struct ek_fs *fs, bool cleared, struct ek_
 		 * UUID the filesystem's s_journal_uuid, the filesystem among
 		 * its users), refused with the reason */
 		err = ek_journal_open_dev(fs, f->journal_dev, EK_OPEN_RW | EK_OPEN_IGNORE_CSUM, jnl);
-		if (err) {
-			fprintf(stderr, "%s: %s: external journal: %s\n", f->prog, f->image,
-				ek_error_msg(err));
-			return err;
-		}
+		if (err)
+			return err;	/* (main says why) */
 		err = journal_undo(f, (*jnl)->dev, fs->blksz, true);
 		if (err)
 			return err;
@@ -1281,8 +1278,12 @@ int main(int argc, char **argv)
 		repair = false;
 		err = 0;
 	}
-	if (err)
+	if (err) {
+		/* (the undo file cannot be made, the journal device cannot be
+		 * opened...): said, as every operational error */
+		fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
 		goto out;
+	}
 	was_valid = fs->sb.state & EXT4_VALID_FS;
 	ek_out_arr_begin(f.out, "findings");
 	/* a bar only where someone watches it, and not under the JSON */

@@ -121,7 +121,7 @@ int fsck_pass5(struct check *c)
 	/* one group at a time: what we computed, and what the image holds */
 	uint8_t *want_i = ek_calloc(1, fs->blksz), *want_b = ek_calloc(1, fs->blksz);
 	uint8_t *have_i = ek_malloc(fs->blksz), *have_b = ek_malloc(fs->blksz);
-	char diff[512];
+	char diff[320];	/* within a finding's message[400], " ..." when cut */
 	bool pad_bad[2] = { false, false };
 	int ret = 0;
 
