@@ -1200,6 +1200,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		    fsck_report(c, EK_PR_INODE_ZERO_DTIME, AT_INODE(ei->ino), ei->ino))
 			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME_SET,
 						 (uint64_t)c->o->now));
+		/* as e2fsck, a reserved inode's checksum is checked in use or not
+		 * (an unused inode from s_first_ino on is not) */
+		if (derr == -EK_BADCRC && fsck_reserved_ino(fs, ei->ino) &&
+		    fsck_report(c, EK_PR_INODE_CHECKSUM, AT_INODE(ei->ino), ei->ino))
+			fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_CSUM, 0));
 		return 0;
 	}
 	/* this inode's repair state (clear_inode() undoes its claims) */
