@@ -745,12 +745,12 @@ static int use_inode(struct ek_newfs *nf, ek_ino_t ino, bool dir)
 	if (!ek_newfs_inode(nf, ino))
 		return -ENOMEM;
 	/*
-	 * ext2fs_new_inode() initialises a group's block bitmap too when it
-	 * takes the group's first inode (check_inode_uninit): lost+found's
-	 * group always (mke2fs reserves inodes 3-10 only after making it),
-	 * a later inode's group when nothing in it was used before
+	 * lost+found's group has its block bitmap initialised (mke2fs makes
+	 * it before reserving inodes 3-10); a group that only takes inodes
+	 * later (group 0's run out) keeps BLOCK_UNINIT in mke2fs's image, until
+	 * a block is taken there
 	 */
-	if (ino == EXT4_LPF_INO || (ino > EXT4_LPF_INO && !nf->iused[g]))
+	if (ino == EXT4_LPF_INO)
 		nf->foreign[g] = true;
 	nf->iused[g]++;
 	if (dir)
