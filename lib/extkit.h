@@ -2578,6 +2578,17 @@ struct ek_tree_sink {
 	void *arg;
 };
 /*
+ * A new file's extent tree blocks taken one at a time from @sink's
+ * allocator at @goal, counted in @blocks (the file's i_blocks adds them):
+ * ek_sink_tree() gives the ek_tree_sink that does so.
+ */
+struct ek_sink_tree {
+	const struct ek_ind_sink *sink;
+	ek_blk_t goal;
+	uint64_t blocks;
+};
+struct ek_tree_sink ek_sink_tree(struct ek_sink_tree *t);
+/*
  * Store @v[0..n) (sorted, non-overlapping) as the extent tree of raw inode
  * @ino (i_generation already set): in the inode up to 4 extents, else
  * full leaves and index levels from @sink.  Blocks gained: counted by the

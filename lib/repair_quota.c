@@ -36,31 +36,6 @@ int ek_fix_quota_inum(struct ek_wset *ws, unsigned type, ek_ino_t ino)
 	return -EINVAL;
 }
 
-/* tree blocks of the new file: one at a time from the data sink, counted */
-struct qtree {
-	const struct ek_ind_sink *sink;
-	ek_blk_t goal;
-	uint64_t blocks;
-};
-
-static int qtree_alloc(void *arg, ek_blk_t *blk)
-{
-	struct qtree *t = arg;
-	uint64_t got;
-	int err = t->sink->alloc(t->sink->arg, t->goal, 1, blk, &got);
-
-	if (!err)
-		t->blocks++;
-	return err;
-}
-
-static int qtree_put(void *arg, ek_blk_t blk, const uint8_t *node)
-{
-	struct qtree *t = arg;
-
-	return t->sink->put(t->sink->arg, blk, node);
-}
-
 int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, size_t len,
 		      bool free_old, ek_blk_t goal, const struct ek_ind_sink *sink, int64_t now,
 		      uint64_t *freed)
@@ -101,8 +76,8 @@ int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, siz
 	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
 	ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
-		struct qtree t = { .sink = sink };
-		struct ek_tree_sink tsink = { .alloc = qtree_alloc, .put = qtree_put, .arg = &t };
+		struct ek_sink_tree t = { .sink = sink };
+		struct ek_tree_sink tsink = ek_sink_tree(&t);
 		uint64_t lblk = 0;
 
 		while (lblk < nblk && !err) {

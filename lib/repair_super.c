@@ -289,16 +289,9 @@ int ek_fix_journal_clear(struct ek_wset *ws)
 	return 0;
 }
 
-/* extent tree blocks of the new journal: from the data sink, counted */
-struct jtree {
-	const struct ek_ind_sink *sink;
-	ek_blk_t goal;
-	uint64_t blocks;
-};
-
-static int jtree_alloc(void *arg, ek_blk_t *blk)
+static int sink_tree_alloc(void *arg, ek_blk_t *blk)
 {
-	struct jtree *t = arg;
+	struct ek_sink_tree *t = arg;
 	uint64_t got;
 	int err = t->sink->alloc(t->sink->arg, t->goal, 1, blk, &got);
 
@@ -307,11 +300,16 @@ static int jtree_alloc(void *arg, ek_blk_t *blk)
 	return err;
 }
 
-static int jtree_put(void *arg, ek_blk_t blk, const uint8_t *node)
+static int sink_tree_put(void *arg, ek_blk_t blk, const uint8_t *node)
 {
-	struct jtree *t = arg;
+	struct ek_sink_tree *t = arg;
 
 	return t->sink->put(t->sink->arg, blk, node);
+}
+
+struct ek_tree_sink ek_sink_tree(struct ek_sink_tree *t)
+{
+	return (struct ek_tree_sink){ .alloc = sink_tree_alloc, .put = sink_tree_put, .arg = t };
 }
 
 /*
@@ -356,8 +354,8 @@ int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks
 	ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
 	ek_inode_size_set(raw, blocks * fs->blksz);
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
-		struct jtree t = { .sink = sink };
-		struct ek_tree_sink ts2 = { .alloc = jtree_alloc, .put = jtree_put, .arg = &t };
+		struct ek_sink_tree t = { .sink = sink };
+		struct ek_tree_sink ts2 = ek_sink_tree(&t);
 		uint64_t lblk = 0;
 
 		/* the data from @goal on, in extents of at most 32768 blocks */
