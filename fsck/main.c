@@ -750,6 +750,80 @@ static int pass0_found(struct ek_fs *fs, bool repairing)
 }
 
 /*
+ * e2fsck's check_if_skip, before a recovery and again after one: a
+ * filesystem marked clean is skipped unless its flags, mount count or
+ * check interval force a check (said, and kept in @forced), a recovery or
+ * orphans are pending, or the superblock checks made before the skip find
+ * something (-n says so; repairing, the whole check fixes it, as e2fsck's
+ * would, without a word).  Skipped, and repairing, the superblock's free
+ * counts are set from the descriptors, as e2fsck does (through a handle
+ * of its own, into the undo file).  true when skipped.
+ */
+static bool check_if_skip(struct fk *f, struct ek_fs *probe, char *forced, size_t n,
+			  struct ek_undo **undo)
+{
+	char why[100];
+	const char *force = ek_fsck_force_reason(probe, now_time(), why, sizeof(why));
+	int next = ek_fsck_mounts_to_check(probe, now_time());
+	uint64_t free_blocks;
+	uint32_t free_inodes;
+	int found;
+
+	if (force) {
+		ek_out_text(f->out, "%s %s, check forced.\n", f->image, force);
+		snprintf(forced, n, "%s", force);
+		return false;
+	}
+	if (ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) || probe->sb.last_orphan)
+		return false;
+	found = pass0_found(probe, !f->no_change);
+	if (found) {
+		/* (-1: they cannot be made; the whole check says why) */
+		if (f->fix_mode == MODE_NO && found > 0) {
+			snprintf(forced, n, "contains a file system with errors");
+			ek_out_text(f->out, "%s %s, check forced.\n", f->image, forced);
+		}
+		return false;
+	}
+	ek_fsck_desc_free_counts(probe, &free_blocks, &free_inodes);
+	if (!f->no_change && (free_blocks != probe->sb.free_blocks_count ||
+			      free_inodes != probe->sb.free_inodes_count)) {
+		struct ek_fs *w = NULL;
+		int err = ek_fs_open(f->image, &(struct ek_open_opts){
+					.flags = EK_OPEN_NO_BITMAPS | EK_OPEN_RW,
+					.offset = f->offset }, &w);
+
+		if (!err && f->undo_path && !*undo)
+			err = ek_undo_create(f->undo_path, w->io, w->blksz, undo);
+		if (!err && *undo)
+			err = ek_io_set_undo(w->io, *undo);
+		if (!err)
+			err = ek_fsck_skip_counts(w);
+		if (w) {
+			ek_io_set_undo(w->io, NULL);
+			ek_fs_close(w);
+		}
+		if (err < 0) {
+			/* the whole check that follows sets them */
+			fprintf(stderr, "%s: %s: the superblock's free counts: %s\n", f->prog,
+				f->image, ek_error_msg(err));
+			return false;
+		}
+		probe->sb.free_blocks_count = free_blocks;
+		probe->sb.free_inodes_count = free_inodes;
+	}
+	ek_out_text(f->out, "%s: clean, %u/%u files, %llu/%llu blocks%s", f->image,
+		    probe->sb.inodes_count - probe->sb.free_inodes_count, probe->sb.inodes_count,
+		    (unsigned long long)(probe->sb.blocks_count - probe->sb.free_blocks_count),
+		    (unsigned long long)probe->sb.blocks_count,
+		    next == 1 ? " (check after next mount)" : "");
+	if (next > 1 && next <= 5)
+		ek_out_text(f->out, " (check in %d mounts)", next);
+	ek_out_text(f->out, "\n");
+	return true;
+}
+
+/*
  * -z with an external journal: the device gets an undo file of its own,
  * "<undo>.journal" (as extkit-replay apply --undo), made on first need
  * for @dev, and attached to it when @attach (the recovery attaches its own).
@@ -936,7 +1010,6 @@ int main(int argc, char **argv)
 	uint64_t real_fixes, all_fixes;
 	bool say_modified, changed, released = false;
 	char forced[100];	/* why a clean filesystem is checked, or "" */
-	int found = 0;		/* pass0_found() of a clean filesystem */
 	int nmodes = 0;
 	ek_blk_t backup = 0;
 	int journal_err = 0;
@@ -1073,41 +1146,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: %s: %s\n", f.prog, f.image, ek_error_msg(err));
 			goto out;
 		}
-		if (probe && !f.force) {
-			/* as e2fsck: skipped when clean, unless the flags, the mount
-			 * count or the check interval say otherwise */
-			char why[100];
-			const char *force = ek_fsck_force_reason(probe, now_time(), why, sizeof(why));
-			int next = ek_fsck_mounts_to_check(probe, now_time());
-
-			if (force) {
-				ek_out_text(f.out, "%s %s, check forced.\n", f.image, force);
-				snprintf(forced, sizeof(forced), "%s", force);
-			} else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
-				   !probe->sb.last_orphan && (found = pass0_found(probe, !f.no_change))) {
-				/* e2fsck's check_super_block runs before the skip: what
-				 * it finds is reported by the whole check (which also
-				 * says why, when these checks could not be made) */
-				if (f.fix_mode == MODE_NO && found > 0) {
-					/* (repairing, e2fsck fixes them and says nothing) */
-					snprintf(forced, sizeof(forced), "contains a file system with errors");
-					ek_out_text(f.out, "%s %s, check forced.\n", f.image, forced);
-				}
-			} else if (!ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER) &&
-				   !probe->sb.last_orphan) {
-				ek_out_text(f.out, "%s: clean, %u/%u files, %llu/%llu blocks%s", f.image,
-					    probe->sb.inodes_count - probe->sb.free_inodes_count,
-					    probe->sb.inodes_count,
-					    (unsigned long long)(probe->sb.blocks_count -
-								 probe->sb.free_blocks_count),
-					    (unsigned long long)probe->sb.blocks_count,
-					    next == 1 ? " (check after next mount)" : "");
-				if (next > 1 && next <= 5)
-					ek_out_text(f.out, " (check in %d mounts)", next);
-				ek_out_text(f.out, "\n");
-				skipped = true;
-			}
-		}
+		if (probe && !f.force)
+			skipped = check_if_skip(&f, probe, forced, sizeof(forced), &undo);
 		has_journal = probe && ek_has_compat(probe, EXT4_FEATURE_COMPAT_HAS_JOURNAL);
 		needs_recovery = probe && ek_has_incompat(probe, EXT4_FEATURE_INCOMPAT_RECOVER);
 		/* without a journal: the orphan inodes, when repairing (e2fsck
@@ -1164,6 +1204,19 @@ int main(int argc, char **argv)
 			}
 		}
 		ek_fs_close(probe);
+	}
+	if (recovered && repair && !skipped && !f.force && !forced[0] && !f.journal_only &&
+	    !journal_err && !journal_sb_bad && rec && !rec->refused) {
+		/* as e2fsck, which starts again after a recovery: a filesystem
+		 * the recovery left clean is skipped (the superblock's free
+		 * counts, which a crash leaves old, set from the descriptors) */
+		struct ek_fs *again;
+
+		if (!ek_fs_open(f.image, &(struct ek_open_opts){ .flags = EK_OPEN_NO_BITMAPS,
+								  .offset = f.offset }, &again)) {
+			skipped = check_if_skip(&f, again, forced, sizeof(forced), &undo);
+			ek_fs_close(again);
+		}
 	}
 	if (forced[0])
 		ek_out_str(f.out, "check_forced", forced);

@@ -2216,6 +2216,16 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 const char *ek_fsck_force_reason(const struct ek_fs *fs, int64_t now, char *buf, size_t n);
 /* mounts until the count or interval forces a check (0: never) */
 int ek_fsck_mounts_to_check(const struct ek_fs *fs, int64_t now);
+/* the free blocks and inodes the group descriptors count */
+void ek_fsck_desc_free_counts(const struct ek_fs *fs, uint64_t *blocks, uint32_t *inodes);
+/*
+ * e2fsck's last step before it skips a clean filesystem: the superblock's
+ * free counts (which the kernel keeps in memory and writes at unmount, so
+ * a crash leaves them old) set silently to the descriptors' sums, in the
+ * primary superblock only.  @fs opened writable through the primary.
+ * 1 written, 0 nothing to do, <0 (-EROFS when it may not be written).
+ */
+int ek_fsck_skip_counts(struct ek_fs *fs);
 /* -EK_CORRUPT naming the first group whose bitmaps or inode table lie
  * outside the filesystem (then e2fsck turns to the backup descriptors) */
 int ek_fsck_desc_check(const struct ek_fs *fs);

@@ -207,6 +207,48 @@ int ek_fsck_mounts_to_check(const struct ek_fs *fs, int64_t now)
 	return next;
 }
 
+void ek_fsck_desc_free_counts(const struct ek_fs *fs, uint64_t *blocks, uint32_t *inodes)
+{
+	uint64_t clusters = 0, ifree = 0;
+
+	for (uint32_t g = 0; g < fs->group_count; g++) {
+		clusters += fs->groups[g].free_blocks;
+		ifree += fs->groups[g].free_inodes;
+	}
+	*blocks = clusters << fs->cluster_bits;
+	*inodes = ifree > UINT32_MAX ? UINT32_MAX : (uint32_t)ifree;
+}
+
+int ek_fsck_skip_counts(struct ek_fs *fs)
+{
+	uint8_t sbuf[EXT4_SUPERBLOCK_SIZE];
+	struct ext4_super_block *sb = (struct ext4_super_block *)sbuf;
+	uint64_t blocks;
+	uint32_t inodes;
+	int err;
+
+	ek_fsck_desc_free_counts(fs, &blocks, &inodes);
+	if (blocks == fs->sb.free_blocks_count && inodes == fs->sb.free_inodes_count)
+		return 0;
+	if (!(fs->flags & EK_OPEN_RW) || fs->sb_block)
+		return -EROFS;
+	err = ek_io_pread(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	if (err)
+		return err;
+	ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT, blocks);
+	sb->s_free_inodes_count = cpu_to_le32(inodes);
+	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
+	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	if (!err)
+		err = ek_io_sync(fs->io);
+	if (!err) {
+		fs->sb.free_blocks_count = blocks;
+		fs->sb.free_inodes_count = inodes;
+	}
+	return err ? err : 1;
+}
+
 /*
  * After a whole check that may write (e2fsck does the same): the state is
  * valid when no error is left (else not valid), the check and write times
