@@ -1191,6 +1191,25 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, now ? EK_IFIX_DTIME_SET : EK_IFIX_DTIME, now));
 		ei->dtime = (uint32_t)now;	/* what the later checks see */
 	}
+	/* as e2fsck, the root's first test, linked or not: a directory, or
+	 * cleared (pass 2 then clears the entries naming it, pass 3 makes a
+	 * new root and connects its directories to /lost+found) */
+	if (ei->ino == EXT4_ROOT_INO && !ek_is_dir(ei->mode) &&
+	    fsck_report(c, EK_PR_ROOT_NOT_DIR, AT_INODE(ei->ino), ei->mode)) {
+		c->dups_at = c->ndups;	/* (nothing of it is claimed yet) */
+		c->nx_at = c->nx;
+		err = clear_inode(c, ei, false);
+		fsck_fix_done(c, err);
+		if (err == -ENOMEM)
+			return err;
+		if (!err)
+			return 0;
+	}
+	if (ei->ino == EXT4_ROOT_INO && ei->dtime && ei->links_count &&
+	    fsck_report(c, EK_PR_ROOT_DTIME, AT_INODE(ei->ino), ei->dtime)) {
+		fsck_fix_done(c, ek_fix_inode(c->ws, ei->ino, EK_IFIX_DTIME, 0));
+		ei->dtime = 0;	/* what the later checks see */
+	}
 	/* e2fsck: an inode is in use when linked; the reserved ones with a
 	 * mode, and the bad blocks inode (which has none) always */
 	if (!ei->links_count && !(fsck_reserved_ino(fs, ei->ino) && ei->mode) &&

@@ -383,54 +383,6 @@ static void connect_dir(struct check *c, ek_ino_t top)
 
 /* ---- pass 3 -------------------------------------------------------------------- */
 
-struct blocks {
-	ek_blk_t *v;
-	size_t n, cap;
-};
-
-static int blocks_cb(void *arg, const struct ek_mapping *m)
-{
-	struct blocks *b = arg;
-	uint64_t len = m->kind == EK_MAP_DATA ? m->len : m->kind == EK_MAP_TREE;
-	int err = 0;
-
-	for (uint64_t k = 0; k < len && !err; k++)
-		err = fsck_blk_push(&b->v, &b->n, &b->cap, m->pblk + k);
-	return err;
-}
-
-/*
- * The root in use but not a directory: cleared, as e2fsck's pass 1 does
- * (PR_1_ROOT_NO_DIR), its blocks given back, the references pass 2 counted
- * to it forgotten (e2fsck counted none); check_root() then makes a new one.
- * Not done where its blocks are not all its own (multiply claimed ones,
- * bigalloc clusters, an xattr block) or its map cannot be read whole.
- */
-static int root_clear(struct check *c)
-{
-	struct ek_fs *fs = c->fs;
-	struct blocks b = { 0 };
-	struct ek_inode ei;
-	int err = ek_inode_read(fs, EXT4_ROOT_INO, &ei);
-
-	if (!err || err == -EK_BADCRC)
-		err = ei.file_acl ? ek_err(-EK_UNSUPP, "the root has an xattr block") :
-		      fsck_has_map(fs, &ei) ? ek_map_walk(fs, &ei, blocks_cb, &b) : 0;
-	for (size_t i = 0; i < b.n && !err; i++)
-		err = fsck_free_block(c, b.v[i]);
-	if (!err)
-		err = ek_wset_mark_inode(c->ws, EXT4_ROOT_INO, false, false);
-	if (!err) {
-		quota_charge(c, ei.uid, ei.gid, ei.projid, -1, -(int64_t)(b.n << fs->log_blksz));
-		fsck_iflags_clear(c, EXT4_ROOT_INO, IN_USE | IS_DIR | REACHED);
-		for (uint32_t n = fsck_refs_of(c, EXT4_ROOT_INO); n; n--)
-			fsck_ref_drop(c, EXT4_ROOT_INO);
-	}
-	free(b.v);
-	ek_inode_release(&ei);
-	return err;
-}
-
 /* check_root(): false when there is no root directory to connect to */
 static bool check_root(struct check *c)
 {
@@ -441,14 +393,11 @@ static bool check_root(struct check *c)
 	if (fsck_iflags(c, EXT4_ROOT_INO) & IN_USE) {
 		if ((fsck_iflags(c, EXT4_ROOT_INO) & IS_DIR) && fsck_dinfo_of(c, EXT4_ROOT_INO) && !bad)
 			return true;
-		if (!fsck_report_if(c, !c->ndups && !c->fs->cluster_bits && !bad, EK_PR_ROOT_NOT_DIR,
-				    AT_INODE(EXT4_ROOT_INO)))
-			return false;
-		err = root_clear(c);
-		if (!err)
-			err = root_make(c);
-		fsck_fix_done(c, err);
-		return !err;
+		/* not a directory: pass 1's ROOT_NOT_DIR was left (e2fsck
+		 * aborts here); nothing connects to it */
+		if (bad)
+			fsck_report(c, EK_PR_ROOT_BAD_BLOCK, AT_INODE(EXT4_ROOT_INO));
+		return false;
 	}
 	if (!fsck_report_if(c, !bad, EK_PR_ROOT_NOT_ALLOCATED, AT_INODE(EXT4_ROOT_INO)))
 		return false;

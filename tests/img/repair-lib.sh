@@ -76,6 +76,9 @@ trim() { printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
 # (exit 1, every finding fixed), e2fsck -fn and extkit-fsck -fn clean after,
 # and on "base" the files as $T/files.base (E2CMP set: on every base, the
 # files as e2fsck -fy leaves the same damage); or, for preen 0, -p halts.
+# beyond_super A B: the first byte (from 1) where A and B differ outside
+# the primary superblock (bytes 1025-2048), or nothing
+beyond_super() { cmp -l "$1" "$2" 2>/dev/null | awk '$1 <= 1024 || $1 > 2048 { print $1; exit }'; }
 run_cases() {
 	while IFS='@' read -r base how want preen status; do
 		base=$(trim "$base") how=$(trim "$how") want=$(trim "$want") preen=$(trim "$preen")
@@ -103,6 +106,14 @@ run_cases() {
 					"$FSCK" -fp "$T/damaged" 2>&1 | grep -q "UNEXPECTED INCONSISTENCY; RUN fsck MANUALLY" ||
 					fail "$base $how: -p does not say UNEXPECTED INCONSISTENCY"
 				[ "${out%%|*}" = 4 ] || fail "$base $how: -p exits ${out%%|*}, not 4"
+				# where e2fsck -fp halts before it writes anything but
+				# the superblock (its errors flag), so does ours
+				cp "$T/damaged" "$T/e2p"; e2fsck -fp "$T/e2p" > /dev/null 2>&1
+				if [ -z "$(beyond_super "$T/damaged" "$T/e2p")" ] &&
+				   [ -n "$(beyond_super "$T/damaged" "$T/img")" ]; then
+					fail "$base $how: -p writes byte $(beyond_super "$T/damaged" "$T/img") before it halts; e2fsck -p writes only the superblock"
+				fi
+				rm -f "$T/e2p"
 				echo "$base $how: -p halts (4)"
 				continue
 			fi
