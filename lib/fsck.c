@@ -1250,6 +1250,12 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 				e = ek_fix_group_count(c.ws, g, EK_GD_ITABLE_UNUSED, 0);
 			fsck_fix_done(&c, e);
 		}
+		/* fixed or not, as libext2fs: the check reads the group as if
+		 * those flags were clear (-n then finds what -y will) */
+		if (grp->csum_bad && !bad && (fs->has_csum || fs->has_gdt_csum)) {
+			fs->groups[g].flags &= ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT);
+			fs->groups[g].itable_unused = 0;
+		}
 	}
 	if (!err)
 		fsck_check_super_fields(&c);
