@@ -11,8 +11,14 @@
 static int claim(struct check *c, ek_blk_t blk)
 {
 	uint64_t cluster = blk >> c->fs->cluster_bits;
-	bool was;
-	int err = fsck_mark(c, blk, &was);
+	bool was = false;
+	/* as e2fsck, of the resize inode's map only the double indirect block
+	 * is marked: the reserved GDT blocks are marked with their group's
+	 * metadata, and a stray entry in them is counted in i_blocks, not
+	 * claimed (pass 0 checked the entries that matter) */
+	bool mark = c->ei->ino != EXT4_RESIZE_INO ||
+		    blk == get_le32(ek_inode_i_block(c->ei) + EXT4_DIND_BLOCK);
+	int err = mark ? fsck_mark(c, blk, &was) : 0;
 
 	if (err)
 		return err;
