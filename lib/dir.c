@@ -1121,7 +1121,8 @@ int ek_namei(struct ek_fs *fs, ek_ino_t root, ek_ino_t cwd, const char *path,
 
 /*
  * ek_dir_build() lays a whole directory out at once, as e2fsck -D's
- * rehash.c does, but with every leaf packed full (a static build: mkfs -d).
+ * rehash.c does: an htree's leaves keep the slack asked for (e2fsck's 20%,
+ * or none for a static build: mkfs -d).
  * Logical block order:
  *
  *   linear   0        '.', '..', entries in the caller's order
@@ -1153,7 +1154,10 @@ struct build {
 	struct ek_inode di;	/* ino and generation only: the checksum seed */
 	bool fold;		/* casefolded: names hash folded */
 	uint32_t space;		/* bytes for entries in a leaf: blksz less the tail */
+	uint32_t slack;		/* a leaf is closed once less than this is left */
 };
+
+
 
 void ek_dirent_put(const struct ek_fs *fs, uint8_t *b, uint32_t off, ek_ino_t ino,
 		   uint32_t rec_len, const char *name, uint8_t name_len, uint8_t file_type)
@@ -1275,8 +1279,11 @@ static uint32_t build_cut_leaves(const struct build *bd, const struct build_key 
 		uint32_t used = 0;
 
 		/* an entry is at most 264 bytes: every leaf takes one */
-		while (i < n && rec_len_needed(keys[i].e->name_len, false) <= bd->space - used)
+		while (i < n && rec_len_needed(keys[i].e->name_len, false) <= bd->space - used) {
 			used += rec_len_needed(keys[i++].e->name_len, false);
+			if (bd->space - used < bd->slack)
+				break;
+		}
 		if (i < n && keys[i].hash == keys[i - 1].hash) {
 			/* a run reaches over the cut: start the next leaf with it */
 			size_t r = i - 1;
@@ -1416,7 +1423,7 @@ out:
 }
 
 int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t dir_flags,
-		 ek_ino_t parent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
+		 ek_ino_t parent, unsigned slack_percent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
 		 uint32_t *nblocks, bool *indexed)
 {
 	struct build bd = {
@@ -1426,6 +1433,8 @@ int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t di
 		.space = fs->blksz - (fs->has_csum ? DIRENT_TAIL : 0),
 	};
 	uint32_t nlinear;
+
+	bd.slack = bd.space * (slack_percent < 100 ? slack_percent : 0) / 100;
 	uint8_t *b;
 
 	*out = NULL;

@@ -231,22 +231,30 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 				"rebuilt (its names hash with the encryption key)", ino);
 		goto out;
 	}
-	err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, ents, n, &blocks, &nb, indexed);
-	if (err)
-		goto out;
 	old = (ei.size + fs->blksz - 1) >> fs->log_blksz;
-	/* in place when the first blocks are mapped and written: the rest cut */
-	in_place = nb <= old;
-	for (uint32_t l = 0; l < nb && in_place; l++) {
-		ek_blk_t pblk;
-		bool unwritten = false;
-
-		err = ek_map_bmap(fs, &ei, l, &pblk, &unwritten);
+	/* e2fsck -D's slack in the index leaves; packed full when the room
+	 * would need a map larger than the directory's (remap() refuses,
+	 * having changed nothing) */
+	for (unsigned slack = EK_HTREE_SLACK_PERCENT;; slack = 0) {
+		free(blocks);
+		blocks = NULL;
+		err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, slack, ents, n,
+				   &blocks, &nb, indexed);
 		if (err)
 			goto out;
-		in_place = pblk && !unwritten && ek_fs_block_valid(fs, pblk);
-	}
-	if (!in_place) {
+		/* in place when the first blocks are mapped and written: the rest cut */
+		in_place = nb <= old;
+		for (uint32_t l = 0; l < nb && in_place; l++) {
+			ek_blk_t pblk;
+			bool unwritten = false;
+
+			err = ek_map_bmap(fs, &ei, l, &pblk, &unwritten);
+			if (err)
+				goto out;
+			in_place = pblk && !unwritten && ek_fs_block_valid(fs, pblk);
+		}
+		if (in_place)
+			break;
 		/* holes, unwritten blocks or too few: the map redone (extents only) */
 		if (fs->cluster_bits) {
 			err = ek_unsupp("directory inode %u: its block map has holes or too few "
@@ -255,9 +263,11 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 		}
 		err = flags & EXT4_EXTENTS_FL ? remap(fs, ws, ino, raw, nb, alloc, &where) :
 						remap_direct(fs, ws, ino, raw, nb, alloc, &where);
-		if (err)
-			goto out;
+		if (err != -EK_UNSUPP || !slack || !*indexed)
+			break;
 	}
+	if (err)
+		goto out;
 	for (uint32_t l = 0; l < nb && !err; l++) {
 		ek_blk_t pblk = where ? where[l] : 0;
 

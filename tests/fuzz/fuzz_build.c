@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!k || cmp_ent(&ents[k - 1], &ents[i]))
 			ents[k++] = ents[i];
 	n = k;
-	if (ek_dir_build(&fs, 11, 0, data[0] & 128 ? EXT4_CASEFOLD_FL : 0, 2, ents, n, &blocks,
+	if (ek_dir_build(&fs, 11, 0, data[0] & 128 ? EXT4_CASEFOLD_FL : 0, 2, data[0] & 64 ? 20 : 0, ents, n, &blocks,
 			 &nblocks, &indexed) == 0) {
 		uint32_t sum = 0;
 

@@ -129,12 +129,20 @@ struct built {
 	uint32_t nleaves, conts;
 };
 
+/* the slack build() asks for, in percent of a leaf (0: packed full) */
+static unsigned build_slack;
+
+static uint32_t build_slack_bytes(void)
+{
+	return (BS - (U.fs->has_csum ? 12 : 0)) * build_slack / 100;
+}
+
 static int build(struct built *o, struct entset *s)
 {
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = ek_dir_build(U.fs, DIR_INO, GEN, 0, PARENT, s->e, s->n, &o->b, &o->nblocks, &o->indexed);
+	err = ek_dir_build(U.fs, DIR_INO, GEN, 0, PARENT, build_slack, s->e, s->n, &o->b, &o->nblocks, &o->indexed);
 	o->di.ino = DIR_INO;
 	o->di.generation = GEN;
 	o->di.mode = 040755;
@@ -268,6 +276,7 @@ struct leafinfo {
 	uint32_t first, second, last;	/* entry hashes */
 	unsigned n;
 	uint32_t first_rl, left;	/* first entry's rec_len; bytes after the packed entries */
+	uint32_t last_rl;		/* the last entry's packed rec_len */
 };
 
 struct walk {
@@ -335,6 +344,7 @@ static void visit(struct walk *w, uint32_t l, unsigned depth, uint32_t lo, uint6
 		li->last = h;
 	}
 	li->first_rl = rl_needed(w->v[0].len);
+	li->last_rl = rl_needed(w->v[n - 1].len);
 	li->left = BS - (U.fs->has_csum ? 12 : 0) - w->v[n - 1].off - rl_needed(w->v[n - 1].len);
 	if (n == 1)
 		li->second = li->first + 1;	/* no second entry */
@@ -439,11 +449,16 @@ static void verify_htree(struct built *o, const struct entset *s)
 			o->conts++;
 		} else {
 			REQ_OP(c->dxhash, ==, c->first);
-			/* full, unless the next leaf starts a run kept whole */
-			if (p->left >= c->first_rl)
+			/* full (less than the slack left), unless the next leaf
+			 * starts a run kept whole */
+			if (p->left >= c->first_rl && p->left >= build_slack_bytes())
 				REQ(c->second == c->first,
 					      "leaf %u left %u bytes free for no reason", l, p->left);
 		}
+		/* the slack was there before a leaf's last entry went in */
+		REQ(p->left + p->last_rl >= build_slack_bytes(),
+		    "leaf %u: its last entry went in with %u bytes left, under the slack %u", l,
+		    p->left + p->last_rl, build_slack_bytes());
 	}
 	for (size_t i = 0; i < s->n; i++)
 		lookup(o, &s->e[i]);
@@ -580,6 +595,30 @@ START_TEST(test_htree)
 	ck_assert_int_eq(build(&o, &s), 0);
 	verify(&o, &s);
 	ck_assert_uint_eq(o.levels, htree_cases[_i].levels);
+	free(o.b);
+	set_free(&s);
+	unit_fs_done(&U);
+}
+END_TEST
+
+/* e2fsck -D's slack: every leaf closed once under 20% is left, so more
+ * leaves than packed full; the index and every name as verify() wants */
+START_TEST(test_slack)
+{
+	struct entset s;
+	struct built full, o;
+
+	fs_setup(htree_cases[_i].blksz, htree_cases[_i].csum, EXT4_FEATURE_COMPAT_DIR_INDEX,
+		 EXT4_FEATURE_INCOMPAT_FILETYPE, htree_cases[_i].hash, htree_cases[_i].unsigned_hash);
+	set_gen(&s, htree_cases[_i].n, htree_cases[_i].minlen, htree_cases[_i].spread);
+	ck_assert_int_eq(build(&full, &s), 0);
+	verify(&full, &s);
+	build_slack = EK_HTREE_SLACK_PERCENT;
+	ck_assert_int_eq(build(&o, &s), 0);
+	verify(&o, &s);
+	build_slack = 0;
+	ck_assert_uint_gt(o.nleaves, full.nleaves);
+	free(full.b);
 	free(o.b);
 	set_free(&s);
 	unit_fs_done(&U);
@@ -794,6 +833,7 @@ static Suite *dirbuild_suite(void)
 	tcase_add_loop_test(tc, test_threshold, 0, sizeof(geo) / sizeof(geo[0]));
 	tcase_add_loop_test(tc, test_linear_fallback, 0, sizeof(geo) / sizeof(geo[0]));
 	tcase_add_loop_test(tc, test_htree, 0, sizeof(htree_cases) / sizeof(htree_cases[0]));
+	tcase_add_loop_test(tc, test_slack, 0, sizeof(htree_cases) / sizeof(htree_cases[0]));
 	tcase_add_loop_test(tc, test_collision, 0, 2 * sizeof(coll_cases) / sizeof(coll_cases[0]));
 	tcase_add_loop_test(tc, test_three_levels, 0, 2);
 	tcase_add_test(tc, test_bad_input);
