@@ -676,11 +676,16 @@ void ek_extent_root_grown(uint8_t *raw, const struct ek_ext *v, size_t n)
 		put_extent(root + 12 + 12 * i, &v[i]);
 }
 
-/* ek_extlist_store's sink: old tree blocks first, then new ones near the data */
+static uint64_t tree_blocks(uint64_t n, uint32_t per);
+
+/* ek_extlist_store's sink: old tree blocks first, then the caller's spare
+ * ones, then new ones near the data */
 struct store {
 	struct ek_wset *ws;
 	const struct ek_extlist *l;
 	size_t next_old;	/* old tree blocks handed out so far */
+	const ek_blk_t *spare;	/* then these (the caller allocated them) */
+	size_t nspare, next_spare;
 	ek_blk_t goal;
 	int64_t tree_delta;	/* tree blocks allocated minus freed */
 	uint32_t blksz;
@@ -694,6 +699,13 @@ static int store_alloc(void *arg, ek_blk_t *blk)
 	if (st->next_old < st->l->ntree) {
 		*blk = st->l->tree[st->next_old++];
 		return 0;
+	}
+	if (st->next_spare < st->nspare) {
+		*blk = st->spare[st->next_spare++];
+		err = ek_wset_mark_block(st->ws, *blk, true);
+		if (!err)
+			st->tree_delta++;
+		return err;
 	}
 	err = ek_wset_alloc_block(st->ws, st->goal, blk);
 	if (!err) {
@@ -717,7 +729,20 @@ static int store_put(void *arg, ek_blk_t blk, const uint8_t *node)
 int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 		     const struct ek_extlist *l, int64_t *tree_delta)
 {
-	struct store st = { .ws = ws, .l = l, .blksz = fs->blksz };
+	return ek_extlist_store_spare(fs, ws, ino, raw, l, NULL, 0, tree_delta);
+}
+
+uint64_t ek_extent_tree_blocks(const struct ek_fs *fs, uint64_t n)
+{
+	return tree_blocks(n, (fs->blksz - 12) / 12);
+}
+
+int ek_extlist_store_spare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+			   const struct ek_extlist *l, const ek_blk_t *spare, size_t nspare,
+			   int64_t *tree_delta)
+{
+	struct store st = { .ws = ws, .l = l, .blksz = fs->blksz, .spare = spare,
+			    .nspare = nspare };
 	struct ek_tree_sink sink = { .alloc = store_alloc, .put = store_put, .arg = &st };
 	int err;
 

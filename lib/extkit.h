@@ -2585,6 +2585,13 @@ int ek_extlist_insert(struct ek_extlist *l, const struct ek_ext *e);
  */
 int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
 		     const struct ek_extlist *l, int64_t *tree_delta);
+/* the same, new tree blocks taken first from @spare[0..@nspare) (blocks
+ * the caller allocated, marked in use here as taken) */
+int ek_extlist_store_spare(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,
+			   const struct ek_extlist *l, const ek_blk_t *spare, size_t nspare,
+			   int64_t *tree_delta);
+/* the tree blocks ek_extlist_store writes for @n extents (none up to 4) */
+uint64_t ek_extent_tree_blocks(const struct ek_fs *fs, uint64_t n);
 /* where a tree writer gets its blocks and sends their bytes */
 struct ek_tree_sink {
 	int (*alloc)(void *arg, ek_blk_t *blk);

@@ -203,6 +203,17 @@ static bool shared_block(const struct check *c, ek_blk_t b)
 	return k < c->ndups && c->dups[k] == b;
 }
 
+/*
+ * e2fsck's pass 3A without -D: repairing a filesystem with dir_index, a
+ * directory of 3 blocks or more without an index is indexed (pass 1
+ * queues it; not a fix: the exit status stays 0).
+ */
+static bool pass3a_indexes(const struct check *c, const struct ek_inode *ei)
+{
+	return ek_has_compat(c->fs, EXT4_FEATURE_COMPAT_DIR_INDEX) &&
+	       !(ei->flags & EXT4_INDEX_FL) && ei->size >> c->fs->log_blksz >= 3;
+}
+
 /* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
 
 /* keep entry @de (file type @type) for a rebuild; -ENOMEM */
@@ -1406,8 +1417,8 @@ int fsck_pass2(struct check *c)
 		 * does (one the lib cannot rebuild, e.g. casefolded and
 		 * encrypted, is left;
 		 * lost+found keeps the empty blocks that reconnecting needs) */
-		if (!err && c->o->optimize_dirs && c->ws && walked && !w.rebuild_tried &&
-		    ino != lost_found &&
+		if (!err && (c->o->optimize_dirs || pass3a_indexes(c, &ei)) && c->ws && walked &&
+		    !w.rebuild_tried && ino != lost_found &&
 		    !ek_inode_has_inline(&ei) && !dir_rebuild(&w))
 			c->sum->dirs_optimized++;
 		ek_inode_release(&ei);

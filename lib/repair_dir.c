@@ -36,16 +36,16 @@
  * become logical blocks 0..@nb-1 (more from @alloc when it has fewer), the
  * others are freed, as e2fsck's pass 1 closes the holes of a directory
  * ("block N should be at block M") and pass 2 allocates the missing ones.
- * Checked whole before anything changes: -EK_UNSUPP when the new map
- * could need more tree blocks than the old one has.  The physical blocks
- * in *@out (@nb, malloc'd).
+ * Every block it needs (data and extent tree) is allocated from @alloc
+ * before anything changes; without @alloc, -EK_UNSUPP when it would need
+ * new ones.  The physical blocks in *@out (@nb, malloc'd).
  */
 static int remap(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw, uint32_t nb,
 		 const struct ek_dir_alloc *alloc, ek_blk_t **out)
 {
 	struct ek_extlist l;
-	ek_blk_t *p;
-	uint64_t have = 0, freed = 0;
+	ek_blk_t *p, *spare = NULL;
+	uint64_t have = 0, freed = 0, nspare;
 	size_t runs = 0;
 	int64_t tree_delta = 0;
 	int err = ek_extlist_load(fs, ws, ino, raw, &l);
@@ -61,13 +61,6 @@ static int remap(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *ra
 	for (size_t i = 0; i < l.n && have < nb; i++)
 		for (uint32_t k = 0; k < l.v[i].len && have < nb; k++)
 			p[have++] = l.v[i].pblk + k;
-	for (uint64_t i = 0; i < nb; i++)	/* runs of the new map, the new blocks at most one each */
-		if (!i || i >= have || p[i] != p[i - 1] + 1)
-			runs++;
-	if (runs > 4 && runs > l.n) {
-		err = ek_unsupp("directory inode %u: its blocks would need a larger extent tree", ino);
-		goto out;
-	}
 	if (have < nb && !alloc) {
 		err = ek_unsupp("directory inode %u: %llu blocks mapped, %u needed", ino,
 				(unsigned long long)have, nb);
@@ -75,6 +68,26 @@ static int remap(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *ra
 	}
 	for (; have < nb && !err; have++)
 		err = alloc->fn(alloc->arg, have ? p[have - 1] + 1 : 0, &p[have]);
+	if (err)
+		goto out;
+	/* the extents of the new map (as ek_extlist_insert merges them), and
+	 * the tree blocks they need beyond the old tree's: allocated before
+	 * the map changes */
+	for (uint32_t i = 0, len = 0; i < nb; i++, len++)
+		if (!i || p[i] != p[i - 1] + 1 || len == EXT_INIT_MAX_LEN) {
+			runs++;
+			len = 0;
+		}
+	nspare = ek_extent_tree_blocks(fs, runs);
+	nspare = nspare > l.ntree ? nspare - l.ntree : 0;
+	if (nspare && !alloc) {
+		err = ek_unsupp("directory inode %u: its blocks would need a larger extent tree", ino);
+		goto out;
+	}
+	if (nspare && !(spare = ek_calloc(nspare, sizeof(*spare))))
+		err = -ENOMEM;
+	for (size_t i = 0; i < nspare && !err; i++)
+		err = alloc->fn(alloc->arg, i ? spare[i - 1] + 1 : p[0], &spare[i]);
 	if (err)
 		goto out;
 	/* every block unmapped and freed, then the ones kept mapped again */
@@ -87,10 +100,11 @@ static int remap(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *ra
 			err = ek_extlist_insert(&l, &e);
 	}
 	if (!err)
-		err = ek_extlist_store(fs, ws, ino, raw, &l, &tree_delta);
+		err = ek_extlist_store_spare(fs, ws, ino, raw, &l, spare, nspare, &tree_delta);
 	if (!err)
 		ek_inode_add_blocks(fs, raw, -(int64_t)freed + nb + tree_delta);
 out:
+	free(spare);
 	ek_extlist_release(&l);
 	if (err)
 		free(p);
