@@ -132,7 +132,10 @@ void ek_svg_doc_begin(struct ek_svg *s, double w, double h)
 	ek_svg_attr(s, "width", "%s", a);
 	ek_svg_attr(s, "height", "%s", b);
 	ek_svg_attr(s, "viewBox", "0 0 %s %s", a, b);
-	ek_svg_attr(s, "font-family", "sans-serif");
+	/* one font by name: "sans-serif" alone is DejaVu Sans to rsvg but
+	 * Liberation Sans to a browser with fonts-liberation, and labels
+	 * placed for one width would overrun in the other */
+	ek_svg_attr(s, "font-family", "DejaVu Sans, sans-serif");
 	ek_svg_attr(s, "font-size", "11");
 }
 
@@ -312,7 +315,7 @@ void ek_svg_label(struct ek_svg *s, double x, double y, const char *anchor, cons
 	ek_svg_end(s);
 }
 
-/* about the width of a character of the pictures' 11-unit sans-serif */
+/* about the width of a character of the pictures' 11-unit DejaVu Sans */
 #define CHAR_W 6.2
 
 void ek_svg_swatch(struct ek_svg *s, double *x, double *y, double left, double right,

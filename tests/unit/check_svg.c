@@ -41,7 +41,7 @@ START_TEST(test_structure)
 	ck_assert_str_eq(buf,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"20.5\" "
-		"viewBox=\"0 0 100 20.5\" font-family=\"sans-serif\" font-size=\"11\">"
+		"viewBox=\"0 0 100 20.5\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"11\">"
 		"<rect x=\"1.25\" y=\"3\" w=\"0\" h=\"0\" data-blocks=\"18446744073709551615\"/>\n"
 		"<g><title>tid 7</title></g>\n"
 		"</svg>\n");
