@@ -117,6 +117,14 @@ fi
 export EK_NOSLEEP
 # the corpus's images, decompressed once a run (tests/img/unpack.sh)
 export EK_UNPACK_CACHE="$work/unpacked"
+# python3 reached through a version manager's shim (pyenv's runs shell
+# scripts first, about 1 s a call on a loaded machine): the interpreter it
+# resolves to, first in PATH, for the tests' many short python3 calls
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+if [ -n "$py" ] && [ -x "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+	mkdir -p "$work/bin" && ln -s "$py" "$work/bin/python3" && PATH=$work/bin:$PATH
+	export PATH
+fi
 
 if [ $# -gt 0 ]; then
 	tests=
