@@ -376,7 +376,7 @@ static int finding(void *arg, const struct ek_finding *fd)
 	case MODE_PREEN:
 		/* left unasked, as e2fsck's PR_PREEN_NO */
 		if (fd->preen == EK_PREEN_LEAVE) {
-			finding_line(f, fd->id, fd->message, "  Not fixed (preen)", "left");
+			finding_line(f, fd->id, fd->message, "  IGNORED.", "left");
 			finding_json(f, fd);
 			return 0;
 		}
