@@ -3043,6 +3043,14 @@ struct ek_timespec {
 void ek_inode_time_set(const struct ek_fs *fs, void *raw, enum ek_time_field f,
 		       struct ek_timespec ts);
 
+/*
+ * Raw inode @raw made new, as e2fsprogs makes one: zeroed, @mode and
+ * @links, i_extra_isize 32 where the inode has room, atime, ctime and
+ * mtime @ts, and crtime @ts when @crtime.
+ */
+void ek_inode_init_new(const struct ek_fs *fs, uint8_t *raw, uint16_t mode, uint16_t links,
+		       struct ek_timespec ts, bool crtime);
+
 /* a tree goal: the block before the file's data */
 #define EK_NEWFS_TREE_BEFORE UINT64_MAX
 

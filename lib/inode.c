@@ -240,6 +240,22 @@ void ek_inode_time_set(const struct ek_fs *fs, void *rawp, enum ek_time_field f,
 	}
 }
 
+void ek_inode_init_new(const struct ek_fs *fs, uint8_t *raw, uint16_t mode, uint16_t links,
+		       struct ek_timespec ts, bool crtime)
+{
+	memset(raw, 0, fs->inode_size);
+	put_le16(raw + offsetof(struct ext4_inode, i_mode), mode);
+	put_le16(raw + offsetof(struct ext4_inode, i_links_count), links);
+	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
+		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize),
+			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
+	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
+	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
+	if (crtime)
+		ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
+}
+
 /* decode @raw into @out without copying; out->raw points at @raw */
 static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 			    struct ek_inode *out)

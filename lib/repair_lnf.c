@@ -210,16 +210,7 @@ int ek_fix_dir_new(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent, uint16_t m
 		err = ek_wset_inode(ws, ino, &raw);
 	if (err)
 		return err;
-	memset(raw, 0, fs->inode_size);
-	put_le16(raw + IOFF(i_mode), 0040000 | (mode & 07777));
-	put_le16(raw + IOFF(i_links_count), 2);
-	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
-		put_le16(raw + IOFF(i_extra_isize),
-			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
-	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
+	ek_inode_init_new(fs, raw, 0040000 | (mode & 07777), 2, ts, true);
 	ek_inode_size_set(raw, fs->blksz);
 	ek_inode_add_blocks(fs, raw, 1);
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {

@@ -64,17 +64,8 @@ int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, siz
 		if (before > ek_inode_iblocks(fs, raw))
 			*freed = (before - ek_inode_iblocks(fs, raw)) >> (fs->log_blksz - 9);
 	}
-	memset(raw, 0, fs->inode_size);
-	put_le16(raw + IOFF(i_mode), 0100600);
-	put_le16(raw + IOFF(i_links_count), 1);
+	ek_inode_init_new(fs, raw, 0100600, 1, ts, true);
 	put_le32(raw + IOFF(i_flags), EXT4_IMMUTABLE_FL);
-	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
-		put_le16(raw + IOFF(i_extra_isize),
-			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
-	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
 		struct ek_sink_tree t = { .sink = sink };
 		struct ek_tree_sink tsink = ek_sink_tree(&t);

@@ -185,15 +185,8 @@ int ek_fix_resize_inode(struct ek_wset *ws, ek_blk_t dind, int64_t now)
 	err = ek_wset_inode(ws, EXT4_RESIZE_INO, &raw);
 	if (err)
 		return err;
-	memset(raw, 0, fs->inode_size);
-	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100600);
-	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
-	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
-		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize),
-			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
-	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
+	/* (as libext2fs's resize inode: no crtime) */
+	ek_inode_init_new(fs, raw, 0100600, 1, ts, false);
 	ek_resize_inode_encode(fs, dind, raw);
 	/* its size is over 2 GiB with 4 KiB blocks: as ext2fs_inode_size_set() */
 	if (ek_inode_size(fs, raw) > 0x7fffffffull &&
@@ -342,16 +335,7 @@ int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks
 	err = ek_wset_inode(ws, EXT4_JOURNAL_INO, &raw);
 	if (err)
 		return err;
-	memset(raw, 0, fs->inode_size);
-	put_le16(raw + offsetof(struct ext4_inode, i_mode), 0100600);
-	put_le16(raw + offsetof(struct ext4_inode, i_links_count), 1);
-	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE)
-		put_le16(raw + offsetof(struct ext4_inode, i_extra_isize),
-			 sizeof(struct ext4_inode) - EXT4_GOOD_OLD_INODE_SIZE);
-	ek_inode_time_set(fs, raw, EK_TIME_ATIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_MTIME, ts);
-	ek_inode_time_set(fs, raw, EK_TIME_CRTIME, ts);
+	ek_inode_init_new(fs, raw, 0100600, 1, ts, true);
 	ek_inode_size_set(raw, blocks * fs->blksz);
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
 		struct ek_sink_tree t = { .sink = sink };
