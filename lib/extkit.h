@@ -2610,6 +2610,14 @@ struct ek_sink_tree {
 };
 struct ek_tree_sink ek_sink_tree(struct ek_sink_tree *t);
 /*
+ * @n new blocks from @sink's allocator, from @goal on, as the extents of
+ * logical blocks 0..@n-1 (contiguous runs merged, at most 32768 blocks
+ * each) in *@out (malloc'd, *@nout of them); @what names the file in an
+ * error.
+ */
+int ek_sink_extents(const struct ek_ind_sink *sink, ek_blk_t goal, uint64_t n, const char *what,
+		    struct ek_ext **out, size_t *nout);
+/*
  * Store @v[0..n) (sorted, non-overlapping) as the extent tree of raw inode
  * @ino (i_generation already set): in the inode up to 4 extents, else
  * full leaves and index levels from @sink.  Blocks gained: counted by the

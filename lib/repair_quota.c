@@ -44,7 +44,7 @@ int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, siz
 	struct ek_timespec ts = { .sec = now };
 	uint64_t nblk = (len + fs->blksz - 1) >> fs->log_blksz, before;
 	struct ek_ext *v = NULL;
-	size_t nv = 0, cap = 0;
+	size_t nv = 0;
 	uint8_t *raw, *blk = NULL;
 	int err;
 
@@ -69,28 +69,8 @@ int ek_fix_quota_file(struct ek_wset *ws, ek_ino_t ino, const uint8_t *data, siz
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
 		struct ek_sink_tree t = { .sink = sink };
 		struct ek_tree_sink tsink = ek_sink_tree(&t);
-		uint64_t lblk = 0;
 
-		while (lblk < nblk && !err) {
-			uint64_t got;
-			struct ek_ext e = { .lblk = (uint32_t)lblk };
-
-			err = sink->alloc(sink->arg, goal, nblk - lblk, &e.pblk, &got);
-			if (!err && (!got || got > nblk - lblk))
-				err = ek_err(-EINVAL, "quota file: %llu blocks allocated for %llu",
-					     (unsigned long long)got,
-					     (unsigned long long)(nblk - lblk));
-			if (err)
-				break;
-			e.len = (uint32_t)got;
-			if (nv && v[nv - 1].pblk + v[nv - 1].len == e.pblk &&
-			    (uint64_t)v[nv - 1].len + e.len <= EXT_INIT_MAX_LEN)
-				v[nv - 1].len += e.len;
-			else
-				err = ek_ext_append(&v, &nv, &cap, &e);
-			goal = e.pblk + got;
-			lblk += got;
-		}
+		err = ek_sink_extents(sink, goal, nblk, "quota file", &v, &nv);
 		if (!err) {
 			put_le32(raw + IOFF(i_flags), EXT4_IMMUTABLE_FL | EXT4_EXTENTS_FL);
 			t.goal = v[0].pblk;

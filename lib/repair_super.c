@@ -305,6 +305,42 @@ struct ek_tree_sink ek_sink_tree(struct ek_sink_tree *t)
 	return (struct ek_tree_sink){ .alloc = sink_tree_alloc, .put = sink_tree_put, .arg = t };
 }
 
+int ek_sink_extents(const struct ek_ind_sink *sink, ek_blk_t goal, uint64_t n, const char *what,
+		    struct ek_ext **out, size_t *nout)
+{
+	struct ek_ext *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint64_t lblk = 0;
+	int err = 0;
+
+	while (lblk < n && !err) {
+		uint64_t want = n - lblk < EXT_INIT_MAX_LEN ? n - lblk : EXT_INIT_MAX_LEN, got;
+		struct ek_ext e = { .lblk = (uint32_t)lblk };
+
+		err = sink->alloc(sink->arg, goal, want, &e.pblk, &got);
+		if (!err && (!got || got > want))
+			err = ek_err(-EINVAL, "%s: %llu blocks allocated for %llu", what,
+				     (unsigned long long)got, (unsigned long long)want);
+		if (err)
+			break;
+		e.len = (uint32_t)got;
+		if (nv && v[nv - 1].pblk + v[nv - 1].len == e.pblk &&
+		    (uint64_t)v[nv - 1].len + e.len <= EXT_INIT_MAX_LEN)
+			v[nv - 1].len += e.len;
+		else
+			err = ek_ext_append(&v, &nv, &cap, &e);
+		goal = e.pblk + got;
+		lblk += got;
+	}
+	if (err) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	*nout = nv;
+	return 0;
+}
+
 /*
  * A new internal journal in inode 8, as libext2fs's mkjournal makes one
  * (e2fsck's "Recreate journal", mkfs's make_journal): a regular file of
@@ -324,7 +360,7 @@ int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks
 	struct ek_fs *fs = ek_wset_fs(ws);
 	struct ek_timespec ts = { .sec = now };
 	struct ek_ext run = { .lblk = 0, .len = (uint32_t)blocks }, *v = NULL;
-	size_t nv = 0, cap = 0;
+	size_t nv = 0;
 	uint8_t *raw, *jsb = NULL;
 	int err;
 
@@ -340,30 +376,8 @@ int ek_fix_journal_inode(struct ek_wset *ws, uint64_t blocks, uint32_t fc_blocks
 	if (ek_has_incompat(fs, EXT4_FEATURE_INCOMPAT_EXTENTS)) {
 		struct ek_sink_tree t = { .sink = sink };
 		struct ek_tree_sink ts2 = ek_sink_tree(&t);
-		uint64_t lblk = 0;
 
-		/* the data from @goal on, in extents of at most 32768 blocks */
-		while (lblk < blocks && !err) {
-			uint64_t want = blocks - lblk, got;
-			struct ek_ext e = { .lblk = (uint32_t)lblk };
-
-			if (want > EXT_INIT_MAX_LEN)
-				want = EXT_INIT_MAX_LEN;
-			err = sink->alloc(sink->arg, goal, want, &e.pblk, &got);
-			if (!err && (!got || got > want))
-				err = ek_err(-EINVAL, "journal: %llu blocks allocated for %llu",
-					     (unsigned long long)got, (unsigned long long)want);
-			if (err)
-				break;
-			e.len = (uint32_t)got;
-			if (nv && v[nv - 1].pblk + v[nv - 1].len == e.pblk &&
-			    (uint64_t)v[nv - 1].len + e.len <= EXT_INIT_MAX_LEN)
-				v[nv - 1].len += e.len;
-			else
-				err = ek_ext_append(&v, &nv, &cap, &e);
-			goal = e.pblk + got;
-			lblk += got;
-		}
+		err = ek_sink_extents(sink, goal, blocks, "journal", &v, &nv);
 		if (!err) {
 			put_le32(raw + offsetof(struct ext4_inode, i_flags), EXT4_EXTENTS_FL);
 			t.goal = v[0].pblk > 1 ? v[0].pblk - 1 : 0;	/* the tree just before */
