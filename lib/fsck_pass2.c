@@ -421,7 +421,7 @@ static int dir_rebuild(struct dirwalk *w)
 	uint64_t blocks0;
 	unsigned next_k = 16;
 	uint8_t *raw;
-	bool indexed;
+	bool indexed, no_parent;
 	int err;
 
 	if (w->rebuild_tried)
@@ -481,8 +481,10 @@ static int dir_rebuild(struct dirwalk *w)
 	 * inode number (the builder orders an indexed one by hash) */
 	if (n > 1)
 		qsort(ents, n, sizeof(*ents), cmp_ent_ino);
-	/* a directory without '..': the root, which pass 3 corrects */
-	if (!parent || parent > c->fs->sb.inodes_count)
+	/* a directory without '..': the root on disk, which pass 3 corrects;
+	 * no reference counted (pass 3 counts the parent it sets) */
+	no_parent = !parent || parent > c->fs->sb.inodes_count;
+	if (no_parent)
 		parent = EXT4_ROOT_INO;
 	err = ek_wset_inode(c->ws, w->dir, &raw);
 	if (err)
@@ -502,10 +504,10 @@ static int dir_rebuild(struct dirwalk *w)
 		fsck_ref_drop(c, (ek_ino_t)rb->dots[i]);
 	err = fsck_ref_add(c, w->dir);
 	if (!err)
-		err = fsck_ref_add(c, parent);
+		err = no_parent ? 0 : fsck_ref_add(c, parent);
 	if (err)
 		goto out;
-	w->di->parent = parent;
+	w->di->parent = no_parent ? 0 : parent;
 	if (old.n > 1)
 		qsort(old.v, old.n, sizeof(*old.v), ek_cmp_u64);
 	fsck_forget_freed(c, old.v, old.n);
