@@ -768,6 +768,18 @@ static int repair_may_take(struct check *c, struct ek_cluster_scan *s, ek_blk_t 
 	       !(ek_bit_test(*disk, s->bit) && (!c->claims_done || c->claims_incomplete));
 }
 
+/* the scan moved past the clusters from s->next on that @map holds in use,
+ * a word then a byte at a time (a repair's goal is often in full space) */
+static void skip_full(struct ek_cluster_scan *s, const uint8_t *map)
+{
+	static const uint8_t full[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+	while (!(s->next & 63) && s->next + 64 <= s->end && !memcmp(map + (s->next >> 3), full, 8))
+		s->next += 64;
+	while (!(s->next & 7) && s->next + 8 <= s->end && map[s->next >> 3] == 0xff)
+		s->next += 8;
+}
+
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 {
 	struct ek_cluster_scan s;
@@ -784,8 +796,11 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 
 		if (ok < 0)
 			return ok;
-		if (!ok)
+		if (!ok) {
+			if (map)
+				skip_full(&s, map);
 			continue;
+		}
 		err = ek_wset_mark_block(c->ws, blk, true);
 		if (err)
 			return err;

@@ -214,6 +214,8 @@ static bool pass3a_indexes(const struct check *c, const struct ek_inode *ei)
 	       !(ei->flags & EXT4_INDEX_FL) && ei->size >> c->fs->log_blksz >= 3;
 }
 
+#define PASS2_FLUSH 64	/* blocks of a pass 2 set committed between directories */
+
 /* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
 
 /* keep entry @de (file type @type) for a rebuild; -ENOMEM */
@@ -1428,6 +1430,11 @@ int fsck_pass2(struct check *c)
 			ret = err;
 			break;
 		}
+		/* between directories, what the pass changed so far is
+		 * committed once it holds PASS2_FLUSH blocks (rebuilt
+		 * directories: -D, pass 3A), so memory stays bounded */
+		if (c->ws && ek_wset_count(c->ws) >= PASS2_FLUSH && (ret = fsck_commit(c)))
+			break;
 	}
 	free(iblk);
 	free(rb.v);
