@@ -1361,6 +1361,8 @@ int main(int argc, char **argv)
 							.restarting = restarting,
 							.cancel = &cancel_flag,
 							.optimize_dirs = f.optimize_dirs,
+							/* (preen could halt after it) */
+							.index_dirs = f.fix_mode != MODE_PREEN,
 							.force = f.force,
 							.unshare_blocks = f.unshare_blocks,
 							/* --json: each finding's path */

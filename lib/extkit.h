@@ -2150,6 +2150,11 @@ struct ek_fsck_opts {
 	 * hash order under an index, else by inode number), not a finding;
 	 * ek_fsck_summary.dirs_optimized counts them */
 	bool optimize_dirs;
+	/* repairing, e2fsck's pass 3A without -D: a linear directory of 3
+	 * blocks or more indexed (not a finding; counted in dirs_optimized).
+	 * Done in pass 2, so not for preen: a later halt would find it written
+	 * where e2fsck's preen, halting before its pass 3A, writes nothing */
+	bool index_dirs;
 	/* the check was asked for whatever the state (-f): as e2fsck, the
 	 * superblock's times are judged only then or with s_checkinterval */
 	bool force;

@@ -206,11 +206,12 @@ static bool shared_block(const struct check *c, ek_blk_t b)
 /*
  * e2fsck's pass 3A without -D: repairing a filesystem with dir_index, a
  * directory of 3 blocks or more without an index is indexed (pass 1
- * queues it; not a fix: the exit status stays 0).
+ * queues it; not a fix: the exit status stays 0).  Asked by the tool
+ * (ek_fsck_opts.index_dirs: not for preen).
  */
 static bool pass3a_indexes(const struct check *c, const struct ek_inode *ei)
 {
-	return ek_has_compat(c->fs, EXT4_FEATURE_COMPAT_DIR_INDEX) &&
+	return c->o->index_dirs && ek_has_compat(c->fs, EXT4_FEATURE_COMPAT_DIR_INDEX) &&
 	       !(ei->flags & EXT4_INDEX_FL) && ei->size >> c->fs->log_blksz >= 3;
 }
 
@@ -483,11 +484,14 @@ static int dir_rebuild(struct dirwalk *w)
 	 * inode number (the builder orders an indexed one by hash) */
 	if (n > 1)
 		qsort(ents, n, sizeof(*ents), cmp_ent_ino);
-	/* a directory without '..': the root on disk, which pass 3 corrects;
-	 * no reference counted (pass 3 counts the parent it sets) */
-	no_parent = !parent || parent > c->fs->sb.inodes_count;
-	if (no_parent)
+	/* a directory without '..': the root, which pass 3 corrects; while
+	 * the root is not in use (cleared, pass 3 makes it anew) no
+	 * reference is counted to it, and pass 3 counts the parent it sets */
+	no_parent = false;
+	if (!parent || parent > c->fs->sb.inodes_count) {
 		parent = EXT4_ROOT_INO;
+		no_parent = !(fsck_iflags(c, EXT4_ROOT_INO) & IN_USE);
+	}
 	err = ek_wset_inode(c->ws, w->dir, &raw);
 	if (err)
 		goto out;
