@@ -785,7 +785,9 @@ static bool check_if_skip(struct fk *f, struct ek_fs *probe, char *forced, size_
 		}
 		return false;
 	}
-	ek_fsck_desc_free_counts(probe, &free_blocks, &free_inodes);
+	/* a group counting more free than it holds: the whole check says so */
+	if (!ek_fsck_desc_free_counts(probe, &free_blocks, &free_inodes))
+		return false;
 	if (!f->no_change && (free_blocks != probe->sb.free_blocks_count ||
 			      free_inodes != probe->sb.free_inodes_count)) {
 		struct ek_fs *w = NULL;

@@ -396,6 +396,13 @@ struct ek_super {
 int ek_super_decode(const struct ext4_super_block *raw, bool ignore_csum,
 		    struct ek_super *out);
 uint32_t ek_super_csum(const struct ext4_super_block *raw);
+/*
+ * The primary superblock of the device @io, raw, for a field-level update:
+ * read it, change fields (ek_sb_set), then write it back, which sets the
+ * checksum (under metadata_csum) and flushes @io.
+ */
+int ek_super_read_primary(struct ek_io *io, struct ext4_super_block *out);
+int ek_super_write_primary(struct ek_io *io, struct ext4_super_block *sb);
 
 /* field table for the raw superblock: drives stats/ssv/JSON */
 enum ek_ftype { EK_F_UINT, EK_F_HEX, EK_F_TIME, EK_F_UUID, EK_F_STRING,
@@ -2225,8 +2232,11 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 const char *ek_fsck_force_reason(const struct ek_fs *fs, int64_t now, char *buf, size_t n);
 /* mounts until the count or interval forces a check (0: never) */
 int ek_fsck_mounts_to_check(const struct ek_fs *fs, int64_t now);
-/* the free blocks and inodes the group descriptors count */
-void ek_fsck_desc_free_counts(const struct ek_fs *fs, uint64_t *blocks, uint32_t *inodes);
+/*
+ * The free blocks and inodes the group descriptors count; false (and
+ * nothing summed) when a group claims more free than it holds
+ */
+bool ek_fsck_desc_free_counts(const struct ek_fs *fs, uint64_t *blocks, uint32_t *inodes);
 /*
  * e2fsck's last step before it skips a clean filesystem: the superblock's
  * free counts (which the kernel keeps in memory and writes at unmount, so

@@ -207,46 +207,51 @@ int ek_fsck_mounts_to_check(const struct ek_fs *fs, int64_t now)
 	return next;
 }
 
-void ek_fsck_desc_free_counts(const struct ek_fs *fs, uint64_t *blocks, uint32_t *inodes)
+bool ek_fsck_desc_free_counts(const struct ek_fs *fs, uint64_t *blocks, uint32_t *inodes)
 {
 	uint64_t clusters = 0, ifree = 0;
 
+	*blocks = 0;
+	*inodes = 0;
 	for (uint32_t g = 0; g < fs->group_count; g++) {
+		uint64_t group_clusters = ((uint64_t)ek_group_blocks(fs, g) + ek_cluster_ratio(fs) - 1) >>
+					  fs->cluster_bits;
+
+		if (fs->groups[g].free_blocks > group_clusters ||
+		    fs->groups[g].free_inodes > fs->sb.inodes_per_group)
+			return false;
 		clusters += fs->groups[g].free_blocks;
 		ifree += fs->groups[g].free_inodes;
 	}
 	*blocks = clusters << fs->cluster_bits;
 	*inodes = ifree > UINT32_MAX ? UINT32_MAX : (uint32_t)ifree;
+	return true;
 }
 
 int ek_fsck_skip_counts(struct ek_fs *fs)
 {
-	uint8_t sbuf[EXT4_SUPERBLOCK_SIZE];
-	struct ext4_super_block *sb = (struct ext4_super_block *)sbuf;
+	struct ext4_super_block sb;
 	uint64_t blocks;
 	uint32_t inodes;
 	int err;
 
-	ek_fsck_desc_free_counts(fs, &blocks, &inodes);
+	if (!ek_fsck_desc_free_counts(fs, &blocks, &inodes))
+		return -EK_CORRUPT;
 	if (blocks == fs->sb.free_blocks_count && inodes == fs->sb.free_inodes_count)
 		return 0;
 	if (!(fs->flags & EK_OPEN_RW) || fs->sb_block)
 		return -EROFS;
-	err = ek_io_pread(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	err = ek_super_read_primary(fs->io, &sb);
 	if (err)
 		return err;
-	ek_sb_set(sb, EK_SB_FREE_BLOCKS_COUNT, blocks);
-	sb->s_free_inodes_count = cpu_to_le32(inodes);
-	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
-	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
-	if (!err)
-		err = ek_io_sync(fs->io);
-	if (!err) {
-		fs->sb.free_blocks_count = blocks;
-		fs->sb.free_inodes_count = inodes;
-	}
-	return err ? err : 1;
+	ek_sb_set(&sb, EK_SB_FREE_BLOCKS_COUNT, blocks);
+	sb.s_free_inodes_count = cpu_to_le32(inodes);
+	err = ek_super_write_primary(fs->io, &sb);
+	if (err)
+		return err;
+	fs->sb.free_blocks_count = blocks;
+	fs->sb.free_inodes_count = inodes;
+	return 1;
 }
 
 /*

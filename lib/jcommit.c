@@ -118,20 +118,16 @@ static int sync_journal(struct ek_journal *j)
 /* the filesystem superblock with needs_recovery set or cleared, flushed */
 static int set_needs_recovery(struct ek_fs *fs, bool on)
 {
-	uint8_t sbuf[EXT4_SUPERBLOCK_SIZE];
-	struct ext4_super_block *sb = (void *)sbuf;
-	int err = ek_io_pread(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	struct ext4_super_block sb;
+	int err = ek_super_read_primary(fs->io, &sb);
 
 	if (err)
 		return err;
 	if (on)
-		sb->s_feature_incompat |= cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+		sb.s_feature_incompat |= cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
 	else
-		sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
-	if (fs->has_csum)
-		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
-	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
-	return err ? err : ek_io_sync(fs->io);
+		sb.s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+	return ek_super_write_primary(fs->io, &sb);
 }
 
 int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now)

@@ -564,7 +564,7 @@ int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now
 	bool found = false;
 	int err;
 
-	if ((err = ek_io_pread(io, &dsb, sizeof(dsb), EXT4_SUPERBLOCK_OFFSET)))
+	if ((err = ek_super_read_primary(io, &dsb)))
 		return err;
 	if (le16_to_cpu(dsb.s_magic) != EXT4_SUPER_MAGIC ||
 	    !(le32_to_cpu(dsb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_JOURNAL_DEV))
@@ -618,10 +618,7 @@ int ek_journal_dev_attach(struct ek_io *io, const uint8_t *add_user, int64_t now
 	if (dsb.s_kbytes_written)
 		dsb.s_kbytes_written = cpu_to_le64(le64_to_cpu(dsb.s_kbytes_written) +
 						   (bs == 1024 ? 2 : 1));
-	if (le32_to_cpu(dsb.s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-		dsb.s_checksum = cpu_to_le32(ek_super_csum(&dsb));
-	if (!(err = ek_io_pwrite(io, &dsb, sizeof(dsb), EXT4_SUPERBLOCK_OFFSET)))
-		err = ek_io_sync(io);
+	err = ek_super_write_primary(io, &dsb);
 out:
 	free(buf);
 	return err;

@@ -393,24 +393,19 @@ int ek_journal_finish(struct ek_journal *j, int64_t now)
 {
 	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
 	struct ek_fs *fs = j->fs;
-	uint8_t sbuf[EXT4_SUPERBLOCK_SIZE];
-	struct ext4_super_block *sb = (struct ext4_super_block *)sbuf;
+	struct ext4_super_block sb;
 	int err;
 
 	/* re-read: the log may have carried the superblock */
-	err = ek_io_pread(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
+	err = ek_super_read_primary(fs->io, &sb);
 	if (err)
 		return err;
-	sb->s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
+	sb.s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
 	/* a journal errno marks the filesystem as having errors (e2fsck) */
 	if (jsb->s_errno)
-		sb->s_state |= cpu_to_le16(EXT4_ERROR_FS);
-	ek_time_set(&sb->s_wtime, &sb->s_wtime_hi, now);
-	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
-		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
-	err = ek_io_pwrite(fs->io, sbuf, sizeof(sbuf), EXT4_SUPERBLOCK_OFFSET);
-	if (!err)
-		err = ek_io_sync(fs->io);
+		sb.s_state |= cpu_to_le16(EXT4_ERROR_FS);
+	ek_time_set(&sb.s_wtime, &sb.s_wtime_hi, now);
+	err = ek_super_write_primary(fs->io, &sb);
 	/* 4. the errno is carried: clear it in the journal, as e2fsck does */
 	if (!err && jsb->s_errno) {
 		jsb->s_errno = 0;

@@ -212,6 +212,21 @@ uint32_t ek_super_csum(const struct ext4_super_block *raw)
 	return ek_crc32c(~0u, raw, offsetof(struct ext4_super_block, s_checksum));
 }
 
+int ek_super_read_primary(struct ek_io *io, struct ext4_super_block *out)
+{
+	return ek_io_pread(io, out, sizeof(*out), EXT4_SUPERBLOCK_OFFSET);
+}
+
+int ek_super_write_primary(struct ek_io *io, struct ext4_super_block *sb)
+{
+	int err;
+
+	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
+		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
+	err = ek_io_pwrite(io, sb, sizeof(*sb), EXT4_SUPERBLOCK_OFFSET);
+	return err ? err : ek_io_sync(io);
+}
+
 static int64_t time_hi(uint32_t lo, uint8_t hi)
 {
 	return (int64_t)lo | ((int64_t)hi << 32);

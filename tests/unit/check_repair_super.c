@@ -241,6 +241,51 @@ START_TEST(test_hold_frees)
 }
 END_TEST
 
+/*
+ * e2fsck's skip step: the superblock's free counts set to the descriptors'
+ * sums, in the primary superblock on disk, checksummed; a descriptor that
+ * counts more free blocks or inodes than its group holds is not believed
+ */
+START_TEST(test_skip_counts)
+{
+	struct ext4_super_block sb;
+	struct ek_super dec;
+	uint64_t blocks;
+	uint32_t inodes;
+
+	unit_fs_init(&u, BLK, NBLK, 0, EXT4_FEATURE_INCOMPAT_FILETYPE,
+		     EXT4_FEATURE_RO_COMPAT_METADATA_CSUM);
+	u.gd.bg_free_blocks_count_lo = cpu_to_le16(200);
+	u.gd.bg_free_inodes_count_lo = cpu_to_le16(20);
+	ck_assert_int_eq(unit_fs_open(&u, EK_OPEN_RW), 0);
+	ck_assert(ek_fsck_desc_free_counts(u.fs, &blocks, &inodes));
+	ck_assert_uint_eq(blocks, 200);
+	ck_assert_uint_eq(inodes, 20);
+	ck_assert_int_eq(ek_fsck_skip_counts(u.fs), 1);
+	ck_assert_int_eq(ek_super_read_primary(u.fs->io, &sb), 0);
+	ck_assert_int_eq(ek_super_decode(&sb, false, &dec), 0);
+	ck_assert_uint_eq(dec.free_blocks_count, 200);
+	ck_assert_uint_eq(dec.free_inodes_count, 20);
+	/* already equal: nothing to write */
+	ck_assert_int_eq(ek_fsck_skip_counts(u.fs), 0);
+
+	/* one block more than the group's 255, or one inode more than its 32 */
+	u.gd.bg_free_blocks_count_lo = cpu_to_le16(NBLK);
+	ck_assert_int_eq(unit_fs_open(&u, EK_OPEN_RW), 0);
+	ck_assert(!ek_fsck_desc_free_counts(u.fs, &blocks, &inodes));
+	ck_assert_int_eq(ek_fsck_skip_counts(u.fs), -EK_CORRUPT);
+	u.gd.bg_free_blocks_count_lo = cpu_to_le16(NBLK - 1);
+	u.gd.bg_free_inodes_count_lo = cpu_to_le16(UNIT_INODES + 1);
+	ck_assert_int_eq(unit_fs_open(&u, EK_OPEN_RW), 0);
+	ck_assert(!ek_fsck_desc_free_counts(u.fs, &blocks, &inodes));
+	u.gd.bg_free_inodes_count_lo = cpu_to_le16(UNIT_INODES);
+	ck_assert_int_eq(unit_fs_open(&u, EK_OPEN_RW), 0);
+	ck_assert(ek_fsck_desc_free_counts(u.fs, &blocks, &inodes));
+	ck_assert_uint_eq(blocks, NBLK - 1);
+	unit_fs_done(&u);
+}
+END_TEST
+
 static Suite *repair_super_suite(void)
 {
 	Suite *s = suite_create("repair_super");
@@ -252,6 +297,7 @@ static Suite *repair_super_suite(void)
 	tcase_add_test(tc, test_table_move);
 	tcase_add_test(tc, test_journal_clear);
 	tcase_add_test(tc, test_super_primary_needs_backup);
+	tcase_add_test(tc, test_skip_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }
