@@ -141,6 +141,12 @@ static void progress(void *arg, unsigned pass)
 {
 	struct fk *f = arg;
 
+	/* (its time is counted in pass 3's) */
+	if (pass == EK_FSCK_PASS_3A) {
+		if (f->fix_mode != MODE_PREEN)
+			ek_out_text(f->out, "Pass 3A: Optimizing directories\n");
+		return;
+	}
 	if (f->timing && f->pass)
 		pass_done(f, f->pass);
 	f->pass = pass;
@@ -1364,7 +1370,7 @@ int main(int argc, char **argv)
 							.cancel = &cancel_flag,
 							.optimize_dirs = f.optimize_dirs,
 							/* (preen could halt after it) */
-							.index_dirs = f.fix_mode != MODE_PREEN,
+							.index_dirs = true,
 							.force = f.force,
 							.unshare_blocks = f.unshare_blocks,
 							/* --json: each finding's path */

@@ -2099,11 +2099,13 @@ struct ek_finding {
 /* the report callback's answers under repair: fix it, leave it; <0 stops */
 #define EK_FSCK_FIX	1
 #define EK_FSCK_LEAVE	0
+#define EK_FSCK_PASS_3A	6	/* ek_fsck_opts.progress: e2fsck's "Pass 3A" */
 
 struct ek_fsck_opts {
 	/* each finding as it is found; nonzero stops the check (returned) */
 	int (*report)(void *arg, const struct ek_finding *f);
-	/* the pass about to start (1..5) */
+	/* the pass about to start (1..5; EK_FSCK_PASS_3A after pass 3 when
+	 * pass 3A has directories to index) */
 	void (*progress)(void *arg, unsigned pass);
 	/* within pass @pass: @done of @total units (passes 1, 4 and 5: groups;
 	 * 2 and 3: directories), from 0 to @total, never going back; NULL: none */
@@ -2158,9 +2160,8 @@ struct ek_fsck_opts {
 	 * ek_fsck_summary.dirs_optimized counts them */
 	bool optimize_dirs;
 	/* repairing, e2fsck's pass 3A without -D: a linear directory of 3
-	 * blocks or more indexed (not a finding; counted in dirs_optimized).
-	 * Done in pass 2, so not for preen: a later halt would find it written
-	 * where e2fsck's preen, halting before its pass 3A, writes nothing */
+	 * blocks or more indexed (not a finding; counted in dirs_optimized),
+	 * after pass 3, so a preen halt before it leaves nothing written */
 	bool index_dirs;
 	/* the check was asked for whatever the state (-f): as e2fsck, the
 	 * superblock's times are judged only then or with s_checkinterval */

@@ -1050,6 +1050,11 @@ static int run_passes(struct check *c)
 		fsck_pass3(c);
 	if (!err)
 		err = commit(c);
+	/* as e2fsck, after pass 3: a preen halt before it leaves nothing written */
+	if (!err && !c->stop)
+		err = fsck_pass3a(c);
+	if (!err)
+		err = commit(c);
 	if (!err && o->progress)
 		o->progress(o->arg, 4);
 	if (!err)
@@ -1094,6 +1099,7 @@ static void state_release(struct check *c)
 	free(c->pol_slots);
 	free(c->dxl);
 	free(c->dxbuf);
+	free(c->pass3a);
 	free(c->xv);
 	free(c->xtree);
 	fsck_xattr_release(c);

@@ -114,6 +114,9 @@ struct check {
 	ek_ino_t lnf;
 	bool lnf_tried;
 	bool root_new;
+	/* pass 3A: the directories pass 2 found to index (ek_fsck_opts.index_dirs) */
+	ek_blk_t *pass3a;
+	size_t npass3a, pass3a_cap;
 	/* a directory's entries were left unread (DIR_DAMAGED not fixed): an
 	 * inode that looks unattached may be named there */
 	bool names_incomplete;
@@ -243,6 +246,7 @@ int fsck_pass1b(struct check *c);
 uint8_t fsck_mode_ftype(uint16_t mode);
 uint64_t fsck_name_hash(const char *p, size_t n);
 int fsck_pass2(struct check *c);
+int fsck_pass3a(struct check *c);
 const char *fsck_type_name(uint16_t mode);
 
 /* fsck_xattr.c (h-xattr) */

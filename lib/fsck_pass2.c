@@ -205,9 +205,9 @@ static bool shared_block(const struct check *c, ek_blk_t b)
 
 /*
  * e2fsck's pass 3A without -D: repairing a filesystem with dir_index, a
- * directory of 3 blocks or more without an index is indexed (pass 1
- * queues it; not a fix: the exit status stays 0).  Asked by the tool
- * (ek_fsck_opts.index_dirs: not for preen).
+ * directory of 3 blocks or more without an index is indexed (pass 2
+ * queues it, fsck_pass3a() rebuilds it after pass 3; not a fix: the exit
+ * status stays 0).  Asked by the tool (ek_fsck_opts.index_dirs).
  */
 static bool pass3a_indexes(const struct check *c, const struct ek_inode *ei)
 {
@@ -1425,10 +1425,15 @@ int fsck_pass2(struct check *c)
 		 * does (one the lib cannot rebuild, e.g. casefolded and
 		 * encrypted, is left;
 		 * lost+found keeps the empty blocks that reconnecting needs) */
-		if (!err && (c->o->optimize_dirs || pass3a_indexes(c, &ei)) && c->ws && walked &&
-		    !w.rebuild_tried && ino != lost_found &&
-		    !ek_inode_has_inline(&ei) && !dir_rebuild(&w))
-			c->sum->dirs_optimized++;
+		if (!err && c->ws && walked && !w.rebuild_tried && ino != lost_found &&
+		    !ek_inode_has_inline(&ei)) {
+			if (c->o->optimize_dirs) {
+				if (!dir_rebuild(&w))
+					c->sum->dirs_optimized++;
+			} else if (pass3a_indexes(c, &ei)) {
+				err = fsck_blk_push(&c->pass3a, &c->npass3a, &c->pass3a_cap, ino);
+			}
+		}
 		ek_inode_release(&ei);
 		if (err == -ENOMEM) {
 			ret = err;
@@ -1446,5 +1451,80 @@ int fsck_pass2(struct check *c)
 	free(rb.dots);
 	if (!ret)
 		fsck_units(c, 2, c->ndirs, c->ndirs);
+	return ret;
+}
+
+/* ---- pass 3A: indexing the directories pass 2 queued ------------------------------ */
+
+/* an entry of a directory pass 3A rebuilds, kept with its inode's type */
+static int pass3a_entry(void *arg, const struct ek_dirent *de)
+{
+	struct dirwalk *w = arg;
+	uint8_t type = fsck_mode_ftype(fsck_imode(w->c, de->ino));
+
+	return rb_keep(w, de, type ? type : de->file_type, false);
+}
+
+/*
+ * e2fsck's pass 3A: the directories pass 2 queued (pass3a_indexes) read
+ * again, as passes 2 and 3 left them, and rebuilt with an index.  One whose
+ * entries no longer read cleanly is left as it is.
+ */
+int fsck_pass3a(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	struct rbuf rb = { 0 };
+	uint8_t *iblk;
+	ek_blk_t iblk_at = 0;
+	bool iblk_have = false;
+	int ret = 0;
+
+	if (!c->npass3a || !c->ws)
+		return 0;
+	if (c->o->progress)
+		c->o->progress(c->o->arg, EK_FSCK_PASS_3A);
+	iblk = ek_malloc(fs->blksz);
+	if (!iblk)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->npass3a && !ret; k++) {
+		ek_ino_t ino = (ek_ino_t)c->pass3a[k];
+		struct dinfo *di = fsck_dinfo_of(c, ino);
+		struct dirwalk w = { .c = c, .dir = ino, .di = di, .rb = &rb, .dx_version = -1,
+				     .root_fault = -1, .hole = -1 };
+		struct ek_inode ei;
+		int err;
+
+		if (!di || ino == c->lnf ||
+		    (fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
+			continue;
+		rb.n = rb.len = rb.ndots = 0;
+		c->nnames = c->names_len = 0;
+		if (c->name_slots)
+			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
+		err = dir_inode_read(c, ino, iblk, &iblk_at, &iblk_have, &ei);
+		if (!err && !pass3a_indexes(c, &ei))
+			err = 1;	/* changed since pass 2 */
+		if (!err) {
+			w.ei = &ei;
+			w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
+			w.policy = c->crypt ? c->crypt[ino] : 0;
+			c->fold = ek_dir_folds(fs, ei.flags);
+			err = ek_dir_iterate(fs, &ei, 0, pass3a_entry, &w);
+		}
+		if (!err) {
+			err = dir_rebuild(&w);
+			if (!err)
+				c->sum->dirs_optimized++;
+		}
+		ek_inode_release(&ei);
+		if (err == -ENOMEM)
+			ret = err;
+		else if (ek_wset_count(c->ws) >= PASS2_FLUSH)
+			ret = fsck_commit(c);
+	}
+	free(iblk);
+	free(rb.v);
+	free(rb.names);
+	free(rb.dots);
 	return ret;
 }
