@@ -1265,6 +1265,65 @@ static int cmp_key(const void *pa, const void *pb)
 }
 
 /*
+ * @keys in cmp_key's order: by (hash, minor) in eight stable byte-wise
+ * counting passes from the lowest byte (@n log @n comparisons cost more
+ * from a few dozen keys on), then each run of equal hashes by name.
+ * -ENOMEM.
+ */
+static int sort_keys(struct build_key *keys, size_t n)
+{
+	struct build_key *tmp, *from = keys, *to;
+	size_t (*count)[256];
+
+	if (n < 64) {
+		qsort(keys, n, sizeof(*keys), cmp_key);
+		return 0;
+	}
+	tmp = ek_calloc(n, sizeof(*tmp));
+	count = ek_calloc(8, sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = (uint64_t)keys[i].hash << 32 | keys[i].minor;
+
+		for (unsigned d = 0; d < 8; d++)
+			count[d][(k >> (8 * d)) & 0xFF]++;
+	}
+	to = tmp;
+	for (unsigned d = 0; d < 8; d++) {
+		size_t at = 0;
+
+		for (unsigned v = 0; v < 256; v++) {
+			size_t c = count[d][v];
+
+			count[d][v] = at;
+			at += c;
+		}
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = (uint64_t)from[i].hash << 32 | from[i].minor;
+
+			to[count[d][(k >> (8 * d)) & 0xFF]++] = from[i];
+		}
+		to = from;
+		from = from == keys ? tmp : keys;
+	}
+	/* (an even number of passes: the result is back in @keys) */
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && keys[j].hash == keys[i].hash &&
+				keys[j].minor == keys[i].minor; j++)
+			;
+		if (j - i > 1)
+			qsort(keys + i, j - i, sizeof(*keys), cmp_key);
+	}
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+/*
  * Cut the sorted @keys into leaves: refs[l].hash and first[l] (the key
  * starting leaf l; first[L] = n).  Returns L.
  */
@@ -1335,7 +1394,9 @@ static int build_htree(struct build *bd, ek_ino_t parent, const struct ek_dirent
 		if (err)
 			goto out;
 	}
-	qsort(keys, n, sizeof(*keys), cmp_key);
+	err = sort_keys(keys, n);
+	if (err)
+		goto out;
 	count[0] = build_cut_leaves(bd, keys, n, refs[0], first);
 
 	/* index levels until the root holds them all */
@@ -1422,9 +1483,22 @@ out:
 	return err;
 }
 
+/* by inode number, then name: e2fsck's pass 3A order for a linear directory */
+static int cmp_ent_ino(const void *a, const void *b)
+{
+	const struct ek_dirent_new *x = a, *y = b;
+	int c;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	c = memcmp(x->name, y->name, x->name_len < y->name_len ? x->name_len : y->name_len);
+	return c ? c : (int)x->name_len - (int)y->name_len;
+}
+
 int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t dir_flags,
-		 ek_ino_t parent, unsigned slack_percent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
-		 uint32_t *nblocks, bool *indexed)
+		 ek_ino_t parent, unsigned slack_percent, bool linear_by_inode,
+		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
+		 bool *indexed)
 {
 	struct build bd = {
 		.fs = fs,
@@ -1445,12 +1519,17 @@ int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t di
 							   ents[i].name_len))
 			return ek_err(-EINVAL, "directory inode %u: entry %zu has no name or is '.' or '..'",
 				      dir, i);
+	/* (more than one block in one order is more than one in any) */
 	nlinear = build_linear(&bd, parent, ents, n, NULL);
 	if (nlinear > 1 && ek_has_compat(fs, EXT4_FEATURE_COMPAT_DIR_INDEX)) {
 		int err = build_htree(&bd, parent, ents, n, out, nblocks);
 
 		*indexed = !err;
 		return err;
+	}
+	if (linear_by_inode && n > 1) {
+		qsort(ents, n, sizeof(*ents), cmp_ent_ino);
+		nlinear = build_linear(&bd, parent, ents, n, NULL);
 	}
 	b = ek_calloc(nlinear, fs->blksz);
 	if (!b)

@@ -1247,14 +1247,17 @@ struct ek_dirent_new {
  * when metadata_csum.  An htree's leaves are closed once less than
  * @slack_percent of a leaf is left (EK_HTREE_SLACK_PERCENT: e2fsck -D's
  * default room for names added later; 0 packs them full, for an image
- * built once).  *indexed: the caller sets EXT4_INDEX_FL.  Returns 0,
+ * built once).  @linear_by_inode: a directory left linear lists its entries
+ * by inode number (e2fsck's pass 3A), else in the order given.  *indexed:
+ * the caller sets EXT4_INDEX_FL.  Returns 0,
  * -ENOSPC naming @dir when the entries need more index levels than allowed
  * (2, 3 with largedir), -EK_UNSUPP for a default hash version other than
  * legacy, half_md4 or tea, -EINVAL for an empty, "." or ".." name, -ENOMEM.
  */
 int ek_dir_build(const struct ek_fs *fs, ek_ino_t dir, uint32_t gen, uint32_t dir_flags,
-		 ek_ino_t parent, unsigned slack_percent, struct ek_dirent_new *ents, size_t n, uint8_t **out,
-		 uint32_t *nblocks, bool *indexed);
+		 ek_ino_t parent, unsigned slack_percent, bool linear_by_inode,
+		 struct ek_dirent_new *ents, size_t n, uint8_t **out, uint32_t *nblocks,
+		 bool *indexed);
 #define EK_HTREE_SLACK_PERCENT 20
 /*
  * A new inline directory (inline_data): the parent's number and the entries

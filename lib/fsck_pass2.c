@@ -239,17 +239,6 @@ static int rb_keep(struct dirwalk *w, const struct ek_dirent *de, uint8_t type, 
 }
 
 
-static int cmp_ent_ino(const void *a, const void *b)
-{
-	const struct ek_dirent_new *x = a, *y = b;
-	int c;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	c = memcmp(x->name, y->name, x->name_len < y->name_len ? x->name_len : y->name_len);
-	return c ? c : (int)x->name_len - (int)y->name_len;
-}
-
 /* @delta bytes more (or, wrapping, fewer) charged to directory @ei's ids */
 static int quota_recharge(struct check *c, const struct ek_inode *ei, uint64_t delta)
 {
@@ -365,10 +354,16 @@ static int cmp_dupkey(const void *a, const void *b)
  */
 static int dup_actions(const struct check *c, const struct rbuf *rb, uint8_t *act)
 {
-	struct dupkey *k = ek_calloc(rb->n ? rb->n : 1, sizeof(*k));
+	struct dupkey *k;
 	char buf[EK_CASEFOLD_MAX + 1];
+	size_t ndup = 0;
 	int err = 0;
 
+	for (size_t i = 0; i < rb->n; i++)
+		ndup += rb->v[i].dup;
+	if (!ndup)	/* every name once: each entry kept */
+		return 0;
+	k = ek_calloc(rb->n, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
 	for (size_t i = 0; i < rb->n; i++) {
@@ -480,10 +475,6 @@ static int dir_rebuild(struct dirwalk *w)
 		ents[n].file_type = e->type;
 		n++;
 	}
-	/* e2fsck's pass 3A: a directory left linear lists its entries by
-	 * inode number (the builder orders an indexed one by hash) */
-	if (n > 1)
-		qsort(ents, n, sizeof(*ents), cmp_ent_ino);
 	/* a directory without '..': the root, which pass 3 corrects; while
 	 * the root is not in use (cleared, pass 3 makes it anew) no
 	 * reference is counted to it, and pass 3 counts the parent it sets */
@@ -1461,8 +1452,11 @@ static int pass3a_entry(void *arg, const struct ek_dirent *de)
 {
 	struct dirwalk *w = arg;
 	uint8_t type = fsck_mode_ftype(fsck_imode(w->c, de->ino));
+	int seen = dot_or_dotdot(de) ? 0 : name_seen(w->c, de->name, de->name_len);
 
-	return rb_keep(w, de, type ? type : de->file_type, false);
+	if (seen < 0)
+		return seen;
+	return rb_keep(w, de, type ? type : de->file_type, seen);
 }
 
 /*

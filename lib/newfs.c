@@ -2379,7 +2379,7 @@ int ek_newfs_dir_write(struct ek_newfs *nf, ek_ino_t ino, uint8_t *raw, ek_ino_t
 	bool indexed;
 	struct ek_ext run = { .lblk = 0 }, *v = NULL;
 	size_t nv;
-	int err = ek_dir_build(&nf->fs, ino, 0, 0, parent, 0, ents, n, &blocks, &nblocks, &indexed);
+	int err = ek_dir_build(&nf->fs, ino, 0, 0, parent, 0, false, ents, n, &blocks, &nblocks, &indexed);
 
 	if (err == -ENOSPC)	/* too many names for the index, not a full filesystem */
 		return ek_err_wrap(-E2BIG, err, "");

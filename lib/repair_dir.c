@@ -252,7 +252,7 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 	for (unsigned slack = EK_HTREE_SLACK_PERCENT;; slack = 0) {
 		free(blocks);
 		blocks = NULL;
-		err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, slack, ents, n,
+		err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, slack, true, ents, n,
 				   &blocks, &nb, indexed);
 		if (err)
 			goto out;

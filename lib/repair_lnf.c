@@ -199,7 +199,7 @@ int ek_fix_dir_new(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent, uint16_t m
 	uint8_t *raw, *out = NULL;
 	uint32_t nblocks;
 	bool indexed;
-	int err = ek_dir_build(fs, ino, 0, 0, parent, 0, NULL, 0, &out, &nblocks, &indexed);
+	int err = ek_dir_build(fs, ino, 0, 0, parent, 0, false, NULL, 0, &out, &nblocks, &indexed);
 
 	if (!err && nblocks != 1)
 		err = ek_err(-EINVAL, "directory inode %u: %u blocks for no entries", ino, nblocks);

@@ -142,7 +142,7 @@ static int build(struct built *o, struct entset *s)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = ek_dir_build(U.fs, DIR_INO, GEN, 0, PARENT, build_slack, s->e, s->n, &o->b, &o->nblocks, &o->indexed);
+	err = ek_dir_build(U.fs, DIR_INO, GEN, 0, PARENT, build_slack, false, s->e, s->n, &o->b, &o->nblocks, &o->indexed);
 	o->di.ino = DIR_INO;
 	o->di.generation = GEN;
 	o->di.mode = 040755;

@@ -127,7 +127,7 @@ START_TEST(test_split)
 	struct seen *s = calloc(1, sizeof(*s));
 
 	fs_setup(g);
-	ck_assert_int_eq(ek_dir_build(U.fs, DIR_INO, 0, 0, 2, 0, NULL, 0, &out, &nb, &indexed), 0);
+	ck_assert_int_eq(ek_dir_build(U.fs, DIR_INO, 0, 0, 2, 0, false, NULL, 0, &out, &nb, &indexed), 0);
 	ck_assert_uint_eq(nb, 1);
 	ck_assert_int_eq(ek_dir_leaf_insert(U.fs, DIR_INO, 50, out, "lost+found", 10, 13,
 					    EXT4_FT_DIR), 0);
