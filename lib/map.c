@@ -30,6 +30,7 @@ struct walk {
 	int badcrc;		/* first checksum error, reported at the end */
 	unsigned max_depth;	/* of an extent tree: the kernel's, or EK_EXT_DEEP_MAX */
 	uint8_t *buf[EK_EXT_DEEP_MAX + 1];	/* one node buffer per level */
+	unsigned nbuf;		/* buf[0..nbuf) may be allocated, the rest are NULL */
 	/* indirect: the pending data run */
 	struct ek_mapping run;
 };
@@ -59,8 +60,11 @@ static int bad(struct walk *w, int err, enum ek_map_bad_kind kind, ek_blk_t node
 /* the node buffer of @level, allocated on first use (most files have no tree blocks) */
 static uint8_t *level_buf(struct walk *w, unsigned level)
 {
-	if (!w->buf[level])
+	if (!w->buf[level]) {
 		w->buf[level] = ek_malloc(w->fs->blksz);
+		if (level >= w->nbuf)
+			w->nbuf = level + 1;
+	}
 	return w->buf[level];
 }
 
@@ -325,7 +329,7 @@ static int walk_map(struct ek_fs *fs, const struct ek_inode *ei, ek_map_fn fn,
 		err = ind_walk_inode(&w);
 	if (!err)
 		err = w.badcrc;
-	for (int i = 0; i <= EK_EXT_DEEP_MAX; i++)
+	for (unsigned i = 0; i < w.nbuf; i++)
 		free(w.buf[i]);
 	ek_set_release(&w.seen);
 	return err;
