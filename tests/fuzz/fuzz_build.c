@@ -81,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!k || cmp_ent(&ents[k - 1], &ents[i]))
 			ents[k++] = ents[i];
 	n = k;
-	if (ek_dir_build(&fs, 11, 0, data[0] & 128 ? EXT4_CASEFOLD_FL : 0, 2, data[0] & 64 ? 20 : 0, ents, n, &blocks,
-			 &nblocks, &indexed) == 0) {
+	if (ek_dir_build(&fs, 11, 0, data[0] & 128 ? EXT4_CASEFOLD_FL : 0, 2, data[0] & 64 ? 20 : 0,
+			 data[2] & 4, ents, n, &blocks, &nblocks, &indexed) == 0) {
 		uint32_t sum = 0;
 
 		for (size_t i = 0; i < (size_t)nblocks * fs.blksz; i++)
