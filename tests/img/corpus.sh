@@ -36,8 +36,12 @@ floor() {
 # e2fsck's version: e2fsprogs' answers do not depend on our code, so the
 # sanitizer round and reruns reuse the plain round's.  A test fills the
 # directory, then makes its file "done"; without "done" it runs the oracle.
+# (e2fsck's version is read once, when this file is sourced: a test calls
+# oracle_cache once per image)
+ek_e2fsck_version=$(e2fsck -V 2>&1)
 oracle_cache() {
-	key=$({ cat "$1"; echo "$2"; e2fsck -V 2>&1; } | sha256sum | cut -c1-40)
-	d=${EK_ORACLE_CACHE:-${TMPDIR:-/tmp}/ek-oracle-cache}/$2-$key
-	mkdir -p "$d" && echo "$d"
+	key=$({ cat "$1"; echo "$2"; echo "$ek_e2fsck_version"; } | sha256sum)
+	d=${EK_ORACLE_CACHE:-${TMPDIR:-/tmp}/ek-oracle-cache}/$2-${key%% *}
+	[ -d "$d" ] || mkdir -p "$d" || return 1
+	echo "$d"
 }

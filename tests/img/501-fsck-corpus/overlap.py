@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """overlap.py E2FSCK_OUTPUT OURS_JSON: the inodes each checker names.
+overlap.py --pairs LIST: the same for each line "NAME<tab>E2FSCK_OUTPUT<tab>
+OURS_JSON" of LIST, each answer on a line after NAME (one process for all).
 
 Prints "E O BOTH" (how many inodes e2fsck -fn's findings name, how many
 extkit-fsck -fn --json's findings name, how many both name) and then the
@@ -46,12 +48,22 @@ def our_inodes(doc):
     return found
 
 
-if __name__ == '__main__':
-    e2 = e2fsck_inodes(open(sys.argv[1], errors='replace').read())
+def overlap(e2_path, json_path):
+    e2 = e2fsck_inodes(open(e2_path, errors='replace').read())
     try:
-        ours = our_inodes(json.load(open(sys.argv[2])))
+        ours = our_inodes(json.load(open(json_path)))
     except ValueError:
         ours = set()
-    print(len(e2), len(ours), len(e2 & ours),
-          'e2fsck-only:', ' '.join(map(str, sorted(e2 - ours))) or '-',
-          'ours-only:', ' '.join(map(str, sorted(ours - e2))) or '-')
+    return ' '.join(map(str, (len(e2), len(ours), len(e2 & ours),
+                              'e2fsck-only:', ' '.join(map(str, sorted(e2 - ours))) or '-',
+                              'ours-only:', ' '.join(map(str, sorted(ours - e2))) or '-')))
+
+
+if __name__ == '__main__':
+    if sys.argv[1] == '--pairs':
+        with open(sys.argv[2]) as f:
+            for line in f:
+                name, e2_path, json_path = line.rstrip('\n').split('\t')
+                print(name, overlap(e2_path, json_path))
+    else:
+        print(overlap(sys.argv[1], sys.argv[2]))
