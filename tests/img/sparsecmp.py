@@ -10,6 +10,7 @@ of metadata compare in milliseconds where cmp reads the whole GiB twice.
 Files of different sizes differ ("EOF on X" on stderr, as cmp, after the
 bytes of the common length).  Exit 0 same, 1 different, 2 trouble.
 """
+import errno
 import os
 import sys
 
@@ -25,8 +26,10 @@ def data_ranges(fd, size):
         while off < size:
             try:
                 start = os.lseek(fd, off, os.SEEK_DATA)
-            except OSError:     # ENXIO: only a hole is left
-                break
+            except OSError as e:
+                if e.errno != errno.ENXIO:
+                    raise       # the whole file is read (below)
+                break           # only a hole is left
             end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
             out.append((start, end))
             off = end

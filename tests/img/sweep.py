@@ -121,6 +121,10 @@ def run(img, what, argv, cmds=None):
     last_rc = p.returncode
     err = p.stderr.decode("utf-8", "replace")
     why = []
+    if rdump and err.startswith("prlimit:"):
+        # the limit could not be set: the tool did not run
+        failures.append("%s: %s: %s" % (label(cur), what, err.strip()[:200]))
+        return None
     if p.returncode < 0 or p.returncode >= 128:
         why.append("killed by signal / exit %d" % p.returncode)
     elif p.returncode not in (0, 1):
@@ -139,8 +143,12 @@ def run(img, what, argv, cmds=None):
 
 def rdump_parent():
     """/dev/shm if it holds what rdump -p sets (owner, times, user xattrs,
-    an ACL), else None (the scratch dir)"""
+    an ACL) and has room (4 GiB free: a kernel image holds ~136 MiB, and
+    other tests run beside this one), else None (the scratch dir)"""
     try:
+        st = os.statvfs("/dev/shm")
+        if st.f_bavail * st.f_frsize < (4 << 30):
+            return None
         d = tempfile.mkdtemp(prefix="ek-sweep-probe.", dir="/dev/shm")
     except OSError:
         return None

@@ -91,9 +91,9 @@ def batch(listing):
     for out, orig, img, lay in todo:
         try:
             words = written(orig, img, *cached_layout(orig, lay))
-        except Exception as e:  # noqa: BLE001 (the single run dies here: no words)
+        except Exception as e:  # noqa: BLE001 (one image's failure, named)
             print('written.py: %s: %s' % (img, e), file=sys.stderr)
-            words = ''
+            words = 'ERROR'
         with open(out, 'w') as f:
             f.write(words + '\n')
 
