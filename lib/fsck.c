@@ -1010,6 +1010,8 @@ static int run_passes(struct check *c)
 		fsck_units(c, 1, 0, fs->group_count);
 	if (!err)
 		err = ek_inode_scan(fs, fsck_pass1_inode, c);
+	if (!err && !c->root_scanned)
+		err = fsck_pass1_root(c);
 	/* an inode table to be made anew (fsck_relocate_tables) is not read:
 	 * the scan's complaint about it is that finding's */
 	if (err == -EK_CORRUPT && !c->restarts && fsck_itables_pending(c))

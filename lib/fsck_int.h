@@ -114,6 +114,7 @@ struct check {
 	ek_ino_t lnf;
 	bool lnf_tried;
 	bool root_new;
+	bool root_scanned;	/* pass 1 met the root inode (fsck_pass1_root) */
 	/* pass 3A: the directories pass 2 found to index (ek_fsck_opts.index_dirs) */
 	ek_blk_t *pass3a;
 	size_t npass3a, pass3a_cap;
@@ -236,6 +237,7 @@ bool fsck_has_map(const struct ek_fs *fs, const struct ek_inode *ei);
 bool fsck_extents_unflagged(const struct check *c, const struct ek_inode *ei);
 int fsck_mark_xattr(struct check *c);
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr);
+int fsck_pass1_root(struct check *c);
 bool fsck_reserved_ino(const struct ek_fs *fs, ek_ino_t ino);
 bool fsck_sb_ino(const struct ek_fs *fs, ek_ino_t ino);
 

@@ -1133,6 +1133,34 @@ static void check_really_dir(struct check *c, struct ek_inode *ei)
 	}
 }
 
+/*
+ * The inode scan skips an all-zero inode; e2fsck's pass 1 tests the root
+ * whatever it holds (a zeroed root is not a directory: cleared, made anew
+ * in pass 3).  Called before the first inode past the root, or after the
+ * scan; not for a root the scan had no reason to read (its group's table
+ * uninitialised or unused there, as e2fsck's scan skips it).
+ */
+int fsck_pass1_root(struct check *c)
+{
+	struct ek_fs *fs = c->fs;
+	const struct ek_group *g = &fs->groups[0];
+	struct ek_inode ei;
+	int err;
+
+	c->root_scanned = true;
+	if ((fs->has_csum || fs->has_gdt_csum) &&
+	    ((g->flags & EXT4_BG_INODE_UNINIT) ||
+	     (!g->csum_bad && g->itable_unused <= fs->sb.inodes_per_group &&
+	      EXT4_ROOT_INO > fs->sb.inodes_per_group - g->itable_unused)))
+		return 0;
+	err = ek_inode_read(fs, EXT4_ROOT_INO, &ei);
+	if (err && err != -EK_BADCRC)
+		return err == -ENOMEM ? err : 0;	/* (the table's fault is named elsewhere) */
+	err = fsck_pass1_inode(c, &ei, err);
+	ek_inode_release(&ei);
+	return err;
+}
+
 int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 {
 	struct check *c = arg;
@@ -1141,6 +1169,11 @@ int fsck_pass1_inode(void *arg, struct ek_inode *ei, int derr)
 	bool both;
 	uint64_t want;
 	int err;
+
+	if (ei->ino == EXT4_ROOT_INO)
+		c->root_scanned = true;
+	else if (!c->root_scanned && ei->ino > EXT4_ROOT_INO && (err = fsck_pass1_root(c)))
+		return err;
 
 	if (ek_group_of_ino(fs, ei->ino) != c->p1_group) {
 		c->p1_group = ek_group_of_ino(fs, ei->ino);

@@ -324,6 +324,12 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	if (!ek_wset_count(ws))
 		return 0;
 	err = ek_wset_seal(ws);
+	/* a block left as the image holds it (a descriptor touched and set
+	 * back) is not written: a set that changes nothing writes nothing */
+	if (!err)
+		err = ek_wset_drop_unchanged(ws);
+	if (!err && !ek_wset_count(ws))
+		goto renew;
 	if (!err && j) {
 		size_t cap = tx_capacity(j);
 
@@ -342,6 +348,7 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	err = ek_fs_refresh(fs);
 	if (err)
 		return err;
+renew:
 	*wsp = NULL;
 	err = ek_wset_init(fs, wsp);
 	if (!err)
