@@ -2294,9 +2294,9 @@ int ek_wset_desc(struct ek_wset *ws, uint32_t g, uint8_t **out);
 /* put @buf (a block) in the set as @blk's contents */
 int ek_wset_put(struct ek_wset *ws, ek_blk_t blk, const void *buf);
 size_t ek_wset_count(const struct ek_wset *ws);
-/* a sealed set's blocks that hold what the image holds taken out of it
- * (not written); -ENOMEM or a read error other than -EIO */
-int ek_wset_drop_unchanged(struct ek_wset *ws);
+/* 1 when every block of the sealed set holds what the image holds
+ * already (nothing to write), 0 when not, -ENOMEM */
+int ek_wset_unchanged(struct ek_wset *ws);
 void ek_wset_entry(const struct ek_wset *ws, size_t i, ek_blk_t *blk, const uint8_t **buf);
 /* order the entries by block number (ek_wset_entry follows it) */
 int ek_wset_sort(struct ek_wset *ws);

@@ -324,12 +324,13 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	if (!ek_wset_count(ws))
 		return 0;
 	err = ek_wset_seal(ws);
-	/* a block left as the image holds it (a descriptor touched and set
-	 * back) is not written: a set that changes nothing writes nothing */
-	if (!err)
-		err = ek_wset_drop_unchanged(ws);
-	if (!err && !ek_wset_count(ws))
-		goto renew;
+	/* a set whose blocks all hold what the image holds (descriptors
+	 * touched and set back) writes nothing */
+	if (!err) {
+		err = ek_wset_unchanged(ws);
+		if (err == 1)
+			goto renew;
+	}
 	if (!err && j) {
 		size_t cap = tx_capacity(j);
 

@@ -696,40 +696,23 @@ static void wset_drop(struct ek_wset *ws, ek_blk_t blk)
 	}
 }
 
-int ek_wset_drop_unchanged(struct ek_wset *ws)
+int ek_wset_unchanged(struct ek_wset *ws)
 {
 	uint8_t *disk = ek_malloc(ws->fs->blksz);
-	size_t kept = 0;
+	int same = 1;
 
 	if (!disk)
 		return -ENOMEM;
-	for (size_t i = 0; i < ws->n; i++) {
-		struct wblock *b = &ws->blocks[i];
-		int err = ek_fs_read_blocks(ws->fs, b->blk, 1, disk);
+	for (size_t i = 0; i < ws->n && same == 1; i++) {
+		int err = ek_fs_read_blocks(ws->fs, ws->blocks[i].blk, 1, disk);
 
-		if (err && err != -EIO) {
-			free(disk);
-			return err;
-		}
-		if (!err && !memcmp(disk, b->buf, ws->fs->blksz)) {
-			free(b->buf);
-			continue;
-		}
-		ws->blocks[kept++] = *b;	/* (an unreadable block is written) */
+		if (err == -ENOMEM)
+			same = err;
+		else if (err || memcmp(disk, ws->blocks[i].buf, ws->fs->blksz))
+			same = 0;	/* (an unreadable block counts as changed) */
 	}
 	free(disk);
-	if (kept == ws->n)
-		return 0;
-	ws->n = kept;
-	memset(ws->slots, 0, ws->nslots * sizeof(*ws->slots));
-	for (size_t k = 0; k < ws->n; k++) {
-		size_t s = slot_of(ws, ws->blocks[k].blk);
-
-		while (ws->slots[s])
-			s = (s + 1) & (ws->nslots - 1);
-		ws->slots[s] = k + 1;
-	}
-	return 0;
+	return same;
 }
 
 /*
