@@ -324,12 +324,14 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	if (!ek_wset_count(ws))
 		return 0;
 	err = ek_wset_seal(ws);
-	/* a set whose blocks all hold what the image holds (descriptors
-	 * touched and set back) writes nothing */
-	if (!err) {
+	/* through the journal, a set whose blocks all hold what the image
+	 * holds (descriptors touched and set back) writes nothing: no
+	 * transaction.  (Not yet for ordered writes: skipping there made
+	 * 562's cut-and-rerun end with other files; not understood yet.) */
+	if (!err && j) {
 		err = ek_wset_unchanged(ws);
 		if (err == 1)
-			goto renew;
+			goto refresh;
 	}
 	if (!err && j) {
 		size_t cap = tx_capacity(j);
@@ -346,10 +348,10 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	}
 	if (err)
 		return err;
+refresh:
 	err = ek_fs_refresh(fs);
 	if (err)
 		return err;
-renew:
 	*wsp = NULL;
 	err = ek_wset_init(fs, wsp);
 	if (!err)
