@@ -17,40 +17,11 @@ byte (millions where a journal was replayed).  Offsets are cmp -l's:
   --after N             only bytes past offset N (1-based) are counted
 Exit 2 on trouble.
 """
-import errno
 import os
 import sys
 
-CHUNK = 1 << 20
-
-
-def data_ranges(fd, size):
-    """[start, end) ranges of @fd holding data (all of it if unknown)"""
-    out, off = [], 0
-    try:
-        while off < size:
-            try:
-                start = os.lseek(fd, off, os.SEEK_DATA)
-            except OSError as e:
-                if e.errno != errno.ENXIO:
-                    raise
-                break	# only a hole is left
-            end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
-            out.append((start, end))
-            off = end
-    except (AttributeError, OSError):
-        return [(0, size)]
-    return out
-
-
-def merged(a, b):
-    out = []
-    for s, e in sorted(a + b):
-        if out and s <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], e))
-        else:
-            out.append((s, e))
-    return out
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sparsecmp import CHUNK, data_ranges, merged  # noqa: E402
 
 
 def main():
