@@ -855,9 +855,13 @@ int fsck_free_block(struct check *c, ek_blk_t blk)
 
 /*
  * An inode for a repair, in group @goal_group or the next with one free
- * (computed state and on-disk bitmap both free, past the reserved
- * inodes): marked in use with @mode and @links in both (a directory also
- * counted in its group and known to pass 3); the caller writes it whole.
+ * (past the reserved inodes): free in the computed state and, until every
+ * inode has been read (as fsck_alloc_block's claims), in the on-disk
+ * bitmap too; once all are read the computed state is enough, as for
+ * e2fsck, so a run cut after an allocation's bitmap write and run again
+ * takes the same inode.  Marked in use with @mode and @links in both (a
+ * directory also counted in its group and known to pass 3); the caller
+ * writes it whole.
  */
 int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16_t links,
 		     ek_ino_t *out)
@@ -865,6 +869,7 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 	struct ek_fs *fs = c->fs;
 	uint32_t ipg = fs->sb.inodes_per_group;
 	bool dir = (mode & 0170000) == 0040000;
+	bool every_inode_read = c->claims_done && !c->claims_incomplete;
 
 	if (!c->ws)
 		return -EINVAL;
@@ -880,7 +885,8 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 
 			if (ino < fs->sb.first_ino || ino > fs->sb.inodes_count)
 				continue;
-			if (ek_bit_test(disk, bit) || (fsck_iflags(c, ino) & (IN_USE | IN_BAD_BLOCK)))
+			if ((ek_bit_test(disk, bit) && !every_inode_read) ||
+			    (fsck_iflags(c, ino) & (IN_USE | IN_BAD_BLOCK)))
 				continue;
 			err = ek_wset_mark_inode(c->ws, ino, true, dir);
 			if (!err)

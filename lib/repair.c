@@ -324,11 +324,9 @@ int ek_repair_commit(struct ek_wset **wsp, struct ek_journal *j, int64_t now, un
 	if (!ek_wset_count(ws))
 		return 0;
 	err = ek_wset_seal(ws);
-	/* through the journal, a set whose blocks all hold what the image
-	 * holds (descriptors touched and set back) writes nothing: no
-	 * transaction.  (Not yet for ordered writes: skipping there made
-	 * 562's cut-and-rerun end with other files; not understood yet.) */
-	if (!err && j) {
+	/* a set whose blocks all hold what the image holds (descriptors
+	 * touched and set back) writes nothing: no transaction, no write */
+	if (!err) {
 		err = ek_wset_unchanged(ws);
 		if (err == 1)
 			goto refresh;
