@@ -162,6 +162,9 @@ typedef int (*ek_block_overlay)(void *arg, ek_blk_t blk, void *buf);
  * open for writing: an overlaid io never writes.
  */
 int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t log_blksz);
+/* may two threads call ek_io_pread at once (no overlay, whose reads share
+ * a buffer) */
+bool ek_io_reads_concurrent(const struct ek_io *io);
 
 /* the path the io was opened with; its start offset on that file or device */
 const char *ek_io_path(const struct ek_io *io);

@@ -9,8 +9,10 @@
  * generation) over the whole inode with both checksum halves as zeros;
  * only the low 16 bits are kept when i_checksum_hi does not fit.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "extkit.h"
 
 #define FITS(extra, field) \
@@ -257,8 +259,10 @@ void ek_inode_init_new(const struct ek_fs *fs, uint8_t *raw, uint16_t mode, uint
 }
 
 /* decode @raw into @out without copying; out->raw points at @raw */
-static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
-			    struct ek_inode *out)
+/* @raw decoded into @out, which points at it; @sum, when not NULL, is
+ * ek_inode_csum(fs, ino, raw) computed already (the scan's reader) */
+static int inode_decode_sum(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
+			    struct ek_inode *out, const uint32_t *sum)
 {
 	const struct ext4_inode *r = (const void *)raw;
 	struct ek_inode e = { 0 };
@@ -307,7 +311,7 @@ static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 	if (fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE && FITS(extra, i_checksum_hi))
 		e.checksum |= (uint32_t)le16_to_cpu(r->i_checksum_hi) << 16;
 	if (fs->has_csum && !all_zero(raw, fs->inode_size)) {
-		uint32_t c = ek_inode_csum(fs, ino, raw);
+		uint32_t c = sum ? *sum : ek_inode_csum(fs, ino, raw);
 
 		if (!(fs->inode_size > EXT4_GOOD_OLD_INODE_SIZE && FITS(extra, i_checksum_hi)))
 			c &= 0xFFFF;
@@ -320,6 +324,12 @@ static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
 	}
 	*out = e;
 	return err;
+}
+
+static int inode_decode_ref(struct ek_fs *fs, ek_ino_t ino, const uint8_t *raw,
+			    struct ek_inode *out)
+{
+	return inode_decode_sum(fs, ino, raw, out, NULL);
 }
 
 int ek_inode_decode(struct ek_fs *fs, ek_ino_t ino, const void *raw, struct ek_inode *out)
@@ -456,59 +466,288 @@ bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
 
 #define SCAN_CHUNK (128u << 10)	/* a few hundred KiB more read ahead buys nothing */
 
+/*
+ * The scan goes through the inode tables in steps: a chunk of one group's
+ * table (the part in use: not an INODE_UNINIT group, nor past
+ * itable_unused), or a group whose table lies outside the filesystem.
+ */
+struct scan_step {
+	uint32_t g, first, cnt;		/* inodes first..first+cnt-1 of group g */
+	size_t len;			/* bytes to read: whole blocks */
+	bool bad_table;
+};
+
+struct scan_pos {
+	uint32_t g, next, n;		/* group g: inodes next..n-1 left */
+	bool in_group;
+};
+
+/* the step after *p into *s: false after the last */
+static bool scan_next(const struct ek_fs *fs, uint32_t per_chunk, struct scan_pos *p,
+		      struct scan_step *s)
+{
+	bool lazy = fs->has_csum || fs->has_gdt_csum;
+
+	while (p->g < fs->group_count) {
+		const struct ek_group *grp = &fs->groups[p->g];
+
+		if (!p->in_group) {
+			p->n = fs->sb.inodes_per_group;
+			p->next = 0;
+			if (lazy && (grp->flags & EXT4_BG_INODE_UNINIT)) {
+				p->g++;
+				continue;
+			}
+			if (lazy && grp->itable_unused <= p->n && !grp->csum_bad)
+				p->n -= grp->itable_unused;
+			if (!ek_fs_range_valid(fs, grp->inode_table, fs->itable_blocks)) {
+				*s = (struct scan_step){ .g = p->g++, .bad_table = true };
+				return true;
+			}
+			p->in_group = true;
+		}
+		if (p->next >= p->n) {
+			p->g++;
+			p->in_group = false;
+			continue;
+		}
+		s->g = p->g;
+		s->first = p->next;
+		s->cnt = p->n - p->next < per_chunk ? p->n - p->next : per_chunk;
+		s->len = (((uint64_t)s->cnt * fs->inode_size + fs->blksz - 1) >> fs->log_blksz)
+			 << fs->log_blksz;
+		s->bad_table = false;
+		p->next += s->cnt;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * With a second CPU, a reader thread runs a chunk ahead: it reads the next
+ * chunk and computes its inodes' checksums while the callback works
+ * through the current one (the scan's crc32c and copying were half of
+ * extkit-fsck's pass 1).  Two slots, handed back and forth under a lock.
+ * The callback must not write the inode tables (none does: fsck commits
+ * its fixes after the scan).
+ */
+#define SCAN_SLOTS 2
+
+struct scan_slot {
+	struct scan_step step;
+	uint8_t *buf;
+	uint32_t *sum;		/* per inode: its checksum (metadata_csum) */
+	bool full, end, read_failed;
+};
+
+struct scan_reader {
+	struct ek_fs *fs;
+	uint32_t per_chunk;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct scan_slot slot[SCAN_SLOTS];
+	bool stop;
+};
+
+static bool all_zero_head(const uint8_t *raw)
+{
+	return all_zero(raw, EXT4_GOOD_OLD_INODE_SIZE);
+}
+
+static void *scan_reader_main(void *arg)
+{
+	struct scan_reader *r = arg;
+	struct ek_fs *fs = r->fs;
+	struct scan_pos pos = { 0 };
+	bool more = true;
+
+	for (unsigned w = 0; more; w = (w + 1) % SCAN_SLOTS) {
+		struct scan_slot *sl = &r->slot[w];
+
+		pthread_mutex_lock(&r->lock);
+		while (sl->full && !r->stop)
+			pthread_cond_wait(&r->cond, &r->lock);
+		pthread_mutex_unlock(&r->lock);
+		if (r->stop)
+			break;
+		more = scan_next(fs, r->per_chunk, &pos, &sl->step);
+		sl->end = !more;
+		sl->read_failed = false;
+		if (more && !sl->step.bad_table) {
+			const struct scan_step *s = &sl->step;
+			uint64_t at = (fs->groups[s->g].inode_table << fs->log_blksz) +
+				      (uint64_t)s->first * fs->inode_size;
+
+			/* (a failure is read again by the caller, so that its
+			 * message is in the caller's thread) */
+			sl->read_failed = ek_io_pread(fs->io, sl->buf, s->len, at) != 0;
+			for (uint32_t k = 0; !sl->read_failed && fs->has_csum && k < s->cnt; k++) {
+				const uint8_t *raw = sl->buf + (size_t)k * fs->inode_size;
+
+				if (!all_zero_head(raw))
+					sl->sum[k] = ek_inode_csum(fs, s->g * fs->sb.inodes_per_group +
+								   s->first + k + 1, raw);
+			}
+		}
+		pthread_mutex_lock(&r->lock);
+		sl->full = true;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+/* fn on each inode of a chunk read into @buf (@sum: their checksums, or NULL) */
+static int scan_chunk(struct ek_fs *fs, const struct scan_step *s, const uint8_t *buf,
+		      const uint32_t *sum, ek_inode_scan_fn fn, void *arg)
+{
+	int ret = 0;
+
+	for (uint32_t k = 0; k < s->cnt && !ret; k++) {
+		const uint8_t *raw = buf + (size_t)k * fs->inode_size;
+		ek_ino_t ino = s->g * fs->sb.inodes_per_group + s->first + k + 1;
+		struct ek_inode ei;
+		int err;
+
+		if (all_zero_head(raw))
+			continue;
+		err = inode_decode_sum(fs, ino, raw, &ei, sum && fs->has_csum ? &sum[k] : NULL);
+		ret = fn(arg, &ei, err);
+	}
+	return ret;
+}
+
+/* the scan's steps in order, each as scan_chunk wants it; the reader
+ * thread's slots when @r, else read here into @buf */
+static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r, uint8_t *buf,
+		    ek_inode_scan_fn fn, void *arg)
+{
+	struct scan_pos pos = { 0 };
+	struct scan_step own;
+	int ret = 0, first_err = 0;
+	uint32_t failed_group = UINT32_MAX;	/* a read failed: its group's other chunks skipped */
+
+	for (unsigned rd = 0; !ret; rd = (rd + 1) % SCAN_SLOTS) {
+		struct scan_slot *sl = r ? &r->slot[rd] : NULL;
+		const struct scan_step *s = &own;
+		const uint8_t *data = buf;
+		const uint32_t *sum = NULL;
+		bool have = true;
+
+		if (sl) {
+			pthread_mutex_lock(&r->lock);
+			while (!sl->full)
+				pthread_cond_wait(&r->cond, &r->lock);
+			pthread_mutex_unlock(&r->lock);
+			if (sl->end)
+				break;
+			s = &sl->step;
+			data = sl->buf;
+			sum = sl->read_failed ? NULL : sl->sum;
+			have = !sl->read_failed;
+		} else if (!scan_next(fs, per_chunk, &pos, &own)) {
+			break;
+		} else {
+			have = false;
+		}
+		if (s->bad_table) {
+			if (!first_err)
+				first_err = ek_corrupt_grp(s->g, "inode table at block %llu is outside the filesystem",
+							   (unsigned long long)fs->groups[s->g].inode_table);
+		} else if (s->g != failed_group) {
+			int err = 0;
+
+			if (!have) {
+				uint8_t *into = sl ? sl->buf : buf;
+
+				err = ek_io_pread(fs->io, into, s->len,
+						  (fs->groups[s->g].inode_table << fs->log_blksz) +
+						  (uint64_t)s->first * fs->inode_size);
+				data = into;
+			}
+			if (err) {
+				if (!first_err)
+					first_err = err;
+				failed_group = s->g;
+			} else {
+				ret = scan_chunk(fs, s, data, sum, fn, arg);
+			}
+		}
+		if (sl) {
+			pthread_mutex_lock(&r->lock);
+			sl->full = false;
+			pthread_cond_broadcast(&r->cond);
+			pthread_mutex_unlock(&r->lock);
+		}
+	}
+	return ret ? ret : first_err;
+}
+
+/* is a reader thread worth it: a second CPU and more than one chunk to
+ * read.  (Test-only: EK_TEST_NO_THREADS=1 says no, so that a test compares
+ * both ways.) */
+static bool scan_threaded(const struct ek_fs *fs, uint32_t per_chunk)
+{
+	static int cpus;
+
+	if (!cpus) {
+		const char *no = getenv("EK_TEST_NO_THREADS");
+
+		cpus = no && *no == '1' ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	}
+	return cpus > 1 && ek_io_reads_concurrent(fs->io) &&
+	       (uint64_t)fs->group_count * fs->sb.inodes_per_group > per_chunk;
+}
+
 int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg)
 {
 	uint32_t per_chunk = SCAN_CHUNK / fs->inode_size;
-	uint8_t *buf;
-	int ret = 0, first_err = 0;
+	size_t bytes;
+	struct scan_reader r = { .fs = fs };
+	pthread_t tid;
+	int ret;
 
 	if (per_chunk < fs->inodes_per_block)
 		per_chunk = fs->inodes_per_block;
 	per_chunk -= per_chunk % fs->inodes_per_block;
-	buf = ek_malloc((size_t)per_chunk * fs->inode_size);
-	if (!buf)
-		return -ENOMEM;
+	bytes = (size_t)per_chunk * fs->inode_size;
+	r.per_chunk = per_chunk;
+	if (!scan_threaded(fs, per_chunk)) {
+		uint8_t *buf = ek_malloc(bytes);
 
-	for (uint32_t g = 0; g < fs->group_count && !ret; g++) {
-		const struct ek_group *grp = &fs->groups[g];
-		uint32_t n = fs->sb.inodes_per_group;
-		bool lazy = fs->has_csum || fs->has_gdt_csum;
-
-		if (lazy && (grp->flags & EXT4_BG_INODE_UNINIT))
-			continue;
-		if (lazy && grp->itable_unused <= n && !grp->csum_bad)
-			n -= grp->itable_unused;
-		if (!ek_fs_range_valid(fs, grp->inode_table, fs->itable_blocks)) {
-			if (!first_err)
-				first_err = ek_corrupt_grp(g, "inode table at block %llu is outside the filesystem",
-							   (unsigned long long)grp->inode_table);
-			continue;
-		}
-		for (uint32_t i = 0; i < n && !ret; i += per_chunk) {
-			uint32_t cnt = n - i < per_chunk ? n - i : per_chunk;
-			uint64_t byte = (uint64_t)i * fs->inode_size;
-			size_t len = (((uint64_t)cnt * fs->inode_size + fs->blksz - 1) >>
-				      fs->log_blksz) << fs->log_blksz;
-			int err = ek_io_pread(fs->io, buf, len,
-					      (grp->inode_table << fs->log_blksz) + byte);
-
-			if (err) {
-				if (!first_err)
-					first_err = err;
-				break;
-			}
-			for (uint32_t k = 0; k < cnt && !ret; k++) {
-				const uint8_t *raw = buf + (size_t)k * fs->inode_size;
-				ek_ino_t ino = g * fs->sb.inodes_per_group + i + k + 1;
-				struct ek_inode ei;
-
-				if (all_zero(raw, EXT4_GOOD_OLD_INODE_SIZE))
-					continue;
-				err = inode_decode_ref(fs, ino, raw, &ei);
-				ret = fn(arg, &ei, err);
-			}
-		}
+		if (!buf)
+			return -ENOMEM;
+		ret = scan_run(fs, per_chunk, NULL, buf, fn, arg);
+		free(buf);
+		return ret;
 	}
-	free(buf);
-	return ret ? ret : first_err;
+	for (unsigned k = 0; k < SCAN_SLOTS; k++) {
+		r.slot[k].buf = ek_malloc(bytes);
+		r.slot[k].sum = ek_malloc(per_chunk * sizeof(uint32_t));
+	}
+	ret = -ENOMEM;
+	for (unsigned k = 0; k < SCAN_SLOTS; k++)
+		if (!r.slot[k].buf || !r.slot[k].sum)
+			goto out;
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	if (pthread_create(&tid, NULL, scan_reader_main, &r)) {
+		/* no thread: the slots' first buffer read here */
+		ret = scan_run(fs, per_chunk, NULL, r.slot[0].buf, fn, arg);
+	} else {
+		ret = scan_run(fs, per_chunk, &r, NULL, fn, arg);
+		pthread_mutex_lock(&r.lock);
+		r.stop = true;
+		pthread_cond_broadcast(&r.cond);
+		pthread_mutex_unlock(&r.lock);
+		pthread_join(tid, NULL);
+	}
+	pthread_cond_destroy(&r.cond);
+	pthread_mutex_destroy(&r.lock);
+out:
+	for (unsigned k = 0; k < SCAN_SLOTS; k++) {
+		free(r.slot[k].buf);
+		free(r.slot[k].sum);
+	}
+	return ret;
 }

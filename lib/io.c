@@ -286,6 +286,11 @@ int ek_io_set_overlay(struct ek_io *io, ek_block_overlay fn, void *arg, uint32_t
 	return 0;
 }
 
+bool ek_io_reads_concurrent(const struct ek_io *io)
+{
+	return !io->overlay;
+}
+
 int ek_io_pwrite(struct ek_io *io, const void *buf, size_t len, uint64_t off)
 {
 	const uint8_t *p = buf;
