@@ -402,10 +402,12 @@ uint32_t ek_super_csum(const struct ext4_super_block *raw);
 /*
  * The primary superblock of the device @io, raw, for a field-level update:
  * read it, change fields (ek_sb_set), then write it back, which sets the
- * checksum (under metadata_csum) and flushes @io.
+ * checksum (under metadata_csum) and flushes @io; ek_super_put_primary
+ * writes it without the flush (the caller flushes).
  */
 int ek_super_read_primary(struct ek_io *io, struct ext4_super_block *out);
 int ek_super_write_primary(struct ek_io *io, struct ext4_super_block *sb);
+int ek_super_put_primary(struct ek_io *io, struct ext4_super_block *sb);
 
 /* field table for the raw superblock: drives stats/ssv/JSON */
 enum ek_ftype { EK_F_UINT, EK_F_HEX, EK_F_TIME, EK_F_UUID, EK_F_STRING,
@@ -1483,8 +1485,10 @@ int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf);
 int ek_journal_read_blocks(const struct ek_journal *j, uint64_t jblk, uint32_t count, void *buf);
 /* write one journal block (the journal superblock, when replaying) */
 int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len);
-/* write j->raw_sb back (checksummed) and flush; nothing with leave_journal */
+/* write j->raw_sb back (checksummed) and flush; nothing with leave_journal.
+ * ek_journal_put_sb: the same without the flush (the caller flushes) */
 int ek_journal_write_sb(struct ek_journal *j);
+int ek_journal_put_sb(struct ek_journal *j);
 /* as e2fsck's clear_v2_journal_fields(): the fields past a version 1
  * superblock (features, users...) zeroed in @j (internal) and written: a
  * version 2 superblock whose user count is a version 1 one's leftovers */

@@ -215,7 +215,7 @@ static bool pass3a_indexes(const struct check *c, const struct ek_inode *ei)
 	       !(ei->flags & EXT4_INDEX_FL) && ei->size >> c->fs->log_blksz >= 3;
 }
 
-#define PASS2_FLUSH 32	/* blocks of a pass 2 set committed between directories */
+#define PASS2_FLUSH 64	/* blocks of a pass 2 set committed between directories */
 
 /* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
 

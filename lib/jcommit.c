@@ -6,15 +6,21 @@
  * empty log: descriptor blocks whose tags name the home blocks, the blocks
  * themselves (escaped when they begin with the jbd2 magic), a commit block,
  * all with the checksums the journal's features ask for.  Then, flushing
- * between the steps:
+ * after each step:
  *   1. the transaction is written to the log;
- *   2. the filesystem is marked needs_recovery, then the journal superblock
+ *   2. the filesystem is marked needs_recovery, and the journal superblock
  *      points at the transaction: from here any replay (ours, e2fsck's,
  *      the kernel's) completes the change;
  *   3. the blocks are written home;
  *   4. the journal is marked empty (s_sequence as a replay would leave it),
- *      then needs_recovery is cleared.
+ *      and needs_recovery is cleared.
  * Cut short anywhere, the change is either not visible or replayed whole.
+ * The two writes of steps 2 and 4 share a flush (four flushes a commit,
+ * not six): landed in either order, each half alone is harmless.  The
+ * flag without a log to replay is cleared by any check; a log the flag
+ * does not announce is replayed by e2fsck and extkit-fsck, and wiped by
+ * the kernel, which before step 3 loses only the change not yet made and
+ * after it nothing (the blocks are home, flushed).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +121,7 @@ static int sync_journal(struct ek_journal *j)
 	return err;
 }
 
-/* the filesystem superblock with needs_recovery set or cleared, flushed */
+/* the filesystem superblock with needs_recovery set or cleared (not flushed) */
 static int set_needs_recovery(struct ek_fs *fs, bool on)
 {
 	struct ext4_super_block sb;
@@ -127,7 +133,7 @@ static int set_needs_recovery(struct ek_fs *fs, bool on)
 		sb.s_feature_incompat |= cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
 	else
 		sb.s_feature_incompat &= ~cpu_to_le32(EXT4_FEATURE_INCOMPAT_RECOVER);
-	return ek_super_write_primary(fs->io, &sb);
+	return ek_super_put_primary(fs->io, &sb);
 }
 
 int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now)
@@ -165,14 +171,16 @@ int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now
 	err = log_transaction(&w, ws, tid, now);
 	if (!err)
 		err = sync_journal(j);
-	/* 2. needs_recovery, then the journal points at it */
+	/* 2. needs_recovery, and the journal points at it */
 	if (!err)
 		err = set_needs_recovery(fs, true);
 	if (!err) {
 		jsb->s_start = cpu_to_be32(j->sb.first);
 		jsb->s_sequence = cpu_to_be32(tid);
-		err = ek_journal_write_sb(j);
+		err = ek_journal_put_sb(j);
 	}
+	if (!err)
+		err = sync_journal(j);
 	/* 3. home */
 	if (!err)
 		err = ek_wset_write(ws);
@@ -180,10 +188,12 @@ int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now
 	if (!err) {
 		jsb->s_start = 0;
 		jsb->s_sequence = cpu_to_be32(tid + 2);
-		err = ek_journal_write_sb(j);
+		err = ek_journal_put_sb(j);
 	}
 	if (!err)
 		err = set_needs_recovery(fs, false);
+	if (!err)
+		err = sync_journal(j);
 	if (!err) {
 		j->sb.start = 0;
 		j->sb.sequence = tid + 2;

@@ -274,7 +274,9 @@ int ek_journal_read(const struct ek_journal *j, uint64_t jblk, void *buf)
 	return ek_journal_read_blocks(j, jblk, 1, buf);
 }
 
-int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len)
+/* one journal block written, flushed when @flush */
+static int journal_put(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len,
+		       bool flush)
 {
 	ek_blk_t pblk;
 	int err = ek_journal_bmap(j, jblk, &pblk);
@@ -282,12 +284,17 @@ int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf,
 	if (err)
 		return err;
 	err = ek_io_pwrite(j->dev ? j->dev : j->fs->io, buf, len, pblk << j->fs->log_blksz);
-	if (!err)
+	if (!err && flush)
 		err = ek_io_sync(j->dev ? j->dev : j->fs->io);
 	return err;
 }
 
-int ek_journal_write_sb(struct ek_journal *j)
+int ek_journal_write(const struct ek_journal *j, uint64_t jblk, const void *buf, size_t len)
+{
+	return journal_put(j, jblk, buf, len, true);
+}
+
+static int journal_sb_out(struct ek_journal *j, bool flush)
 {
 	journal_superblock_t *jsb = (journal_superblock_t *)j->raw_sb;
 
@@ -297,7 +304,17 @@ int ek_journal_write_sb(struct ek_journal *j)
 	    (be32_to_cpu(jsb->s_feature_incompat) &
 	     (JBD2_FEATURE_INCOMPAT_CSUM_V2 | JBD2_FEATURE_INCOMPAT_CSUM_V3)))
 		jsb->s_checksum = cpu_to_be32(ek_jsb_csum(jsb));
-	return ek_journal_write(j, j->dev ? j->dev_start : 0, jsb, sizeof(*jsb));
+	return journal_put(j, j->dev ? j->dev_start : 0, jsb, sizeof(*jsb), flush);
+}
+
+int ek_journal_put_sb(struct ek_journal *j)
+{
+	return journal_sb_out(j, false);
+}
+
+int ek_journal_write_sb(struct ek_journal *j)
+{
+	return journal_sb_out(j, true);
 }
 
 int ek_journal_clear_v2_fields(struct ek_journal *j)

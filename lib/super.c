@@ -217,13 +217,17 @@ int ek_super_read_primary(struct ek_io *io, struct ext4_super_block *out)
 	return ek_io_pread(io, out, sizeof(*out), EXT4_SUPERBLOCK_OFFSET);
 }
 
-int ek_super_write_primary(struct ek_io *io, struct ext4_super_block *sb)
+int ek_super_put_primary(struct ek_io *io, struct ext4_super_block *sb)
 {
-	int err;
-
 	if (le32_to_cpu(sb->s_feature_ro_compat) & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM)
 		sb->s_checksum = cpu_to_le32(ek_super_csum(sb));
-	err = ek_io_pwrite(io, sb, sizeof(*sb), EXT4_SUPERBLOCK_OFFSET);
+	return ek_io_pwrite(io, sb, sizeof(*sb), EXT4_SUPERBLOCK_OFFSET);
+}
+
+int ek_super_write_primary(struct ek_io *io, struct ext4_super_block *sb)
+{
+	int err = ek_super_put_primary(io, sb);
+
 	return err ? err : ek_io_sync(io);
 }
 
