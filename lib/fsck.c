@@ -268,6 +268,33 @@ int fsck_commit(struct check *c)
 	return commit(c);
 }
 
+/*
+ * FLUSH_BLOCKS blocks of a set: 256 KiB at 4 KiB, four flushes a commit.
+ * (Test-only: EK_TEST_FLUSH_BLOCKS=N commits at N blocks, so that small
+ * images commit in the middle of a pass.)
+ */
+#define FLUSH_BLOCKS 64
+
+int fsck_flush(struct check *c)
+{
+	static long at;
+
+	if (!at) {
+		const char *t = getenv("EK_TEST_FLUSH_BLOCKS");
+
+		at = t && atol(t) > 0 ? atol(t) : FLUSH_BLOCKS;
+	}
+	if (!c->ws || c->have_pending || ek_wset_count(c->ws) < (size_t)at)
+		return 0;
+	return commit(c);
+}
+
+/* between pass 1's inode table chunks */
+static int pass1_between(void *arg)
+{
+	return fsck_flush(arg);
+}
+
 /* progress within a pass, when the tool asked for it */
 void fsck_units(struct check *c, unsigned pass, uint64_t done, uint64_t total)
 {
@@ -1015,7 +1042,7 @@ static int run_passes(struct check *c)
 	if (!err)
 		fsck_units(c, 1, 0, fs->group_count);
 	if (!err)
-		err = ek_inode_scan(fs, fsck_pass1_inode, c);
+		err = ek_inode_scan_between(fs, fsck_pass1_inode, pass1_between, c);
 	if (!err && !c->root_scanned)
 		err = fsck_pass1_root(c);
 	/* an inode table to be made anew (fsck_relocate_tables) is not read:

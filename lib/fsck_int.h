@@ -184,6 +184,10 @@ int fsck_alloc_inode(struct check *c, uint32_t goal_group, uint16_t mode, uint16
 void fsck_fix_done(struct check *c, int err);
 void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n);
 int fsck_commit(struct check *c);
+/* a pass's fixes so far committed when they hold enough blocks (between
+ * inode table chunks in pass 1, between directories in passes 2 and 3A),
+ * so that memory stays bounded: 0, or commit()'s error */
+int fsck_flush(struct check *c);
 void fsck_inode_forget(struct check *c, ek_ino_t ino);
 void fsck_unmark(struct check *c, ek_blk_t blk);
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino);

@@ -215,8 +215,6 @@ static bool pass3a_indexes(const struct check *c, const struct ek_inode *ei)
 	       !(ei->flags & EXT4_INDEX_FL) && ei->size >> c->fs->log_blksz >= 3;
 }
 
-#define PASS2_FLUSH 64	/* blocks of a pass 2 set committed between directories */
-
 /* ---- pass 2: rebuilding a directory (repairing) --------------------------------- */
 
 /* keep entry @de (file type @type) for a rebuild; -ENOMEM */
@@ -414,7 +412,7 @@ static int dir_rebuild(struct dirwalk *w)
 	char *renamed = NULL;
 	uint8_t *act = NULL;	/* per entry kept for the rebuild: DUP_* */
 	ek_ino_t *dropped = NULL;
-	size_t n = 0, ndropped = 0;
+	size_t n = 0, ndropped = 0, nrenamed = 0;
 	ek_ino_t parent = w->di->parent;
 	uint64_t blocks0;
 	unsigned next_k = 16;
@@ -445,11 +443,16 @@ static int dir_rebuild(struct dirwalk *w)
 		}
 	ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*ents));
 	dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*dropped));
-	renamed = ek_calloc(rb->n ? rb->n : 1, 256);
 	act = ek_calloc(rb->n ? rb->n : 1, 1);
 	err = -ENOMEM;
-	if (!ents || !dropped || !renamed || !act || dup_actions(c, rb, act))
+	if (!ents || !dropped || !act || dup_actions(c, rb, act))
 		goto out;
+	/* room for the new names, 256 bytes each, only for the entries renamed */
+	for (size_t i = 0; i < rb->n; i++)
+		nrenamed += act[i] == DUP_RENAME;
+	if (nrenamed && !(renamed = ek_calloc(nrenamed, 256)))
+		goto out;
+	nrenamed = 0;
 	for (size_t i = 0; i < rb->n; i++) {
 		const struct rbent *e = &rb->v[i];
 		const char *name = rb->names + e->at;
@@ -459,14 +462,15 @@ static int dir_rebuild(struct dirwalk *w)
 			continue;
 		}
 		if (act[i] == DUP_RENAME) {
-			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, renamed + i * 256,
-							       &next_k);
+			char *to = renamed + nrenamed++ * 256;
+
+			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, to, &next_k);
 			if (!ents[n].name_len) {
 				err = ek_unsupp("directory inode %u: no new name for duplicate entry",
 						w->dir);
 				goto out;
 			}
-			name = renamed + i * 256;
+			name = to;
 		} else {
 			ents[n].name_len = e->len;
 		}
@@ -1430,10 +1434,8 @@ int fsck_pass2(struct check *c)
 			ret = err;
 			break;
 		}
-		/* between directories, what the pass changed so far is
-		 * committed once it holds PASS2_FLUSH blocks (rebuilt
-		 * directories: -D, pass 3A), so memory stays bounded */
-		if (c->ws && ek_wset_count(c->ws) >= PASS2_FLUSH && (ret = fsck_commit(c)))
+		/* between directories (rebuilt ones: -D, pass 3A) */
+		if ((ret = fsck_flush(c)))
 			break;
 	}
 	free(iblk);
@@ -1513,8 +1515,8 @@ int fsck_pass3a(struct check *c)
 		ek_inode_release(&ei);
 		if (err == -ENOMEM)
 			ret = err;
-		else if (ek_wset_count(c->ws) >= PASS2_FLUSH)
-			ret = fsck_commit(c);
+		else
+			ret = fsck_flush(c);
 	}
 	free(iblk);
 	free(rb.v);

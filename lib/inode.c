@@ -618,9 +618,10 @@ static int scan_chunk(struct ek_fs *fs, const struct scan_step *s, const uint8_t
 }
 
 /* the scan's steps in order, each as scan_chunk wants it; the reader
- * thread's slots when @r, else read here into @buf */
+ * thread's slots when @r, else read here into @buf; @between after each
+ * chunk, with the reader idle */
 static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r, uint8_t *buf,
-		    ek_inode_scan_fn fn, void *arg)
+		    ek_inode_scan_fn fn, ek_inode_scan_between_fn between, void *arg)
 {
 	struct scan_pos pos = { 0 };
 	struct scan_step own;
@@ -673,6 +674,19 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 				ret = scan_chunk(fs, s, data, sum, fn, arg);
 			}
 		}
+		if (between && !ret) {
+			/* the reader idle: the next slot filled (or the end
+			 * marked), this one not yet handed back */
+			if (sl) {
+				struct scan_slot *next = &r->slot[(rd + 1) % SCAN_SLOTS];
+
+				pthread_mutex_lock(&r->lock);
+				while (!next->full)
+					pthread_cond_wait(&r->cond, &r->lock);
+				pthread_mutex_unlock(&r->lock);
+			}
+			ret = between(arg);
+		}
 		if (sl) {
 			pthread_mutex_lock(&r->lock);
 			sl->full = false;
@@ -701,6 +715,12 @@ static bool scan_threaded(const struct ek_fs *fs, uint32_t per_chunk)
 
 int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg)
 {
+	return ek_inode_scan_between(fs, fn, NULL, arg);
+}
+
+int ek_inode_scan_between(struct ek_fs *fs, ek_inode_scan_fn fn, ek_inode_scan_between_fn between,
+			  void *arg)
+{
 	uint32_t per_chunk = SCAN_CHUNK / fs->inode_size;
 	size_t bytes;
 	struct scan_reader r = { .fs = fs };
@@ -717,7 +737,7 @@ int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg)
 
 		if (!buf)
 			return -ENOMEM;
-		ret = scan_run(fs, per_chunk, NULL, buf, fn, arg);
+		ret = scan_run(fs, per_chunk, NULL, buf, fn, between, arg);
 		free(buf);
 		return ret;
 	}
@@ -733,9 +753,9 @@ int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg)
 	pthread_cond_init(&r.cond, NULL);
 	if (pthread_create(&tid, NULL, scan_reader_main, &r)) {
 		/* no thread: the slots' first buffer read here */
-		ret = scan_run(fs, per_chunk, NULL, r.slot[0].buf, fn, arg);
+		ret = scan_run(fs, per_chunk, NULL, r.slot[0].buf, fn, between, arg);
 	} else {
-		ret = scan_run(fs, per_chunk, &r, NULL, fn, arg);
+		ret = scan_run(fs, per_chunk, &r, NULL, fn, between, arg);
 		pthread_mutex_lock(&r.lock);
 		r.stop = true;
 		pthread_cond_broadcast(&r.cond);
