@@ -683,12 +683,13 @@ bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *e
 typedef int (*ek_inode_scan_fn)(void *arg, struct ek_inode *ei, int err);
 int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg);
 /*
- * The same, with @between called after each chunk of the tables (nonzero
- * stops the scan, returned as is).  Only there may the caller write the
- * image or change @fs (a commit and its refresh): the scan's reader thread
- * is idle then, and has not read past the next chunk, whose inodes the
- * callbacks before have not changed.
+ * The same, with @between called after each chunk of the tables: 0 goes
+ * on, EK_SCAN_WROTE says it wrote the image (the scan reads what follows
+ * afresh), anything else stops the scan and is returned as is.  Only there
+ * may the caller write the image or change @fs (a commit and its refresh):
+ * the scan's reader thread is idle then.
  */
+#define EK_SCAN_WROTE 1
 typedef int (*ek_inode_scan_between_fn)(void *arg);
 int ek_inode_scan_between(struct ek_fs *fs, ek_inode_scan_fn fn, ek_inode_scan_between_fn between,
 			  void *arg);

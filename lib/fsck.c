@@ -92,6 +92,18 @@ bool fsck_shares_allowed(const struct check *c)
 	       !c->o->unshare_blocks;
 }
 
+/* the groups of c->distrusted read as if their UNINIT flags and
+ * itable_unused were clear, as libext2fs reads a group whose checksum is
+ * bad (pass 0 marks them; a commit's refresh reads the flags again) */
+static void distrust_flags(struct check *c)
+{
+	for (uint32_t g = 0; c->distrusted && g < c->fs->group_count; g++)
+		if (c->distrusted[g]) {
+			c->fs->groups[g].flags &= ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT);
+			c->fs->groups[g].itable_unused = 0;
+		}
+}
+
 static bool cancelled(struct check *c)
 {
 	if (c->o->cancel && *c->o->cancel)
@@ -201,6 +213,7 @@ static int commit(struct check *c)
 			return err;
 		c->sum->commits += ntx ? ntx : 1;
 		c->sum->blocks_written += n;
+		distrust_flags(c);	/* the refresh read them again */
 	} else {
 		told_committed(c, 0);
 	}
@@ -292,7 +305,11 @@ int fsck_flush(struct check *c)
 /* between pass 1's inode table chunks */
 static int pass1_between(void *arg)
 {
-	return fsck_flush(arg);
+	struct check *c = arg;
+	unsigned commits = c->sum->commits;
+	int err = fsck_flush(c);
+
+	return err ? err : c->sum->commits != commits ? EK_SCAN_WROTE : 0;
 }
 
 /* progress within a pass, when the tool asked for it */
@@ -1309,10 +1326,14 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 		/* fixed or not, as libext2fs: the check reads the group as if
 		 * those flags were clear (-n then finds what -y will) */
 		if (grp->csum_bad && !bad && (fs->has_csum || fs->has_gdt_csum)) {
-			fs->groups[g].flags &= ~(EXT4_BG_BLOCK_UNINIT | EXT4_BG_INODE_UNINIT);
-			fs->groups[g].itable_unused = 0;
+			if (!c.distrusted && !(c.distrusted = ek_calloc(fs->group_count, 1))) {
+				err = -ENOMEM;
+				break;
+			}
+			c.distrusted[g] = 1;
 		}
 	}
+	distrust_flags(&c);
 	if (!err)
 		fsck_check_super_fields(&c);
 	if (!err)
@@ -1368,5 +1389,6 @@ int ek_fsck_check(struct ek_fs *fs, const struct ek_fsck_opts *o, struct ek_fsck
 	free(c.bmap);
 	free(c.ig);
 	free(c.reloc);
+	free(c.distrusted);
 	return err;
 }

@@ -133,6 +133,8 @@ struct check {
 	bool large_files;	/* pass 1: a regular file of 2 GiB or more */
 	uint32_t incompat_set;	/* pass 1: INCOMPAT features a fix of this run set */
 	uint8_t *reloc;		/* per group: tables to move at pass 1's end (fsck_pass0.c) */
+	uint8_t *distrusted;	/* per group: its UNINIT flags and itable_unused read as
+				 * clear (a bad checksum guards them), NULL when none */
 	bool in_place;		/* the next commit is written in place (the primary superblock) */
 	/* the journal (fsck_journal.c): the run cleared an internal journal */
 	bool jnl_cleared;

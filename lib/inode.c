@@ -537,7 +537,9 @@ struct scan_slot {
 	struct scan_step step;
 	uint8_t *buf;
 	uint32_t *sum;		/* per inode: its checksum (metadata_csum) */
-	bool full, end, read_failed;
+	bool full, end;
+	bool read_here;		/* read by the caller: the reader's read failed, or a
+				 * write between chunks made it stale */
 };
 
 struct scan_reader {
@@ -563,16 +565,18 @@ static void *scan_reader_main(void *arg)
 
 	for (unsigned w = 0; more; w = (w + 1) % SCAN_SLOTS) {
 		struct scan_slot *sl = &r->slot[w];
+		bool stop;
 
 		pthread_mutex_lock(&r->lock);
 		while (sl->full && !r->stop)
 			pthread_cond_wait(&r->cond, &r->lock);
+		stop = r->stop;
 		pthread_mutex_unlock(&r->lock);
-		if (r->stop)
+		if (stop)
 			break;
 		more = scan_next(fs, r->per_chunk, &pos, &sl->step);
 		sl->end = !more;
-		sl->read_failed = false;
+		sl->read_here = false;
 		if (more && !sl->step.bad_table) {
 			const struct scan_step *s = &sl->step;
 			uint64_t at = (fs->groups[s->g].inode_table << fs->log_blksz) +
@@ -580,8 +584,8 @@ static void *scan_reader_main(void *arg)
 
 			/* (a failure is read again by the caller, so that its
 			 * message is in the caller's thread) */
-			sl->read_failed = ek_io_pread(fs->io, sl->buf, s->len, at) != 0;
-			for (uint32_t k = 0; !sl->read_failed && fs->has_csum && k < s->cnt; k++) {
+			sl->read_here = ek_io_pread(fs->io, sl->buf, s->len, at) != 0;
+			for (uint32_t k = 0; !sl->read_here && fs->has_csum && k < s->cnt; k++) {
 				const uint8_t *raw = sl->buf + (size_t)k * fs->inode_size;
 
 				if (!all_zero_head(raw))
@@ -595,6 +599,20 @@ static void *scan_reader_main(void *arg)
 		pthread_mutex_unlock(&r->lock);
 	}
 	return NULL;
+}
+
+/*
+ * A scan error kept in *@first (its message in *@msg): the first, but a
+ * read error before a table outside the filesystem (-EK_CORRUPT, which
+ * fsck forgives for a table it will move): the caller must not take the
+ * scan for complete when a table could not be read.
+ */
+static void scan_error(int *first, struct ek_error *msg, int err)
+{
+	if (*first && !(*first == -EK_CORRUPT && err != -EK_CORRUPT))
+		return;
+	*first = err;
+	*msg = *ek_last_error();
 }
 
 /* fn on each inode of a chunk read into @buf (@sum: their checksums, or NULL) */
@@ -626,6 +644,7 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 	struct scan_pos pos = { 0 };
 	struct scan_step own;
 	int ret = 0, first_err = 0;
+	struct ek_error first_msg;
 	uint32_t failed_group = UINT32_MAX;	/* a read failed: its group's other chunks skipped */
 
 	for (unsigned rd = 0; !ret; rd = (rd + 1) % SCAN_SLOTS) {
@@ -644,17 +663,18 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 				break;
 			s = &sl->step;
 			data = sl->buf;
-			sum = sl->read_failed ? NULL : sl->sum;
-			have = !sl->read_failed;
+			sum = sl->read_here ? NULL : sl->sum;
+			have = !sl->read_here;
 		} else if (!scan_next(fs, per_chunk, &pos, &own)) {
 			break;
 		} else {
 			have = false;
 		}
 		if (s->bad_table) {
-			if (!first_err)
-				first_err = ek_corrupt_grp(s->g, "inode table at block %llu is outside the filesystem",
-							   (unsigned long long)fs->groups[s->g].inode_table);
+			int err = ek_corrupt_grp(s->g, "inode table at block %llu is outside the filesystem",
+						 (unsigned long long)fs->groups[s->g].inode_table);
+
+			scan_error(&first_err, &first_msg, err);
 		} else if (s->g != failed_group) {
 			int err = 0;
 
@@ -667,8 +687,7 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 				data = into;
 			}
 			if (err) {
-				if (!first_err)
-					first_err = err;
+				scan_error(&first_err, &first_msg, err);
 				failed_group = s->g;
 			} else {
 				ret = scan_chunk(fs, s, data, sum, fn, arg);
@@ -677,15 +696,21 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 		if (between && !ret) {
 			/* the reader idle: the next slot filled (or the end
 			 * marked), this one not yet handed back */
-			if (sl) {
-				struct scan_slot *next = &r->slot[(rd + 1) % SCAN_SLOTS];
+			struct scan_slot *next = sl ? &r->slot[(rd + 1) % SCAN_SLOTS] : NULL;
 
+			if (next) {
 				pthread_mutex_lock(&r->lock);
 				while (!next->full)
 					pthread_cond_wait(&r->cond, &r->lock);
 				pthread_mutex_unlock(&r->lock);
 			}
 			ret = between(arg);
+			/* what it wrote is read, as without the reader */
+			if (ret == EK_SCAN_WROTE) {
+				ret = 0;
+				if (next)
+					next->read_here = true;
+			}
 		}
 		if (sl) {
 			pthread_mutex_lock(&r->lock);
@@ -694,6 +719,8 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 			pthread_mutex_unlock(&r->lock);
 		}
 	}
+	if (!ret && first_err)
+		*(struct ek_error *)ek_last_error() = first_msg;
 	return ret ? ret : first_err;
 }
 

@@ -6,21 +6,21 @@
  * empty log: descriptor blocks whose tags name the home blocks, the blocks
  * themselves (escaped when they begin with the jbd2 magic), a commit block,
  * all with the checksums the journal's features ask for.  Then, flushing
- * after each step:
- *   1. the transaction is written to the log;
- *   2. the filesystem is marked needs_recovery, and the journal superblock
- *      points at the transaction: from here any replay (ours, e2fsck's,
- *      the kernel's) completes the change;
+ * after each of the first four steps:
+ *   1. the transaction is written to the log, and the filesystem marked
+ *      needs_recovery;
+ *   2. the journal superblock points at the transaction: from here any
+ *      replay (ours, e2fsck's, the kernel's) completes the change;
  *   3. the blocks are written home;
- *   4. the journal is marked empty (s_sequence as a replay would leave it),
- *      and needs_recovery is cleared.
+ *   4. the journal is marked empty (s_sequence as a replay would leave it);
+ *   5. needs_recovery is cleared, flushed by the next flush (the next
+ *      commit's first, or the end of the run's).
  * Cut short anywhere, the change is either not visible or replayed whole.
- * The two writes of steps 2 and 4 share a flush (four flushes a commit,
- * not six): landed in either order, each half alone is harmless.  The
- * flag without a log to replay is cleared by any check; a log the flag
- * does not announce is replayed by e2fsck and extkit-fsck, and wiped by
- * the kernel, which before step 3 loses only the change not yet made and
- * after it nothing (the blocks are home, flushed).
+ * Four flushes a commit: the flag shares one with the log and one with
+ * what comes next, so that however the writes of one flush land, the
+ * flag is set whenever the journal holds a transaction.  (A log the flag
+ * does not announce is one e2fsck -p stops at, and the kernel wipes.)
+ * The flag without a log to replay is harmless: any check clears it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -166,34 +166,31 @@ int ek_journal_commit_wset(struct ek_journal *j, struct ek_wset *ws, int64_t now
 	if (err)
 		return err;
 
-	/* 1. the transaction */
+	/* 1. the transaction, and needs_recovery */
 	w.jblk = j->sb.first;
 	err = log_transaction(&w, ws, tid, now);
 	if (!err)
-		err = sync_journal(j);
-	/* 2. needs_recovery, and the journal points at it */
-	if (!err)
 		err = set_needs_recovery(fs, true);
+	if (!err)
+		err = sync_journal(j);
+	/* 2. the journal points at it */
 	if (!err) {
 		jsb->s_start = cpu_to_be32(j->sb.first);
 		jsb->s_sequence = cpu_to_be32(tid);
-		err = ek_journal_put_sb(j);
+		err = ek_journal_write_sb(j);
 	}
-	if (!err)
-		err = sync_journal(j);
 	/* 3. home */
 	if (!err)
 		err = ek_wset_write(ws);
-	/* 4. empty again, sequence as a replay of it would leave it */
+	/* 4. empty again, sequence as a replay of it would leave it; then
+	 * needs_recovery cleared, flushed by whatever flushes next */
 	if (!err) {
 		jsb->s_start = 0;
 		jsb->s_sequence = cpu_to_be32(tid + 2);
-		err = ek_journal_put_sb(j);
+		err = ek_journal_write_sb(j);
 	}
 	if (!err)
 		err = set_needs_recovery(fs, false);
-	if (!err)
-		err = sync_journal(j);
 	if (!err) {
 		j->sb.start = 0;
 		j->sb.sequence = tid + 2;
