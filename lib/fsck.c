@@ -1158,7 +1158,8 @@ static void state_release(struct check *c)
 	*c = (struct check){ .fs = c->fs, .o = c->o, .sum = c->sum, .bmap = c->bmap, .ig = c->ig,
 			     .ws = c->ws, .err = c->err, .stop = c->stop,
 			     .told_no_journal = c->told_no_journal, .restarts = c->restarts,
-			     .reloc = c->reloc, .in_place = c->in_place,
+			     .reloc = c->reloc, .distrusted = c->distrusted,
+			     .in_place = c->in_place,
 			     .nfindings = c->nfindings, .paths = c->paths,
 			     .jnl_cleared = c->jnl_cleared };
 	if (c->bmap)
