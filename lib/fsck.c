@@ -690,6 +690,7 @@ void fsck_unmark(struct check *c, ek_blk_t blk)
 	bit = (blk - ek_group_first_block(fs, g)) >> fs->cluster_bits;
 	if (c->bmap[g])
 		c->bmap[g][bit >> 3] &= ~(1u << (bit & 7));
+	c->map_clears++;
 }
 
 /* metadata, kept as a range: marked in a group's bitmap when it is made */
@@ -798,18 +799,21 @@ static const uint8_t *disk_bitmap(struct check *c, uint32_t g, bool inode)
 static int repair_may_take(struct check *c, struct ek_cluster_scan *s, ek_blk_t blk,
 			   const uint8_t **disk, uint8_t **map)
 {
+	/* the on-disk bitmap matters only while some claims are unknown */
+	bool need_disk = !c->claims_done || c->claims_incomplete;
+
 	if (s->new_group) {
-		*disk = disk_bitmap(c, s->g, false);
+		*disk = need_disk ? disk_bitmap(c, s->g, false) : NULL;
 		*map = group_map(c, s->g);
 		if (!*map)
 			return -ENOMEM;
-		if (!*disk) {
+		if (need_disk && !*disk) {
 			ek_cluster_scan_skip_group(s);
 			return 0;
 		}
 	}
 	return !ek_bit_test(*map, s->bit) && ek_fs_block_valid(c->fs, blk) &&
-	       !(ek_bit_test(*disk, s->bit) && (!c->claims_done || c->claims_incomplete));
+	       !(need_disk && ek_bit_test(*disk, s->bit));
 }
 
 /* the scan moved past the clusters from s->next on that @map holds in use,
@@ -826,14 +830,23 @@ static void skip_full(struct ek_cluster_scan *s, const uint8_t *map)
 
 int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 {
+	struct ek_fs *fs = c->fs;
 	struct ek_cluster_scan s;
 	const uint8_t *disk = NULL;
 	uint8_t *map = NULL;
-	ek_blk_t blk;
+	ek_blk_t blk, start;
+	/* the memo holds while only the computed map decides (see struct check) */
+	bool memo = c->claims_done && !c->claims_incomplete;
+	bool in_memo;
 
 	if (!c->ws)
 		return -EINVAL;
-	ek_cluster_scan_start(c->fs, goal, &s);
+	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
+		goal = fs->sb.first_data_block;
+	in_memo = memo && c->full_clears == c->map_clears && goal >= c->full_from &&
+		  goal < c->full_to;
+	start = in_memo ? c->full_to : goal;
+	ek_cluster_scan_start(fs, start, &s);
 	while (ek_cluster_scan_next(c->fs, &s, &blk)) {
 		int ok = repair_may_take(c, &s, blk, &disk, &map);
 		int err;
@@ -850,6 +863,11 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 			return err;
 		map[s.bit >> 3] |= 1u << (s.bit & 7);
 		*out = blk;
+		if (memo && blk >= start) {	/* not wrapped: goal up to blk all taken */
+			c->full_from = in_memo ? c->full_from : goal;
+			c->full_to = blk + 1;
+			c->full_clears = c->map_clears;
+		}
 		return 0;
 	}
 	return ek_err(-ENOSPC, "no free block left for the repair");
@@ -894,6 +912,7 @@ int fsck_free_block(struct check *c, ek_blk_t blk)
 	if (!map)
 		return -ENOMEM;
 	map[bit >> 3] &= ~(1u << (bit & 7));
+	c->map_clears++;
 	return ek_wset_mark_block(c->ws, blk, false);
 }
 
@@ -968,8 +987,10 @@ void fsck_forget_freed(struct check *c, const ek_blk_t *blks, size_t n)
 		bit = (blks[i] - ek_group_first_block(fs, g)) >> fs->cluster_bits;
 		disk = disk_bitmap(c, g, false);
 		if (disk && (!ek_bit_test(disk, bit) || ek_wset_is_held(c->ws, blks[i], false)) &&
-		    c->bmap[g])
+		    c->bmap[g]) {
 			c->bmap[g][bit >> 3] &= ~(1u << (bit & 7));
+			c->map_clears++;
+		}
 	}
 }
 

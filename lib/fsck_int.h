@@ -148,6 +148,13 @@ struct check {
 	/* pass 1 and the xattr blocks marked: with every claim known, the
 	 * computed map alone says which blocks are free (as e2fsck allocates) */
 	bool claims_done;
+	/* fsck_alloc_block's memo, once claims are done: no block of
+	 * [full_from, full_to) can be handed out while map_clears (bits
+	 * cleared in the computed maps) is still full_clears, so a goal in
+	 * it is searched from full_to (repairs in a full region of the disk
+	 * otherwise scan it whole, each) */
+	ek_blk_t full_from, full_to;
+	uint64_t map_clears, full_clears;
 	/* pass 1 repairs of the inode being walked (fsck_pass1.c) */
 	struct ek_ext *xv;	/* its extents as walked (what a rebuilt tree maps) */
 	size_t nxv, xv_cap;
