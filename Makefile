@@ -26,9 +26,12 @@ endif
 ifeq ($(SANITIZE),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 BUILD    := build-san
+# the leak check at exit only when a heap byte is left (tests/sanleak.c)
+SANLEAK  := $(BUILD)/tests/sanleak.o
 else
 SANFLAGS :=
 BUILD    := build
+SANLEAK  :=
 endif
 ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib $(CFLAGS) $(SANFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
@@ -59,7 +62,7 @@ endif
 define tool_rules
 $(1)_SRCS := $$(sort $$(wildcard $(1)/*.c))
 $(1)_OBJS := $$($(1)_SRCS:%.c=$$(BUILD)/%.o)
-$(call BINDIR_OF,$(1))/extkit-$(1): $$($(1)_OBJS) $$(LIBA)
+$(call BINDIR_OF,$(1))/extkit-$(1): $$($(1)_OBJS) $$(SANLEAK) $$(LIBA)
 	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$($(1)_LIBS) $$(LIBS)
 endef
 BINS     := $(foreach t,$(TOOLS),$(call BINDIR_OF,$(t))/extkit-$(t))
@@ -116,7 +119,7 @@ $(BUILD)/tests/diff/theirs.o: tests/diff/theirs.c tests/diff/e2diff.h
 	  echo "tests/diff/theirs.c needs libext2fs's headers: install libext2fs-dev" \
 	       "(scripts/install-deps does)" >&2; exit 1; }
 	$(CC) $(ALL_CFLAGS) $(E2FS_CFLAGS) -c -o $@ $<
-$(E2DIFF): $(BUILD)/tests/diff/e2diff.o $(BUILD)/tests/diff/theirs.o $(LIBA)
+$(E2DIFF): $(BUILD)/tests/diff/e2diff.o $(BUILD)/tests/diff/theirs.o $(SANLEAK) $(LIBA)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(E2FS_LIBS) $(LIBS)
 
 check: all $(UNIT_BINS) $(FUZZ_REPLAY) $(E2DIFF)
