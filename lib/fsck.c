@@ -834,23 +834,36 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 	struct ek_cluster_scan s;
 	const uint8_t *disk = NULL;
 	uint8_t *map = NULL;
-	ek_blk_t blk, start;
+	ek_blk_t blk, start, from;
 	/* the memo holds while only the computed map decides (see struct check) */
 	bool memo = c->claims_done && !c->claims_incomplete;
-	bool in_memo;
+	bool memo_ok = memo && c->full_clears == c->map_clears && c->full_to > c->full_from;
+	bool jumped = false;	/* past the memo's range already */
 
 	if (!c->ws)
 		return -EINVAL;
 	if (goal < fs->sb.first_data_block || goal >= fs->sb.blocks_count)
 		goal = fs->sb.first_data_block;
-	in_memo = memo && c->full_clears == c->map_clears && goal >= c->full_from &&
-		  goal < c->full_to;
-	start = in_memo ? c->full_to : goal;
+	/* from: where the taken stretch that ends at the block found begins */
+	start = from = goal;
+	if (memo_ok && goal >= c->full_from && goal <= c->full_to) {	/* (at full_to: carried on) */
+		start = c->full_to;
+		from = c->full_from;
+		jumped = true;
+	}
 	ek_cluster_scan_start(fs, start, &s);
 	while (ek_cluster_scan_next(c->fs, &s, &blk)) {
-		int ok = repair_may_take(c, &s, blk, &disk, &map);
+		int ok;
 		int err;
 
+		if (memo_ok && !jumped && blk >= goal && blk >= c->full_from && blk < c->full_to) {
+			/* reached the memo's range from below, not wrapped: on past it */
+			jumped = true;
+			start = c->full_to;
+			ek_cluster_scan_start(fs, start, &s);
+			continue;
+		}
+		ok = repair_may_take(c, &s, blk, &disk, &map);
 		if (ok < 0)
 			return ok;
 		if (!ok) {
@@ -863,8 +876,8 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 			return err;
 		map[s.bit >> 3] |= 1u << (s.bit & 7);
 		*out = blk;
-		if (memo && blk >= start) {	/* not wrapped: goal up to blk all taken */
-			c->full_from = in_memo ? c->full_from : goal;
+		if (memo && blk >= start) {	/* not wrapped: from up to blk all taken */
+			c->full_from = from;
 			c->full_to = blk + 1;
 			c->full_clears = c->map_clears;
 		}
