@@ -794,26 +794,40 @@ static const uint8_t *disk_bitmap(struct check *c, uint32_t g, bool inode)
  * marks is leaked.  Marked in both, the bitmap and the counts
  * through c->ws, so pass 5 finds them equal.
  */
-/* can a repair have cluster s->bit of group s->g?  Its bitmaps through
- * *disk and *map, loaded when the scan begins a group (NULL: skipped) */
-static int repair_may_take(struct check *c, struct ek_cluster_scan *s, ek_blk_t blk,
-			   const uint8_t **disk, uint8_t **map)
-{
-	/* the on-disk bitmap matters only while some claims are unknown */
-	bool need_disk = !c->claims_done || c->claims_incomplete;
+/* what fsck_alloc_block's scan knows of the group it is in */
+struct take_state {
+	uint8_t *map;		/* its computed bitmap */
+	const uint8_t *disk;	/* its on-disk bitmap (NULL: unreadable), once tried */
+	bool disk_tried;
+	bool skipped;		/* a group was left out, its bitmap unreadable */
+};
 
+/* can a repair have cluster s->bit of group s->g?  The on-disk bitmap is
+ * read at the group's first candidate: unreadable, the group is left out
+ * (the set could not mark the block there) */
+static int repair_may_take(struct check *c, struct ek_cluster_scan *s, ek_blk_t blk,
+			   struct take_state *t)
+{
 	if (s->new_group) {
-		*disk = need_disk ? disk_bitmap(c, s->g, false) : NULL;
-		*map = group_map(c, s->g);
-		if (!*map)
+		t->map = group_map(c, s->g);
+		t->disk = NULL;
+		t->disk_tried = false;
+		if (!t->map)
 			return -ENOMEM;
-		if (need_disk && !*disk) {
-			ek_cluster_scan_skip_group(s);
-			return 0;
-		}
 	}
-	return !ek_bit_test(*map, s->bit) && ek_fs_block_valid(c->fs, blk) &&
-	       !(need_disk && ek_bit_test(*disk, s->bit));
+	if (ek_bit_test(t->map, s->bit) || !ek_fs_block_valid(c->fs, blk))
+		return 0;
+	if (!t->disk_tried) {
+		t->disk = disk_bitmap(c, s->g, false);
+		t->disk_tried = true;
+	}
+	if (!t->disk) {
+		t->skipped = true;
+		ek_cluster_scan_skip_group(s);
+		return 0;
+	}
+	/* the bitmap's bit matters only while some claims are unknown */
+	return !((!c->claims_done || c->claims_incomplete) && ek_bit_test(t->disk, s->bit));
 }
 
 /* the scan moved past the clusters from s->next on that @map holds in use,
@@ -832,8 +846,7 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 {
 	struct ek_fs *fs = c->fs;
 	struct ek_cluster_scan s;
-	const uint8_t *disk = NULL;
-	uint8_t *map = NULL;
+	struct take_state t = { 0 };
 	ek_blk_t blk, start, from;
 	/* the memo holds while only the computed map decides (see struct check) */
 	bool memo = c->claims_done && !c->claims_incomplete;
@@ -863,20 +876,20 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 			ek_cluster_scan_start(fs, start, &s);
 			continue;
 		}
-		ok = repair_may_take(c, &s, blk, &disk, &map);
+		ok = repair_may_take(c, &s, blk, &t);
 		if (ok < 0)
 			return ok;
 		if (!ok) {
-			if (map)
-				skip_full(&s, map);
+			skip_full(&s, t.map);
 			continue;
 		}
 		err = ek_wset_mark_block(c->ws, blk, true);
 		if (err)
 			return err;
-		map[s.bit >> 3] |= 1u << (s.bit & 7);
+		t.map[s.bit >> 3] |= 1u << (s.bit & 7);
 		*out = blk;
-		if (memo && blk >= start) {	/* not wrapped: from up to blk all taken */
+		/* not wrapped, no group left out: from up to blk all taken */
+		if (memo && blk >= start && !t.skipped) {
 			c->full_from = from;
 			c->full_to = blk + 1;
 			c->full_clears = c->map_clears;
@@ -890,8 +903,7 @@ int fsck_alloc_block(struct check *c, ek_blk_t goal, ek_blk_t *out)
 bool fsck_room_for(struct check *c, uint64_t want)
 {
 	struct ek_cluster_scan s;
-	const uint8_t *disk = NULL;
-	uint8_t *map = NULL;
+	struct take_state t = { 0 };
 	uint64_t n = 0;
 	ek_blk_t blk;
 
@@ -899,7 +911,7 @@ bool fsck_room_for(struct check *c, uint64_t want)
 		return want == 0;
 	ek_cluster_scan_start(c->fs, 0, &s);
 	while (n < want && ek_cluster_scan_next(c->fs, &s, &blk)) {
-		int ok = repair_may_take(c, &s, blk, &disk, &map);
+		int ok = repair_may_take(c, &s, blk, &t);
 
 		if (ok < 0)
 			return false;

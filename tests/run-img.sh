@@ -37,7 +37,7 @@
 # tools on mmp images), EK_JOBS (tests run at a time; default: the CPUs and one more; lines
 # still print in test order), EK_VERBOSE=1 shows the log of passing script tests too (their real
 # counts), EK_CPU_LOG=FILE appends each script test's CPU seconds (name,
-# user, system: /usr/bin/time) to FILE, EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
+# user, system, by /usr/bin/time, which adds a line for a non-zero exit) to FILE, EK_KEEP=1 keeps failed tests' dirs, EK_UPDATE=1 rewrites
 # `expect` of failing golden tests (review the diff!).
 set -u
 
@@ -106,7 +106,8 @@ if [ -z "${EK_TREE_SCALE:-}" ]; then
 fi
 export EK_TREE_SCALE
 
-# scratch: $TMPDIR when set; else /dev/shm when it has 8 GiB free (a run
+# scratch: $TMPDIR when set; else /dev/shm when it has 8 GiB free and
+# allows exec (tests build and run helpers there) (a run
 # writes some 60 GB of images, which on a disk waits on writeback: the
 # plain round took half the time on tmpfs), else /tmp.  A test whose
 # directory holds a file `disk` (saying why) gets its scratch on $TMPDIR
@@ -115,10 +116,16 @@ export EK_TREE_SCALE
 disk_tmp=${TMPDIR:-/tmp}
 tmp=$disk_tmp
 shm_free=$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
-if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ] && [ "${shm_free:-0}" -ge 8388608 ]; then
+shm_noexec=$(awk '$2 == "/dev/shm" && $4 ~ /(^|,)noexec(,|$)/ { print "yes" }' /proc/mounts 2>/dev/null)
+if [ -z "${TMPDIR:-}" ] && [ -w /dev/shm ] && [ "${shm_free:-0}" -ge 8388608 ] && [ -z "$shm_noexec" ]; then
 	tmp=/dev/shm
 fi
 work=$(mktemp -d "$tmp/ek-img.XXXXXX") || exit 1
+# EK_CPU_LOG: absolute (tests run in their scratch dir), through /usr/bin/time
+if [ -n "${EK_CPU_LOG:-}" ]; then
+	[ -x /usr/bin/time ] || { echo "run-img.sh: EK_CPU_LOG needs /usr/bin/time"; rm -rf "$work"; exit 1; }
+	case $EK_CPU_LOG in /*) ;; *) EK_CPU_LOG=$(pwd)/$EK_CPU_LOG ;; esac
+fi
 diskwork=$work
 if [ "$tmp" != "$disk_tmp" ]; then
 	diskwork=$(mktemp -d "$disk_tmp/ek-img.XXXXXX") || { rm -rf "$work"; exit 1; }

@@ -28,6 +28,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 size_t __sanitizer_get_current_allocated_bytes(void);
@@ -35,6 +36,19 @@ void __lsan_do_leak_check(void);
 
 static size_t heap_at_start;
 static char stdout_buf[BUFSIZ];
+
+/* stdout's buffer as the C library would make it: its file's block size
+ * up to BUFSIZ, lines on a terminal (so output flushes at the same points
+ * as in the plain build) */
+static void static_stdout(void)
+{
+	struct stat st;
+	size_t size = sizeof(stdout_buf);
+
+	if (!fstat(STDOUT_FILENO, &st) && st.st_blksize > 0 && (size_t)st.st_blksize < size)
+		size = (size_t)st.st_blksize;
+	setvbuf(stdout, stdout_buf, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, size);
+}
 
 /* at exit: the leak check, when the heap holds bytes it did not at start
  * (non-static: test 001 finds it by name in the sanitized tools) */
@@ -73,8 +87,7 @@ static void warm_thread(void)
 
 __attribute__((constructor)) static void sanleak_start(void)
 {
-	/* buffered as the C library would (lines on a terminal) */
-	setvbuf(stdout, stdout_buf, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof(stdout_buf));
+	static_stdout();
 	/* what the C library keeps once used: the time zone, the user and
 	 * group databases (debugfs stats names the reserved ids), a thread */
 	tzset();
