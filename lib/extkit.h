@@ -683,14 +683,17 @@ bool ek_inode_symlink_blockless(const struct ek_fs *fs, const struct ek_inode *e
 typedef int (*ek_inode_scan_fn)(void *arg, struct ek_inode *ei, int err);
 int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg);
 /*
- * The same, with @between called after each chunk of the tables: 0 goes
- * on, EK_SCAN_WROTE says it wrote the image (the scan reads what follows
- * afresh), anything else stops the scan and is returned as is.  Only there
- * may the caller write the image or change @fs (a commit and its refresh):
- * the scan's reader thread is idle then.
+ * The same, with @between called after each chunk of the tables.  Only
+ * there may the caller write the image or change @fs (a commit and its
+ * refresh), and only when @may_write: called with it false (the scan's
+ * reader thread running), @between returns EK_SCAN_WANT_WRITE to be called
+ * again with the reader idle and @may_write true.  It returns 0 to go on,
+ * EK_SCAN_WROTE when it wrote the image (the scan reads what follows
+ * afresh), anything else to stop the scan (returned as is).
  */
 #define EK_SCAN_WROTE 1
-typedef int (*ek_inode_scan_between_fn)(void *arg);
+#define EK_SCAN_WANT_WRITE 2
+typedef int (*ek_inode_scan_between_fn)(void *arg, bool may_write);
 int ek_inode_scan_between(struct ek_fs *fs, ek_inode_scan_fn fn, ek_inode_scan_between_fn between,
 			  void *arg);
 

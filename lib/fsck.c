@@ -288,7 +288,7 @@ int fsck_commit(struct check *c)
  */
 #define FLUSH_BLOCKS 64
 
-int fsck_flush(struct check *c)
+static long flush_blocks(void)
 {
 	static long at;
 
@@ -297,18 +297,32 @@ int fsck_flush(struct check *c)
 
 		at = t && atol(t) > 0 ? atol(t) : FLUSH_BLOCKS;
 	}
-	if (!c->ws || c->have_pending || ek_wset_count(c->ws) < (size_t)at)
-		return 0;
-	return commit(c);
+	return at;
+}
+
+/* would fsck_flush() commit now */
+static bool flush_due(const struct check *c)
+{
+	return c->ws && !c->have_pending && ek_wset_count(c->ws) >= (size_t)flush_blocks();
+}
+
+int fsck_flush(struct check *c)
+{
+	return flush_due(c) ? commit(c) : 0;
 }
 
 /* between pass 1's inode table chunks */
-static int pass1_between(void *arg)
+static int pass1_between(void *arg, bool may_write)
 {
 	struct check *c = arg;
 	unsigned commits = c->sum->commits;
-	int err = fsck_flush(c);
+	int err;
 
+	if (!flush_due(c))
+		return 0;
+	if (!may_write)
+		return EK_SCAN_WANT_WRITE;
+	err = fsck_flush(c);
 	return err ? err : c->sum->commits != commits ? EK_SCAN_WROTE : 0;
 }
 

@@ -464,7 +464,7 @@ bool ek_inode_is_fast_symlink(const struct ek_fs *fs, const struct ek_inode *ei)
 	       ei->size < sizeof(((struct ext4_inode *)0)->i_block);
 }
 
-#define SCAN_CHUNK (64u << 10)	/* (two, with the reader thread: 128 KiB each bought nothing more) */
+#define SCAN_CHUNK (64u << 10)	/* (SCAN_SLOTS of them with the reader thread) */
 
 /*
  * The scan goes through the inode tables in steps: a chunk of one group's
@@ -524,14 +524,18 @@ static bool scan_next(const struct ek_fs *fs, uint32_t per_chunk, struct scan_po
 }
 
 /*
- * With a second CPU, a reader thread runs a chunk ahead: it reads the next
- * chunk and computes its inodes' checksums while the callback works
- * through the current one (the scan's crc32c and copying were half of
- * extkit-fsck's pass 1).  Two slots, handed back and forth under a lock.
- * The callback must not write the inode tables (none does: fsck commits
- * its fixes after the scan).
+ * With a second CPU, a reader thread runs ahead: it reads the next chunks
+ * and computes their inodes' checksums while the callback works through
+ * the current one (the scan's crc32c and copying were half of
+ * extkit-fsck's pass 1).  A ring of slots under a lock; each side sleeps
+ * only when it must (the reader on a full ring, the caller on an empty
+ * slot) and is woken only when it sleeps, and only when half the ring is
+ * free again (the reader) or full (the caller): several chunks a wake.  (A wake is a
+ * futex call and a context switch; with two slots handed back and forth
+ * they cost pass 1 a fifth of its CPU on a virtual machine.)  The
+ * callback must not write the image; @between may, with the reader parked.
  */
-#define SCAN_SLOTS 2
+#define SCAN_SLOTS 4
 
 struct scan_slot {
 	struct scan_step step;
@@ -546,8 +550,12 @@ struct scan_reader {
 	struct ek_fs *fs;
 	uint32_t per_chunk;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t reader_wake, caller_wake;
 	struct scan_slot slot[SCAN_SLOTS];
+	unsigned nfull;			/* slots full */
+	bool reader_sleeps, caller_sleeps;
+	bool park;			/* the caller asks the reader to stop between slots */
+	bool done;			/* the reader has returned */
 	bool stop;
 };
 
@@ -565,11 +573,16 @@ static void *scan_reader_main(void *arg)
 
 	for (unsigned w = 0; more; w = (w + 1) % SCAN_SLOTS) {
 		struct scan_slot *sl = &r->slot[w];
-		bool stop;
+		bool stop, wake;
 
 		pthread_mutex_lock(&r->lock);
-		while (sl->full && !r->stop)
-			pthread_cond_wait(&r->cond, &r->lock);
+		while ((sl->full || r->park) && !r->stop) {
+			r->reader_sleeps = true;
+			if (r->caller_sleeps)	/* (it may be waiting for the reader to park) */
+				pthread_cond_signal(&r->caller_wake);
+			pthread_cond_wait(&r->reader_wake, &r->lock);
+		}
+		r->reader_sleeps = false;
 		stop = r->stop;
 		pthread_mutex_unlock(&r->lock);
 		if (stop)
@@ -595,10 +608,43 @@ static void *scan_reader_main(void *arg)
 		}
 		pthread_mutex_lock(&r->lock);
 		sl->full = true;
-		pthread_cond_broadcast(&r->cond);
+		r->nfull++;
+		wake = r->caller_sleeps && (r->nfull >= SCAN_SLOTS / 2 || !more);
 		pthread_mutex_unlock(&r->lock);
+		/* (signalled unlocked: the woken side would wait for the lock) */
+		if (wake)
+			pthread_cond_signal(&r->caller_wake);
 	}
+	pthread_mutex_lock(&r->lock);
+	r->done = true;
+	if (r->caller_sleeps)
+		pthread_cond_signal(&r->caller_wake);
+	pthread_mutex_unlock(&r->lock);
 	return NULL;
+}
+
+/* the caller's side: wait, under r->lock, until @until(r, sl) */
+static void scan_caller_wait(struct scan_reader *r, bool (*until)(const struct scan_reader *,
+								  const struct scan_slot *),
+			     const struct scan_slot *sl)
+{
+	while (!until(r, sl)) {
+		r->caller_sleeps = true;
+		pthread_cond_wait(&r->caller_wake, &r->lock);
+	}
+	r->caller_sleeps = false;
+}
+
+static bool slot_full(const struct scan_reader *r, const struct scan_slot *sl)
+{
+	(void)r;
+	return sl->full;
+}
+
+static bool reader_parked(const struct scan_reader *r, const struct scan_slot *sl)
+{
+	(void)sl;
+	return r->reader_sleeps || r->done;
 }
 
 /*
@@ -635,9 +681,38 @@ static int scan_chunk(struct ek_fs *fs, const struct scan_step *s, const uint8_t
 	return ret;
 }
 
+/*
+ * @between with the reader parked between two slots, so that it may write
+ * the image and refresh @fs: what the reader has read ahead is read again
+ * by the caller when it wrote.
+ */
+static int scan_between_parked(struct scan_reader *r, ek_inode_scan_between_fn between, void *arg)
+{
+	int ret;
+
+	pthread_mutex_lock(&r->lock);
+	r->park = true;
+	scan_caller_wait(r, reader_parked, NULL);
+	pthread_mutex_unlock(&r->lock);
+	ret = between(arg, true);
+	pthread_mutex_lock(&r->lock);
+	if (ret == EK_SCAN_WROTE) {
+		ret = 0;
+		/* (the caller's own slot too: it is done with it) */
+		for (unsigned k = 0; k < SCAN_SLOTS; k++)
+			if (r->slot[k].full)
+				r->slot[k].read_here = true;
+	}
+	r->park = false;
+	if (r->reader_sleeps)
+		pthread_cond_signal(&r->reader_wake);
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
 /* the scan's steps in order, each as scan_chunk wants it; the reader
  * thread's slots when @r, else read here into @buf; @between after each
- * chunk, with the reader idle */
+ * chunk, asked first with the reader running whether it would write */
 static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r, uint8_t *buf,
 		    ek_inode_scan_fn fn, ek_inode_scan_between_fn between, void *arg)
 {
@@ -656,8 +731,7 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 
 		if (sl) {
 			pthread_mutex_lock(&r->lock);
-			while (!sl->full)
-				pthread_cond_wait(&r->cond, &r->lock);
+			scan_caller_wait(r, slot_full, sl);
 			pthread_mutex_unlock(&r->lock);
 			if (sl->end)
 				break;
@@ -694,29 +768,22 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 			}
 		}
 		if (between && !ret) {
-			/* the reader idle: the next slot filled (or the end
-			 * marked), this one not yet handed back */
-			struct scan_slot *next = sl ? &r->slot[(rd + 1) % SCAN_SLOTS] : NULL;
-
-			if (next) {
-				pthread_mutex_lock(&r->lock);
-				while (!next->full)
-					pthread_cond_wait(&r->cond, &r->lock);
-				pthread_mutex_unlock(&r->lock);
-			}
-			ret = between(arg);
-			/* what it wrote is read, as without the reader */
-			if (ret == EK_SCAN_WROTE) {
+			ret = between(arg, !r);
+			if (ret == EK_SCAN_WANT_WRITE && r)
+				ret = scan_between_parked(r, between, arg);
+			else if (ret == EK_SCAN_WROTE || ret == EK_SCAN_WANT_WRITE)
 				ret = 0;
-				if (next)
-					next->read_here = true;
-			}
 		}
 		if (sl) {
+			bool wake;
+
 			pthread_mutex_lock(&r->lock);
 			sl->full = false;
-			pthread_cond_broadcast(&r->cond);
+			r->nfull--;
+			wake = r->reader_sleeps && !r->park && r->nfull <= SCAN_SLOTS / 2;
 			pthread_mutex_unlock(&r->lock);
+			if (wake)
+				pthread_cond_signal(&r->reader_wake);
 		}
 	}
 	if (!ret && first_err)
@@ -777,7 +844,8 @@ int ek_inode_scan_between(struct ek_fs *fs, ek_inode_scan_fn fn, ek_inode_scan_b
 		if (!r.slot[k].buf || !r.slot[k].sum)
 			goto out;
 	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.cond, NULL);
+	pthread_cond_init(&r.reader_wake, NULL);
+	pthread_cond_init(&r.caller_wake, NULL);
 	if (pthread_create(&tid, NULL, scan_reader_main, &r)) {
 		/* no thread: the slots' first buffer read here */
 		ret = scan_run(fs, per_chunk, NULL, r.slot[0].buf, fn, between, arg);
@@ -785,11 +853,12 @@ int ek_inode_scan_between(struct ek_fs *fs, ek_inode_scan_fn fn, ek_inode_scan_b
 		ret = scan_run(fs, per_chunk, &r, NULL, fn, between, arg);
 		pthread_mutex_lock(&r.lock);
 		r.stop = true;
-		pthread_cond_broadcast(&r.cond);
+		pthread_cond_signal(&r.reader_wake);
 		pthread_mutex_unlock(&r.lock);
 		pthread_join(tid, NULL);
 	}
-	pthread_cond_destroy(&r.cond);
+	pthread_cond_destroy(&r.reader_wake);
+	pthread_cond_destroy(&r.caller_wake);
 	pthread_mutex_destroy(&r.lock);
 out:
 	for (unsigned k = 0; k < SCAN_SLOTS; k++) {
