@@ -696,6 +696,9 @@ int ek_inode_scan(struct ek_fs *fs, ek_inode_scan_fn fn, void *arg);
 typedef int (*ek_inode_scan_between_fn)(void *arg, bool may_write);
 int ek_inode_scan_between(struct ek_fs *fs, ek_inode_scan_fn fn, ek_inode_scan_between_fn between,
 			  void *arg);
+/* is a second thread worth starting: a second CPU (test-only:
+ * EK_TEST_NO_THREADS=1 says no, so that a test compares both ways) */
+bool ek_threads_wanted(void);
 
 static inline bool ek_is_dir(uint16_t m) { return (m & 0170000) == 0040000; }
 static inline bool ek_is_reg(uint16_t m) { return (m & 0170000) == 0100000; }
@@ -2437,6 +2440,28 @@ struct ek_dir_alloc {
 int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 		       struct ek_dirent_new *ents, size_t n, const struct ek_dir_alloc *alloc,
 		       bool *indexed);
+/*
+ * A directory's blocks built ahead of its rewrite, in another thread
+ * (ek_dir_built_make: ek_dir_build with e2fsck -D's slack, from @fs's
+ * scalar fields only), for ek_fix_dir_rebuild_built(), which uses them
+ * when they were built for the directory as it finds it (its generation
+ * and flags, @parent, @n entries), else builds its own.
+ */
+struct ek_dir_built {
+	ek_ino_t ino, parent;
+	uint32_t gen, flags;
+	size_t n;
+	uint8_t *blocks;	/* nb blocks, malloc'd, or NULL */
+	uint32_t nb;
+	bool indexed;
+	int err;		/* ek_dir_build's result, and its message: */
+	struct ek_error msg;
+};
+void ek_dir_built_make(const struct ek_fs *fs, struct ek_dir_built *b, struct ek_dirent_new *ents);
+void ek_dir_built_release(struct ek_dir_built *b);
+int ek_fix_dir_rebuild_built(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
+			     struct ek_dirent_new *ents, size_t n, const struct ek_dir_alloc *alloc,
+			     struct ek_dir_built *built, bool *indexed);
 /* directory @ino's unwritten extents marked written (what they hold is read) */
 int ek_fix_dir_written(struct ek_wset *ws, ek_ino_t ino);
 /* entry @de of directory @dir: each '/' and NUL of its name made '.' (repair.c) */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* fsck_pass2.c - the checker's pass 2: directory entries and htree indexes */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,131 +396,171 @@ out:
 	return err;
 }
 
+/* a rebuild between its two halves: what rebuild_prepare() made of the entries */
+struct rebuild {
+	struct oldblocks old;
+	struct ek_dirent_new *ents;
+	char *renamed;
+	ek_ino_t *dropped;
+	size_t n, ndropped;
+	ek_ino_t parent;
+	bool no_parent;
+};
+
+static void rebuild_release(struct rebuild *r)
+{
+	free(r->old.v);
+	free(r->ents);
+	free(r->renamed);
+	free(r->dropped);
+	memset(r, 0, sizeof(*r));
+}
+
 /*
- * Rewrite the directory being walked from the entries kept (lib:
- * ek_fix_dir_rebuild): of the entries of one name, those dup_actions()
- * drops are dropped, the others but the first renamed (dropped in an
- * encrypted directory,
- * whose names cannot be changed without the key), as e2fsck's pass 3A.
- * Once per directory: later findings it fixes get the same result.
+ * The first half of dir_rebuild(): the directory's blocks listed (none
+ * shared), its new entries (of the entries of one name, those
+ * dup_actions() drops are dropped, the others but the first renamed;
+ * dropped in an encrypted directory, whose names cannot be changed
+ * without the key) and its parent.  Reads the walk's name table, so it
+ * runs right after the walk.
  */
-static int dir_rebuild(struct dirwalk *w)
+static int rebuild_prepare(struct dirwalk *w, struct rebuild *r)
 {
 	struct check *c = w->c;
 	struct rbuf *rb = w->rb;
-	struct oldblocks old = { 0 };
-	struct ek_dirent_new *ents = NULL;
-	char *renamed = NULL;
 	uint8_t *act = NULL;	/* per entry kept for the rebuild: DUP_* */
-	ek_ino_t *dropped = NULL;
-	size_t n = 0, ndropped = 0, nrenamed = 0;
-	ek_ino_t parent = w->di->parent;
-	uint64_t blocks0;
+	size_t nrenamed = 0;
 	unsigned next_k = 16;
-	uint8_t *raw;
-	bool indexed, no_parent;
 	int err;
 
-	if (w->rebuild_tried)
-		return w->rebuild_err;
-	w->rebuild_tried = true;
-	if (!rb || !c->ws) {
-		err = -EINVAL;
-		goto out;
-	}
-	err = ek_map_walk(c->fs, w->ei, old_block_cb, &old);
+	memset(r, 0, sizeof(*r));
+	r->parent = w->di->parent;
+	if (!rb || !c->ws)
+		return -EINVAL;
+	err = ek_map_walk(c->fs, w->ei, old_block_cb, &r->old);
 	if (err) {
 		if (err != -ENOMEM)
 			err = ek_unsupp("directory inode %u: its block map cannot be read, the "
 					"directory is not rebuilt", w->dir);
-		goto out;
+		return err;
 	}
-	for (size_t i = 0; i < old.n; i++)
-		if (shared_block(c, old.v[i])) {
-			err = ek_unsupp("directory inode %u: block %llu is claimed by another owner "
-					"too, the directory is not rebuilt", w->dir,
-					(unsigned long long)old.v[i]);
-			goto out;
-		}
-	ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*ents));
-	dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*dropped));
+	for (size_t i = 0; i < r->old.n; i++)
+		if (shared_block(c, r->old.v[i]))
+			return ek_unsupp("directory inode %u: block %llu is claimed by another "
+					 "owner too, the directory is not rebuilt", w->dir,
+					 (unsigned long long)r->old.v[i]);
+	r->ents = ek_calloc(rb->n ? rb->n : 1, sizeof(*r->ents));
+	r->dropped = ek_calloc(rb->n ? rb->n : 1, sizeof(*r->dropped));
 	act = ek_calloc(rb->n ? rb->n : 1, 1);
 	err = -ENOMEM;
-	if (!ents || !dropped || !act || dup_actions(c, rb, act))
+	if (!r->ents || !r->dropped || !act || dup_actions(c, rb, act))
 		goto out;
 	/* room for the new names, 256 bytes each, only for the entries renamed */
 	for (size_t i = 0; i < rb->n; i++)
 		nrenamed += act[i] == DUP_RENAME;
-	if (nrenamed && !(renamed = ek_calloc(nrenamed, 256)))
+	if (nrenamed && !(r->renamed = ek_calloc(nrenamed, 256)))
 		goto out;
 	nrenamed = 0;
 	for (size_t i = 0; i < rb->n; i++) {
 		const struct rbent *e = &rb->v[i];
+		struct ek_dirent_new *to = &r->ents[r->n];
 		const char *name = rb->names + e->at;
 
 		if (act[i] == DUP_DROP || (act[i] == DUP_RENAME && w->encrypted)) {
-			dropped[ndropped++] = e->ino;
+			r->dropped[r->ndropped++] = e->ino;
 			continue;
 		}
 		if (act[i] == DUP_RENAME) {
-			char *to = renamed + nrenamed++ * 256;
+			char *nn = r->renamed + nrenamed++ * 256;
 
-			ents[n].name_len = (uint8_t)dup_rename(c, name, e->len, to, &next_k);
-			if (!ents[n].name_len) {
+			to->name_len = (uint8_t)dup_rename(c, name, e->len, nn, &next_k);
+			if (!to->name_len) {
 				err = ek_unsupp("directory inode %u: no new name for duplicate entry",
 						w->dir);
 				goto out;
 			}
-			name = to;
+			name = nn;
 		} else {
-			ents[n].name_len = e->len;
+			to->name_len = e->len;
 		}
-		ents[n].name = name;
-		ents[n].ino = e->ino;
-		ents[n].file_type = e->type;
-		n++;
+		to->name = name;
+		to->ino = e->ino;
+		to->file_type = e->type;
+		r->n++;
 	}
 	/* a directory without '..': the root, which pass 3 corrects; while
 	 * the root is not in use (cleared, pass 3 makes it anew) no
 	 * reference is counted to it, and pass 3 counts the parent it sets */
-	no_parent = false;
-	if (!parent || parent > c->fs->sb.inodes_count) {
-		parent = EXT4_ROOT_INO;
-		no_parent = !(fsck_iflags(c, EXT4_ROOT_INO) & IN_USE);
+	if (!r->parent || r->parent > c->fs->sb.inodes_count) {
+		r->parent = EXT4_ROOT_INO;
+		r->no_parent = !(fsck_iflags(c, EXT4_ROOT_INO) & IN_USE);
 	}
-	err = ek_wset_inode(c->ws, w->dir, &raw);
+	err = 0;
+out:
+	free(act);
+	return err;
+}
+
+/*
+ * The second half: the directory rewritten (lib: ek_fix_dir_rebuild, with
+ * @built when its blocks were built ahead), the space it gained or gave
+ * back charged, the references counted anew and its old blocks forgotten.
+ */
+static int rebuild_finish(struct dirwalk *w, struct rebuild *r, struct ek_dir_built *built)
+{
+	struct check *c = w->c;
+	struct rbuf *rb = w->rb;
+	uint64_t blocks0;
+	uint8_t *raw;
+	bool indexed;
+	int err = ek_wset_inode(c->ws, w->dir, &raw);
+
 	if (err)
-		goto out;
+		return err;
 	blocks0 = ek_inode_iblocks(c->fs, raw);
-	err = ek_fix_dir_rebuild(c->ws, w->dir, parent, ents, n,
-				 &(struct ek_dir_alloc){ rebuild_alloc, c }, &indexed);
+	err = ek_fix_dir_rebuild_built(c->ws, w->dir, r->parent, r->ents, r->n,
+				       &(struct ek_dir_alloc){ rebuild_alloc, c }, built, &indexed);
 	if (err)
-		goto out;
+		return err;
 	/* the space the directory gained or gave back, charged as pass 1 did */
 	if (!(get_le32(raw + offsetof(struct ext4_inode, i_flags)) & EXT4_HUGE_FILE_FL))
 		err = quota_recharge(c, w->ei, (ek_inode_iblocks(c->fs, raw) - blocks0) * 512);
 	if (err)
-		goto out;
+		return err;
 	/* the references the walk counted for '.' and '..' give way to the new ones */
 	for (size_t i = 0; i < rb->ndots; i++)
 		fsck_ref_drop(c, (ek_ino_t)rb->dots[i]);
 	err = fsck_ref_add(c, w->dir);
 	if (!err)
-		err = no_parent ? 0 : fsck_ref_add(c, parent);
+		err = r->no_parent ? 0 : fsck_ref_add(c, r->parent);
 	if (err)
-		goto out;
-	w->di->parent = no_parent ? 0 : parent;
-	if (old.n > 1)
-		qsort(old.v, old.n, sizeof(*old.v), ek_cmp_u64);
-	fsck_forget_freed(c, old.v, old.n);
-	for (size_t i = 0; i < ndropped; i++)
-		fsck_ref_drop(c, dropped[i]);
-out:
-	free(old.v);
-	free(ents);
-	free(renamed);
-	free(act);
-	free(dropped);
+		return err;
+	w->di->parent = r->no_parent ? 0 : r->parent;
+	if (r->old.n > 1)
+		qsort(r->old.v, r->old.n, sizeof(*r->old.v), ek_cmp_u64);
+	fsck_forget_freed(c, r->old.v, r->old.n);
+	for (size_t i = 0; i < r->ndropped; i++)
+		fsck_ref_drop(c, r->dropped[i]);
+	return 0;
+}
+
+/*
+ * Rewrite the directory being walked from the entries kept, as e2fsck's
+ * pass 3A: rebuild_prepare() then rebuild_finish().  Once per directory:
+ * later findings it fixes get the same result.
+ */
+static int dir_rebuild(struct dirwalk *w)
+{
+	struct rebuild r;
+	int err;
+
+	if (w->rebuild_tried)
+		return w->rebuild_err;
+	w->rebuild_tried = true;
+	err = rebuild_prepare(w, &r);
+	if (!err)
+		err = rebuild_finish(w, &r, NULL);
+	rebuild_release(&r);
 	w->rebuild_err = err;
 	return err;
 }
@@ -1462,14 +1503,189 @@ static int pass3a_entry(void *arg, const struct ek_dirent *de)
 }
 
 /*
+ * Pass 3A's builder: a thread that builds one directory's blocks
+ * (ek_dir_built_make: hashing, sorting and laying out its names, a third
+ * of the pass) while the caller writes the directory before it, commits
+ * and reads the next.  It reads only its own copy of the filesystem's
+ * scalar fields, which a commit's refresh of c->fs does not touch.
+ * Without a second CPU the caller builds at the hand-over.
+ */
+struct builder {
+	struct ek_fs fs;		/* c->fs's scalars; its pointers NULL */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ek_dir_built *job;	/* handed over, not yet built */
+	struct ek_dirent_new *ents;
+	bool threaded, stop;
+	pthread_t tid;
+};
+
+static void *builder_main(void *arg)
+{
+	struct builder *b = arg;
+
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		while (!b->job && !b->stop)
+			pthread_cond_wait(&b->cond, &b->lock);
+		if (!b->job)
+			break;
+		pthread_mutex_unlock(&b->lock);
+		ek_dir_built_make(&b->fs, b->job, b->ents);
+		pthread_mutex_lock(&b->lock);
+		b->job = NULL;
+		pthread_cond_broadcast(&b->cond);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+static void builder_start(struct builder *b, const struct ek_fs *fs, size_t ndirs)
+{
+	memset(b, 0, sizeof(*b));
+	b->fs = *fs;
+	b->fs.io = NULL;
+	b->fs.raw_sb = NULL;
+	b->fs.groups = NULL;
+	b->fs.gd_raw = NULL;
+	b->fs.block_bitmaps = b->fs.inode_bitmaps = NULL;
+	memset(b->fs.warnings, 0, sizeof(b->fs.warnings));
+	b->fs.itcache = NULL;
+	if (ndirs < 2 || !ek_threads_wanted())
+		return;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	b->threaded = !pthread_create(&b->tid, NULL, builder_main, b);
+	if (!b->threaded) {
+		pthread_cond_destroy(&b->cond);
+		pthread_mutex_destroy(&b->lock);
+	}
+}
+
+/* wait until the builder is idle */
+static void builder_wait(struct builder *b)
+{
+	if (!b->threaded)
+		return;
+	pthread_mutex_lock(&b->lock);
+	while (b->job)
+		pthread_cond_wait(&b->cond, &b->lock);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* *@job built from @ents: by the builder (the builder idle), or here */
+static void builder_hand(struct builder *b, struct ek_dir_built *job, struct ek_dirent_new *ents)
+{
+	if (!b->threaded) {
+		ek_dir_built_make(&b->fs, job, ents);
+		return;
+	}
+	pthread_mutex_lock(&b->lock);
+	b->job = job;
+	b->ents = ents;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+static void builder_end(struct builder *b)
+{
+	if (!b->threaded)
+		return;
+	builder_wait(b);
+	pthread_mutex_lock(&b->lock);
+	b->stop = true;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	pthread_join(b->tid, NULL);
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+}
+
+/* one directory of pass 3A, from its read to its rewrite */
+struct p3dir {
+	struct dirwalk w;
+	struct ek_inode ei;
+	struct rbuf rb;		/* (its buffers kept from directory to directory) */
+	struct rebuild r;
+	struct ek_dir_built built;
+	bool pending;		/* read, prepared and handed to the builder */
+};
+
+/*
+ * Directory @ino read into @d and its rebuild prepared: 0, 1 when it is
+ * left as it is (changed since pass 2, unreadable, or not rebuilt), or
+ * -ENOMEM.
+ */
+static int pass3a_read(struct check *c, ek_ino_t ino, struct p3dir *d, uint8_t *iblk,
+		       ek_blk_t *iblk_at, bool *iblk_have)
+{
+	struct ek_fs *fs = c->fs;
+	struct dinfo *di = fsck_dinfo_of(c, ino);
+	struct rbuf *rb = &d->rb;
+	int err;
+
+	if (!di || ino == c->lnf ||
+	    (fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
+		return 1;
+	d->w = (struct dirwalk){ .c = c, .dir = ino, .di = di, .rb = rb, .dx_version = -1,
+				 .root_fault = -1, .hole = -1 };
+	rb->n = rb->len = rb->ndots = 0;
+	c->nnames = c->names_len = 0;
+	if (c->name_slots)
+		memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
+	err = dir_inode_read(c, ino, iblk, iblk_at, iblk_have, &d->ei);
+	if (!err && !pass3a_indexes(c, &d->ei))
+		err = 1;	/* changed since pass 2 */
+	if (!err) {
+		d->w.ei = &d->ei;
+		d->w.encrypted = d->ei.flags & EXT4_ENCRYPT_FL;
+		d->w.policy = c->crypt ? c->crypt[ino] : 0;
+		c->fold = ek_dir_folds(fs, d->ei.flags);
+		err = ek_dir_iterate(fs, &d->ei, 0, pass3a_entry, &d->w);
+	}
+	if (!err) {
+		d->w.rebuild_tried = true;
+		err = rebuild_prepare(&d->w, &d->r);
+		if (err)
+			rebuild_release(&d->r);
+	}
+	if (err) {
+		ek_inode_release(&d->ei);
+		return err == -ENOMEM ? err : 1;
+	}
+	d->built = (struct ek_dir_built){ .ino = ino, .parent = d->r.parent,
+					  .gen = d->ei.generation, .flags = d->ei.flags,
+					  .n = d->r.n };
+	return 0;
+}
+
+/* @d's rewrite, once the builder is done with it; then a commit when one is due */
+static int pass3a_write(struct check *c, struct p3dir *d)
+{
+	int err = rebuild_finish(&d->w, &d->r, &d->built);
+
+	if (!err)
+		c->sum->dirs_optimized++;
+	rebuild_release(&d->r);
+	ek_dir_built_release(&d->built);
+	ek_inode_release(&d->ei);
+	d->pending = false;
+	return err == -ENOMEM ? err : fsck_flush(c);
+}
+
+/*
  * e2fsck's pass 3A: the directories pass 2 queued (pass3a_indexes) read
  * again, as passes 2 and 3 left them, and rebuilt with an index.  One whose
- * entries no longer read cleanly is left as it is.
+ * entries no longer read cleanly is left as it is.  A pipeline: directory
+ * k is read and prepared, handed to the builder, and then k-1, built
+ * meanwhile, is written (so k's names are hashed while k-1 is written and
+ * committed and k+1 read).
  */
 int fsck_pass3a(struct check *c)
 {
 	struct ek_fs *fs = c->fs;
-	struct rbuf rb = { 0 };
+	struct p3dir d[2] = { 0 };
+	struct builder b;
 	uint8_t *iblk;
 	ek_blk_t iblk_at = 0;
 	bool iblk_have = false;
@@ -1482,45 +1698,37 @@ int fsck_pass3a(struct check *c)
 	iblk = ek_malloc(fs->blksz);
 	if (!iblk)
 		return -ENOMEM;
-	for (size_t k = 0; k < c->npass3a && !ret; k++) {
-		ek_ino_t ino = (ek_ino_t)c->pass3a[k];
-		struct dinfo *di = fsck_dinfo_of(c, ino);
-		struct dirwalk w = { .c = c, .dir = ino, .di = di, .rb = &rb, .dx_version = -1,
-				     .root_fault = -1, .hole = -1 };
-		struct ek_inode ei;
-		int err;
+	builder_start(&b, fs, c->npass3a);
+	for (size_t k = 0, cur = 0; k < c->npass3a && !ret; k++) {
+		struct p3dir *now = &d[cur], *prev = &d[cur ^ 1];
+		int err = pass3a_read(c, (ek_ino_t)c->pass3a[k], now, iblk, &iblk_at, &iblk_have);
 
-		if (!di || ino == c->lnf ||
-		    (fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
-			continue;
-		rb.n = rb.len = rb.ndots = 0;
-		c->nnames = c->names_len = 0;
-		if (c->name_slots)
-			memset(c->name_slots, 0, c->nslots * sizeof(*c->name_slots));
-		err = dir_inode_read(c, ino, iblk, &iblk_at, &iblk_have, &ei);
-		if (!err && !pass3a_indexes(c, &ei))
-			err = 1;	/* changed since pass 2 */
-		if (!err) {
-			w.ei = &ei;
-			w.encrypted = ei.flags & EXT4_ENCRYPT_FL;
-			w.policy = c->crypt ? c->crypt[ino] : 0;
-			c->fold = ek_dir_folds(fs, ei.flags);
-			err = ek_dir_iterate(fs, &ei, 0, pass3a_entry, &w);
-		}
-		if (!err) {
-			err = dir_rebuild(&w);
-			if (!err)
-				c->sum->dirs_optimized++;
-		}
-		ek_inode_release(&ei);
-		if (err == -ENOMEM)
+		if (err < 0) {
 			ret = err;
-		else
-			ret = fsck_flush(c);
+			break;
+		}
+		builder_wait(&b);
+		if (!err) {
+			builder_hand(&b, &now->built, now->r.ents);
+			now->pending = true;
+			cur ^= 1;
+		}
+		if (prev->pending)
+			ret = pass3a_write(c, prev);
+	}
+	builder_end(&b);
+	for (unsigned i = 0; i < 2; i++) {
+		if (d[i].pending && !ret)
+			ret = pass3a_write(c, &d[i]);
+		if (d[i].pending) {
+			rebuild_release(&d[i].r);
+			ek_dir_built_release(&d[i].built);
+			ek_inode_release(&d[i].ei);
+		}
+		free(d[i].rb.v);
+		free(d[i].rb.names);
+		free(d[i].rb.dots);
 	}
 	free(iblk);
-	free(rb.v);
-	free(rb.names);
-	free(rb.dots);
 	return ret;
 }

@@ -791,10 +791,7 @@ static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r,
 	return ret ? ret : first_err;
 }
 
-/* is a reader thread worth it: a second CPU and more than one chunk to
- * read.  (Test-only: EK_TEST_NO_THREADS=1 says no, so that a test compares
- * both ways.) */
-static bool scan_threaded(const struct ek_fs *fs, uint32_t per_chunk)
+bool ek_threads_wanted(void)
 {
 	static int cpus;
 
@@ -803,7 +800,13 @@ static bool scan_threaded(const struct ek_fs *fs, uint32_t per_chunk)
 
 		cpus = no && *no == '1' ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	}
-	return cpus > 1 && ek_io_reads_concurrent(fs->io) &&
+	return cpus > 1;
+}
+
+/* is a reader thread worth it: a second CPU and more than one chunk to read */
+static bool scan_threaded(const struct ek_fs *fs, uint32_t per_chunk)
+{
+	return ek_threads_wanted() && ek_io_reads_concurrent(fs->io) &&
 	       (uint64_t)fs->group_count * fs->sb.inodes_per_group > per_chunk;
 }
 

@@ -211,9 +211,39 @@ int ek_fix_dir_written(struct ek_wset *ws, ek_ino_t ino)
 	return 0;
 }
 
+void ek_dir_built_make(const struct ek_fs *fs, struct ek_dir_built *b, struct ek_dirent_new *ents)
+{
+	b->blocks = NULL;
+	b->err = ek_dir_build(fs, b->ino, b->gen, b->flags, b->parent, EK_HTREE_SLACK_PERCENT, true,
+			      ents, b->n, &b->blocks, &b->nb, &b->indexed);
+	if (b->err)
+		b->msg = *ek_last_error();
+}
+
+void ek_dir_built_release(struct ek_dir_built *b)
+{
+	free(b->blocks);
+	b->blocks = NULL;
+}
+
 int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 		       struct ek_dirent_new *ents, size_t n, const struct ek_dir_alloc *alloc,
 		       bool *indexed)
+{
+	return ek_fix_dir_rebuild_built(ws, ino, parent, ents, n, alloc, NULL, indexed);
+}
+
+/* was *@b built for this directory as it is now */
+static bool built_fits(const struct ek_dir_built *b, ek_ino_t ino, const struct ek_inode *ei,
+		       ek_ino_t parent, size_t n)
+{
+	return b && b->ino == ino && b->gen == ei->generation && b->flags == ei->flags &&
+	       b->parent == parent && b->n == n;
+}
+
+int ek_fix_dir_rebuild_built(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
+			     struct ek_dirent_new *ents, size_t n, const struct ek_dir_alloc *alloc,
+			     struct ek_dir_built *built, bool *indexed)
 {
 	struct ek_fs *fs = ek_wset_fs(ws);
 	struct ek_inode ei;
@@ -249,11 +279,24 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 	/* e2fsck -D's slack in the index leaves; packed full when the room
 	 * would need a map larger than the directory's (remap() refuses,
 	 * having changed nothing) */
+	if (!built_fits(built, ino, &ei, parent, n))
+		built = NULL;
 	for (unsigned slack = EK_HTREE_SLACK_PERCENT;; slack = 0) {
 		free(blocks);
 		blocks = NULL;
-		err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, slack, true, ents, n,
-				   &blocks, &nb, indexed);
+		if (built && slack) {
+			/* (taken over: the caller's release frees nothing more) */
+			blocks = built->blocks;
+			nb = built->nb;
+			*indexed = built->indexed;
+			built->blocks = NULL;
+			err = built->err;
+			if (err)
+				*(struct ek_error *)ek_last_error() = built->msg;
+		} else {
+			err = ek_dir_build(fs, ino, ei.generation, ei.flags, parent, slack, true,
+					   ents, n, &blocks, &nb, indexed);
+		}
 		if (err)
 			goto out;
 		/* in place when the first blocks are mapped and written: the rest cut */
