@@ -347,7 +347,10 @@ int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b)
 
 /* ---- per-inode state ----------------------------------------------------------- */
 
-/* inode @ino's ST_BYTES state bytes, or NULL when its group holds none that far */
+#define DIR_REACHED 0x1		/* c->dflags: REACHED */
+#define DIR_GONE 0x2		/* IS_DIR cleared by a repair (the entry stays: pass 3 walks by index) */
+
+/* inode @ino's state byte, or NULL when its group holds none that far */
 static uint8_t *ist(const struct check *c, ek_ino_t ino)
 {
 	uint32_t ipg = c->fs->sb.inodes_per_group;
@@ -358,7 +361,7 @@ static uint8_t *ist(const struct check *c, ek_ino_t ino)
 		return NULL;
 	g = &c->ig[(ino - 1) / ipg];
 	i = (ino - 1) % ipg;
-	return i < g->n ? g->st + ST_BYTES * (size_t)i : NULL;
+	return i < g->n ? g->st + i : NULL;
 }
 
 /* the same, made when missing (zeros); NULL only when memory runs out */
@@ -375,43 +378,138 @@ static uint8_t *ist_make(struct check *c, ek_ino_t ino)
 
 		while (cap <= i)
 			cap = cap > ipg / 2 ? ipg : cap * 2;
-		v = realloc(g->st, ST_BYTES * (size_t)cap);
+		v = realloc(g->st, cap);
 		if (!v)
 			return NULL;
 		g->st = v;
 		g->cap = cap;
 	}
 	if (i >= g->n) {
-		memset(g->st + ST_BYTES * (size_t)g->n, 0, ST_BYTES * (size_t)(i + 1 - g->n));
+		memset(g->st + g->n, 0, i + 1 - g->n);
 		g->n = i + 1;
 	}
-	return g->st + ST_BYTES * (size_t)i;
+	return g->st + i;
+}
+
+static size_t inoset_find(const struct inoset *s, ek_ino_t ino)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->v[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool inoset_has(const struct inoset *s, ek_ino_t ino)
+{
+	size_t at;
+
+	if (!s->n)
+		return false;
+	at = inoset_find(s, ino);
+	return at < s->n && s->v[at] == ino;
+}
+
+static int inoset_add(struct inoset *s, ek_ino_t ino)
+{
+	size_t at = s->n && s->v[s->n - 1] < ino ? s->n : inoset_find(s, ino);
+
+	if (at < s->n && s->v[at] == ino)
+		return 0;
+	if (ek_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+		return -ENOMEM;
+	memmove(&s->v[at + 1], &s->v[at], (s->n - at) * sizeof(*s->v));
+	s->v[at] = ino;
+	s->n++;
+	return 0;
+}
+
+static void inoset_del(struct inoset *s, ek_ino_t ino)
+{
+	size_t at;
+
+	if (!s->n)
+		return;
+	at = inoset_find(s, ino);
+	if (at < s->n && s->v[at] == ino) {
+		memmove(&s->v[at], &s->v[at + 1], (s->n - at - 1) * sizeof(*s->v));
+		s->n--;
+	}
+}
+
+/* the directory entry of @ino's flags, or NULL when it has none */
+static uint8_t *dflags_of(const struct check *c, ek_ino_t ino)
+{
+	const struct dinfo *d = fsck_dinfo_of(c, ino);
+
+	return d ? &c->dflags[d - c->dirs] : NULL;
 }
 
 uint8_t fsck_iflags(const struct check *c, ek_ino_t ino)
 {
 	const uint8_t *p = ist(c, ino);
+	uint8_t f;
 
-	return p ? p[ST_FLAGS] : 0;
+	if (!p)
+		return 0;
+	f = *p & (IN_USE | 7u << FT_SHIFT);
+	/* (a directory is one with an entry in c->dirs, and its type so) */
+	if (*p >> FT_SHIFT == EXT4_FT_DIR) {
+		const uint8_t *d = dflags_of(c, ino);
+
+		if (d && !(*d & DIR_GONE))
+			f |= IS_DIR | (*d & DIR_REACHED ? REACHED : 0);
+	}
+	if (inoset_has(&c->ea_inodes, ino))
+		f |= IS_EA;
+	if (inoset_has(&c->bad_block_inodes, ino))
+		f |= IN_BAD_BLOCK;
+	return f;
 }
 
 int fsck_iflags_or(struct check *c, ek_ino_t ino, uint8_t bits)
 {
-	uint8_t *p = ist_make(c, ino);
+	uint8_t *p = ist_make(c, ino), *d;
+	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
-	p[ST_FLAGS] |= bits;
-	return 0;
+	*p |= bits & IN_USE;
+	/* IS_DIR: a directory's entry, which fsck_dir_add() makes (one a
+	 * repair cleared is one again); REACHED: directories only */
+	d = bits & (IS_DIR | REACHED) ? dflags_of(c, ino) : NULL;
+	if (d && (bits & IS_DIR))
+		*d &= (uint8_t)~DIR_GONE;
+	if (d && (bits & REACHED))
+		*d |= DIR_REACHED;
+	if (bits & IS_EA)
+		err = inoset_add(&c->ea_inodes, ino);
+	if (!err && (bits & IN_BAD_BLOCK))
+		err = inoset_add(&c->bad_block_inodes, ino);
+	return err;
 }
 
 /* a repair cleared inode @ino's @bits (IN_USE, IS_DIR: pass 5 counts it free) */
 void fsck_iflags_clear(struct check *c, ek_ino_t ino, uint8_t bits)
 {
-	uint8_t *p = ist(c, ino);
+	uint8_t *p = ist(c, ino), *d = dflags_of(c, ino);
 
 	if (p)
-		p[ST_FLAGS] &= (uint8_t)~bits;
+		*p &= (uint8_t)~(bits & IN_USE);
+	if (d && (bits & IS_DIR))
+		*d |= DIR_GONE;
+	if (d && (bits & REACHED))
+		*d &= (uint8_t)~DIR_REACHED;
+	if (bits & IS_EA)
+		inoset_del(&c->ea_inodes, ino);
+	if (bits & IN_BAD_BLOCK)
+		inoset_del(&c->bad_block_inodes, ino);
 }
 
 /* the type bits of i_mode, from the file type pass 1 kept */
@@ -423,8 +521,9 @@ uint16_t fsck_imode(const struct check *c, ek_ino_t ino)
 		[EXT4_FT_FIFO] = 0010000, [EXT4_FT_SOCK] = 0140000,
 		[EXT4_FT_SYMLINK] = 0120000,
 	};
+	const uint8_t *p = ist(c, ino);
 
-	return mode[fsck_iflags(c, ino) >> FT_SHIFT];
+	return p ? mode[*p >> FT_SHIFT] : 0;
 }
 
 /* the overflow entry of @ino, made when @make (NULL: none, or no memory) */
@@ -461,15 +560,15 @@ static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 	return &c->ovf[i];
 }
 
-/* the nibble @which (ST_LINKS, ST_REFS) of @p's counts */
+/* the count @which (ST_LINKS, ST_REFS) of state byte @p */
 static unsigned nib(const uint8_t *p, int which)
 {
-	return (p[ST_COUNTS] >> which) & 0xF;
+	return (*p >> which) & COUNT_OVF;
 }
 
 static void nib_set(uint8_t *p, int which, unsigned v)
 {
-	p[ST_COUNTS] = (uint8_t)((p[ST_COUNTS] & ~(0xF << which)) | v << which);
+	*p = (uint8_t)((*p & ~(COUNT_OVF << which)) | v << which);
 }
 
 static uint32_t count_get(const struct check *c, ek_ino_t ino, int which)
@@ -500,7 +599,7 @@ int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t lin
 
 	if (!p)
 		return -ENOMEM;
-	p[ST_FLAGS] |= IN_USE | fsck_mode_ftype(mode) << FT_SHIFT;
+	*p = (uint8_t)((*p & ~(7u << FT_SHIFT)) | IN_USE | fsck_mode_ftype(mode) << FT_SHIFT);
 	nib_set(p, ST_LINKS, links < COUNT_OVF ? links : COUNT_OVF);
 	if (links >= COUNT_OVF) {
 		struct ovf *o = ovf_get(c, ino, true);
@@ -519,11 +618,14 @@ void fsck_inode_forget(struct check *c, ek_ino_t ino)
 	struct dinfo *d = fsck_dinfo_of(c, ino);
 
 	if (p)
-		memset(p, 0, ST_BYTES);
+		*p = 0;
+	inoset_del(&c->ea_inodes, ino);
+	inoset_del(&c->bad_block_inodes, ino);
 	if (d) {
 		size_t at = (size_t)(d - c->dirs);
 
 		memmove(d, d + 1, (c->ndirs - at - 1) * sizeof(*d));
+		memmove(&c->dflags[at], &c->dflags[at + 1], c->ndirs - at - 1);
 		c->ndirs--;
 	}
 	if (c->crypt)
@@ -594,14 +696,19 @@ int fsck_dir_add(struct check *c, ek_ino_t ino)
 
 	/* pass 1 adds them in order; a repair's new directory goes in its place */
 	while (at && c->dirs[at - 1].ino >= ino) {
-		if (c->dirs[at - 1].ino == ino)
+		if (c->dirs[at - 1].ino == ino) {
+			c->dflags[at - 1] &= (uint8_t)~DIR_GONE;
 			return 0;
+		}
 		at--;
 	}
-	if (ek_grow(&c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(*c->dirs)))
+	if (ek_grow(&c->dirs, &c->dirs_cap, c->ndirs + 1, sizeof(*c->dirs)) ||
+	    ek_grow(&c->dflags, &c->dflags_cap, c->ndirs + 1, 1))
 		return -ENOMEM;
 	memmove(&c->dirs[at + 1], &c->dirs[at], (c->ndirs - at) * sizeof(*c->dirs));
+	memmove(&c->dflags[at + 1], &c->dflags[at], c->ndirs - at);
 	c->dirs[at] = (struct dinfo){ .ino = ino };
+	c->dflags[at] = 0;
 	c->ndirs++;
 	return 0;
 }
@@ -1199,6 +1306,9 @@ static void state_release(struct check *c)
 		free(c->ig[g].st);
 	free(c->ovf);
 	free(c->dirs);
+	free(c->dflags);
+	free(c->ea_inodes.v);
+	free(c->bad_block_inodes.v);
 	free(c->meta);
 	free(c->dups);
 	free(c->misaligned);

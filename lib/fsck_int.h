@@ -6,7 +6,11 @@
 #include "extkit.h"
 
 
-/* per-inode state: a byte of flags, with the file type of i_mode in bits 5-7 */
+/*
+ * An inode's flags as fsck_iflags() gives them: IN_USE and the file type
+ * of i_mode are kept in its state byte; IS_DIR and REACHED with the
+ * directories (c->dflags), IS_EA and IN_BAD_BLOCK in sparse sets.
+ */
 #define IN_USE	0x1
 #define IS_DIR	0x2
 #define REACHED	0x4	/* pass 3: connected to the root */
@@ -15,27 +19,31 @@
 #define FT_SHIFT 5	/* EXT4_FT_* of i_mode (0: no known type) */
 
 /*
- * the inodes of one group: 2 bytes each, up to the last in use: the flags,
- * and a byte of two counts, i_links_count in the low nibble and the
- * directory entries naming the inode in the high one.  Most inodes count 1
- * or 2; a count of COUNT_OVF or more lives in the overflow table.
+ * The inodes of one group, a byte each up to the last in use: IN_USE in
+ * bit 0, the file type in bits 5-7, and two counts of two bits,
+ * i_links_count (bits 1-2) and the directory entries naming the inode
+ * (bits 3-4).  Most inodes count 1 or 2; a count of COUNT_OVF or more
+ * lives in the overflow table.
  */
 struct igrp {
 	uint32_t n, cap;
 	uint8_t *st;
 };
-#define ST_BYTES 2
-#define ST_FLAGS 0
-#define ST_COUNTS 1
-#define ST_LINKS 0	/* which count: the low nibble */
-#define ST_REFS	4	/* the high nibble (the shift) */
-#define COUNT_OVF 15	/* a nibble of 15: the count is the overflow entry's */
+#define ST_LINKS 1	/* which count: its shift */
+#define ST_REFS	3
+#define COUNT_OVF 3	/* a count of 3: the overflow entry's */
 
-/* an inode whose link count or references do not fit a byte */
+/* an inode whose link count or references do not fit two bits */
 struct ovf {
 	ek_ino_t ino;		/* 0: empty slot */
 	uint16_t links;
 	uint32_t refs;
+};
+
+/* a sorted set of inode numbers (IS_EA, IN_BAD_BLOCK: few) */
+struct inoset {
+	ek_ino_t *v;
+	size_t n, cap;
 };
 
 /* a directory in use: its '..' and the directory whose entry names it */
@@ -60,6 +68,9 @@ struct check {
 	struct ovf *ovf;	/* open hash by inode, ovf_cap slots (a power of 2) */
 	size_t novf, ovf_cap;
 	struct dinfo *dirs;	/* the directories in use, by inode number */
+	uint8_t *dflags;	/* per entry of dirs: DIR_REACHED, DIR_GONE */
+	size_t dflags_cap;
+	struct inoset ea_inodes, bad_block_inodes;
 	size_t ndirs, dirs_cap;
 	ek_blk_t *dups;		/* blocks claimed a second time (pass 1B names the owners) */
 	size_t ndups, dups_cap;
