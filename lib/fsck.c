@@ -382,10 +382,18 @@ static uint8_t *ist_make(struct check *c, ek_ino_t ino)
 		if (!v)
 			return NULL;
 		g->st = v;
+		if (g->wide) {
+			v = realloc(g->wide, cap);
+			if (!v)
+				return NULL;
+			g->wide = v;
+		}
 		g->cap = cap;
 	}
 	if (i >= g->n) {
 		memset(g->st + g->n, 0, i + 1 - g->n);
+		if (g->wide)
+			memset(g->wide + g->n, 0, i + 1 - g->n);
 		g->n = i + 1;
 	}
 	return g->st + i;
@@ -526,6 +534,14 @@ uint16_t fsck_imode(const struct check *c, ek_ino_t ino)
 	return p ? mode[*p >> FT_SHIFT] : 0;
 }
 
+/* @ino's first slot in an overflow table of @cap (a power of 2) slots:
+ * the product's high bits (its low ones follow ino mod cap, which the
+ * inodes at one place in every group share) */
+static size_t ovf_slot(ek_ino_t ino, size_t cap)
+{
+	return cap < 2 ? 0 : (size_t)(((uint64_t)ino * 0x9E3779B97F4A7C15ull) >> (64 - __builtin_ctzll(cap)));
+}
+
 /* the overflow entry of @ino, made when @make (NULL: none, or no memory) */
 static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 {
@@ -540,7 +556,7 @@ static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 		for (size_t k = 0; k < c->ovf_cap; k++) {
 			if (!c->ovf[k].ino)
 				continue;
-			for (i = (c->ovf[k].ino * 0x9E3779B1u) & (n - 1); v[i].ino; i = (i + 1) & (n - 1))
+			for (i = ovf_slot(c->ovf[k].ino, n); v[i].ino; i = (i + 1) & (n - 1))
 				;
 			v[i] = c->ovf[k];
 		}
@@ -550,7 +566,7 @@ static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 	}
 	if (!c->ovf_cap)
 		return NULL;
-	for (i = (ino * 0x9E3779B1u) & (c->ovf_cap - 1); c->ovf[i].ino; i = (i + 1) & (c->ovf_cap - 1))
+	for (i = ovf_slot(ino, c->ovf_cap); c->ovf[i].ino; i = (i + 1) & (c->ovf_cap - 1))
 		if (c->ovf[i].ino == ino)
 			return &c->ovf[i];
 	if (!make)
@@ -560,24 +576,104 @@ static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 	return &c->ovf[i];
 }
 
-/* the count @which (ST_LINKS, ST_REFS) of state byte @p */
-static unsigned nib(const uint8_t *p, int which)
+/* inode @ino's group state and its index there, or NULL when it has none */
+static struct igrp *igrp_at(const struct check *c, ek_ino_t ino, uint32_t *i)
 {
-	return (*p >> which) & COUNT_OVF;
+	uint32_t ipg = c->fs->sb.inodes_per_group;
+	struct igrp *g;
+
+	if (ino < 1 || ino > c->fs->sb.inodes_count)
+		return NULL;
+	g = &c->ig[(ino - 1) / ipg];
+	*i = (ino - 1) % ipg;
+	return *i < g->n ? g : NULL;
 }
 
-static void nib_set(uint8_t *p, int which, unsigned v)
+/* the count @which (ST_LINKS, ST_REFS) of inode @i of @g, as stored:
+ * count_ovf(g) means the overflow entry's */
+static unsigned count_ovf(const struct igrp *g)
 {
-	*p = (uint8_t)((*p & ~(COUNT_OVF << which)) | v << which);
+	return g->wide ? WIDE_OVF : COUNT_OVF;
+}
+
+static unsigned count_raw(const struct igrp *g, uint32_t i, int which)
+{
+	if (g->wide)
+		return (g->wide[i] >> (which == ST_LINKS ? 0 : 4)) & 0xF;
+	return (g->st[i] >> which) & COUNT_OVF;
+}
+
+static void count_raw_set(struct igrp *g, uint32_t i, int which, unsigned v)
+{
+	if (g->wide) {
+		int sh = which == ST_LINKS ? 0 : 4;
+
+		g->wide[i] = (uint8_t)((g->wide[i] & ~(0xF << sh)) | v << sh);
+	} else {
+		g->st[i] = (uint8_t)((g->st[i] & ~(COUNT_OVF << which)) | v << which);
+	}
+}
+
+/*
+ * The group's counts moved into a byte of their own per inode (two
+ * nibbles), when one of them reaches COUNT_OVF: a group of directories
+ * with subdirectories or of hard links costs two bytes an inode, not an
+ * overflow entry each.  -ENOMEM.
+ */
+static int widen(struct igrp *g)
+{
+	uint8_t *w = malloc(g->cap ? g->cap : 1);
+
+	if (!w)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < g->n; i++)
+		w[i] = (uint8_t)(((g->st[i] >> ST_LINKS) & COUNT_OVF) |
+				 ((g->st[i] >> ST_REFS) & COUNT_OVF) << 4);
+	for (uint32_t i = 0; i < g->n; i++)
+		g->st[i] &= (uint8_t)~(COUNT_OVF << ST_LINKS | COUNT_OVF << ST_REFS);
+	g->wide = w;
+	return 0;
+}
+
+/* count @which of @ino set to @v: in its group, or its overflow entry */
+static int count_set(struct check *c, ek_ino_t ino, int which, uint32_t v)
+{
+	uint32_t i;
+	struct igrp *g = igrp_at(c, ino, &i);
+	struct ovf *o;
+
+	if (!g)
+		return -ENOMEM;	/* (ist_make made it) */
+	if (!g->wide && v >= COUNT_OVF && widen(g))
+		return -ENOMEM;
+	if (v < count_ovf(g)) {
+		/* (an overflow entry's other count stays: count_raw says which holds) */
+		count_raw_set(g, i, which, v);
+		return 0;
+	}
+	o = ovf_get(c, ino, true);
+	if (!o)
+		return -ENOMEM;
+	if (which == ST_LINKS)
+		o->links = (uint16_t)v;
+	else
+		o->refs = v;
+	count_raw_set(g, i, which, count_ovf(g));
+	return 0;
 }
 
 static uint32_t count_get(const struct check *c, ek_ino_t ino, int which)
 {
-	const uint8_t *p = ist(c, ino);
+	uint32_t i;
+	const struct igrp *g = igrp_at(c, ino, &i);
 	const struct ovf *o;
+	unsigned v;
 
-	if (!p || nib(p, which) != COUNT_OVF)
-		return p ? nib(p, which) : 0;
+	if (!g)
+		return 0;
+	v = count_raw(g, i, which);
+	if (v != count_ovf(g))
+		return v;
 	o = ovf_get((struct check *)c, ino, false);
 	return !o ? 0 : which == ST_LINKS ? o->links : o->refs;
 }
@@ -600,25 +696,21 @@ int fsck_inode_in_use(struct check *c, ek_ino_t ino, uint16_t mode, uint16_t lin
 	if (!p)
 		return -ENOMEM;
 	*p = (uint8_t)((*p & ~(7u << FT_SHIFT)) | IN_USE | fsck_mode_ftype(mode) << FT_SHIFT);
-	nib_set(p, ST_LINKS, links < COUNT_OVF ? links : COUNT_OVF);
-	if (links >= COUNT_OVF) {
-		struct ovf *o = ovf_get(c, ino, true);
-
-		if (!o)
-			return -ENOMEM;
-		o->links = links;
-	}
-	return 0;
+	return count_set(c, ino, ST_LINKS, links);
 }
 
 /* a repair cleared @ino in pass 1: not in use, not a directory */
 void fsck_inode_forget(struct check *c, ek_ino_t ino)
 {
-	uint8_t *p = ist(c, ino);
+	uint32_t i;
+	struct igrp *g = igrp_at(c, ino, &i);
 	struct dinfo *d = fsck_dinfo_of(c, ino);
 
-	if (p)
-		*p = 0;
+	if (g) {
+		g->st[i] = 0;
+		if (g->wide)
+			g->wide[i] = 0;
+	}
 	inoset_del(&c->ea_inodes, ino);
 	inoset_del(&c->bad_block_inodes, ino);
 	if (d) {
@@ -635,38 +727,19 @@ void fsck_inode_forget(struct check *c, ek_ino_t ino)
 /* pass 2: one more entry names @ino (in use) */
 int fsck_ref_add(struct check *c, ek_ino_t ino)
 {
-	uint8_t *p = ist_make(c, ino);
-	struct ovf *o;
-
-	if (!p)
+	if (!ist_make(c, ino))
 		return -ENOMEM;
-	if (nib(p, ST_REFS) < COUNT_OVF - 1) {
-		nib_set(p, ST_REFS, nib(p, ST_REFS) + 1);
-		return 0;
-	}
-	o = ovf_get(c, ino, true);
-	if (!o)
-		return -ENOMEM;
-	o->refs = nib(p, ST_REFS) == COUNT_OVF ? o->refs + 1 : COUNT_OVF;
-	nib_set(p, ST_REFS, COUNT_OVF);
-	return 0;
+	return count_set(c, ino, ST_REFS, count_get(c, ino, ST_REFS) + 1);
 }
 
 /* a repair took away an entry that named @ino (counted by fsck_ref_add) */
 void fsck_ref_drop(struct check *c, ek_ino_t ino)
 {
-	uint8_t *p = ist_make(c, ino);
-	struct ovf *o;
+	uint32_t n = count_get(c, ino, ST_REFS);
 
-	if (!p || !nib(p, ST_REFS))
-		return;
-	if (nib(p, ST_REFS) != COUNT_OVF) {
-		nib_set(p, ST_REFS, nib(p, ST_REFS) - 1);
-		return;
-	}
-	o = ovf_get(c, ino, false);	/* the count is the overflow entry's */
-	if (o && o->refs)
-		o->refs--;
+	/* (a smaller count needs no memory: the overflow entry keeps it) */
+	if (n)
+		count_set(c, ino, ST_REFS, n - 1);
 }
 
 static int dinfo_cmp(const void *key, const void *elt)
@@ -1302,8 +1375,10 @@ static void state_release(struct check *c)
 		ek_quota_tally_release(&c->quota[t]);
 	for (uint32_t g = 0; c->bmap && g < fs->group_count; g++)
 		free(c->bmap[g]);
-	for (uint32_t g = 0; c->ig && g < fs->group_count; g++)
+	for (uint32_t g = 0; c->ig && g < fs->group_count; g++) {
 		free(c->ig[g].st);
+		free(c->ig[g].wide);
+	}
 	free(c->ovf);
 	free(c->dirs);
 	free(c->dflags);

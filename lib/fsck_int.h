@@ -22,18 +22,23 @@
  * The inodes of one group, a byte each up to the last in use: IN_USE in
  * bit 0, the file type in bits 5-7, and two counts of two bits,
  * i_links_count (bits 1-2) and the directory entries naming the inode
- * (bits 3-4).  Most inodes count 1 or 2; a count of COUNT_OVF or more
- * lives in the overflow table.
+ * (bits 3-4).  Most inodes count 1 or 2.  Once a count of the group
+ * reaches COUNT_OVF, the group's counts move to @wide, a byte an inode
+ * (links in the low nibble, entries in the high one), where WIDE_OVF
+ * says the count is the overflow table's.  (The other flags of
+ * fsck_iflags() live elsewhere: these bits are the counts'.)
  */
 struct igrp {
 	uint32_t n, cap;
 	uint8_t *st;
+	uint8_t *wide;		/* NULL, or cap bytes */
 };
-#define ST_LINKS 1	/* which count: its shift */
+#define ST_LINKS 1	/* which count: its shift in st */
 #define ST_REFS	3
-#define COUNT_OVF 3	/* a count of 3: the overflow entry's */
+#define COUNT_OVF 3	/* a two-bit count's largest value: the group widens */
+#define WIDE_OVF 15	/* a nibble of 15: the count is the overflow entry's */
 
-/* an inode whose link count or references do not fit two bits */
+/* an inode whose link count or references do not fit a nibble */
 struct ovf {
 	ek_ino_t ino;		/* 0: empty slot */
 	uint16_t links;

@@ -1550,6 +1550,7 @@ static void builder_start(struct builder *b, const struct ek_fs *fs, size_t ndir
 	b->fs.gd_raw = NULL;
 	b->fs.block_bitmaps = b->fs.inode_bitmaps = NULL;
 	memset(b->fs.warnings, 0, sizeof(b->fs.warnings));
+	b->fs.nwarnings = 0;
 	b->fs.itcache = NULL;
 	if (ndirs < 2 || !ek_threads_wanted())
 		return;
@@ -1704,6 +1705,7 @@ int fsck_pass3a(struct check *c)
 		int err = pass3a_read(c, (ek_ino_t)c->pass3a[k], now, iblk, &iblk_at, &iblk_have);
 
 		if (err < 0) {
+			/* (out of memory: the one built before is not written, the run stops) */
 			ret = err;
 			break;
 		}

@@ -435,7 +435,9 @@ void fsck_pass3(struct check *c)
 			connect_dir(c, p);
 		/* the chain is done, as e2fsck's inode_done_map: reached, or
 		 * offered to /lost+found once at its top */
-		for (ek_ino_t q = ino; q && !(fsck_iflags(c, q) & REACHED); q = fsck_named_in_of(c, q))
+		steps = 0;	/* (bounded too: REACHED holds only on a directory's entry) */
+		for (ek_ino_t q = ino; q && !(fsck_iflags(c, q) & REACHED) && steps++ <= c->ndirs;
+		     q = fsck_named_in_of(c, q))
 			fsck_iflags_or(c, q, REACHED);
 	}
 	/* '..' names the parent (an unconnected top left so has none: e2fsck

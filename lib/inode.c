@@ -528,9 +528,10 @@ static bool scan_next(const struct ek_fs *fs, uint32_t per_chunk, struct scan_po
  * and computes their inodes' checksums while the callback works through
  * the current one (the scan's crc32c and copying were half of
  * extkit-fsck's pass 1).  A ring of slots under a lock; each side sleeps
- * only when it must (the reader on a full ring, the caller on an empty
- * slot) and is woken only when it sleeps, and only when half the ring is
- * free again (the reader) or full (the caller): several chunks a wake.  (A wake is a
+ * only when it must (the reader on a full ring or when parked, the caller
+ * on an empty slot or while it parks the reader) and is woken only when it
+ * sleeps: the reader when half the ring is free again, the caller when
+ * half is full, or the reader parked or finished: several chunks a wake.  (A wake is a
  * futex call and a context switch; with two slots handed back and forth
  * they cost pass 1 a fifth of its CPU on a virtual machine.)  The
  * callback must not write the image; @between may, with the reader parked.
@@ -712,7 +713,8 @@ static int scan_between_parked(struct scan_reader *r, ek_inode_scan_between_fn b
 
 /* the scan's steps in order, each as scan_chunk wants it; the reader
  * thread's slots when @r, else read here into @buf; @between after each
- * chunk, asked first with the reader running whether it would write */
+ * chunk, asked first with the reader running whether it would write
+ * (without the reader, called once with @may_write true) */
 static int scan_run(struct ek_fs *fs, uint32_t per_chunk, struct scan_reader *r, uint8_t *buf,
 		    ek_inode_scan_fn fn, ek_inode_scan_between_fn between, void *arg)
 {

@@ -237,7 +237,10 @@ int ek_fix_dir_rebuild(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent,
 static bool built_fits(const struct ek_dir_built *b, ek_ino_t ino, const struct ek_inode *ei,
 		       ek_ino_t parent, size_t n)
 {
-	return b && b->ino == ino && b->gen == ei->generation && b->flags == ei->flags &&
+	const uint32_t used = EXT4_CASEFOLD_FL | EXT4_ENCRYPT_FL;	/* what ek_dir_build reads of them */
+
+	return b && b->ino == ino && b->gen == ei->generation &&
+	       (b->flags & used) == (ei->flags & used) &&
 	       b->parent == parent && b->n == n;
 }
 
