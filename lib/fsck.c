@@ -350,18 +350,26 @@ int fsck_blk_push(ek_blk_t **v, size_t *n, size_t *cap, ek_blk_t b)
 #define DIR_REACHED 0x1		/* c->dflags: REACHED */
 #define DIR_GONE 0x2		/* IS_DIR cleared by a repair (the entry stays: pass 3 walks by index) */
 
-/* inode @ino's state byte, or NULL when its group holds none that far */
-static uint8_t *ist(const struct check *c, ek_ino_t ino)
+/* inode @ino's group state and its index there, or NULL when it has none */
+static struct igrp *igrp_at(const struct check *c, ek_ino_t ino, uint32_t *i)
 {
 	uint32_t ipg = c->fs->sb.inodes_per_group;
-	const struct igrp *g;
-	uint32_t i;
+	struct igrp *g;
 
 	if (ino < 1 || ino > c->fs->sb.inodes_count)
 		return NULL;
 	g = &c->ig[(ino - 1) / ipg];
-	i = (ino - 1) % ipg;
-	return i < g->n ? g->st + i : NULL;
+	*i = (ino - 1) % ipg;
+	return *i < g->n ? g : NULL;
+}
+
+/* inode @ino's state byte, or NULL when its group holds none that far */
+static uint8_t *ist(const struct check *c, ek_ino_t ino)
+{
+	uint32_t i;
+	struct igrp *g = igrp_at(c, ino, &i);
+
+	return g ? g->st + i : NULL;
 }
 
 /* the same, made when missing (zeros); NULL only when memory runs out */
@@ -576,26 +584,13 @@ static struct ovf *ovf_get(struct check *c, ek_ino_t ino, bool make)
 	return &c->ovf[i];
 }
 
-/* inode @ino's group state and its index there, or NULL when it has none */
-static struct igrp *igrp_at(const struct check *c, ek_ino_t ino, uint32_t *i)
-{
-	uint32_t ipg = c->fs->sb.inodes_per_group;
-	struct igrp *g;
-
-	if (ino < 1 || ino > c->fs->sb.inodes_count)
-		return NULL;
-	g = &c->ig[(ino - 1) / ipg];
-	*i = (ino - 1) % ipg;
-	return *i < g->n ? g : NULL;
-}
-
-/* the count @which (ST_LINKS, ST_REFS) of inode @i of @g, as stored:
- * count_ovf(g) means the overflow entry's */
+/* the stored count that means "the overflow entry's" in @g */
 static unsigned count_ovf(const struct igrp *g)
 {
 	return g->wide ? WIDE_OVF : COUNT_OVF;
 }
 
+/* the count @which (ST_LINKS, ST_REFS) of inode @i of @g, as stored */
 static unsigned count_raw(const struct igrp *g, uint32_t i, int which)
 {
 	if (g->wide)

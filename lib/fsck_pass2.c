@@ -1660,6 +1660,15 @@ static int pass3a_read(struct check *c, ek_ino_t ino, struct p3dir *d, uint8_t *
 	return 0;
 }
 
+/* what @d holds of the directory pending, freed */
+static void p3dir_drop(struct p3dir *d)
+{
+	rebuild_release(&d->r);
+	ek_dir_built_release(&d->built);
+	ek_inode_release(&d->ei);
+	d->pending = false;
+}
+
 /* @d's rewrite, once the builder is done with it; then a commit when one is due */
 static int pass3a_write(struct check *c, struct p3dir *d)
 {
@@ -1667,10 +1676,7 @@ static int pass3a_write(struct check *c, struct p3dir *d)
 
 	if (!err)
 		c->sum->dirs_optimized++;
-	rebuild_release(&d->r);
-	ek_dir_built_release(&d->built);
-	ek_inode_release(&d->ei);
-	d->pending = false;
+	p3dir_drop(d);
 	return err == -ENOMEM ? err : fsck_flush(c);
 }
 
@@ -1722,11 +1728,8 @@ int fsck_pass3a(struct check *c)
 	for (unsigned i = 0; i < 2; i++) {
 		if (d[i].pending && !ret)
 			ret = pass3a_write(c, &d[i]);
-		if (d[i].pending) {
-			rebuild_release(&d[i].r);
-			ek_dir_built_release(&d[i].built);
-			ek_inode_release(&d[i].ei);
-		}
+		if (d[i].pending)
+			p3dir_drop(&d[i]);
 		free(d[i].rb.v);
 		free(d[i].rb.names);
 		free(d[i].rb.dots);

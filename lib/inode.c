@@ -531,10 +531,11 @@ static bool scan_next(const struct ek_fs *fs, uint32_t per_chunk, struct scan_po
  * only when it must (the reader on a full ring or when parked, the caller
  * on an empty slot or while it parks the reader) and is woken only when it
  * sleeps: the reader when half the ring is free again, the caller when
- * half is full, or the reader parked or finished: several chunks a wake.  (A wake is a
- * futex call and a context switch; with two slots handed back and forth
- * they cost pass 1 a fifth of its CPU on a virtual machine.)  The
- * callback must not write the image; @between may, with the reader parked.
+ * half is full, or the reader parked or finished: several chunks a wake.
+ * (A wake is a futex call and a context switch; with two slots handed
+ * back and forth they cost pass 1 a fifth of its CPU on a virtual
+ * machine.)  The callback must not write the image; @between may, with
+ * the reader parked.
  */
 #define SCAN_SLOTS 4
 
