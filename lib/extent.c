@@ -715,15 +715,12 @@ static int store_alloc(void *arg, ek_blk_t *blk)
 	return err;
 }
 
+/* (the whole block is the node's: what was there is not read) */
 static int store_put(void *arg, ek_blk_t blk, const uint8_t *node)
 {
 	struct store *st = arg;
-	uint8_t *b;
-	int err = ek_wset_block(st->ws, blk, &b);
 
-	if (!err)
-		memcpy(b, node, st->blksz);
-	return err;
+	return ek_wset_put(st->ws, blk, node);
 }
 
 int ek_extlist_store(struct ek_fs *fs, struct ek_wset *ws, ek_ino_t ino, uint8_t *raw,

@@ -7,8 +7,8 @@
  * themselves (escaped when they begin with the jbd2 magic), a commit block,
  * all with the checksums the journal's features ask for.  Then, flushing
  * after each of the first four steps:
- *   1. the transaction is written to the log, and the filesystem marked
- *      needs_recovery;
+ *   1. the transaction is written to the log (adjacent log blocks in one
+ *      write), and the filesystem marked needs_recovery;
  *   2. the journal superblock points at the transaction: from here any
  *      replay (ours, e2fsck's, the kernel's) completes the change;
  *   3. the blocks are written home;
@@ -26,14 +26,34 @@
 #include <string.h>
 #include "extkit.h"
 
+/* log blocks gathered for one write: up to this many bytes of adjacent ones */
+#define LOG_BATCH_BYTES (256u << 10)
+
 struct jw {
 	struct ek_journal *j;
 	struct ek_jfmt f;	/* block layouts and checksums (jbd2.c) */
 	uint32_t crc_v1;	/* crc32_be over descriptor and data blocks (v1) */
 	bool sum_v1;		/* fold the blocks written into crc_v1 */
 	uint64_t jblk;		/* next log block to write */
+	uint8_t *batch;		/* log blocks not yet written, adjacent on disk */
+	uint32_t nbatch, batch_max;
+	ek_blk_t batch_pblk;	/* where the first of them goes */
 };
 
+/* the log blocks gathered, written in one go */
+static int log_flush(struct jw *w)
+{
+	int err = 0;
+
+	if (w->nbatch)
+		err = ek_io_pwrite(w->j->dev ? w->j->dev : w->j->fs->io, w->batch,
+				   (size_t)w->nbatch * w->f.blocksize,
+				   w->batch_pblk << w->j->fs->log_blksz);
+	w->nbatch = 0;
+	return err;
+}
+
+/* @buf as the next log block: gathered with the ones before it when adjacent */
 static int log_block(struct jw *w, const uint8_t *buf)
 {
 	ek_blk_t pblk;
@@ -43,10 +63,14 @@ static int log_block(struct jw *w, const uint8_t *buf)
 		return err;
 	if (w->sum_v1)
 		w->crc_v1 = ek_crc32_be(w->crc_v1, buf, w->f.blocksize);
-	err = ek_io_pwrite(w->j->dev ? w->j->dev : w->j->fs->io, buf, w->f.blocksize,
-			   pblk << w->j->fs->log_blksz);
+	if (w->nbatch && (w->nbatch == w->batch_max || pblk != w->batch_pblk + w->nbatch) &&
+	    (err = log_flush(w)))
+		return err;
+	if (!w->nbatch)
+		w->batch_pblk = pblk;
+	memcpy(w->batch + (size_t)w->nbatch++ * w->f.blocksize, buf, w->f.blocksize);
 	w->jblk++;
-	return err;
+	return 0;
 }
 
 /* @home's block as logged: escaped (magic zeroed) when it begins with the magic */
@@ -70,7 +94,10 @@ static int log_transaction(struct jw *w, struct ek_wset *ws, ek_tid_t tid, int64
 	uint8_t *desc = ek_calloc(1, bs), *data = ek_malloc(bs);
 	int err = 0;
 
-	if (!desc || !data) {
+	w->batch_max = LOG_BATCH_BYTES / bs ? LOG_BATCH_BYTES / bs : 1;
+	w->batch = ek_malloc((size_t)w->batch_max * bs);
+	w->nbatch = 0;
+	if (!desc || !data || !w->batch) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -106,7 +133,11 @@ static int log_transaction(struct jw *w, struct ek_wset *ws, ek_tid_t tid, int64
 		w->sum_v1 = false;	/* the commit block is not part of its own sum */
 		err = log_block(w, desc);
 	}
+	if (!err)
+		err = log_flush(w);
 out_free:
+	free(w->batch);
+	w->batch = NULL;
 	free(desc);
 	free(data);
 	return err;
