@@ -94,39 +94,52 @@ static uint32_t legacy_hash(const unsigned char *p, size_t len, bool is_unsigned
 
 /*
  * Three rounds of MD4 on 8 words (half of MD4's 16).  Each step is
- * a = rol(a + f(b, c, d) + in[k] + K, s), rotating the roles of a..d.
+ * a = rol(a + f(b, c, d) + in[k] + K, s), the roles of a..d rotating;
+ * written out step by step, as the hash of every name a rebuild indexes
+ * runs through it.
  */
+#define MD4_F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define MD4_G(x, y, z) (((x) & (y)) + (((x) ^ (y)) & (z)))
+#define MD4_H(x, y, z) ((x) ^ (y) ^ (z))
+#define MD4_STEP(f, a, b, c, d, x, s) ((a) = rol32((a) + f(b, c, d) + (x), s))
+#define MD4_K2 0x5A827999u
+#define MD4_K3 0x6ED9EBA1u
+
 static void half_md4(uint32_t buf[4], const uint32_t in[8])
 {
-	static const uint8_t order[3][8] = {
-		{ 0, 1, 2, 3, 4, 5, 6, 7 },
-		{ 1, 3, 5, 7, 0, 2, 4, 6 },
-		{ 3, 7, 2, 6, 1, 5, 0, 4 },
-	};
-	static const uint8_t shift[3][4] = {
-		{ 3, 7, 11, 19 }, { 3, 5, 9, 13 }, { 3, 9, 11, 15 },
-	};
-	static const uint32_t konst[3] = { 0, 0x5A827999, 0x6ED9EBA1 };
-	uint32_t v[4] = { buf[0], buf[1], buf[2], buf[3] };
+	uint32_t a = buf[0], b = buf[1], c = buf[2], d = buf[3];
 
-	for (unsigned r = 0; r < 3; r++) {
-		for (unsigned s = 0; s < 8; s++) {
-			/* step s updates v[(4 - s % 4) % 4]: a, d, c, b, a, ... */
-			unsigned ia = (4 - s % 4) % 4;
-			uint32_t b = v[(ia + 1) % 4], c = v[(ia + 2) % 4], d = v[(ia + 3) % 4];
-			uint32_t f;
+	MD4_STEP(MD4_F, a, b, c, d, in[0], 3);
+	MD4_STEP(MD4_F, d, a, b, c, in[1], 7);
+	MD4_STEP(MD4_F, c, d, a, b, in[2], 11);
+	MD4_STEP(MD4_F, b, c, d, a, in[3], 19);
+	MD4_STEP(MD4_F, a, b, c, d, in[4], 3);
+	MD4_STEP(MD4_F, d, a, b, c, in[5], 7);
+	MD4_STEP(MD4_F, c, d, a, b, in[6], 11);
+	MD4_STEP(MD4_F, b, c, d, a, in[7], 19);
 
-			if (r == 0)
-				f = d ^ (b & (c ^ d));
-			else if (r == 1)
-				f = (b & c) + ((b ^ c) & d);
-			else
-				f = b ^ c ^ d;
-			v[ia] = rol32(v[ia] + f + in[order[r][s]] + konst[r], shift[r][s % 4]);
-		}
-	}
-	for (unsigned i = 0; i < 4; i++)
-		buf[i] += v[i];
+	MD4_STEP(MD4_G, a, b, c, d, in[1] + MD4_K2, 3);
+	MD4_STEP(MD4_G, d, a, b, c, in[3] + MD4_K2, 5);
+	MD4_STEP(MD4_G, c, d, a, b, in[5] + MD4_K2, 9);
+	MD4_STEP(MD4_G, b, c, d, a, in[7] + MD4_K2, 13);
+	MD4_STEP(MD4_G, a, b, c, d, in[0] + MD4_K2, 3);
+	MD4_STEP(MD4_G, d, a, b, c, in[2] + MD4_K2, 5);
+	MD4_STEP(MD4_G, c, d, a, b, in[4] + MD4_K2, 9);
+	MD4_STEP(MD4_G, b, c, d, a, in[6] + MD4_K2, 13);
+
+	MD4_STEP(MD4_H, a, b, c, d, in[3] + MD4_K3, 3);
+	MD4_STEP(MD4_H, d, a, b, c, in[7] + MD4_K3, 9);
+	MD4_STEP(MD4_H, c, d, a, b, in[2] + MD4_K3, 11);
+	MD4_STEP(MD4_H, b, c, d, a, in[6] + MD4_K3, 15);
+	MD4_STEP(MD4_H, a, b, c, d, in[1] + MD4_K3, 3);
+	MD4_STEP(MD4_H, d, a, b, c, in[5] + MD4_K3, 9);
+	MD4_STEP(MD4_H, c, d, a, b, in[0] + MD4_K3, 11);
+	MD4_STEP(MD4_H, b, c, d, a, in[4] + MD4_K3, 15);
+
+	buf[0] += a;
+	buf[1] += b;
+	buf[2] += c;
+	buf[3] += d;
 }
 
 /* 16 rounds of TEA with the 4 input words as key, Davies-Meyer chaining */
