@@ -358,6 +358,8 @@ struct dirctx {
 	entry_fn fn;
 	void *arg;
 	uint8_t *buf;
+	const uint8_t *blk;	/* the block walked: buf, or one of pre's */
+	const struct ek_dir_preread *pre;
 	uint64_t nblocks;
 	uint64_t next_lblk;	/* first logical block not yet processed */
 	bool is_dx;
@@ -478,22 +480,22 @@ static int scan_slack(struct dirctx *c, const uint8_t *buf, uint32_t start, uint
  */
 static int dx_verify_csum(struct dirctx *c, ek_blk_t pblk, uint32_t count_offset)
 {
-	uint32_t limit = get_le16(c->buf + count_offset);
-	uint32_t count = get_le16(c->buf + count_offset + 2);
+	uint32_t limit = get_le16(c->blk + count_offset);
+	uint32_t count = get_le16(c->blk + count_offset + 2);
 	uint32_t got, want;
 
 	if (limit != dx_limit_for(c->fs, count_offset) || count > limit)
 		return ek_corrupt(pblk, "directory inode %u: dx count %u limit %u leave no room for the checksum",
 				  c->dir->ino, count, limit);
-	got = get_le32(c->buf + count_offset + limit * 8 + 4);
-	want = ek_dx_csum(c->fs, c->dir, c->buf, count_offset, count, limit);
+	got = get_le32(c->blk + count_offset + limit * 8 + 4);
+	want = ek_dx_csum(c->fs, c->dir, c->blk, count_offset, count, limit);
 	if (got != want)
 		return ek_badcrc(pblk, "directory inode %u: dx block checksum 0x%08x, expected 0x%08x",
 				 c->dir->ino, got, want);
 	return 0;
 }
 
-/* one directory block in c->buf */
+/* one directory block in c->blk */
 static int do_block(struct dirctx *c, uint64_t lblk, ek_blk_t pblk)
 {
 	struct ek_fs *fs = c->fs;
@@ -503,18 +505,18 @@ static int do_block(struct dirctx *c, uint64_t lblk, ek_blk_t pblk)
 		/* the root: '.' and a '..' spanning the index */
 		if (fs->has_csum)
 			note(c, dx_verify_csum(c, pblk, EXT4_DX_ROOT_ENTRIES_OFF));
-		return scan_region(c, c->buf, 0, size, lblk, pblk);
+		return scan_region(c, c->blk, 0, size, lblk, pblk);
 	}
-	if (c->is_dx && looks_like_dx_node(fs, c->buf) &&
-	    !(fs->has_csum && leaf_has_tail(fs, c->buf))) {
+	if (c->is_dx && looks_like_dx_node(fs, c->blk) &&
+	    !(fs->has_csum && leaf_has_tail(fs, c->blk))) {
 		if (fs->has_csum)
 			note(c, dx_verify_csum(c, pblk, EXT4_DX_NODE_ENTRIES_OFF));
 		return 0;
 	}
 	if (fs->has_csum) {
-		if (leaf_has_tail(fs, c->buf)) {
-			uint32_t want = ek_dir_leaf_csum(fs, c->dir, c->buf);
-			uint32_t got = get_le32(c->buf + size - 4);
+		if (leaf_has_tail(fs, c->blk)) {
+			uint32_t want = ek_dir_leaf_csum(fs, c->dir, c->blk);
+			uint32_t got = get_le32(c->blk + size - 4);
 
 			size -= DIRENT_TAIL;
 			if (got != want)
@@ -525,7 +527,7 @@ static int do_block(struct dirctx *c, uint64_t lblk, ek_blk_t pblk)
 					  c->dir->ino, (unsigned long long)lblk));
 		}
 	}
-	return scan_region(c, c->buf, 0, size, lblk, pblk);
+	return scan_region(c, c->blk, 0, size, lblk, pblk);
 }
 
 /* logical blocks [from, to) are not mapped: fine in a linear directory */
@@ -562,6 +564,14 @@ static int dir_map_cb(void *arg, const struct ek_mapping *m)
 	for (uint64_t l = start; l < end; l++) {
 		ek_blk_t pblk = m->pblk + (l - m->lblk);
 
+		if (c->pre && l < c->pre->n && c->pre->pblk[l] == pblk) {
+			c->blk = c->pre->data + (l << c->fs->log_blksz);
+			err = do_block(c, l, pblk);
+			if (err)
+				return err;
+			continue;
+		}
+		c->blk = c->buf;
 		err = ek_fs_read_blocks(c->fs, pblk, 1, c->buf);
 		if (err) {
 			err = note(c, err);
@@ -631,9 +641,10 @@ static int iterate_inline(struct dirctx *c)
 
 /* iterate with an internal visitor; returns the visitor's stop value or an error */
 static int dir_walk(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
-		    entry_fn fn, void *arg)
+		    entry_fn fn, void *arg, const struct ek_dir_preread *pre)
 {
-	struct dirctx c = { .fs = fs, .dir = dir, .flags = flags, .fn = fn, .arg = arg };
+	struct dirctx c = { .fs = fs, .dir = dir, .flags = flags, .fn = fn, .arg = arg,
+			    .pre = pre };
 	int err;
 
 	if (!ek_is_dir(dir->mode))
@@ -664,7 +675,13 @@ static int dir_walk(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags
 int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
 		   ek_dir_fn fn, void *arg)
 {
-	return dir_walk(fs, dir, flags, fn, arg);
+	return dir_walk(fs, dir, flags, fn, arg, NULL);
+}
+
+int ek_dir_iterate_preread(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
+			   ek_dir_fn fn, void *arg, const struct ek_dir_preread *pre)
+{
+	return dir_walk(fs, dir, flags, fn, arg, pre);
 }
 
 int ek_dir_iterate_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lblk,
@@ -694,6 +711,7 @@ int ek_dir_iterate_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t 
 	if (!c.buf)
 		return -ENOMEM;
 	c.is_dx = dir_is_dx(fs, dir);
+	c.blk = c.buf;
 	err = ek_fs_read_blocks(fs, pblk, 1, c.buf);
 	if (!err)
 		err = do_block(&c, lblk, pblk);
@@ -750,7 +768,7 @@ int ek_dir_read_block(struct ek_fs *fs, const struct ek_inode *dir, uint64_t lbl
 static int dx_scan_leaf(struct ek_fs *fs, const struct ek_inode *dir, uint32_t lblk,
 			uint8_t *buf, struct match *m)
 {
-	struct dirctx c = { .fs = fs, .dir = dir, .fn = match_fn, .arg = m, .buf = buf,
+	struct dirctx c = { .fs = fs, .dir = dir, .fn = match_fn, .arg = m, .buf = buf, .blk = buf,
 			    .is_dx = true };
 	ek_blk_t pblk;
 	int err = ek_dir_read_block(fs, dir, lblk, buf, &pblk);
@@ -904,7 +922,7 @@ int ek_dir_lookup(struct ek_fs *fs, const struct ek_inode *dir, const char *name
 				   dir->ino, ek_error_msg(err));
 		m.ino = 0;
 	}
-	err = dir_walk(fs, dir, 0, match_fn, &m);
+	err = dir_walk(fs, dir, 0, match_fn, &m, NULL);
 	if (err == 1) {
 		*out = m.ino;
 		return 0;

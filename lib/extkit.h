@@ -1002,6 +1002,19 @@ typedef int (*ek_dir_fn)(void *arg, const struct ek_dirent *de);
 int ek_dir_iterate(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
 		   ek_dir_fn fn, void *arg);
 /*
+ * Blocks of a directory its caller has read already: logical block l
+ * (< n) is held when pblk[l] is the block it maps to, its bytes at
+ * data + l * block size.  ek_dir_iterate_preread() walks as
+ * ek_dir_iterate() does, taking those blocks instead of reading them again.
+ */
+struct ek_dir_preread {
+	uint64_t n;
+	const ek_blk_t *pblk;
+	const uint8_t *data;
+};
+int ek_dir_iterate_preread(struct ek_fs *fs, const struct ek_inode *dir, unsigned flags,
+			   ek_dir_fn fn, void *arg, const struct ek_dir_preread *pre);
+/*
  * The entries of logical block @lblk of @dir alone, as ek_dir_iterate()
  * gives them (an index block has none but an htree root's '.' and '..');
  * an inline directory's whole area is its block 0.  -ENOENT when @lblk is
@@ -2190,6 +2203,10 @@ struct ek_fsck_opts {
 	 * blocks or more indexed (not a finding; counted in dirs_optimized),
 	 * after pass 3, so a preen halt before it leaves nothing written */
 	bool index_dirs;
+	/* the report callback never answers < 0 (it never halts: not
+	 * preen): index_dirs's directories are indexed in pass 2, each as it
+	 * is walked, and not read a second time after pass 3 */
+	bool never_halts;
 	/* the check was asked for whatever the state (-f): as e2fsck, the
 	 * superblock's times are judged only then or with s_checkinterval */
 	bool force;

@@ -33,6 +33,22 @@ struct dirwalk {
 	int root_fault;		/* a problem ID, or -1 */
 	ek_blk_t root_fault_blk;
 	char root_fault_msg[320];	/* as struct ek_error's */
+	struct blkmemo *memo;	/* repairing: the blocks salvage_blocks() read */
+};
+
+/*
+ * Repairing, the blocks of the directory being walked that
+ * salvage_blocks() read (up to MEMO_BYTES of them, from block 0), kept so
+ * that the entry walk does not read them again; valid until the next
+ * commit.  Its buffers are reused from directory to directory.
+ */
+#define MEMO_BYTES (256u << 10)
+struct blkmemo {
+	struct ek_dir_preread pre;	/* pre.n is 0 when nothing is held */
+	ek_blk_t *pblk;
+	uint8_t *data;
+	uint64_t cap;		/* blocks pblk and data have room for */
+	uint64_t commits;	/* c->sum->commits when they were read */
 };
 
 /*
@@ -612,19 +628,26 @@ static int salvage_cb(void *arg, const struct ek_mapping *m)
 	for (uint64_t l = m->lblk; l < end && !c->err; l++) {
 		ek_blk_t pblk = m->pblk + (l - m->lblk);
 		struct ek_finding at = { .ino = s->w->dir, .blk = pblk, .has_blk = true, .group = -1 };
+		struct blkmemo *memo = s->w->memo;
+		bool kept = memo && l < memo->pre.n;
+		uint8_t *buf = kept ? memo->data + (l << fs->log_blksz) : s->buf;
 		uint32_t off;
 		uint8_t *b;
 		int err;
 
-		if (shared_block(c, pblk) || ek_fs_read_blocks(fs, pblk, 1, s->buf))
+		if (shared_block(c, pblk) || ek_fs_read_blocks(fs, pblk, 1, buf))
 			continue;	/* the entry walk names it */
-		if (!ek_dir_block_salvage(fs, s->w->ei, l, s->buf, &off))
+		if (kept)
+			memo->pblk[l] = pblk;
+		if (!ek_dir_block_salvage(fs, s->w->ei, l, buf, &off))
 			continue;
+		if (kept)
+			memo->pblk[l] = 0;	/* (salvaged in buf: read again) */
 		if (!fsck_report(c, EK_PR_DIR_SALVAGE, &at, s->w->dir, (unsigned long long)l, off))
 			continue;
 		err = ek_wset_block(c->ws, pblk, &b);
 		if (!err) {
-			memcpy(b, s->buf, fs->blksz);
+			memcpy(b, buf, fs->blksz);
 			ek_dir_block_reseal(fs, s->w->ei, l, b);
 			s->any = true;
 		}
@@ -691,6 +714,32 @@ static int salvage_inline(struct dirwalk *w)
 	return err ? err : 1;
 }
 
+/* @m made ready for the first @nblocks blocks of a directory (as many of
+ * them as MEMO_BYTES holds; none when that memory is not to be had) */
+static void memo_start(const struct check *c, struct blkmemo *m, uint64_t nblocks)
+{
+	uint64_t n = MEMO_BYTES >> c->fs->log_blksz;
+
+	if (n > nblocks)
+		n = nblocks;
+	m->pre.n = 0;
+	if (n > m->cap) {
+		ek_blk_t *p = realloc(m->pblk, n * sizeof(*p));
+		uint8_t *d;
+
+		if (p)
+			m->pblk = p;
+		d = p ? realloc(m->data, n << c->fs->log_blksz) : NULL;
+		if (!d)
+			return;
+		m->data = d;
+		m->cap = n;
+	}
+	memset(m->pblk, 0, n * sizeof(*m->pblk));
+	m->pre = (struct ek_dir_preread){ .n = n, .pblk = m->pblk, .data = m->data };
+	m->commits = c->sum->commits;
+}
+
 /*
  * Before the entry walk of a directory in blocks: its first hole below
  * i_size noted (w->hole); repairing, every block whose entries the
@@ -709,6 +758,8 @@ static int salvage_blocks(struct dirwalk *w)
 		return salvage_inline(w);
 	if (c->ws && !(s.buf = ek_malloc(c->fs->blksz)))
 		return -ENOMEM;
+	if (w->memo)
+		memo_start(c, w->memo, s.nblocks);
 	err = ek_map_walk(c->fs, w->ei, salvage_cb, &s);
 	free(s.buf);
 	if (err == -ENOMEM)
@@ -1042,6 +1093,8 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 	struct ek_dirent renamed;
 	bool bad_encoding = false;	/* a name strict mode refuses, kept */
 	bool clearable, dotdot;
+	uint16_t mode;
+	uint8_t fl;
 	int seen;
 
 	if (de->lblk == 0 && !ek_inode_has_inline(w->ei)) {
@@ -1136,7 +1189,9 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
 					EK_PR_ENTRY_BAD_INODE);
 	}
-	if (!(fsck_iflags(c, de->ino) & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name)) {
+	/* (the inode's flags and type: nothing below changes them) */
+	fl = fsck_iflags(c, de->ino);
+	if (!(fl & IN_USE) && !de->deleted && unscanned(c, w, de, &at, name)) {
 		struct ek_inode ei;
 		int err;
 
@@ -1155,13 +1210,13 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		return rb_keep(w, de, de->file_type, seen);
 	}
 	/* (while a restart is due, pass 1 skipped inodes it is to read: none is cleared) */
-	if (!(fsck_iflags(c, de->ino) & IN_USE) && !c->restart) {
+	if (!(fl & IN_USE) && !c->restart) {
 		return entry_to_nowhere(c, w, de, &at, name, seen, clearable, dotdot,
 					EK_PR_ENTRY_UNUSED_INODE);
 	}
 	/* its inode cannot be read: the entry cleared, as e2fsck (the inode
 	 * stays in use, in its bad block) */
-	if ((fsck_iflags(c, de->ino) & IN_BAD_BLOCK) &&
+	if ((fl & IN_BAD_BLOCK) &&
 	    fsck_report_if(c, clearable, EK_PR_ENTRY_INODE_IN_BAD_BLOCK, &at, name, w->dir, de->ino)) {
 		int err = ek_fix_dirent_clear(c->ws, w->ei, de);
 
@@ -1192,7 +1247,7 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 			return r;	/* cleared (0), or out of memory */
 	}
 	/* a directory has one name: its parent in pass 3 */
-	if ((fsck_iflags(c, de->ino) & IS_DIR) && !dot_or_dotdot(de)) {
+	if ((fl & IS_DIR) && !dot_or_dotdot(de)) {
 		struct dinfo *d = fsck_dinfo_of(c, de->ino);
 
 		if (!d || d->named_in || de->ino == EXT4_ROOT_INO) {
@@ -1209,12 +1264,12 @@ static int pass2_entry(void *arg, const struct ek_dirent *de)
 		} else
 			d->named_in = w->dir;
 	}
-	if (!(fsck_iflags(c, de->ino) & IN_BAD_BLOCK))
-		check_ftype(c, w, de, &at, name, fsck_imode(c, de->ino));
+	mode = fsck_imode(c, de->ino);
+	if (!(fl & IN_BAD_BLOCK))
+		check_ftype(c, w, de, &at, name, mode);
 	/* a rebuild gives the entry its inode's type (a type the inode's mode
 	 * does not say: the entry's own) */
-	return rb_keep(w, de, fsck_mode_ftype(fsck_imode(c, de->ino)) ?
-			      fsck_mode_ftype(fsck_imode(c, de->ino)) : de->file_type, seen);
+	return rb_keep(w, de, fsck_mode_ftype(mode) ? fsck_mode_ftype(mode) : de->file_type, seen);
 }
 
 /*
@@ -1344,6 +1399,7 @@ int fsck_pass2(struct check *c)
 	ek_blk_t iblk_at = 0;
 	bool iblk_have = false;
 	struct rbuf rb = { 0 };
+	struct blkmemo memo = { 0 };
 	ek_ino_t lost_found = 0;
 	int ret = 0;
 
@@ -1358,7 +1414,8 @@ int fsck_pass2(struct check *c)
 		ek_ino_t ino = c->dirs[d].ino;
 		struct dirwalk w = { .c = c, .dir = ino, .di = &c->dirs[d], .dx_version = -1,
 				     .rb = c->ws ? &rb : NULL, .root_fault = -1,
-				     .lost_found = &lost_found, .hole = -1 };
+				     .lost_found = &lost_found, .hole = -1,
+				     .memo = c->ws ? &memo : NULL };
 		struct ek_dx_node root;
 		struct ek_inode ei;
 		int err, dx = 0;
@@ -1366,6 +1423,7 @@ int fsck_pass2(struct check *c)
 		char dmsg[320];
 
 		fsck_units(c, 2, d, c->ndirs);
+		memo.pre.n = 0;
 		if ((fsck_iflags(c, ino) & (IN_USE | IS_DIR)) != (IN_USE | IS_DIR))
 			continue;
 		c->sum->dirs++;
@@ -1406,8 +1464,12 @@ int fsck_pass2(struct check *c)
 			walked = true;
 			/* as e2fsck's pass 2, every block: an unwritten one
 			 * is DIR_UNWRITTEN's (its fix marks it written) */
-			err = ek_dir_iterate(fs, &ei, EK_DIR_INCLUDE_EMPTY | EK_DIR_READ_UNWRITTEN,
-					     pass2_entry, &w);
+			/* (the blocks salvage_blocks read, unless a commit came since;
+			 * pass2_entry's fixes commit nothing) */
+			bool memo_valid = memo.pre.n && memo.commits == c->sum->commits;
+
+			err = ek_dir_iterate_preread(fs, &ei, EK_DIR_INCLUDE_EMPTY | EK_DIR_READ_UNWRITTEN,
+						     pass2_entry, &w, memo_valid ? &memo.pre : NULL);
 		}
 		if (err == -ENOMEM) {
 			ek_inode_release(&ei);
@@ -1463,7 +1525,9 @@ int fsck_pass2(struct check *c)
 		 * lost+found keeps the empty blocks that reconnecting needs) */
 		if (!err && c->ws && walked && !w.rebuild_tried && ino != lost_found &&
 		    !ek_inode_has_inline(&ei)) {
-			if (c->o->optimize_dirs) {
+			/* (never halting, pass 3A's indexing is done here, as -D's
+			 * rebuilds are, while the entries are at hand) */
+			if (c->o->optimize_dirs || (c->o->never_halts && pass3a_indexes(c, &ei))) {
 				if (!dir_rebuild(&w))
 					c->sum->dirs_optimized++;
 			} else if (pass3a_indexes(c, &ei)) {
@@ -1483,6 +1547,8 @@ int fsck_pass2(struct check *c)
 	free(rb.v);
 	free(rb.names);
 	free(rb.dots);
+	free(memo.pblk);
+	free(memo.data);
 	if (!ret)
 		fsck_units(c, 2, c->ndirs, c->ndirs);
 	return ret;
@@ -1698,10 +1764,11 @@ int fsck_pass3a(struct check *c)
 	bool iblk_have = false;
 	int ret = 0;
 
+	/* (named as e2fsck names it, also when pass 2 did the work) */
+	if (c->ws && (c->npass3a || c->sum->dirs_optimized) && c->o->progress)
+		c->o->progress(c->o->arg, EK_FSCK_PASS_3A);
 	if (!c->npass3a || !c->ws)
 		return 0;
-	if (c->o->progress)
-		c->o->progress(c->o->arg, EK_FSCK_PASS_3A);
 	iblk = ek_malloc(fs->blksz);
 	if (!iblk)
 		return -ENOMEM;

@@ -509,11 +509,14 @@ static bool unattached(struct check *c, ek_ino_t ino)
 static void pass4_inode(struct check *c, ek_ino_t ino)
 {
 	struct ek_fs *fs = c->fs;
-	uint32_t want = fsck_refs_of(c, ino), links = fsck_links_of(c, ino);
+	uint8_t fl = fsck_iflags(c, ino);	/* (reconnecting keeps IS_DIR) */
+	uint32_t want, links;
 
-	if (!(fsck_iflags(c, ino) & IN_USE) || fsck_reserved_ino(fs, ino) || fsck_sb_ino(fs, ino) ||
-	    (fsck_iflags(c, ino) & IN_BAD_BLOCK))
+	if (!(fl & IN_USE) || (fl & IN_BAD_BLOCK) || fsck_reserved_ino(fs, ino) ||
+	    fsck_sb_ino(fs, ino))
 		return;
+	want = fsck_refs_of(c, ino);
+	links = fsck_links_of(c, ino);
 	fsck_pass4_ea(c, ino, &want);	/* xattr value inodes (fsck_xattr.c) */
 	if (!want) {
 		if (unattached(c, ino))
@@ -522,7 +525,7 @@ static void pass4_inode(struct check *c, ek_ino_t ino)
 		links = fsck_links_of(c, ino);
 	}
 	/* dir_nlink: a directory past EXT4_LINK_MAX counts 1 */
-	if ((fsck_iflags(c, ino) & IS_DIR) && links == 1 && want > 65000 &&
+	if ((fl & IS_DIR) && links == 1 && want > 65000 &&
 	    ek_has_ro_compat(fs, EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
 		want = 1;
 	if (links != want && fsck_report(c, EK_PR_LINK_COUNT_WRONG, AT_INODE(ino), ino, links, want))
