@@ -25,16 +25,21 @@ WARN     += -Werror
 endif
 ifeq ($(SANITIZE),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# the runtimes linked in when gcc has them: a sanitized tool starts some
+# 10% faster (fewer relocations), and the tests start thousands
+SANLINK  := $(if $(filter /%,$(shell $(CC) -print-file-name=libasan.a)),-static-libasan) \
+	    $(if $(filter /%,$(shell $(CC) -print-file-name=libubsan.a)),-static-libubsan)
 BUILD    := build-san
 # the leak check at exit only when a heap byte is left (tests/sanleak.c)
 SANLEAK  := $(BUILD)/tests/sanleak.o
 else
 SANFLAGS :=
+SANLINK  :=
 BUILD    := build
 SANLEAK  :=
 endif
 ALL_CFLAGS = $(WARN) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Ilib $(CFLAGS) $(SANFLAGS) -MMD -MP
-ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS) $(SANLINK)
 LIBS     := -lpthread
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
