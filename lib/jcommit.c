@@ -27,7 +27,7 @@
 #include "extkit.h"
 
 /* log blocks gathered for one write: up to this many bytes of adjacent ones */
-#define LOG_BATCH_BYTES (256u << 10)
+#define LOG_BATCH_BYTES (64u << 10)
 
 struct jw {
 	struct ek_journal *j;
