@@ -8,8 +8,8 @@
 # copy of it with damage injected by debugfs -w (wrong link counts, dtimes
 # and sizes on 200 inodes, free counts, bitmap bits): each -fy run gets a
 # fresh copy, and each tool's result must be clean to e2fsck -fn.  Prints the best wall-clock
-# seconds of 3 runs, the ratio extkit/e2fsprogs (lower is better), the aim
-# (issue: <= 0.5x), and peak RSS.  The images live on tmpfs (/dev/shm) when
+# seconds of 5 runs, the ratio extkit/e2fsprogs (lower is better), the aim
+# (issue: <= 0.5x), and the median peak RSS.  The images live on tmpfs (/dev/shm) when
 # it has room, so the disk is not what is measured; a last line runs -fy on
 # the files image in WORKDIR, on the disk, where a repair's flushes cost
 # what they cost a user.
@@ -53,16 +53,20 @@ mke2fs -q -F -t ext4 "$fast/empty.img" 1T
 debugfs -w -R "mkdir a" "$fast/empty.img" > /dev/null 2>&1
 
 # --- the runs -----------------------------------------------------------------
-best() {	# command...: best wall seconds of 3 runs and the peak RSS (KiB), "s kb"
+# each command runs $runs times: its best wall time, and its median peak RSS
+# (a tool's peak moves by some 200 KiB from run to run here)
+runs=5
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+best() {	# command...: best wall seconds of $runs runs and the median peak RSS (KiB), "s kb"
 	b= k=
-	for i in 1 2 3; do
+	for i in $(seq $runs); do
 		/usr/bin/time -f '%e %M' -o "$fast/t" "$@" > /dev/null 2>&1 || {
 			echo "FAIL: $* exited $?" >&2; exit 1; }
 		read -r s m < "$fast/t"
 		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then b=$s; fi
-		k=$m
+		k="$k $m"
 	done
-	echo "$b $k"
+	echo "$b $(median $k)"
 }
 # the same, each run on a fresh copy of image $1 (the copy is not timed),
 # made in $run (tmpfs; the disk for the "disk" lines, synced first)
@@ -70,7 +74,7 @@ run=$fast
 best_fresh() {
 	src=$1; shift
 	b= k=
-	for i in 1 2 3; do
+	for i in $(seq $runs); do
 		cp --sparse=always "$src" "$run/run.img"
 		[ "$run" = "$fast" ] || sync
 		rc=0
@@ -80,10 +84,10 @@ best_fresh() {
 		# (time(1) writes "Command exited with non-zero status 1" first)
 		s=$(tail -n 1 "$fast/t"); m=${s#* }; s=${s%% *}
 		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then b=$s; fi
-		k=$m
+		k="$k $m"
 	done
 	rm -f "$run/run.img"
-	echo "$b $k"
+	echo "$b $(median $k)"
 }
 command -v bc >/dev/null 2>&1 || skip "bc is not installed"
 printf '%-7s %10s %10s %7s %5s %12s %12s\n' image extkit e2fsck ratio aim "extkit RSS" "e2fsck RSS"
