@@ -1371,7 +1371,7 @@ int main(int argc, char **argv)
 							.optimize_dirs = f.optimize_dirs,
 							/* (preen could halt after it) */
 							.index_dirs = true,
-							.never_halts = f.fix_mode != MODE_PREEN,
+							.never_halts = f.fix_mode == MODE_YES,
 							.force = f.force,
 							.unshare_blocks = f.unshare_blocks,
 							/* --json: each finding's path */

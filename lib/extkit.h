@@ -2203,9 +2203,10 @@ struct ek_fsck_opts {
 	 * blocks or more indexed (not a finding; counted in dirs_optimized),
 	 * after pass 3, so a preen halt before it leaves nothing written */
 	bool index_dirs;
-	/* the report callback never answers < 0 (it never halts: not
-	 * preen): index_dirs's directories are indexed in pass 2, each as it
-	 * is walked, and not read a second time after pass 3 */
+	/* the report callback never answers < 0 (it never halts: -y, not
+	 * preen nor asking, whose end of input stops): index_dirs's
+	 * directories are indexed in pass 2, each as it is walked, and not
+	 * read a second time after pass 3 (but the root and one without '..') */
 	bool never_halts;
 	/* the check was asked for whatever the state (-f): as e2fsck, the
 	 * superblock's times are judged only then or with s_checkinterval */
@@ -2564,6 +2565,8 @@ int ek_fix_dir_new(struct ek_wset *ws, ek_ino_t ino, ek_ino_t parent, uint16_t m
 		   ek_blk_t blk, int64_t now);
 int ek_fix_dir_link(struct ek_wset *ws, ek_ino_t dir, const char *name, uint8_t name_len,
 		    ek_ino_t ino, uint8_t file_type);
+/* 0 when ek_fix_dir_link() can add to @dir (room aside), else its error */
+int ek_fix_dir_linkable(struct ek_wset *ws, ek_ino_t dir);
 int ek_fix_dir_expand(struct ek_wset *ws, ek_ino_t dir, ek_blk_t blk);
 /*
  * The usage of @id in quota file @ino (@type) set to @inodes and @space

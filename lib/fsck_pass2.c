@@ -1526,8 +1526,14 @@ int fsck_pass2(struct check *c)
 		if (!err && c->ws && walked && !w.rebuild_tried && ino != lost_found &&
 		    !ek_inode_has_inline(&ei)) {
 			/* (never halting, pass 3A's indexing is done here, as -D's
-			 * rebuilds are, while the entries are at hand) */
-			if (c->o->optimize_dirs || (c->o->never_halts && pass3a_indexes(c, &ei))) {
+			 * rebuilds are, while the entries are at hand; but not for
+			 * the root, which pass 3 may give a lost+found entry (it
+			 * adds to linear directories only), nor for a directory
+			 * without '..', which pass 3 names as it is) */
+			bool early = c->o->never_halts && ino != EXT4_ROOT_INO && w.di->parent &&
+				     pass3a_indexes(c, &ei);
+
+			if (c->o->optimize_dirs || early) {
 				if (!dir_rebuild(&w))
 					c->sum->dirs_optimized++;
 			} else if (pass3a_indexes(c, &ei)) {

@@ -206,8 +206,12 @@ static int lnf_make(struct check *c, ek_ino_t *out)
 	struct dinfo *d;
 	ek_blk_t blk;
 	ek_ino_t ino;
-	int err = fsck_alloc_block(c, 0, &blk);
+	/* a root that cannot take the entry (an htree one): refused before
+	 * anything is allocated, so that no run leaves a lost+found unlinked */
+	int err = ek_fix_dir_linkable(c->ws, EXT4_ROOT_INO);
 
+	if (!err)
+		err = fsck_alloc_block(c, 0, &blk);
 	if (!err)
 		err = fsck_alloc_inode(c, 0, 0040700, 2, &ino);
 	if (!err)

@@ -59,6 +59,17 @@ static int editable_dir(const struct ek_fs *fs, const struct ek_inode *ei)
 	return 0;
 }
 
+int ek_fix_dir_linkable(struct ek_wset *ws, ek_ino_t dir)
+{
+	struct ek_inode ei;
+	int err = set_inode_read(ws, dir, &ei);
+
+	if (!err || err == -EK_BADCRC)
+		err = editable_dir(ek_wset_fs(ws), &ei);
+	ek_inode_release(&ei);
+	return err;
+}
+
 int ek_fix_dir_link(struct ek_wset *ws, ek_ino_t dir, const char *name, uint8_t name_len,
 		    ek_ino_t ino, uint8_t file_type)
 {
