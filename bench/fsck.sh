@@ -53,18 +53,32 @@ mke2fs -q -F -t ext4 "$fast/empty.img" 1T
 debugfs -w -R "mkdir a" "$fast/empty.img" > /dev/null 2>&1
 
 # --- the runs -----------------------------------------------------------------
-# each command runs $runs times: its best wall time, and its median peak RSS
+# each command runs $runs times: its best wall time, and the median of
+# $runs more runs' peak RSS
 # (a tool's peak moves by some 200 KiB from run to run here)
 runs=5
 median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+# secs command...: the wall seconds of one run, to the millisecond (time(1)'s
+# %e has hundredths), spawned straight from python3 as nothing else adds to
+# it; exits as the command.  Its peak RSS is another run's, under time(1)
+# (a child's peak starts at its parent's size: time(1) is smaller than
+# either tool, python3 is not)
+secs() {
+	python3 -c '
+import subprocess, sys, time
+t = time.perf_counter()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("%.3f" % (time.perf_counter() - t))
+sys.exit(r.returncode)' "$@"
+}
+# (time(1) writes "Command exited with non-zero status 1" first)
+peak() { /usr/bin/time -f '%M' -o "$fast/t" "$@" > /dev/null 2>&1 || :; tail -n 1 "$fast/t"; }
 best() {	# command...: best wall seconds of $runs runs and the median peak RSS (KiB), "s kb"
 	b= k=
 	for i in $(seq $runs); do
-		/usr/bin/time -f '%e %M' -o "$fast/t" "$@" > /dev/null 2>&1 || {
-			echo "FAIL: $* exited $?" >&2; exit 1; }
-		read -r s m < "$fast/t"
+		s=$(secs "$@") || { echo "FAIL: $* exited $?" >&2; exit 1; }
 		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then b=$s; fi
-		k="$k $m"
+		k="$k $(peak "$@")"
 	done
 	echo "$b $(median $k)"
 }
@@ -78,13 +92,13 @@ best_fresh() {
 		cp --sparse=always "$src" "$run/run.img"
 		[ "$run" = "$fast" ] || sync
 		rc=0
-		/usr/bin/time -f '%e %M' -o "$fast/t" "$@" "$run/run.img" > /dev/null 2>&1 || rc=$?
+		s=$(secs "$@" "$run/run.img") || rc=$?
 		[ $rc -le 1 ] || { echo "FAIL: $* exited $rc" >&2; exit 1; }
 		e2fsck -fn "$run/run.img" > /dev/null 2>&1 || { echo "FAIL: $* left errors" >&2; exit 1; }
-		# (time(1) writes "Command exited with non-zero status 1" first)
-		s=$(tail -n 1 "$fast/t"); m=${s#* }; s=${s%% *}
 		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then b=$s; fi
-		k="$k $m"
+		cp --sparse=always "$src" "$run/run.img"
+		[ "$run" = "$fast" ] || sync
+		k="$k $(peak "$@" "$run/run.img")"
 	done
 	rm -f "$run/run.img"
 	echo "$b $(median $k)"
